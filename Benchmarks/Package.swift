@@ -1,0 +1,42 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let benchmarkPlugin: [Target.PluginUsage] = [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+
+let package = Package(
+    name: "VaultBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: "../"),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "StorageBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Vault", package: "vault"),
+            ],
+            path: "Benchmarks/StorageBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
+            name: "VaultBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Vault", package: "vault"),
+            ],
+            path: "Benchmarks/VaultBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
+            name: "PlanBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Scheduler", package: "vault"),
+            ],
+            path: "Benchmarks/PlanBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+    ]
+)
