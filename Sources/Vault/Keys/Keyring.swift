@@ -1,0 +1,172 @@
+public import Foundation
+import Synchronization
+
+/// Why the key hierarchy cannot be used.
+public enum KeyringError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The KEK offered for a version does not open that version's check value.
+    case wrongMasterKey(version: Int)
+    /// The database has live keys under a KEK version the key source does not hold.
+    case missingMasterKeyVersion(Int)
+    /// The merchant has no key of that purpose (never created, or destroyed at off-boarding).
+    case keyUnavailable(merchantID: String, purpose: KeyPurpose)
+
+    public var description: String {
+        switch self {
+        case .wrongMasterKey(let version):
+            "the master key for version \(version) is wrong: it does not open the database's key check value"
+        case .missingMasterKeyVersion(let version):
+            "the database uses master key version \(version), which the configured key source does not contain"
+        case .keyUnavailable(let merchant, let purpose):
+            "merchant \(merchant) has no usable \(purpose.rawValue) key"
+        }
+    }
+}
+
+/// The key hierarchy of SPEC §5: a master key-encryption key (KEK, possibly several versions)
+/// wraps per-merchant data, fingerprint and webhook keys; unwrapped keys stay in locked memory
+/// in a cache for the life of the process.
+public final class Keyring: Sendable {
+    private static let checkPlaintext = Array("vault kek check".utf8)
+
+    private let store: any KeyStore
+    private let masterKeys: Mutex<MasterKeyRing>
+    private let cache = Mutex<[CacheKey: SecureBytes]>([:])
+
+    private struct CacheKey: Hashable {
+        var merchantID: String
+        var purpose: KeyPurpose
+        var version: Int
+    }
+
+    /// A keyring over `masterKeys`, with wrapped keys kept in `store`.
+    public init(masterKeys: MasterKeyRing, store: any KeyStore) {
+        self.store = store
+        self.masterKeys = Mutex(masterKeys)
+    }
+
+    /// The KEK versions held in memory.
+    public var masterKeyVersions: [Int] { masterKeys.withLock { $0.versions } }
+
+    /// The KEK version new keys are wrapped under.
+    public var currentMasterKeyVersion: Int { masterKeys.withLock { $0.currentVersion } }
+
+    /// Checks the KEK against the database before anything is served: every known version the
+    /// source holds must open its check value, and every version still wrapping keys must be
+    /// held. Registers the current version on first use.
+    /// - Throws: `KeyringError.wrongMasterKey`, `.missingMasterKeyVersion`.
+    public func verifyMasterKey(now: Date = Date()) async throws {
+        let ring = masterKeys.withLock { $0 }
+        let known = try await store.kekVersions()
+        for record in known {
+            guard let key = ring.key(version: record.version) else {
+                if record.retiredAt == nil { throw KeyringError.missingMasterKeyVersion(record.version) }
+                continue
+            }
+            do {
+                _ = try RecordCipher.open(record.checkValue, key: key, associatedData: Self.checkAD(record.version))
+            } catch {
+                throw KeyringError.wrongMasterKey(version: record.version)
+            }
+        }
+        if !known.contains(where: { $0.version == ring.currentVersion }) {
+            try await store.registerKEKVersion(try checkRecord(ring: ring, version: ring.currentVersion, now: now))
+        }
+    }
+
+    /// Fresh random data, fingerprint and webhook keys for a new merchant, wrapped under the current KEK.
+    /// The unwrapped keys are cached, so records can be sealed for the merchant before the keys are stored.
+    public func newMerchantKeys(merchantID: String, now: Date = Date()) throws -> [WrappedKey] {
+        try KeyPurpose.allCases.map { purpose in
+            let key = try SecureBytes.random(count: RecordCipher.keyLength)
+            cache.withLock { $0[CacheKey(merchantID: merchantID, purpose: purpose, version: 1)] = key }
+            return try wrap(key, merchantID: merchantID, purpose: purpose, version: 1, now: now)
+        }
+    }
+
+    /// A new version of a merchant's data key, wrapped under the current KEK (record re-encryption
+    /// moves records onto it).
+    public func newDataKeyVersion(merchantID: String, version: Int, now: Date = Date()) throws -> WrappedKey {
+        let key = try SecureBytes.random(count: RecordCipher.keyLength)
+        return try wrap(key, merchantID: merchantID, purpose: .data, version: version, now: now)
+    }
+
+    /// The unwrapped key of a merchant (newest version when `version` is nil), from the cache or the store.
+    /// - Throws: `KeyringError.keyUnavailable` when destroyed or absent; crypto errors when the wrapping is damaged.
+    public func key(merchantID: String, purpose: KeyPurpose, version: Int? = nil) async throws -> (key: SecureBytes, version: Int) {
+        if let version, let cached = cache.withLock({ $0[CacheKey(merchantID: merchantID, purpose: purpose, version: version)] }) {
+            return (cached, version)
+        }
+        guard let wrappedKey = try await store.wrappedKey(merchantID: merchantID, purpose: purpose, version: version),
+            let wrapped = wrappedKey.wrapped
+        else {
+            throw KeyringError.keyUnavailable(merchantID: merchantID, purpose: purpose)
+        }
+        let cacheKey = CacheKey(merchantID: merchantID, purpose: purpose, version: wrappedKey.version)
+        if let cached = cache.withLock({ $0[cacheKey] }) { return (cached, wrappedKey.version) }
+        let key = try unwrap(wrapped, kekVersion: wrappedKey.kekVersion, merchantID: merchantID, purpose: purpose, version: wrappedKey.version)
+        cache.withLock { $0[cacheKey] = key }
+        return (key, wrappedKey.version)
+    }
+
+    /// Forgets every cached key of a merchant (after off-boarding or data-key rotation).
+    public func evict(merchantID: String) {
+        cache.withLock { cache in cache = cache.filter { $0.key.merchantID != merchantID } }
+    }
+
+    /// Replaces the KEKs held in memory (after the key file gained a version).
+    public func replaceMasterKeys(_ ring: MasterKeyRing) {
+        masterKeys.withLock { $0 = ring }
+    }
+
+    /// Rewraps every key still under an older KEK with the current one, in batches, then retires
+    /// the older versions. Safe to interrupt and run again.
+    /// - Returns: how many keys were rewrapped.
+    public func rewrapAll(batchSize: Int = 500, actor: String, now: Date = Date()) async throws -> Int {
+        let current = currentMasterKeyVersion
+        try await verifyMasterKey(now: now)
+        var total = 0
+        while true {
+            let batch = try await store.wrappedKeys(kekVersionBelow: current, limit: batchSize)
+            if batch.isEmpty { break }
+            var pairs: [(old: WrappedKey, new: WrappedKey)] = []
+            for old in batch {
+                guard let wrapped = old.wrapped else { continue }
+                let key = try unwrap(wrapped, kekVersion: old.kekVersion, merchantID: old.merchantID, purpose: old.purpose, version: old.version)
+                pairs.append((old, try wrap(key, merchantID: old.merchantID, purpose: old.purpose, version: old.version, now: old.createdAt)))
+            }
+            total += try await store.rewrap(pairs)
+        }
+        try await store.retireKEKVersions(
+            below: current, at: now,
+            audit: AuditEntry(merchantID: nil, actor: actor, action: "keys.kek_rotated", objectType: "kek", objectID: String(current),
+                              details: ["rewrapped": String(total)]))
+        return total
+    }
+
+    private func wrap(_ key: SecureBytes, merchantID: String, purpose: KeyPurpose, version: Int, now: Date) throws -> WrappedKey {
+        let (kekVersion, kek) = masterKeys.withLock { ($0.currentVersion, $0.current) }
+        let wrapped = try key.withUnsafeBytes { bytes in
+            try RecordCipher.seal(Array(bytes), key: kek, associatedData: Self.wrapAD(merchantID, purpose, version, kekVersion))
+        }
+        return WrappedKey(merchantID: merchantID, purpose: purpose, version: version, kekVersion: kekVersion, wrapped: wrapped, createdAt: now)
+    }
+
+    private func unwrap(_ wrapped: [UInt8], kekVersion: Int, merchantID: String, purpose: KeyPurpose, version: Int) throws -> SecureBytes {
+        guard let kek = masterKeys.withLock({ $0.key(version: kekVersion) }) else {
+            throw KeyringError.missingMasterKeyVersion(kekVersion)
+        }
+        return try RecordCipher.open(wrapped, key: kek, associatedData: Self.wrapAD(merchantID, purpose, version, kekVersion))
+    }
+
+    private func checkRecord(ring: MasterKeyRing, version: Int, now: Date) throws -> KEKVersionRecord {
+        guard let key = ring.key(version: version) else { throw KeyringError.missingMasterKeyVersion(version) }
+        let check = try RecordCipher.seal(Self.checkPlaintext, key: key, associatedData: Self.checkAD(version))
+        return KEKVersionRecord(version: version, checkValue: check, createdAt: now)
+    }
+
+    private static func checkAD(_ version: Int) -> [UInt8] { Array("vault/kek-check/v\(version)".utf8) }
+
+    private static func wrapAD(_ merchantID: String, _ purpose: KeyPurpose, _ version: Int, _ kekVersion: Int) -> [UInt8] {
+        Array("vault/merchant-key/\(merchantID)/\(purpose.rawValue)/v\(version)/kek\(kekVersion)".utf8)
+    }
+}

@@ -1,0 +1,71 @@
+public import Foundation
+
+/// What an API key may do (SPEC §9).
+public enum APIKeyRole: String, Sendable, Codable, CaseIterable {
+    /// Everything within its merchant.
+    case admin
+    /// GET requests only.
+    case readonly
+    /// Charge runs (and reads).
+    case runner
+}
+
+/// An API key as stored: never the secret, only its hash.
+public struct APIKeyRecord: Sendable, Equatable, Codable {
+    /// The public part of the key, also its primary key (`key_...`).
+    public var id: String
+    /// The merchant it belongs to.
+    public var merchantID: String
+    /// What it may do.
+    public var role: APIKeyRole
+    /// When it was issued.
+    public var createdAt: Date
+    /// When it was revoked, if it was.
+    public var revokedAt: Date?
+
+    /// Creates a record.
+    public init(id: String, merchantID: String, role: APIKeyRole, createdAt: Date, revokedAt: Date? = nil) {
+        self.id = id
+        self.merchantID = merchantID
+        self.role = role
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// A freshly issued key: the record plus the bearer secret, shown once and never stored.
+public struct IssuedAPIKey: Sendable {
+    /// The stored record.
+    public var record: APIKeyRecord
+    /// `vk_<id>_<secret>`, what clients send as `Authorization: Bearer`.
+    public var bearer: String
+    /// SHA-256 of `bearer`, the only form kept.
+    public var secretHash: [UInt8]
+}
+
+/// Issues and checks bearer API keys.
+///
+/// A key reads `vk_<16 base32 id>_<32 base32 secret>` (80 + 160 random bits). The id finds the
+/// row; the SHA-256 of the whole key is compared with the stored hash in constant time.
+public enum APIKeys {
+    /// A new random key for `merchantID` with `role`.
+    public static func issue(merchantID: String, role: APIKeyRole, now: Date = Date()) -> IssuedAPIKey {
+        let id = Encoding.base32(RandomBytes.make(10))
+        let secret = Encoding.base32(RandomBytes.make(20))
+        let bearer = "vk_\(id)_\(secret)"
+        let record = APIKeyRecord(id: "key_" + id, merchantID: merchantID, role: role, createdAt: now)
+        return IssuedAPIKey(record: record, bearer: bearer, secretHash: Digest.sha256(Array(bearer.utf8)))
+    }
+
+    /// The stored key id a bearer string claims to be, or nil when it is not shaped like a key.
+    public static func keyID(ofBearer bearer: String) -> String? {
+        let parts = bearer.split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "vk", parts[1].utf8.count == 16, parts[2].utf8.count == 32 else { return nil }
+        return "key_" + parts[1]
+    }
+
+    /// True when `bearer` hashes to `storedHash` (constant-time comparison).
+    public static func matches(bearer: String, storedHash: [UInt8]) -> Bool {
+        constantTimeEquals(Digest.sha256(Array(bearer.utf8)), storedHash)
+    }
+}

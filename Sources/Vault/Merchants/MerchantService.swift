@@ -1,0 +1,208 @@
+public import Foundation
+
+/// Settings given when creating or changing a merchant; nil leaves a setting as it is.
+public struct MerchantSettings: Sendable, Equatable {
+    /// Adapter name.
+    public var gateway: String?
+    /// Adapter endpoint override.
+    public var gatewayURL: String?
+    /// Adapter credentials (Authorize.Net `name`, `transactionKey`; NMI `security_key`), sealed at rest.
+    public var gatewayCredentials: [String: String]?
+    /// IANA time zone.
+    public var timeZone: String?
+    /// Webhook endpoint.
+    public var callbackURL: String?
+    /// Default for `verify` on registration.
+    public var verifyOnRegistration: Bool?
+
+    /// Creates settings.
+    public init(
+        gateway: String? = nil, gatewayURL: String? = nil, gatewayCredentials: [String: String]? = nil, timeZone: String? = nil,
+        callbackURL: String? = nil, verifyOnRegistration: Bool? = nil
+    ) {
+        self.gateway = gateway
+        self.gatewayURL = gatewayURL
+        self.gatewayCredentials = gatewayCredentials
+        self.timeZone = timeZone
+        self.callbackURL = callbackURL
+        self.verifyOnRegistration = verifyOnRegistration
+    }
+}
+
+/// A merchant setting that breaks a rule.
+public struct MerchantSettingError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The setting, as the command line names it (`gateway`, `time-zone`, ...).
+    public var setting: String
+    /// What is wrong.
+    public var message: String
+
+    public var description: String { "\(setting): \(message)" }
+}
+
+/// Creating, changing and off-boarding merchants, and issuing their API keys.
+public struct MerchantService: Sendable {
+    /// Credential names each gateway accepts.
+    public static let credentialNames: [String: Set<String>] = [
+        "sandbox": [],
+        "authorizenet": ["name", "transactionKey"],
+        "nmi": ["security_key"],
+    ]
+    private static let credentialsKind = "gateway_credentials"
+
+    private let store: any MerchantStore & KeyStore
+    private let keyring: Keyring
+    private let defaultTimeZone: String
+    private let defaultGateway: String
+
+    /// A service over `store`, sealing with `keyring`.
+    public init(store: any MerchantStore & KeyStore, keyring: Keyring, defaultTimeZone: String, defaultGateway: String) {
+        self.store = store
+        self.keyring = keyring
+        self.defaultTimeZone = defaultTimeZone
+        self.defaultGateway = defaultGateway
+    }
+
+    /// Creates a merchant with fresh keys and its first API key.
+    /// - Throws: `MerchantError.invalidName`, `.nameTaken`, `MerchantSettingError`.
+    public func create(name: String, role: APIKeyRole, settings: MerchantSettings, actor: String, now: Date = Date()) async throws
+        -> (merchant: Merchant, apiKey: IssuedAPIKey)
+    {
+        guard MerchantName.isValid(name) else { throw MerchantError.invalidName(name) }
+        if try await store.merchant(named: name) != nil { throw MerchantError.nameTaken(name) }
+        var merchant = Merchant(
+            id: OpaqueToken.make(prefix: "mer_", randomBits: 80), sequence: try await store.nextMerchantSequence(), name: name,
+            status: .active, gateway: GatewaySettings(name: defaultGateway), timeZone: defaultTimeZone, callbackURL: nil,
+            verifyOnRegistration: true, createdAt: now, updatedAt: now)
+        try Self.apply(settings, to: &merchant)
+        let keys = try keyring.newMerchantKeys(merchantID: merchant.id, now: now)
+        let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: 1)
+        let apiKey = APIKeys.issue(merchantID: merchant.id, role: role, now: now)
+        try await store.createMerchant(
+            merchant, keys: keys, sealedGatewayCredentials: sealed, apiKey: apiKey,
+            audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.created", objectType: "merchant", objectID: merchant.id,
+                              details: ["name": name, "gateway": merchant.gateway.name, "apiKey": apiKey.record.id, "role": role.rawValue]))
+        return (merchant, apiKey)
+    }
+
+    /// Changes a merchant's settings.
+    public func update(name: String, settings: MerchantSettings, actor: String, now: Date = Date()) async throws -> Merchant {
+        var merchant = try await existing(name)
+        try Self.apply(settings, to: &merchant)
+        merchant.updatedAt = now
+        let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: nil)
+        var changed = settings.changedNames
+        if sealed != nil { changed.append("gatewayCredentials") }
+        try await store.updateMerchant(
+            merchant, sealedGatewayCredentials: sealed,
+            audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.updated", objectType: "merchant", objectID: merchant.id,
+                              details: ["changed": changed.joined(separator: ",")]))
+        return merchant
+    }
+
+    /// Issues another API key for a merchant.
+    public func issueKey(merchantName: String, role: APIKeyRole, actor: String, now: Date = Date()) async throws -> IssuedAPIKey {
+        let merchant = try await existing(merchantName)
+        let key = APIKeys.issue(merchantID: merchant.id, role: role, now: now)
+        try await store.addAPIKey(
+            key, audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "api_key.created", objectType: "api_key", objectID: key.record.id,
+                                   details: ["role": role.rawValue]))
+        return key
+    }
+
+    /// Revokes one of a merchant's keys.
+    public func revokeKey(merchantName: String, keyID: String, actor: String, now: Date = Date()) async throws {
+        let merchant = try await existing(merchantName)
+        let revoked = try await store.revokeAPIKey(
+            id: keyID, merchantID: merchant.id, at: now,
+            audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "api_key.revoked", objectType: "api_key", objectID: keyID))
+        if !revoked { throw MerchantError.apiKeyNotFound(keyID) }
+    }
+
+    /// Off-boards a merchant: destroys its keys (every card becomes unreadable at once) and revokes its API keys.
+    public func offboard(name: String, actor: String, now: Date = Date()) async throws {
+        let merchant = try await existing(name)
+        try await store.destroyMerchantKeys(
+            merchantID: merchant.id, at: now,
+            audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.offboarded", objectType: "merchant", objectID: merchant.id))
+        keyring.evict(merchantID: merchant.id)
+    }
+
+    /// The merchant's gateway credentials, opened from their sealed form.
+    public func gatewayCredentials(merchantID: String) async throws -> [String: String] {
+        guard let sealed = try await store.sealedGatewayCredentials(merchantID: merchantID) else { return [:] }
+        let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.credentialsKind, recordID: merchantID)
+        return try plain.withUnsafeBytes { try JSONDecoder().decode([String: String].self, from: Data($0)) }
+    }
+
+    /// The merchant and key a bearer token belongs to, or nil when the token is unknown, revoked,
+    /// or its merchant is off-boarded.
+    public func authenticate(bearer: String) async throws -> (merchant: Merchant, key: APIKeyRecord)? {
+        guard let keyID = APIKeys.keyID(ofBearer: bearer),
+            let (record, hash) = try await store.apiKeyCredential(id: keyID),
+            APIKeys.matches(bearer: bearer, storedHash: hash), record.revokedAt == nil,
+            let merchant = try await store.merchant(id: record.merchantID), merchant.status == .active
+        else { return nil }
+        return (merchant, record)
+    }
+
+    private func existing(_ name: String) async throws -> Merchant {
+        guard let merchant = try await store.merchant(named: name) else { throw MerchantError.notFound(name) }
+        return merchant
+    }
+
+    private func sealCredentials(_ credentials: [String: String]?, merchantID: String, dataKeyVersion: Int?) async throws -> [UInt8]? {
+        guard let credentials else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = try encoder.encode(credentials)
+        return try await keyring.sealRecord(Array(json), merchantID: merchantID, kind: Self.credentialsKind, recordID: merchantID, dataKeyVersion: dataKeyVersion)
+    }
+
+    private static func apply(_ settings: MerchantSettings, to merchant: inout Merchant) throws {
+        if let gateway = settings.gateway {
+            guard GatewaySettings.knownGateways.contains(gateway) else {
+                throw MerchantSettingError(setting: "gateway", message: "unknown gateway '\(gateway)' (sandbox, authorizenet, nmi)")
+            }
+            if gateway != merchant.gateway.name { merchant.gateway.url = nil }
+            merchant.gateway.name = gateway
+        }
+        if let url = settings.gatewayURL {
+            guard isHTTPURL(url) else { throw MerchantSettingError(setting: "gateway-url", message: "must be an absolute http(s) URL") }
+            merchant.gateway.url = url
+        }
+        if let credentials = settings.gatewayCredentials {
+            let allowed = credentialNames[merchant.gateway.name] ?? []
+            for name in credentials.keys.sorted() where !allowed.contains(name) {
+                throw MerchantSettingError(
+                    setting: "gateway-credential",
+                    message: "'\(name)' is not a credential of gateway \(merchant.gateway.name) (accepted: \(allowed.sorted().joined(separator: ", ")))")
+            }
+        }
+        if let zone = settings.timeZone {
+            guard TimeZone(identifier: zone) != nil else { throw MerchantSettingError(setting: "time-zone", message: "unknown IANA time zone '\(zone)'") }
+            merchant.timeZone = zone
+        }
+        if let url = settings.callbackURL {
+            guard isHTTPURL(url) else { throw MerchantSettingError(setting: "callback-url", message: "must be an absolute http(s) URL") }
+            merchant.callbackURL = url
+        }
+        if let verify = settings.verifyOnRegistration { merchant.verifyOnRegistration = verify }
+    }
+
+    private static func isHTTPURL(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+}
+
+extension MerchantSettings {
+    var changedNames: [String] {
+        var names: [String] = []
+        if gateway != nil { names.append("gateway") }
+        if gatewayURL != nil { names.append("gatewayUrl") }
+        if timeZone != nil { names.append("timeZone") }
+        if callbackURL != nil { names.append("callbackUrl") }
+        if verifyOnRegistration != nil { names.append("verifyOnRegistration") }
+        return names
+    }
+}

@@ -1,0 +1,51 @@
+public import Foundation
+
+/// Why a merchant or key operation was refused.
+public enum MerchantError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Another merchant already has this name.
+    case nameTaken(String)
+    /// No merchant by that name or id.
+    case notFound(String)
+    /// The name breaks the naming rule.
+    case invalidName(String)
+    /// No key with that id for the merchant.
+    case apiKeyNotFound(String)
+
+    public var description: String {
+        switch self {
+        case .nameTaken(let name): "a merchant named '\(name)' already exists"
+        case .notFound(let name): "no merchant '\(name)'"
+        case .invalidName(let name): "merchant name '\(name)' must be 1-64 characters of letters, digits, '.', '_' or '-'"
+        case .apiKeyNotFound(let id): "no API key '\(id)'"
+        }
+    }
+}
+
+/// Persistence of merchants and their API keys. Every change records its audit event atomically.
+public protocol MerchantStore: Sendable {
+    /// Stores a new merchant with its wrapped keys and first API key in one transaction.
+    func createMerchant(
+        _ merchant: Merchant, keys: [WrappedKey], sealedGatewayCredentials: [UInt8]?, apiKey: IssuedAPIKey,
+        audit: AuditEntry
+    ) async throws
+    /// Replaces the merchant's settings; credentials only when `sealedGatewayCredentials` is non-nil.
+    func updateMerchant(_ merchant: Merchant, sealedGatewayCredentials: [UInt8]?, audit: AuditEntry) async throws
+    /// The merchant with this id.
+    func merchant(id: String) async throws -> Merchant?
+    /// The merchant with this name.
+    func merchant(named name: String) async throws -> Merchant?
+    /// All merchants by name.
+    func merchants() async throws -> [Merchant]
+    /// The next free merchant sequence number.
+    func nextMerchantSequence() async throws -> Int64
+    /// The merchant's sealed gateway credentials, if any.
+    func sealedGatewayCredentials(merchantID: String) async throws -> [UInt8]?
+    /// Adds a key to an existing merchant.
+    func addAPIKey(_ key: IssuedAPIKey, audit: AuditEntry) async throws
+    /// Revokes a key; false when no live key with that id belongs to the merchant.
+    func revokeAPIKey(id: String, merchantID: String, at: Date, audit: AuditEntry) async throws -> Bool
+    /// The key record and stored hash for an id, for authentication.
+    func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8])?
+    /// The merchant's keys, newest first.
+    func apiKeys(merchantID: String) async throws -> [APIKeyRecord]
+}

@@ -1,0 +1,85 @@
+/// The numbered migrations of the vault's SQLite database, applied in order at start-up.
+///
+/// A migration is never edited once released; changes come as new migrations.
+public enum Schema {
+    /// Every migration this build knows, oldest first.
+    public static let migrations: [Migration] = [
+        Migration(id: 1, name: "keys, merchants, api keys, audit, idempotency", sql: """
+            CREATE TABLE meta (
+                key TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            ) STRICT;
+
+            CREATE TABLE kek_versions (
+                version INTEGER PRIMARY KEY,
+                check_value BLOB NOT NULL,
+                created_at TEXT NOT NULL,
+                retired_at TEXT
+            ) STRICT;
+
+            CREATE TABLE merchants (
+                id TEXT PRIMARY KEY,
+                seq INTEGER NOT NULL UNIQUE,
+                name TEXT NOT NULL UNIQUE,
+                status TEXT NOT NULL CHECK (status IN ('active', 'offboarded')),
+                gateway TEXT NOT NULL,
+                gateway_url TEXT,
+                gateway_credentials BLOB,
+                time_zone TEXT NOT NULL,
+                callback_url TEXT,
+                verify_on_registration INTEGER NOT NULL DEFAULT 1,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            ) STRICT;
+
+            CREATE TABLE merchant_keys (
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                purpose TEXT NOT NULL CHECK (purpose IN ('data', 'fingerprint', 'webhook')),
+                version INTEGER NOT NULL,
+                kek_version INTEGER NOT NULL REFERENCES kek_versions(version),
+                wrapped_key BLOB,
+                created_at TEXT NOT NULL,
+                destroyed_at TEXT,
+                PRIMARY KEY (merchant_id, purpose, version)
+            ) STRICT;
+            CREATE INDEX merchant_keys_by_kek ON merchant_keys(kek_version);
+
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY,
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                role TEXT NOT NULL CHECK (role IN ('admin', 'readonly', 'runner')),
+                secret_hash BLOB NOT NULL,
+                created_at TEXT NOT NULL,
+                revoked_at TEXT
+            ) STRICT;
+            CREATE INDEX api_keys_by_merchant ON api_keys(merchant_id);
+
+            CREATE TABLE audit_events (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                occurred_at TEXT NOT NULL,
+                merchant_id TEXT,
+                actor TEXT NOT NULL,
+                action TEXT NOT NULL,
+                object_type TEXT NOT NULL,
+                object_id TEXT,
+                details TEXT NOT NULL,
+                prev_hash BLOB NOT NULL,
+                hash BLOB NOT NULL
+            ) STRICT;
+            CREATE INDEX audit_events_by_merchant ON audit_events(merchant_id, seq);
+
+            CREATE TABLE idempotency_keys (
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                key TEXT NOT NULL,
+                request_hash BLOB NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('in_progress', 'completed')),
+                status_code INTEGER,
+                response_body BLOB,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (merchant_id, key)
+            ) STRICT;
+            CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
+            """),
+    ]
+}

@@ -1,0 +1,119 @@
+public import Foundation
+
+extension SQLiteStore: KeyStore {
+    public func kekVersions() async throws -> [KEKVersionRecord] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM kek_versions ORDER BY version").map { row in
+                KEKVersionRecord(
+                    version: try row.int("version"), checkValue: try row.blob("check_value"), createdAt: try Self.date(row, "created_at"),
+                    retiredAt: try row.optionalString("retired_at").flatMap(Timestamp.parse))
+            }
+        }
+    }
+
+    public func registerKEKVersion(_ record: KEKVersionRecord) async throws {
+        try await database.write { connection in
+            try connection.run(
+                "INSERT INTO kek_versions (version, check_value, created_at) VALUES (?, ?, ?) ON CONFLICT (version) DO NOTHING",
+                [record.version, record.checkValue, Timestamp.string(record.createdAt)])
+            if connection.changes == 1 {
+                try connection.appendAudit(AuditEntry(
+                    merchantID: nil, actor: "system", action: "keys.kek_registered", objectType: "kek", objectID: String(record.version)))
+            }
+        }
+    }
+
+    public func retireKEKVersions(below version: Int, at date: Date, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE kek_versions SET retired_at = ? WHERE version < ? AND retired_at IS NULL", [Timestamp.string(date), version])
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func wrappedKey(merchantID: String, purpose: KeyPurpose, version: Int?) async throws -> WrappedKey? {
+        try await database.read { connection in
+            let row: SQLiteRow?
+            if let version {
+                row = try connection.queryOne(
+                    "SELECT * FROM merchant_keys WHERE merchant_id = ? AND purpose = ? AND version = ?", [merchantID, purpose.rawValue, version])
+            } else {
+                row = try connection.queryOne(
+                    "SELECT * FROM merchant_keys WHERE merchant_id = ? AND purpose = ? ORDER BY version DESC LIMIT 1",
+                    [merchantID, purpose.rawValue])
+            }
+            return try row.map(Self.wrappedKey)
+        }
+    }
+
+    public func wrappedKeys(kekVersionBelow kekVersion: Int, limit: Int) async throws -> [WrappedKey] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT * FROM merchant_keys WHERE kek_version < ? AND wrapped_key IS NOT NULL ORDER BY merchant_id, purpose, version LIMIT ?",
+                [kekVersion, limit]
+            ).map(Self.wrappedKey)
+        }
+    }
+
+    public func rewrap(_ keys: [(old: WrappedKey, new: WrappedKey)]) async throws -> Int {
+        let pairs = keys.map { ($0.old.merchantID, $0.old.purpose.rawValue, $0.old.version, $0.old.kekVersion, $0.new.kekVersion, $0.new.wrapped) }
+        return try await database.write { connection in
+            var changed = 0
+            for (merchantID, purpose, version, oldKEK, newKEK, wrapped) in pairs {
+                try connection.run(
+                    """
+                    UPDATE merchant_keys SET kek_version = ?, wrapped_key = ?
+                    WHERE merchant_id = ? AND purpose = ? AND version = ? AND kek_version = ? AND wrapped_key IS NOT NULL
+                    """,
+                    [newKEK, wrapped, merchantID, purpose, version, oldKEK])
+                changed += connection.changes
+            }
+            return changed
+        }
+    }
+
+    public func storeWrappedKeys(_ keys: [WrappedKey], audit: AuditEntry) async throws {
+        try await database.write { connection in
+            for key in keys { try Self.insertKey(key, on: connection) }
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func destroyMerchantKeys(merchantID: String, at date: Date, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = ? WHERE merchant_id = ? AND wrapped_key IS NOT NULL",
+                [Timestamp.string(date), merchantID])
+            try connection.run(
+                "UPDATE merchants SET status = 'offboarded', gateway_credentials = NULL, updated_at = ? WHERE id = ?",
+                [Timestamp.string(date), merchantID])
+            try connection.run("UPDATE api_keys SET revoked_at = ? WHERE merchant_id = ? AND revoked_at IS NULL", [Timestamp.string(date), merchantID])
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func wrappedKeyCounts() async throws -> [Int: Int] {
+        try await database.read { connection in
+            var counts: [Int: Int] = [:]
+            for row in try connection.query(
+                "SELECT kek_version, count(*) AS n FROM merchant_keys WHERE wrapped_key IS NOT NULL GROUP BY kek_version")
+            {
+                counts[try row.int("kek_version")] = try row.int("n")
+            }
+            return counts
+        }
+    }
+
+    static func insertKey(_ key: WrappedKey, on connection: SQLiteConnection) throws {
+        try connection.run(
+            "INSERT INTO merchant_keys (merchant_id, purpose, version, kek_version, wrapped_key, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [key.merchantID, key.purpose.rawValue, key.version, key.kekVersion, key.wrapped, Timestamp.string(key.createdAt)])
+    }
+
+    static func wrappedKey(_ row: SQLiteRow) throws -> WrappedKey {
+        WrappedKey(
+            merchantID: try row.string("merchant_id"), purpose: KeyPurpose(rawValue: try row.string("purpose")) ?? .data,
+            version: try row.int("version"), kekVersion: try row.int("kek_version"), wrapped: try row.optionalBlob("wrapped_key"),
+            createdAt: try date(row, "created_at"))
+    }
+}

@@ -1,0 +1,129 @@
+public import Foundation
+
+extension SQLiteStore: MerchantStore {
+    public func createMerchant(
+        _ merchant: Merchant, keys: [WrappedKey], sealedGatewayCredentials: [UInt8]?, apiKey: IssuedAPIKey, audit: AuditEntry
+    ) async throws {
+        try await database.write { connection in
+            do {
+                try connection.run(
+                    """
+                    INSERT INTO merchants (id, seq, name, status, gateway, gateway_url, gateway_credentials, time_zone, callback_url,
+                        verify_on_registration, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [merchant.id, merchant.sequence, merchant.name, merchant.status.rawValue, merchant.gateway.name, merchant.gateway.url,
+                     sealedGatewayCredentials, merchant.timeZone, merchant.callbackURL, merchant.verifyOnRegistration,
+                     Timestamp.string(merchant.createdAt), Timestamp.string(merchant.updatedAt)])
+            } catch let error as SQLiteError where error.isUniqueViolation {
+                throw MerchantError.nameTaken(merchant.name)
+            }
+            for key in keys { try Self.insertKey(key, on: connection) }
+            try Self.insertAPIKey(apiKey, on: connection)
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func updateMerchant(_ merchant: Merchant, sealedGatewayCredentials: [UInt8]?, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE merchants SET status = ?, gateway = ?, gateway_url = ?, time_zone = ?, callback_url = ?,
+                    verify_on_registration = ?, updated_at = ?, gateway_credentials = coalesce(?, gateway_credentials)
+                WHERE id = ?
+                """,
+                [merchant.status.rawValue, merchant.gateway.name, merchant.gateway.url, merchant.timeZone, merchant.callbackURL,
+                 merchant.verifyOnRegistration, Timestamp.string(merchant.updatedAt), sealedGatewayCredentials, merchant.id])
+            guard connection.changes == 1 else { throw MerchantError.notFound(merchant.name) }
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func merchant(id: String) async throws -> Merchant? {
+        try await database.read { connection in
+            try connection.queryOne("SELECT * FROM merchants WHERE id = ?", [id]).map(Self.merchant)
+        }
+    }
+
+    public func merchant(named name: String) async throws -> Merchant? {
+        try await database.read { connection in
+            try connection.queryOne("SELECT * FROM merchants WHERE name = ?", [name]).map(Self.merchant)
+        }
+    }
+
+    public func merchants() async throws -> [Merchant] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM merchants ORDER BY name").map(Self.merchant)
+        }
+    }
+
+    public func nextMerchantSequence() async throws -> Int64 {
+        try await database.read { connection in
+            try connection.queryOne("SELECT coalesce(max(seq), 0) + 1 AS next FROM merchants")?.int64("next") ?? 1
+        }
+    }
+
+    public func sealedGatewayCredentials(merchantID: String) async throws -> [UInt8]? {
+        try await database.read { connection in
+            try connection.queryOne("SELECT gateway_credentials FROM merchants WHERE id = ?", [merchantID])?.optionalBlob("gateway_credentials")
+        }
+    }
+
+    public func addAPIKey(_ key: IssuedAPIKey, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            try Self.insertAPIKey(key, on: connection)
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func revokeAPIKey(id: String, merchantID: String, at date: Date, audit: AuditEntry) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND merchant_id = ? AND revoked_at IS NULL",
+                [Timestamp.string(date), id, merchantID])
+            guard connection.changes == 1 else { return false }
+            try connection.appendAudit(audit)
+            return true
+        }
+    }
+
+    public func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8])? {
+        try await database.read { connection in
+            guard let row = try connection.queryOne("SELECT * FROM api_keys WHERE id = ?", [id]) else { return nil }
+            return (try Self.apiKey(row), try row.blob("secret_hash"))
+        }
+    }
+
+    public func apiKeys(merchantID: String) async throws -> [APIKeyRecord] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM api_keys WHERE merchant_id = ? ORDER BY created_at DESC, id", [merchantID]).map(Self.apiKey)
+        }
+    }
+
+    static func insertAPIKey(_ key: IssuedAPIKey, on connection: SQLiteConnection) throws {
+        try connection.run(
+            "INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+            [key.record.id, key.record.merchantID, key.record.role.rawValue, key.secretHash, Timestamp.string(key.record.createdAt)])
+    }
+
+    static func merchant(_ row: SQLiteRow) throws -> Merchant {
+        Merchant(
+            id: try row.string("id"), sequence: try row.int64("seq"), name: try row.string("name"),
+            status: Merchant.Status(rawValue: try row.string("status")) ?? .offboarded,
+            gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url")),
+            timeZone: try row.string("time_zone"), callbackURL: try row.optionalString("callback_url"),
+            verifyOnRegistration: try row.bool("verify_on_registration"),
+            createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"))
+    }
+
+    static func apiKey(_ row: SQLiteRow) throws -> APIKeyRecord {
+        APIKeyRecord(
+            id: try row.string("id"), merchantID: try row.string("merchant_id"),
+            role: APIKeyRole(rawValue: try row.string("role")) ?? .readonly, createdAt: try date(row, "created_at"),
+            revokedAt: try row.optionalString("revoked_at").flatMap(Timestamp.parse))
+    }
+
+    static func date(_ row: SQLiteRow, _ column: String) throws -> Date {
+        Timestamp.parse(try row.string(column)) ?? Date(timeIntervalSince1970: 0)
+    }
+}

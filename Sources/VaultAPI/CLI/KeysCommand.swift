@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Vault
+
+/// `vault keys init|rotate|status`: the master key and the key hierarchy.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "Master key management.", subcommands: [Init.self, Rotate.self, Status.self])
+
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create the master key file (mode 0600) if absent; run again, it changes nothing.")
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let configuration = try global.loadConfiguration()
+            let source = MasterKeySource(configuration: configuration.keys)
+            if try source.initialize(configuration: configuration.keys) {
+                print("created \(source.summary)")
+            } else {
+                print("\(source.summary) already present; nothing changed")
+            }
+        }
+    }
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new master key version and rewrap every merchant key under it; the server may keep running.",
+            discussion: """
+                With a key file, a new version is added to it, keys are rewrapped in batches, and older versions are \
+                then removed from the file (unless --keep-old). With VAULT_MASTER_KEY, give the new key as the highest \
+                version ("1:OLD,2:NEW"); rotation rewraps onto it and you may then drop the old one.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Keep retired versions in the key file.")
+        var keepOld = false
+
+        func run() async throws {
+            let configuration = try global.loadConfiguration()
+            VaultLogging.bootstrap(configuration.logging)
+            let source = MasterKeySource(configuration: configuration.keys)
+            let logger = Logger(label: "vault.keys")
+            var ring = try source.load(configuration: configuration.keys)
+            if case .file(let path) = source {
+                let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+                runtime.close()
+                ring = try ring.addingNewVersion()
+                try MasterKeyFile.write(ring, to: path)
+                print("added master key version \(ring.currentVersion) to \(path)")
+            }
+            let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+            defer { runtime.close() }
+            let count = try await runtime.keyring.rewrapAll(actor: "cli")
+            print("rewrapped \(count) merchant keys under master key version \(runtime.keyring.currentMasterKeyVersion)")
+            if case .file(let path) = source, !keepOld {
+                try MasterKeyFile.write(ring.removing(versionsBelow: ring.currentVersion), to: path)
+                print("removed retired versions from \(path)")
+            }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the master key source, versions and what each version wraps.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print one JSON object.")
+        var json = false
+
+        func run() async throws {
+            let configuration = try global.loadConfiguration()
+            VaultLogging.bootstrap(configuration.logging)
+            let runtime = try await VaultRuntime.open(configuration: configuration, logger: Logger(label: "vault.keys"))
+            defer { runtime.close() }
+            let versions = try await runtime.store.kekVersions()
+            let counts = try await runtime.store.wrappedKeyCounts()
+            let merchants = try await runtime.store.merchants()
+            if json {
+                let object: [String: Any] = [
+                    "source": runtime.keySource.summary,
+                    "currentVersion": runtime.keyring.currentMasterKeyVersion,
+                    "versions": versions.map { record in
+                        [
+                            "version": record.version, "status": record.retiredAt == nil ? "active" : "retired",
+                            "createdAt": Timestamp.string(record.createdAt), "wrappedKeys": counts[record.version] ?? 0,
+                        ] as [String: Any]
+                    },
+                    "merchants": merchants.count,
+                ]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+                return
+            }
+            print("master key source: \(runtime.keySource.summary)")
+            print("current version:   \(runtime.keyring.currentMasterKeyVersion)")
+            for record in versions {
+                let state = record.retiredAt.map { "retired \(Timestamp.string($0))" } ?? "active"
+                print("  version \(record.version): \(state), wraps \(counts[record.version] ?? 0) merchant keys")
+            }
+            print("merchants:         \(merchants.count)")
+        }
+    }
+}

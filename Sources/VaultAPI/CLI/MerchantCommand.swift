@@ -1,0 +1,233 @@
+public import ArgumentParser
+import Foundation
+import Logging
+public import Vault
+
+/// `vault merchant create|update|list|key|offboard`.
+struct MerchantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merchant", abstract: "Merchants and their API keys.",
+        subcommands: [Create.self, Update.self, List.self, Key.self, Offboard.self])
+
+    /// Settings shared by create and update.
+    struct SettingOptions: ParsableArguments {
+        @Option(help: "Gateway adapter: sandbox, authorizenet or nmi.")
+        var gateway: String?
+
+        @Option(help: "Gateway endpoint URL (overrides the adapter's default).")
+        var gatewayUrl: String?
+
+        @Option(help: "Gateway credential KEY=VALUE, repeatable (authorizenet: name, transactionKey; nmi: security_key).")
+        var gatewayCredential: [String] = []
+
+        @Option(help: "IANA time zone of the merchant.")
+        var timeZone: String?
+
+        @Option(help: "Webhook endpoint URL.")
+        var callbackUrl: String?
+
+        @Option(help: "Verify cards with the gateway on registration unless a request says otherwise (true/false).")
+        var verifyOnRegistration: Bool?
+
+        func settings() throws -> MerchantSettings {
+            var credentials: [String: String]?
+            if !gatewayCredential.isEmpty {
+                var parsed: [String: String] = [:]
+                for pair in gatewayCredential {
+                    guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                        throw ValidationError("--gateway-credential takes KEY=VALUE")
+                    }
+                    parsed[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+                }
+                credentials = parsed
+            }
+            return MerchantSettings(
+                gateway: gateway, gatewayURL: gatewayUrl, gatewayCredentials: credentials, timeZone: timeZone,
+                callbackURL: callbackUrl, verifyOnRegistration: verifyOnRegistration)
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a merchant and its first API key (printed once).")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Merchant name: 1-64 letters, digits, '.', '_' or '-'.")
+        var name: String
+
+        @Option(help: "Role of the first API key: admin, readonly or runner.")
+        var role: APIKeyRole = .admin
+
+        @OptionGroup var settings: SettingOptions
+
+        @Flag(help: "Print one JSON object {\"merchantId\", \"apiKey\"}.")
+        var json = false
+
+        func run() async throws {
+            try await withRuntime(global) { runtime in
+                let (merchant, key) = try await runtime.merchants.create(name: name, role: role, settings: try settings.settings(), actor: "cli")
+                if json {
+                    printJSON(["merchantId": merchant.id, "apiKey": key.bearer])
+                } else {
+                    print("created merchant \(merchant.name) (\(merchant.id)), gateway \(merchant.gateway.name), time zone \(merchant.timeZone)")
+                    print("API key (\(key.record.role.rawValue), shown once): \(key.bearer)")
+                }
+            }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a merchant's settings.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Merchant name.")
+        var name: String
+
+        @OptionGroup var settings: SettingOptions
+
+        @Flag(help: "Print the merchant as JSON.")
+        var json = false
+
+        func run() async throws {
+            try await withRuntime(global) { runtime in
+                let merchant = try await runtime.merchants.update(name: name, settings: try settings.settings(), actor: "cli")
+                if json { printJSON(MerchantSummary(merchant)) } else { print("updated merchant \(merchant.name)") }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List merchants.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print a JSON array.")
+        var json = false
+
+        func run() async throws {
+            try await withRuntime(global) { runtime in
+                let merchants = try await runtime.store.merchants()
+                if json {
+                    printJSON(merchants.map(MerchantSummary.init))
+                    return
+                }
+                for merchant in merchants {
+                    print("\(merchant.name)\t\(merchant.id)\t\(merchant.status.rawValue)\t\(merchant.gateway.name)\t\(merchant.timeZone)")
+                }
+            }
+        }
+    }
+
+    struct Key: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Issue a new API key for a merchant (printed once), list its keys, or revoke one.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Merchant name.")
+        var name: String
+
+        @Option(help: "Role of the new key: admin, readonly or runner.")
+        var role: APIKeyRole = .admin
+
+        @Option(help: "Revoke the key with this id (key_...) instead of issuing one.")
+        var revoke: String?
+
+        @Flag(help: "List the merchant's keys instead of issuing one.")
+        var list = false
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() async throws {
+            try await withRuntime(global) { runtime in
+                if let revoke {
+                    try await runtime.merchants.revokeKey(merchantName: name, keyID: revoke, actor: "cli")
+                    if json { printJSON(["revoked": revoke]) } else { print("revoked \(revoke)") }
+                } else if list {
+                    guard let merchant = try await runtime.store.merchant(named: name) else { throw MerchantError.notFound(name) }
+                    let keys = try await runtime.store.apiKeys(merchantID: merchant.id)
+                    if json {
+                        printJSON(keys.map { ["id": $0.id, "role": $0.role.rawValue, "status": $0.revokedAt == nil ? "active" : "revoked"] })
+                    } else {
+                        for key in keys { print("\(key.id)\t\(key.role.rawValue)\t\(key.revokedAt == nil ? "active" : "revoked")") }
+                    }
+                } else {
+                    let key = try await runtime.merchants.issueKey(merchantName: name, role: role, actor: "cli")
+                    if json {
+                        printJSON(["merchantId": key.record.merchantID, "apiKey": key.bearer, "keyId": key.record.id])
+                    } else {
+                        print("API key \(key.record.id) (\(role.rawValue), shown once): \(key.bearer)")
+                    }
+                }
+            }
+        }
+    }
+
+    struct Offboard: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Off-board a merchant: destroy its keys so every card it holds becomes unreadable at once. Irreversible.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: "Merchant name.")
+        var name: String
+
+        @Flag(help: "Confirm the irreversible destruction.")
+        var yes = false
+
+        func validate() throws {
+            guard yes else { throw ValidationError("off-boarding destroys the merchant's keys irreversibly; pass --yes to confirm") }
+        }
+
+        func run() async throws {
+            try await withRuntime(global) { runtime in
+                try await runtime.merchants.offboard(name: name, actor: "cli")
+                print("merchant \(name) off-boarded: keys destroyed, API keys revoked")
+            }
+        }
+    }
+}
+
+extension APIKeyRole: ExpressibleByArgument {}
+
+/// What the CLI shows of a merchant.
+struct MerchantSummary: Encodable {
+    var merchantId: String
+    var name: String
+    var status: String
+    var gateway: String
+    var gatewayUrl: String?
+    var timeZone: String
+    var callbackUrl: String?
+    var verifyOnRegistration: Bool
+
+    init(_ merchant: Merchant) {
+        merchantId = merchant.id
+        name = merchant.name
+        status = merchant.status.rawValue
+        gateway = merchant.gateway.name
+        gatewayUrl = merchant.gateway.url
+        timeZone = merchant.timeZone
+        callbackUrl = merchant.callbackURL
+        verifyOnRegistration = merchant.verifyOnRegistration
+    }
+}
+
+/// Opens the runtime for one command and closes it afterwards.
+func withRuntime(_ global: GlobalOptions, _ body: (VaultRuntime) async throws -> Void) async throws {
+    let configuration = try global.loadConfiguration()
+    VaultLogging.bootstrap(configuration.logging)
+    let runtime = try await VaultRuntime.open(configuration: configuration, logger: Logger(label: "vault.cli"))
+    defer { runtime.close() }
+    try await body(runtime)
+}
+
+/// Prints a value as one line of JSON with sorted keys.
+func printJSON(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return }
+    print(String(decoding: data, as: UTF8.self))
+}

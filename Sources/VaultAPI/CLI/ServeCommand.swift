@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import Vault
+
+/// `vault serve`: migrates, then serves the HTTP API until SIGTERM/SIGINT, finishing in-flight requests.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the HTTP API (migrates on start; SIGTERM/SIGINT finish in-flight requests and exit 0).")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "Create this development merchant (sandbox gateway) on first start and print its admin API key once.")
+    var devMerchant: String?
+
+    func run() async throws {
+        let configuration = try global.loadConfiguration()
+        VaultLogging.bootstrap(configuration.logging)
+        var logger = Logger(label: "vault.server")
+        logger.logLevel = configuration.logging.level
+        let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+        defer { runtime.close() }
+        if let devMerchant {
+            try await ensureDevelopmentMerchant(devMerchant, runtime: runtime)
+        }
+        let app = buildApplication(runtime: runtime, logger: logger) { port in
+            print("vault listening on http://\(configuration.server.host):\(port)")
+            fflush(nil)
+        }
+        try await app.runService()
+        logger.info("server stopped")
+    }
+
+    private func ensureDevelopmentMerchant(_ name: String, runtime: VaultRuntime) async throws {
+        if try await runtime.store.merchant(named: name) != nil {
+            print("development merchant '\(name)' exists; its API key was printed when it was created (issue another: vault merchant key \(name))")
+            return
+        }
+        let (merchant, key) = try await runtime.merchants.create(
+            name: name, role: .admin, settings: MerchantSettings(gateway: "sandbox"), actor: "cli")
+        print("created development merchant '\(merchant.name)' (\(merchant.id)) on the sandbox gateway")
+        print("API key (admin, shown once): \(key.bearer)")
+        fflush(nil)
+    }
+}

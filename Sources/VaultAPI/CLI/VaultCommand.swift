@@ -1,0 +1,63 @@
+public import ArgumentParser
+import Foundation
+
+/// Ends the process with `code` (the C library exit; the name clashes with ParsableCommand.exit).
+private func terminate(_ code: Int32) -> Never {
+    fflush(nil)
+    Foundation.exit(code)
+}
+
+/// `vault`: the one executable (SPEC §10).
+public struct VaultCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "vault",
+        abstract: "Secure-card token vault with recurring billing.",
+        discussion: "Exit codes: 0 ok, 1 failure, 2 usage.",
+        subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, MerchantCommand.self, AuditCommand.self]
+    )
+
+    public init() {}
+
+    /// Parses the process arguments and runs the command, mapping outcomes to exit codes 0, 1 and 2.
+    public static func runAndExit(arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                terminate(0)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            terminate(2)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+            terminate(0)
+        } catch let error as ExitCode {
+            terminate(error.rawValue)
+        } catch let error as ValidationError {
+            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+            terminate(2)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(String(describing: error))\n".utf8))
+            terminate(1)
+        }
+    }
+}
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "Configuration file (default config/vault.yaml).")
+    var config: String?
+
+    func loadConfiguration() throws -> VaultConfiguration {
+        try VaultConfiguration.load(path: config)
+    }
+}

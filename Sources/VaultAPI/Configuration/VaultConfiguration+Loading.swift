@@ -1,0 +1,188 @@
+public import Foundation
+import Logging
+import Yams
+
+extension VaultConfiguration {
+    /// The configuration file used when `--config` is not given.
+    public static let defaultPath = "config/vault.yaml"
+
+    /// Reads `path` (YAML), then applies the `VAULT_*` variables of `environment`.
+    ///
+    /// Unknown keys, wrong types and out-of-range values are errors naming the key; a missing
+    /// file is an error unless it is the default path, which falls back to built-in defaults.
+    /// - Throws: `ConfigurationError`.
+    public static func load(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> VaultConfiguration {
+        var configuration = VaultConfiguration()
+        let filePath = path ?? defaultPath
+        if FileManager.default.fileExists(atPath: filePath) {
+            let text: String
+            do {
+                text = try String(contentsOfFile: filePath, encoding: .utf8)
+            } catch {
+                throw ConfigurationError(key: filePath, message: "cannot be read")
+            }
+            try configuration.apply(yaml: text, file: filePath)
+        } else if path != nil {
+            throw ConfigurationError(key: filePath, message: "no such configuration file")
+        }
+        try configuration.apply(environment: environment)
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Applies a YAML document over the current values.
+    mutating func apply(yaml text: String, file: String) throws {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw ConfigurationError(key: file, message: "is not valid YAML (\(error))")
+        }
+        guard let root else { return }
+        let document = try ConfigNode(root, path: "")
+        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "logging"])
+        if let node = try document.section("server") {
+            try node.allow(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"])
+            if let value = try node.string("host") { server.host = value }
+            if let value = try node.int("port", in: 0...65535) { server.port = value }
+            if let value = try node.int("maxBodyBytes", in: 1024...(64 << 20)) { server.maxBodyBytes = value }
+            if let value = try node.int("requestTimeoutSeconds", in: 1...3600) { server.requestTimeoutSeconds = value }
+        }
+        if let node = try document.section("database") {
+            try node.allow(["path", "readers"])
+            if let value = try node.string("path") { database.path = value }
+            if let value = try node.int("readers", in: 1...64) { database.readers = value }
+        }
+        if let node = try document.section("keys") {
+            try node.allow(["directory"])
+            if let value = try node.string("directory") { keys.directory = value }
+        }
+        if let node = try document.section("defaults") {
+            try node.allow(["timeZone", "gateway", "hour", "minute"])
+            if let value = try node.string("timeZone") { defaults.timeZone = value }
+            if let value = try node.string("gateway") { defaults.gateway = value }
+            if let value = try node.int("hour", in: 0...23) { defaults.hour = value }
+            if let value = try node.int("minute", in: 0...59) { defaults.minute = value }
+        }
+        if let node = try document.section("schedules") {
+            try node.allow(["maxStepCount", "horizonDays", "confirmationTimeoutHours"])
+            if let value = try node.int("maxStepCount", in: 1...100_000) { schedules.maxStepCount = value }
+            if let value = try node.int("horizonDays", in: 1...3660) { schedules.horizonDays = value }
+            if let value = try node.int("confirmationTimeoutHours", in: 1...8760) { schedules.confirmationTimeoutHours = value }
+        }
+        if let node = try document.section("retry") {
+            try node.allow(["delaysDays", "maxAttempts", "pastDuePolicy"])
+            if let value = try node.intList("delaysDays", each: 1...365) { retry.delaysDays = value }
+            if let value = try node.int("maxAttempts", in: 1...20) { retry.maxAttempts = value }
+            if let value = try node.string("pastDuePolicy") {
+                guard let policy = PastDuePolicy(rawValue: value) else {
+                    throw ConfigurationError(key: "retry.pastDuePolicy", message: "must be one of continue, pause, cancel (got '\(value)')")
+                }
+                retry.pastDuePolicy = policy
+            }
+        }
+        if let node = try document.section("idempotency") {
+            try node.allow(["retentionHours"])
+            if let value = try node.int("retentionHours", in: 1...720) { idempotencyRetentionHours = value }
+        }
+        if let node = try document.section("logging") {
+            try node.allow(["level", "format"])
+            if let value = try node.string("level") {
+                guard let level = Logger.Level(rawValue: value) else {
+                    throw ConfigurationError(key: "logging.level", message: "must be one of trace, debug, info, notice, warning, error, critical")
+                }
+                logging.level = level
+            }
+            if let value = try node.string("format") {
+                guard value == "json" || value == "text" else { throw ConfigurationError(key: "logging.format", message: "must be json or text") }
+                logging.format = value
+            }
+        }
+    }
+
+    /// Applies the fixed environment variables of SPEC §10.
+    mutating func apply(environment: [String: String]) throws {
+        if let value = environment["VAULT_HOST"], !value.isEmpty { server.host = value }
+        if let value = environment["VAULT_PORT"] {
+            guard let port = Int(value), (0...65535).contains(port) else {
+                throw ConfigurationError(key: "VAULT_PORT", message: "must be a port number 0-65535")
+            }
+            server.port = port
+        }
+        if let value = environment["VAULT_DATABASE"], !value.isEmpty { database.path = value }
+        if let value = environment["VAULT_KEYS_DIR"], !value.isEmpty { keys.directory = value }
+        if let value = environment["VAULT_MASTER_KEY"], !value.isEmpty { keys.masterKeyFromEnvironment = value }
+        if let value = environment["VAULT_MASTER_PASSPHRASE"], !value.isEmpty { keys.passphraseFromEnvironment = value }
+        if let value = environment["VAULT_TIME_ZONE"], !value.isEmpty { defaults.timeZone = value }
+    }
+
+    /// Checks values that depend on each other or on the system.
+    func validate() throws {
+        guard TimeZone(identifier: defaults.timeZone) != nil else {
+            throw ConfigurationError(key: "defaults.timeZone", message: "unknown IANA time zone '\(defaults.timeZone)'")
+        }
+        guard ["sandbox", "authorizenet", "nmi"].contains(defaults.gateway) else {
+            throw ConfigurationError(key: "defaults.gateway", message: "must be sandbox, authorizenet or nmi")
+        }
+        guard !retry.delaysDays.isEmpty else { throw ConfigurationError(key: "retry.delaysDays", message: "must list at least one delay") }
+        guard !database.path.isEmpty else { throw ConfigurationError(key: "database.path", message: "must not be empty") }
+    }
+}
+
+/// A YAML mapping with its dotted path, for error messages that name the key.
+private struct ConfigNode {
+    let mapping: Node.Mapping
+    let path: String
+
+    init(_ node: Node, path: String) throws {
+        guard let mapping = node.mapping else {
+            throw ConfigurationError(key: path.isEmpty ? "(top level)" : path, message: "must be a mapping of keys to values")
+        }
+        self.mapping = mapping
+        self.path = path
+    }
+
+    func allow(_ keys: Set<String>) throws {
+        for key in mapping.keys {
+            let name = key.string ?? "?"
+            guard keys.contains(name) else {
+                throw ConfigurationError(key: qualified(name), message: "unknown key (allowed: \(keys.sorted().joined(separator: ", ")))")
+            }
+        }
+    }
+
+    func section(_ key: String) throws -> ConfigNode? {
+        guard let node = mapping[key] else { return nil }
+        if node.null != nil { return nil }
+        return try ConfigNode(node, path: qualified(key))
+    }
+
+    func string(_ key: String) throws -> String? {
+        guard let node = mapping[key] else { return nil }
+        guard node.scalar != nil, let value = node.string else { throw ConfigurationError(key: qualified(key), message: "must be a string") }
+        return value
+    }
+
+    func int(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let node = mapping[key] else { return nil }
+        guard let value = node.int else { throw ConfigurationError(key: qualified(key), message: "must be an integer") }
+        guard range.contains(value) else {
+            throw ConfigurationError(key: qualified(key), message: "must be between \(range.lowerBound) and \(range.upperBound) (got \(value))")
+        }
+        return value
+    }
+
+    func intList(_ key: String, each range: ClosedRange<Int>) throws -> [Int]? {
+        guard let node = mapping[key] else { return nil }
+        guard node.sequence != nil else { throw ConfigurationError(key: qualified(key), message: "must be a list of integers") }
+        return try node.array().enumerated().map { index, element in
+            guard let value = element.int, range.contains(value) else {
+                throw ConfigurationError(
+                    key: "\(qualified(key))[\(index)]", message: "must be an integer between \(range.lowerBound) and \(range.upperBound)")
+            }
+            return value
+        }
+    }
+
+    private func qualified(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+}

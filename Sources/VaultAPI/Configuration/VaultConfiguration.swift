@@ -1,0 +1,104 @@
+public import Logging
+
+/// Everything an operator can set, from `config/vault.yaml` and the `VAULT_*` environment variables.
+public struct VaultConfiguration: Sendable, Equatable {
+    /// The HTTP listener.
+    public struct Server: Sendable, Equatable {
+        /// Interface to bind.
+        public var host = "127.0.0.1"
+        /// TCP port; 0 picks a free one.
+        public var port = 8080
+        /// Largest accepted request body; larger ones get 413.
+        public var maxBodyBytes = 1_048_576
+        /// How long one request may take.
+        public var requestTimeoutSeconds = 30
+    }
+
+    /// The embedded database.
+    public struct Database: Sendable, Equatable {
+        /// SQLite file path.
+        public var path = "data/vault.sqlite"
+        /// Reader connections beside the writer.
+        public var readers = 4
+    }
+
+    /// Where the master key comes from.
+    public struct Keys: Sendable, Equatable {
+        /// Directory holding `master.key`.
+        public var directory = "keys"
+        /// Base64 KEK (or `version:base64,...`) given in the environment instead of a file.
+        public var masterKeyFromEnvironment: String?
+        /// Passphrase turned into the KEK with Argon2id (salt kept in the keys directory).
+        public var passphraseFromEnvironment: String?
+    }
+
+    /// Defaults for new merchants and schedules.
+    public struct Defaults: Sendable, Equatable {
+        /// IANA zone.
+        public var timeZone = "UTC"
+        /// Gateway adapter.
+        public var gateway = "sandbox"
+        /// Local hour steps fall due.
+        public var hour = 9
+        /// Local minute steps fall due.
+        public var minute = 0
+    }
+
+    /// Schedule limits.
+    public struct Schedules: Sendable, Equatable {
+        /// Largest `endCount`.
+        public var maxStepCount = 1000
+        /// Days ahead that open-ended plans are materialized.
+        public var horizonDays = 400
+        /// Hours before an unconfirmed schedule expires.
+        public var confirmationTimeoutHours = 72
+    }
+
+    /// What happens to a schedule whose step finally failed.
+    public enum PastDuePolicy: String, Sendable, Equatable, CaseIterable {
+        /// Keep charging later steps.
+        case `continue`
+        /// Pause the schedule.
+        case pause
+        /// Cancel the schedule.
+        case cancel
+    }
+
+    /// Soft-decline retries.
+    public struct Retry: Sendable, Equatable {
+        /// Days after each failed attempt before the next.
+        public var delaysDays = [1, 3, 5]
+        /// Attempts per step, the first included.
+        public var maxAttempts = 4
+        /// After the last failure.
+        public var pastDuePolicy = PastDuePolicy.continue
+    }
+
+    /// Log output.
+    public struct Logging: Sendable, Equatable {
+        /// Lowest level written.
+        public var level = Logger.Level.info
+        /// `json` lines or human `text`.
+        public var format = "json"
+    }
+
+    /// The HTTP listener.
+    public var server = Server()
+    /// The embedded database.
+    public var database = Database()
+    /// Master key source.
+    public var keys = Keys()
+    /// Defaults.
+    public var defaults = Defaults()
+    /// Schedule limits.
+    public var schedules = Schedules()
+    /// Retry policy.
+    public var retry = Retry()
+    /// Hours an idempotency key is remembered.
+    public var idempotencyRetentionHours = 24
+    /// Log output.
+    public var logging = Logging()
+
+    /// The built-in defaults (the same values as the committed `config/vault.yaml`).
+    public init() {}
+}

@@ -1,0 +1,91 @@
+import Foundation
+public import Logging
+import Synchronization
+import Vault
+
+/// Writes one JSON object per log line to standard error: time, level, label, message and metadata.
+///
+/// Values are written as given: callers log references (`secureCardReference`, key ids,
+/// request ids), never card data or secrets.
+public struct JSONLogHandler: LogHandler {
+    /// Extra fields on every line from this logger.
+    public var metadata: Logger.Metadata = [:]
+    /// Lowest level written.
+    public var logLevel: Logger.Level
+    private let label: String
+
+    /// A handler for `label` at `level`.
+    public init(label: String, level: Logger.Level = .info) {
+        self.label = label
+        self.logLevel = level
+    }
+
+    /// Per-key metadata access.
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    /// Writes one line.
+    public func log(event: LogEvent) {
+        var object: [String: Any] = [
+            "time": Timestamp.string(Date()),
+            "level": event.level.rawValue,
+            "logger": label,
+            "message": event.message.description,
+        ]
+        var merged = metadata
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        for (key, value) in merged where object[key] == nil {
+            object[key] = Self.json(value)
+        }
+        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        data.append(0x0A)
+        FileHandle.standardError.write(data)
+    }
+
+    private static func json(_ value: Logger.Metadata.Value) -> Any {
+        switch value {
+        case .string(let text): text
+        case .stringConvertible(let convertible): convertible.description
+        case .array(let values): values.map(json)
+        case .dictionary(let values): values.mapValues(json)
+        }
+    }
+}
+
+
+/// Installs the process-wide log handler chosen by the configuration, once.
+public enum VaultLogging {
+    private static let bootstrapped = BootstrapOnce()
+
+    /// Bootstraps swift-log with JSON or text output at `level`; later calls are ignored.
+    public static func bootstrap(_ configuration: VaultConfiguration.Logging) {
+        bootstrapped.run {
+            let level = configuration.level
+            if configuration.format == "text" {
+                LoggingSystem.bootstrap { label in
+                    var handler = StreamLogHandler.standardError(label: label)
+                    handler.logLevel = level
+                    return handler
+                }
+            } else {
+                LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
+            }
+        }
+    }
+}
+
+/// Runs a closure at most once per process.
+final class BootstrapOnce: Sendable {
+    private let done = Mutex(false)
+
+    func run(_ body: () -> Void) {
+        let first = done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { body() }
+    }
+}
+

@@ -1,0 +1,68 @@
+import Foundation
+public import Vault
+
+/// Where the master key-encryption key comes from, in order of precedence:
+/// `VAULT_MASTER_KEY`, then `VAULT_MASTER_PASSPHRASE` (Argon2id), then `keys/master.key`.
+public enum MasterKeySource: Sendable, Equatable {
+    /// Base64 key (or `version:base64,...`) in the environment.
+    case environment
+    /// Passphrase through Argon2id with the salt file in the keys directory.
+    case passphrase(saltPath: String)
+    /// The key file, mode 0600.
+    case file(path: String)
+
+    /// The source a configuration selects.
+    public init(configuration: VaultConfiguration.Keys) {
+        if configuration.masterKeyFromEnvironment != nil {
+            self = .environment
+        } else if configuration.passphraseFromEnvironment != nil {
+            self = .passphrase(saltPath: (configuration.directory as NSString).appendingPathComponent("passphrase.salt"))
+        } else {
+            self = .file(path: (configuration.directory as NSString).appendingPathComponent(MasterKeyFile.defaultFileName))
+        }
+    }
+
+    /// Operator-facing name of the source.
+    public var summary: String {
+        switch self {
+        case .environment: "environment variable VAULT_MASTER_KEY"
+        case .passphrase: "passphrase (VAULT_MASTER_PASSPHRASE, Argon2id)"
+        case .file(let path): "key file \(path)"
+        }
+    }
+
+    /// Loads the key ring.
+    /// - Throws: `MasterKeyFile.LoadError` (missing file, insecure permissions, malformed) or crypto errors.
+    public func load(configuration: VaultConfiguration.Keys) throws -> MasterKeyRing {
+        switch self {
+        case .environment:
+            return try MasterKeyRing.fromEnvironmentValue(configuration.masterKeyFromEnvironment ?? "")
+        case .passphrase(let saltPath):
+            guard let data = FileManager.default.contents(atPath: saltPath) else {
+                throw MasterKeyFile.LoadError.missing(path: saltPath)
+            }
+            return try MasterKeyRing.fromPassphrase(configuration.passphraseFromEnvironment ?? "", salt: Array(data))
+        case .file(let path):
+            return try MasterKeyFile.load(path: path)
+        }
+    }
+
+    /// Creates the key material if absent: the key file, or the passphrase salt.
+    /// - Returns: true when something was created; false when it already existed (nothing changes).
+    public func initialize(configuration: VaultConfiguration.Keys) throws -> Bool {
+        try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+        switch self {
+        case .environment:
+            return false
+        case .passphrase(let saltPath):
+            if FileManager.default.fileExists(atPath: saltPath) { return false }
+            let salt = Data(RandomBytes.make(PassphraseKDF.saltLength))
+            guard FileManager.default.createFile(atPath: saltPath, contents: salt, attributes: [.posixPermissions: 0o600]) else {
+                throw MasterKeyFile.LoadError.missing(path: saltPath)
+            }
+            return true
+        case .file(let path):
+            return try MasterKeyFile.createIfAbsent(path: path)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+public import Logging
+public import Vault
+
+/// The opened database, checked key ring and domain services that every command and the server share.
+public struct VaultRuntime: Sendable {
+    /// The configuration it was opened with.
+    public let configuration: VaultConfiguration
+    /// Storage (all store protocols).
+    public let store: SQLiteStore
+    /// The key hierarchy, already verified against the database.
+    public let keyring: Keyring
+    /// Merchants and API keys.
+    public let merchants: MerchantService
+    /// Where the KEK came from.
+    public let keySource: MasterKeySource
+
+    /// Opens the database (migrating it), loads the master key and checks it against the database.
+    ///
+    /// The key is loaded and checked for permissions before the database is touched, so a
+    /// refused key changes nothing.
+    /// - Throws: key-file, configuration, SQLite and `KeyringError` errors.
+    public static func open(configuration: VaultConfiguration, logger: Logger) async throws -> VaultRuntime {
+        let source = MasterKeySource(configuration: configuration.keys)
+        let ring = try source.load(configuration: configuration.keys)
+        var options = SQLiteDatabase.Options()
+        options.readerCount = configuration.database.readers
+        let store = try SQLiteStore(path: configuration.database.path, options: options)
+        let keyring = Keyring(masterKeys: ring, store: store)
+        do {
+            try await keyring.verifyMasterKey()
+        } catch {
+            store.close()
+            throw error
+        }
+        logger.debug("vault opened", metadata: ["database": "\(configuration.database.path)", "keySource": "\(source.summary)"])
+        let merchants = MerchantService(
+            store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway)
+        return VaultRuntime(configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source)
+    }
+
+    /// Closes the database.
+    public func close() {
+        store.close()
+    }
+}

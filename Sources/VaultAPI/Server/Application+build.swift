@@ -1,0 +1,62 @@
+import Foundation
+public import Hummingbird
+public import Logging
+import NIOCore
+import ServiceLifecycle
+import Vault
+
+/// Builds the HTTP application over an opened runtime.
+/// - Parameters:
+///   - runtime: database, keys and services.
+///   - logger: the server's logger.
+///   - onServerRunning: called with the bound port once listening (tests bind port 0).
+public func buildApplication(
+    runtime: VaultRuntime, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> some ApplicationProtocol {
+    let server = runtime.configuration.server
+    var app = Application(
+        router: buildRouter(runtime: runtime),
+        configuration: .init(address: .hostname(server.host, port: server.port), serverName: "vault"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+        logger: logger)
+    app.addServices(IdempotencyPurgeService(store: runtime.store, retentionHours: runtime.configuration.idempotencyRetentionHours, logger: logger))
+    return app
+}
+
+/// Builds the router: operational routes at the root, the API under `/v1` behind authentication.
+public func buildRouter(runtime: VaultRuntime) -> Router<VaultRequestContext> {
+    let router = Router(context: VaultRequestContext.self)
+    router.add(middleware: ErrorEnvelopeMiddleware())
+    router.add(middleware: MetricsMiddleware())
+    HealthController(runtime: runtime).addRoutes(to: router)
+    MetricsController(registry: VaultMetrics.registry).addRoutes(to: router)
+    OpenAPIController().addRoutes(to: router)
+
+    let api = router.group("v1")
+        .add(middleware: RequestBodyMiddleware(maxBodyBytes: runtime.configuration.server.maxBodyBytes))
+        .add(middleware: AuthenticationMiddleware(merchants: runtime.merchants))
+        .group(context: AuthenticatedContext.self)
+        .add(middleware: RoleMiddleware())
+        .add(middleware: IdempotencyMiddleware(store: runtime.store))
+    AuditController(store: runtime.store).addRoutes(to: api)
+    return router
+}
+
+/// Forgets idempotency keys past their retention, hourly, until graceful shutdown.
+struct IdempotencyPurgeService: Service {
+    let store: any IdempotencyStore
+    let retentionHours: Int
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let purged = try await store.purgeIdempotencyKeys(olderThan: Date().addingTimeInterval(-Double(retentionHours) * 3600))
+                if purged > 0 { logger.info("purged idempotency keys", metadata: ["count": "\(purged)"]) }
+            } catch {
+                logger.warning("idempotency purge failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
+        }
+    }
+}

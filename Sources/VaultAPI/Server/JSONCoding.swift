@@ -1,0 +1,96 @@
+public import Foundation
+public import Hummingbird
+import NIOCore
+import Vault
+
+/// Decoding request bodies and encoding responses the same way on every route.
+public enum JSONCoding {
+    /// The encoder of every response: sorted keys, ISO 8601 instants.
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(date))
+        }
+        return encoder
+    }()
+
+    /// Decodes the (already collected) body as `type`.
+    ///
+    /// Not JSON or not UTF-8 is a 400; a missing field or a wrong type is a 422 naming the field.
+    public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        var request = request
+        let buffer = try await request.collectBody(upTo: .max)
+        guard buffer.readableBytes > 0 else {
+            throw APIError.malformed("The request needs a JSON body.", code: "missing_body")
+        }
+        let data = Data(buffer.readableBytesView)
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw apiError(for: error)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError.malformed("The request body is not valid JSON.")
+        }
+    }
+
+    /// A JSON response with `status`.
+    public static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try encoder.encode(value)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func apiError(for error: DecodingError) -> APIError {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            return .malformed("The request body is not valid JSON (or not UTF-8).")
+        case .dataCorrupted(let context):
+            return .invalid(context.debugDescription.isEmpty ? "Invalid value." : sanitized(context.debugDescription), code: "invalid_value", param: path(context.codingPath))
+        case .keyNotFound(let key, let context):
+            let param = path(context.codingPath + [key])
+            return .invalid("\(param) is required.", code: "missing", param: param)
+        case .valueNotFound(_, let context):
+            let param = path(context.codingPath)
+            return .invalid("\(param) must not be null.", code: "missing", param: param)
+        case .typeMismatch(let type, let context):
+            let param = path(context.codingPath)
+            return .invalid("\(param.isEmpty ? "The body" : param) must be \(describe(type)).", code: "invalid_type", param: param.isEmpty ? nil : param)
+        @unknown default:
+            return .malformed("The request body could not be read.")
+        }
+    }
+
+    /// A coding path as the API names fields: `card.number`, `customFields[0].name`.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        return text
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type, is Int32.Type: "an integer"
+        case is Bool.Type: "true or false"
+        case is Double.Type: "a number"
+        default:
+            String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+
+    /// Foundation's messages may quote the offending value; keep only a generic sentence.
+    private static func sanitized(_ message: String) -> String {
+        "The value is not valid here."
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The outermost middleware: gives every response a request id header, logs one access line, and
+/// turns every error into SPEC §9's envelope. Unknown errors become a bare 500 whose detail is
+/// only logged, never sent.
+struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = Self.response(for: error, request: request, context: context)
+        }
+        response.headers[.requestID] = context.id
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+                "durationMs": "\(String(format: "%.2f", milliseconds))",
+            ])
+        return response
+    }
+
+    static func response(for error: any Error, request: Request, context: Context) -> Response {
+        let apiError: APIError
+        switch error {
+        case let error as APIError:
+            apiError = error
+        case let error as any APIErrorConvertible:
+            apiError = error.apiError
+        case is NIOTooManyBytesError:
+            apiError = .tooLarge(limit: context.maxUploadSize)
+        case let error as HTTPError:
+            apiError = Self.apiError(for: error)
+        default:
+            context.logger.error(
+                "unhandled error", metadata: ["errorType": "\(String(reflecting: type(of: error)))", "error": "\(String(describing: error))"])
+            apiError = .internal(requestID: context.id)
+        }
+        if apiError.status.code >= 500, !(error is APIError) {
+            context.logger.error("request failed", metadata: ["status": "\(apiError.status.code)"])
+        }
+        return (try? apiError.response(from: request, context: context)) ?? Response(status: .internalServerError)
+    }
+
+    static func apiError(for error: HTTPError) -> APIError {
+        switch error.status {
+        case .notFound: return .notFound("route")
+        case .methodNotAllowed:
+            return APIError(status: .methodNotAllowed, type: "invalid_request_error", code: "method_not_allowed", message: "This route does not take that method.")
+        case .contentTooLarge: return .tooLarge(limit: 0)
+        case .unauthorized: return .unauthenticated
+        default:
+            return APIError(
+                status: error.status, type: error.status.code >= 500 ? "api_error" : "invalid_request_error",
+                code: error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"),
+                message: error.body ?? error.status.reasonPhrase)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    /// `X-Request-Id`, echoed on every response.
+    static var requestID: Self { .init("X-Request-Id")! }
+    /// `Idempotency-Key` on POSTs.
+    static var idempotencyKey: Self { .init("Idempotency-Key")! }
+    /// `Idempotent-Replayed: true` on replayed responses.
+    static var idempotentReplayed: Self { .init("Idempotent-Replayed")! }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Vault
+
+/// `Idempotency-Key` on POSTs (SPEC §9): the first response to a key is stored; the same key with
+/// the same request replays it; the same key with another request is a 409.
+///
+/// Responses of 5xx are not stored (the claim is released) so the client may retry.
+struct IdempotencyMiddleware: RouterMiddleware {
+    typealias Context = AuthenticatedContext
+
+    let store: any IdempotencyStore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .post, let key = request.headers[.idempotencyKey] else {
+            return try await next(request, context)
+        }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw APIError.malformed(
+                "Idempotency-Key must be 1-255 visible ASCII characters.", code: "invalid_idempotency_key", param: "Idempotency-Key")
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        var fingerprint = Array("\(request.method.rawValue) \(request.uri.path)?\(request.uri.query ?? "")\n".utf8)
+        fingerprint.append(contentsOf: body.readableBytesView)
+        let merchantID = context.merchant.id
+        switch try await store.claimIdempotencyKey(merchantID: merchantID, key: key, requestHash: Digest.sha256(fingerprint), now: Date()) {
+        case .replay(let status, let stored):
+            var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+            headers[.idempotentReplayed] = "true"
+            return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: stored)))
+        case .mismatch:
+            throw APIError(
+                status: .conflict, type: "idempotency_error", code: "idempotency_key_reused",
+                message: "This Idempotency-Key was already used with a different request.", param: "Idempotency-Key")
+        case .inProgress:
+            throw APIError(
+                status: .conflict, type: "idempotency_error", code: "idempotency_key_in_use",
+                message: "A request with this Idempotency-Key is still in progress; retry later.", param: "Idempotency-Key")
+        case .started:
+            var response: Response
+            do {
+                response = try await next(request, context)
+            } catch {
+                response = ErrorEnvelopeMiddleware<Context>.response(for: error, request: request, context: context)
+            }
+            let collector = BodyCollector()
+            try await response.body.write(collector)
+            let bytes = collector.bytes
+            response.body = ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+            if response.status.code < 500 {
+                try await store.completeIdempotentRequest(merchantID: merchantID, key: key, status: Int(response.status.code), body: bytes)
+            } else {
+                try await store.releaseIdempotencyKey(merchantID: merchantID, key: key)
+            }
+            return response
+        }
+    }
+}
+
+/// A response body writer that keeps what is written, so a response can be stored and replayed.
+private final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
+    // Written by one task at a time: the response body is written sequentially before `bytes` is read.
+    private(set) var bytes: [UInt8] = []
+
+    func write(_ buffer: ByteBuffer) async throws {
+        bytes.append(contentsOf: buffer.readableBytesView)
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

@@ -1,0 +1,3 @@
+import VaultAPI
+
+await VaultCommand.runAndExit()
