@@ -89,6 +89,8 @@ let package = Package(
             dependencies: [
                 "Scheduler",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -97,6 +99,7 @@ let package = Package(
             dependencies: [
                 "VaultAPI",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings

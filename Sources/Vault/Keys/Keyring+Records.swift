@@ -28,6 +28,13 @@ extension Keyring {
         return Int(blob[0]) << 24 | Int(blob[1]) << 16 | Int(blob[2]) << 8 | Int(blob[3])
     }
 
+    /// Seals plaintext that is already in locked memory (re-encryption), without copying it out.
+    public func sealRecord(_ plaintext: SecureBytes, merchantID: String, kind: String, recordID: String) async throws -> [UInt8] {
+        let (key, version) = try await key(merchantID: merchantID, purpose: .data)
+        let sealed = try RecordCipher.seal(plaintext, key: key, associatedData: Self.recordAD(merchantID, kind, recordID, version))
+        return Self.versionHeader(version) + sealed
+    }
+
     /// The merchant's fingerprint of a card number: keyed BLAKE2b, hex. The same PAN gives the
     /// same fingerprint within a merchant and unrelated ones across merchants.
     public func fingerprint(ofPAN digits: String, merchantID: String) async throws -> String {

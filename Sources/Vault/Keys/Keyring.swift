@@ -145,9 +145,7 @@ public final class Keyring: Sendable {
 
     private func wrap(_ key: SecureBytes, merchantID: String, purpose: KeyPurpose, version: Int, now: Date) throws -> WrappedKey {
         let (kekVersion, kek) = masterKeys.withLock { ($0.currentVersion, $0.current) }
-        let wrapped = try key.withUnsafeBytes { bytes in
-            try RecordCipher.seal(Array(bytes), key: kek, associatedData: Self.wrapAD(merchantID, purpose, version, kekVersion))
-        }
+        let wrapped = try RecordCipher.seal(key, key: kek, associatedData: Self.wrapAD(merchantID, purpose, version, kekVersion))
         return WrappedKey(merchantID: merchantID, purpose: purpose, version: version, kekVersion: kekVersion, wrapped: wrapped, createdAt: now)
     }
 

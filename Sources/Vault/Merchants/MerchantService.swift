@@ -127,6 +127,26 @@ public struct MerchantService: Sendable {
         keyring.evict(merchantID: merchant.id)
     }
 
+    /// Adds a new data-key version for the merchant and re-seals its gateway credentials under it;
+    /// its cards are then re-sealed by `SecureCardService.resealAll`.
+    /// - Returns: the new data-key version.
+    public func rotateDataKey(merchantID: String, actor: String, now: Date = Date()) async throws -> Int {
+        let (_, current) = try await keyring.key(merchantID: merchantID, purpose: .data)
+        let next = try keyring.newDataKeyVersion(merchantID: merchantID, version: current + 1, now: now)
+        try await store.storeWrappedKeys(
+            [next], audit: AuditEntry(merchantID: merchantID, actor: actor, action: "keys.data_key_rotated", objectType: "merchant",
+                                      objectID: merchantID, details: ["version": String(next.version)]))
+        if let merchant = try await store.merchant(id: merchantID), try await store.sealedGatewayCredentials(merchantID: merchantID) != nil {
+            let credentials = try await gatewayCredentials(merchantID: merchantID)
+            let sealed = try await sealCredentials(credentials, merchantID: merchantID, dataKeyVersion: next.version)
+            try await store.updateMerchant(
+                merchant, sealedGatewayCredentials: sealed,
+                audit: AuditEntry(merchantID: merchantID, actor: actor, action: "merchant.credentials_resealed", objectType: "merchant",
+                                  objectID: merchantID))
+        }
+        return next.version
+    }
+
     /// The merchant's gateway credentials, opened from their sealed form.
     public func gatewayCredentials(merchantID: String) async throws -> [String: String] {
         guard let sealed = try await store.sealedGatewayCredentials(merchantID: merchantID) else { return [:] }

@@ -81,5 +81,84 @@ public enum Schema {
             ) STRICT;
             CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
             """),
+        Migration(id: 2, name: "secure cards and custom fields", sql: """
+            CREATE TABLE custom_field_definitions (
+                merchant_id TEXT PRIMARY KEY REFERENCES merchants(id),
+                definitions TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            ) STRICT;
+
+            CREATE TABLE secure_cards (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                merchant_reference TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('active', 'deleted')),
+                card_type TEXT NOT NULL,
+                bin TEXT NOT NULL,
+                last4 TEXT NOT NULL,
+                masked_number TEXT NOT NULL,
+                expiry_month INTEGER NOT NULL,
+                expiry_year INTEGER NOT NULL,
+                entry_mode TEXT NOT NULL,
+                fingerprint TEXT NOT NULL,
+                key_version INTEGER NOT NULL,
+                sealed_card BLOB,
+                sealed_details BLOB,
+                verification TEXT,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                deleted_at TEXT,
+                purged_at TEXT
+            ) STRICT;
+            CREATE UNIQUE INDEX secure_cards_live_reference ON secure_cards(merchant_id, merchant_reference) WHERE status = 'active';
+            CREATE INDEX secure_cards_by_merchant ON secure_cards(merchant_id, seq);
+            CREATE INDEX secure_cards_by_fingerprint ON secure_cards(merchant_id, fingerprint);
+            CREATE INDEX secure_cards_by_key_version ON secure_cards(merchant_id, key_version);
+            """),
+        Migration(id: 3, name: "schedules and steps", sql: """
+            CREATE TABLE schedules (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                secure_card_id TEXT NOT NULL REFERENCES secure_cards(id),
+                status TEXT NOT NULL CHECK (status IN ('pending_confirmation', 'active', 'paused', 'past_due', 'completed', 'cancelled', 'expired')),
+                plan TEXT NOT NULL,
+                amount INTEGER NOT NULL CHECK (amount > 0),
+                currency TEXT NOT NULL,
+                description TEXT,
+                external_id TEXT,
+                receipt_email TEXT,
+                receipt_phone TEXT,
+                time_zone TEXT NOT NULL,
+                materialized_through TEXT,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                confirmed_at TEXT,
+                expires_at TEXT,
+                paused_at TEXT
+            ) STRICT;
+            CREATE INDEX schedules_by_merchant ON schedules(merchant_id, seq);
+            CREATE INDEX schedules_by_card ON schedules(secure_card_id, status);
+            CREATE INDEX schedules_pending ON schedules(status, expires_at);
+
+            CREATE TABLE schedule_steps (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                schedule_id TEXT NOT NULL REFERENCES schedules(id),
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                sequence INTEGER NOT NULL,
+                date TEXT NOT NULL,
+                due_at TEXT NOT NULL,
+                amount INTEGER NOT NULL CHECK (amount > 0),
+                currency TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('scheduled', 'processing', 'retry_pending', 'approved', 'failed', 'skipped', 'cancelled')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at TEXT,
+                updated_at TEXT NOT NULL,
+                UNIQUE (schedule_id, sequence)
+            ) STRICT;
+            CREATE INDEX schedule_steps_due ON schedule_steps(status, due_at);
+            """),
     ]
 }

@@ -39,8 +39,18 @@ struct KeysCommand: AsyncParsableCommand {
         @Flag(help: "Keep retired versions in the key file.")
         var keepOld = false
 
+        @Flag(help: "Rotate the merchants' data keys instead: a new data key each, then re-encrypt every record in batches.")
+        var data = false
+
+        @Option(help: "With --data, only this merchant.")
+        var merchant: String?
+
         func run() async throws {
             let configuration = try global.loadConfiguration()
+            if data {
+                try await rotateDataKeys(configuration)
+                return
+            }
             VaultLogging.bootstrap(configuration.logging)
             let source = MasterKeySource(configuration: configuration.keys)
             let logger = Logger(label: "vault.keys")
@@ -59,6 +69,22 @@ struct KeysCommand: AsyncParsableCommand {
             if case .file(let path) = source, !keepOld {
                 try MasterKeyFile.write(ring.removing(versionsBelow: ring.currentVersion), to: path)
                 print("removed retired versions from \(path)")
+            }
+        }
+
+        private func rotateDataKeys(_ configuration: VaultConfiguration) async throws {
+            VaultLogging.bootstrap(configuration.logging)
+            let runtime = try await VaultRuntime.open(configuration: configuration, logger: Logger(label: "vault.keys"))
+            defer { runtime.close() }
+            var merchants = try await runtime.store.merchants().filter { $0.status == .active }
+            if let merchant {
+                merchants = merchants.filter { $0.name == merchant }
+                guard !merchants.isEmpty else { throw MerchantError.notFound(merchant) }
+            }
+            for merchant in merchants {
+                let version = try await runtime.merchants.rotateDataKey(merchantID: merchant.id, actor: "cli")
+                let resealed = try await runtime.cards.resealAll(merchantID: merchant.id)
+                print("merchant \(merchant.name): data key version \(version), re-encrypted \(resealed) cards")
             }
         }
     }

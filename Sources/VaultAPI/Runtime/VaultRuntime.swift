@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import Scheduler
 public import Vault
 
 /// The opened database, checked key ring and domain services that every command and the server share.
@@ -14,13 +15,20 @@ public struct VaultRuntime: Sendable {
     public let merchants: MerchantService
     /// Where the KEK came from.
     public let keySource: MasterKeySource
+    /// Secure cards.
+    public let cards: SecureCardService
+    /// Gateway adapters by merchant configuration.
+    public let gateways: GatewayRegistry
 
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///
     /// The key is loaded and checked for permissions before the database is touched, so a
     /// refused key changes nothing.
     /// - Throws: key-file, configuration, SQLite and `KeyringError` errors.
-    public static func open(configuration: VaultConfiguration, logger: Logger) async throws -> VaultRuntime {
+    /// - Parameter gateways: the adapters to use (tests pass a sandbox with injected behaviour).
+    public static func open(configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry = GatewayRegistry()) async throws
+        -> VaultRuntime
+    {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
         var options = SQLiteDatabase.Options()
@@ -36,7 +44,10 @@ public struct VaultRuntime: Sendable {
         logger.debug("vault opened", metadata: ["database": "\(configuration.database.path)", "keySource": "\(source.summary)"])
         let merchants = MerchantService(
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway)
-        return VaultRuntime(configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source)
+        let verifier = GatewayCardVerifier(gateways: gateways, merchants: merchants, logger: logger)
+        let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)
+        return VaultRuntime(
+            configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways)
     }
 
     /// Closes the database.

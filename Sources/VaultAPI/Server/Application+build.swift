@@ -39,6 +39,8 @@ public func buildRouter(runtime: VaultRuntime) -> Router<VaultRequestContext> {
         .add(middleware: RoleMiddleware())
         .add(middleware: IdempotencyMiddleware(store: runtime.store))
     AuditController(store: runtime.store).addRoutes(to: api)
+    CustomFieldsController(store: runtime.store).addRoutes(to: api)
+    SecureCardsController(cards: runtime.cards).addRoutes(to: api)
     return router
 }
 

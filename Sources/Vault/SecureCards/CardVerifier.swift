@@ -1,0 +1,16 @@
+/// What a gateway said about a card it was asked to verify.
+public enum CardVerificationResult: Sendable, Equatable {
+    /// The card is good.
+    case verified(CardVerificationRecord)
+    /// The gateway refused the card.
+    case declined(code: String, category: String)
+    /// The gateway could not be asked (unreachable, misconfigured); nothing about the card is known.
+    case unavailable(reason: String)
+}
+
+/// Verifies cards with the merchant's gateway (account verification, or a small authorization
+/// voided at once). The CVV travels only into this call.
+public protocol CardVerifier: Sendable {
+    /// Verifies `card` for `merchant`; `reference` is unique per verification (idempotency).
+    func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult
+}

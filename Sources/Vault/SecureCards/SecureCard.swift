@@ -1,0 +1,94 @@
+public import Foundation
+
+/// A card token as merchants see it: masked card facts in the clear, personal details opened from
+/// their sealed form. The PAN itself never leaves the vault except towards a gateway.
+public struct SecureCard: Sendable, Equatable {
+    /// Whether the token can still be used.
+    public enum Status: String, Sendable, Codable {
+        /// Usable.
+        case active
+        /// Logically deleted; kept for history.
+        case deleted
+    }
+
+    /// The opaque token, `sc_...`, stable across updates.
+    public var reference: String
+    /// The merchant that owns it.
+    public var merchantID: String
+    /// The merchant's own key for the card, unique among its live cards.
+    public var merchantReference: String
+    /// Usable or deleted.
+    public var status: Status
+    /// Brand detected from the IIN.
+    public var cardType: CardBrand
+    /// First six digits.
+    public var bin: String
+    /// Last four digits.
+    public var last4: String
+    /// `411111******1111`.
+    public var maskedNumber: String
+    /// Expiry month and year.
+    public var expiry: CardExpiry
+    /// How the card was captured.
+    public var entryMode: EntryMode
+    /// Per-merchant keyed hash of the PAN.
+    public var fingerprint: String
+    /// Data-key version that sealed the record.
+    public var keyVersion: Int
+    /// Cardholder name (sealed at rest); nil after a purge or when not given.
+    public var holderName: String?
+    /// Customer details (sealed at rest).
+    public var customer: Customer?
+    /// Merchant-defined fields (sealed at rest).
+    public var customFields: [CustomField]
+    /// The outcome of gateway verification, if one ran.
+    public var verification: CardVerificationRecord?
+    /// When registered.
+    public var createdAt: Date
+    /// When last changed.
+    public var updatedAt: Date
+    /// When deleted.
+    public var deletedAt: Date?
+    /// When the encrypted card data was destroyed.
+    public var purgedAt: Date?
+    /// Insertion order, for list cursors.
+    public var sequence: Int64
+}
+
+/// What gateway verification said when the card was registered or its data replaced.
+public struct CardVerificationRecord: Sendable, Equatable, Codable {
+    /// `verified`.
+    public var status: String
+    /// Adapter that verified it.
+    public var gateway: String
+    /// The gateway's transaction id of the verification.
+    public var transactionId: String?
+    /// AVS result code.
+    public var avsResult: String?
+    /// CVV result code.
+    public var cvvResult: String?
+    /// When.
+    public var verifiedAt: Date
+
+    /// Creates a record.
+    public init(status: String, gateway: String, transactionId: String?, avsResult: String?, cvvResult: String?, verifiedAt: Date) {
+        self.status = status
+        self.gateway = gateway
+        self.transactionId = transactionId
+        self.avsResult = avsResult
+        self.cvvResult = cvvResult
+        self.verifiedAt = verifiedAt
+    }
+}
+
+/// The card data that is sealed: the PAN and the holder name.
+struct SealedCardData: Codable {
+    var pan: String
+    var holderName: String?
+}
+
+/// The personal details that are sealed.
+struct SealedCardDetails: Codable {
+    var customer: Customer?
+    var customFields: [CustomField]
+}

@@ -1,0 +1,268 @@
+public import Foundation
+
+/// The vault's operations on secure cards (SPEC §4): validate, verify, seal, store, and open again.
+public struct SecureCardService: Sendable {
+    static let cardKind = "card"
+    static let detailsKind = "card_details"
+
+    private let store: any SecureCardStore & CustomFieldStore
+    private let keyring: Keyring
+    private let verifier: any CardVerifier
+
+    /// A service over `store`, sealing with `keyring`, verifying through `verifier`.
+    public init(store: any SecureCardStore & CustomFieldStore, keyring: Keyring, verifier: any CardVerifier) {
+        self.store = store
+        self.keyring = keyring
+        self.verifier = verifier
+    }
+
+    /// Registers a card: validates everything first, verifies with the gateway when asked, then
+    /// seals and stores it. Nothing is stored when any step fails.
+    /// - Throws: `CardDataError` (422), `SecureCardError` (409, 402, 502).
+    public func register(_ request: SecureCardRegistration, merchant: Merchant, actor: String, now: Date = Date()) async throws -> SecureCard {
+        let reference = try MerchantReference(validating: request.merchantReference)
+        let captured = try request.source.capture()
+        try Self.checkNotExpired(captured, merchant: merchant, now: now)
+        let customer = try Self.validated(request.customer)
+        let customFields = request.customFields ?? []
+        try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
+        if try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
+            throw SecureCardError.referenceTaken(reference.value)
+        }
+        let token = OpaqueToken.make(prefix: "sc_", randomBits: 160)
+        let verification = try await verifyIfAsked(request.verify, captured: captured, merchant: merchant, reference: token, now: now)
+        let row = try await sealedRow(
+            token: token, merchantID: merchant.id, merchantReference: reference.value, captured: captured, customer: customer,
+            customFields: customFields, verification: verification, createdAt: now, updatedAt: now)
+        try await store.insertSecureCard(
+            row, audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "secure_card.registered", objectType: "secure_card",
+                                   objectID: token, details: ["merchantReference": reference.value, "entryMode": captured.entryMode.rawValue,
+                                                              "last4": captured.pan.last4, "verified": verification == nil ? "false" : "true"]))
+        return try await open(row)
+    }
+
+    /// The live card with this merchantReference.
+    public func retrieve(merchantReference: String, merchant: Merchant) async throws -> SecureCard {
+        guard let row = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference) else {
+            throw SecureCardError.notFound
+        }
+        return try await open(row)
+    }
+
+    /// The card with this token, live or deleted.
+    public func retrieve(reference: String, merchant: Merchant) async throws -> SecureCard {
+        guard let row = try await store.secureCard(merchantID: merchant.id, reference: reference) else { throw SecureCardError.notFound }
+        return try await open(row)
+    }
+
+    /// Applies a PATCH: present fields replace, absent stay, null clears; new card data by any
+    /// method replaces the card (same token).
+    public func update(merchantReference: String, with update: SecureCardUpdate, merchant: Merchant, actor: String, now: Date = Date()) async throws
+        -> SecureCard
+    {
+        guard let existing = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference) else {
+            throw SecureCardError.notFound
+        }
+        let current = try await open(existing)
+        var customer = current.customer
+        switch update.customer {
+        case .absent: break
+        case .clear: customer = nil
+        case .set(let given): customer = try Self.validated(Self.merge(given, into: customer))
+        }
+        var customFields = current.customFields
+        switch update.customFields {
+        case .absent: break
+        case .clear: customFields = []
+        case .set(let given): customFields = given
+        }
+        if update.customFields != .absent {
+            try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
+        }
+        var changed: [String] = []
+        if update.customer != .absent { changed.append("customer") }
+        if update.customFields != .absent { changed.append("customFields") }
+        let row: SecureCardRow
+        if update.source.isPresent {
+            let captured = try update.source.capture()
+            try Self.checkNotExpired(captured, merchant: merchant, now: now)
+            let verification = try await verifyIfAsked(update.verify, captured: captured, merchant: merchant, reference: existing.reference, now: now)
+            row = try await sealedRow(
+                token: existing.reference, merchantID: merchant.id, merchantReference: existing.merchantReference, captured: captured,
+                customer: customer, customFields: customFields, verification: verification, createdAt: existing.createdAt, updatedAt: now,
+                sequence: existing.sequence)
+            changed.append("card")
+        } else {
+            guard existing.sealedCard != nil else { throw SecureCardError.purged }
+            var resealed = existing
+            resealed.sealedDetails = try await sealDetails(customer: customer, customFields: customFields, merchantID: merchant.id, token: existing.reference)
+            resealed.updatedAt = now
+            row = resealed
+        }
+        try await store.updateSecureCard(
+            row, audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "secure_card.updated", objectType: "secure_card",
+                                   objectID: existing.reference, details: ["merchantReference": existing.merchantReference,
+                                                                           "changed": changed.joined(separator: ",")]))
+        return try await open(row)
+    }
+
+    /// Logically deletes a live card (optionally cancelling its schedules and destroying its data).
+    /// - Returns: the deleted card and the ids of cancelled schedules.
+    public func delete(merchantReference: String, cancelSchedules: Bool, purge: Bool, merchant: Merchant, actor: String, now: Date = Date())
+        async throws -> (card: SecureCard, cancelledSchedules: [String])
+    {
+        guard let existing = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference) else {
+            throw SecureCardError.notFound
+        }
+        let cancelled: [String]
+        do {
+            cancelled = try await store.deleteSecureCard(
+                merchantID: merchant.id, reference: existing.reference, cancelSchedules: cancelSchedules, purge: purge, at: now,
+                audit: AuditEntry(merchantID: merchant.id, actor: actor, action: purge ? "secure_card.purged" : "secure_card.deleted",
+                                  objectType: "secure_card", objectID: existing.reference,
+                                  details: ["merchantReference": merchantReference, "cancelSchedules": String(cancelSchedules)]))
+        } catch let inUse as SchedulesInUse {
+            throw SecureCardError.inUse(scheduleIDs: inUse.scheduleIDs)
+        }
+        guard let deleted = try await store.secureCard(merchantID: merchant.id, reference: existing.reference) else {
+            throw SecureCardError.notFound
+        }
+        return (try await open(deleted), cancelled)
+    }
+
+    /// A page of cards.
+    public func list(merchant: Merchant, query: SecureCardQuery) async throws -> [SecureCard] {
+        var cards: [SecureCard] = []
+        for row in try await store.secureCards(merchantID: merchant.id, query: query) {
+            cards.append(try await open(row))
+        }
+        return cards
+    }
+
+    /// The PAN and holder name of a live card, opened for a gateway call only.
+    public func cardForCharge(reference: String, merchantID: String) async throws -> (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?) {
+        guard let row = try await store.secureCard(merchantID: merchantID, reference: reference), row.status == .active else {
+            throw SecureCardError.notFound
+        }
+        guard let sealed = row.sealedCard else { throw SecureCardError.purged }
+        let data = try await openJSON(SealedCardData.self, sealed, merchantID: merchantID, kind: Self.cardKind, token: reference)
+        return (try PrimaryAccountNumber(validating: data.pan), row.expiry, data.holderName)
+    }
+
+    /// Re-encrypts a merchant's cards under its newest data key, in batches; safe while serving.
+    /// - Returns: how many records were resealed.
+    public func resealAll(merchantID: String, batchSize: Int = 500) async throws -> Int {
+        let (_, newest) = try await keyring.key(merchantID: merchantID, purpose: .data)
+        var total = 0
+        while true {
+            let batch = try await store.secureCardsToReseal(merchantID: merchantID, belowKeyVersion: newest, limit: batchSize)
+            if batch.isEmpty { return total }
+            var pairs: [(old: SecureCardRow, new: SecureCardRow)] = []
+            for old in batch {
+                var new = old
+                if let sealed = old.sealedCard {
+                    let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.cardKind, recordID: old.reference)
+                    new.sealedCard = try await keyring.sealRecord(plain, merchantID: merchantID, kind: Self.cardKind, recordID: old.reference)
+                }
+                if let sealed = old.sealedDetails {
+                    let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.detailsKind, recordID: old.reference)
+                    new.sealedDetails = try await keyring.sealRecord(plain, merchantID: merchantID, kind: Self.detailsKind, recordID: old.reference)
+                }
+                new.keyVersion = newest
+                pairs.append((old, new))
+            }
+            total += try await store.resealSecureCards(pairs)
+        }
+    }
+
+    // MARK: - Sealing
+
+    private func sealedRow(
+        token: String, merchantID: String, merchantReference: String, captured: CapturedCard, customer: Customer?, customFields: [CustomField],
+        verification: CardVerificationRecord?, createdAt: Date, updatedAt: Date, sequence: Int64 = 0
+    ) async throws -> SecureCardRow {
+        let cardJSON = try JSONEncoder().encode(SealedCardData(pan: captured.pan.digits, holderName: captured.holderName))
+        var cardBytes = [UInt8](cardJSON)
+        defer { cardBytes.withUnsafeMutableBytes { buffer in for index in buffer.indices { buffer[index] = 0 } } }
+        let sealedCard = try await keyring.sealRecord(cardBytes, merchantID: merchantID, kind: Self.cardKind, recordID: token)
+        let sealedDetails = try await sealDetails(customer: customer, customFields: customFields, merchantID: merchantID, token: token)
+        return SecureCardRow(
+            reference: token, merchantID: merchantID, merchantReference: merchantReference, status: .active, cardType: captured.pan.brand,
+            bin: captured.pan.bin, last4: captured.pan.last4, maskedNumber: captured.pan.masked, expiry: captured.expiry,
+            entryMode: captured.entryMode, fingerprint: try await keyring.fingerprint(ofPAN: captured.pan.digits, merchantID: merchantID),
+            keyVersion: Keyring.keyVersion(ofSealedRecord: sealedCard) ?? 1, sealedCard: sealedCard, sealedDetails: sealedDetails,
+            verification: verification, createdAt: createdAt, updatedAt: updatedAt, deletedAt: nil, purgedAt: nil, sequence: sequence)
+    }
+
+    private func sealDetails(customer: Customer?, customFields: [CustomField], merchantID: String, token: String) async throws -> [UInt8] {
+        let json = try JSONEncoder().encode(SealedCardDetails(customer: customer, customFields: customFields))
+        return try await keyring.sealRecord(Array(json), merchantID: merchantID, kind: Self.detailsKind, recordID: token)
+    }
+
+    private func open(_ row: SecureCardRow) async throws -> SecureCard {
+        var holderName: String?
+        if let sealed = row.sealedCard {
+            holderName = try await openJSON(SealedCardData.self, sealed, merchantID: row.merchantID, kind: Self.cardKind, token: row.reference).holderName
+        }
+        var details = SealedCardDetails(customer: nil, customFields: [])
+        if let sealed = row.sealedDetails {
+            details = try await openJSON(SealedCardDetails.self, sealed, merchantID: row.merchantID, kind: Self.detailsKind, token: row.reference)
+        }
+        return SecureCard(
+            reference: row.reference, merchantID: row.merchantID, merchantReference: row.merchantReference, status: row.status,
+            cardType: row.cardType, bin: row.bin, last4: row.last4, maskedNumber: row.maskedNumber, expiry: row.expiry, entryMode: row.entryMode,
+            fingerprint: row.fingerprint, keyVersion: row.keyVersion, holderName: holderName, customer: details.customer,
+            customFields: details.customFields, verification: row.verification, createdAt: row.createdAt, updatedAt: row.updatedAt,
+            deletedAt: row.deletedAt, purgedAt: row.purgedAt, sequence: row.sequence)
+    }
+
+    private func openJSON<T: Decodable>(_ type: T.Type, _ sealed: [UInt8], merchantID: String, kind: String, token: String) async throws -> T {
+        let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: kind, recordID: token)
+        return try plain.withUnsafeBytes { try JSONDecoder().decode(T.self, from: Data($0)) }
+    }
+
+    // MARK: - Rules
+
+    private func verifyIfAsked(_ verify: Bool?, captured: CapturedCard, merchant: Merchant, reference: String, now: Date) async throws
+        -> CardVerificationRecord?
+    {
+        guard verify ?? merchant.verifyOnRegistration else { return nil }
+        switch await verifier.verify(captured, merchant: merchant, reference: reference) {
+        case .verified(let record): return record
+        case .declined(let code, let category): throw SecureCardError.verificationDeclined(code: code, category: category)
+        case .unavailable(let reason): throw SecureCardError.verificationUnavailable(reason: reason)
+        }
+    }
+
+    static func checkNotExpired(_ captured: CapturedCard, merchant: Merchant, now: Date) throws {
+        let expiry = captured.expiry
+        let field = switch captured.entryMode {
+        case .keyed, .ocr: "card.expiryDate"
+        case .track: "track"
+        case .emv: "emv"
+        }
+        let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
+        let today = CivilDate.today(in: zone, now: now)
+        if expiry.isExpired(currentYear: today.year, currentMonth: today.month) {
+            throw CardDataError(field: field, code: "expired", message: "The card expired at the end of \(expiry).")
+        }
+    }
+
+    static func validated(_ customer: Customer?) throws -> Customer? {
+        guard let customer else { return nil }
+        let normalized = customer.normalized()
+        try normalized.validate()
+        return normalized
+    }
+
+    static func merge(_ given: Customer, into current: Customer?) -> Customer {
+        var merged = current ?? Customer()
+        if let value = given.email { merged.email = value }
+        if let value = given.mobileNumber { merged.mobileNumber = value }
+        if let value = given.city { merged.city = value }
+        if let value = given.region { merged.region = value }
+        if let value = given.country { merged.country = value }
+        if let value = given.ipAddress { merged.ipAddress = value }
+        return merged
+    }
+}

@@ -1,0 +1,98 @@
+public import Foundation
+
+/// A secure card as stored: clear metadata plus sealed blobs.
+public struct SecureCardRow: Sendable, Equatable {
+    /// Token.
+    public var reference: String
+    /// Owner.
+    public var merchantID: String
+    /// Merchant's key.
+    public var merchantReference: String
+    /// Status.
+    public var status: SecureCard.Status
+    /// Brand.
+    public var cardType: CardBrand
+    /// First six.
+    public var bin: String
+    /// Last four.
+    public var last4: String
+    /// Masked PAN.
+    public var maskedNumber: String
+    /// Expiry.
+    public var expiry: CardExpiry
+    /// Capture method.
+    public var entryMode: EntryMode
+    /// Keyed hash of the PAN.
+    public var fingerprint: String
+    /// Data-key version of the sealed blobs.
+    public var keyVersion: Int
+    /// PAN and holder name, sealed; nil once purged.
+    public var sealedCard: [UInt8]?
+    /// Customer and custom fields, sealed.
+    public var sealedDetails: [UInt8]?
+    /// Verification outcome.
+    public var verification: CardVerificationRecord?
+    /// Timestamps.
+    public var createdAt: Date
+    /// Last change.
+    public var updatedAt: Date
+    /// Deletion time.
+    public var deletedAt: Date?
+    /// Purge time.
+    public var purgedAt: Date?
+    /// Insertion order, for pagination.
+    public var sequence: Int64
+}
+
+/// How to find secure cards.
+public struct SecureCardQuery: Sendable {
+    /// Matches merchantReference (prefix), last4 or bin.
+    public var text: String?
+    /// An exact token.
+    public var cardReference: String?
+    /// Include deleted cards.
+    public var includeDeleted = false
+    /// Start after this insertion sequence.
+    public var afterSequence: Int64?
+    /// Page size.
+    public var limit = 20
+
+    /// Creates a query.
+    public init(text: String? = nil, cardReference: String? = nil, includeDeleted: Bool = false, afterSequence: Int64? = nil, limit: Int = 20) {
+        self.text = text
+        self.cardReference = cardReference
+        self.includeDeleted = includeDeleted
+        self.afterSequence = afterSequence
+        self.limit = limit
+    }
+}
+
+/// Schedules that still use a card (`pending_confirmation`, `active`, `paused`, `past_due`).
+public struct SchedulesInUse: Error, Equatable, Sendable {
+    /// Their ids.
+    public var scheduleIDs: [String]
+}
+
+/// Persistence of secure cards. Every change records its audit event atomically.
+public protocol SecureCardStore: Sendable {
+    /// Inserts a new card; throws `SecureCardError.referenceTaken` when the merchantReference is live.
+    func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws
+    /// Replaces a live card's mutable columns (matched by token and merchant).
+    func updateSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws
+    /// The live card with this merchantReference.
+    func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow?
+    /// The card with this token (live or deleted).
+    func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow?
+    /// A page of cards in insertion order.
+    func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow]
+    /// Deletes a live card; with `cancelSchedules` cancels the schedules using it, otherwise throws
+    /// `SchedulesInUse` when there are any; with `purge` destroys its sealed data.
+    /// - Returns: the ids of cancelled schedules.
+    func deleteSecureCard(
+        merchantID: String, reference: String, cancelSchedules: Bool, purge: Bool, at: Date, audit: AuditEntry
+    ) async throws -> [String]
+    /// Up to `limit` cards of a merchant sealed under a data key older than `keyVersion`.
+    func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow]
+    /// Replaces the sealed blobs of cards still at the key version they were read with.
+    func resealSecureCards(_ rows: [(old: SecureCardRow, new: SecureCardRow)]) async throws -> Int
+}

@@ -1,0 +1,40 @@
+internal import CSQLite
+
+extension SQLiteConnection {
+    /// Applies the settings every connection needs (SPEC §11): WAL, `synchronous=FULL`,
+    /// foreign keys, secure delete, busy timeout and defensive mode; readers are also `query_only`.
+    ///
+    /// - Throws: `SQLiteError` if a setting fails or the journal mode is not `wal` afterwards.
+    func configure(role: Role, busyTimeoutMilliseconds: Int32) throws {
+        guard let handle else {
+            throw SQLiteError.misuse("the database connection is closed")
+        }
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        let defensive = csqlite_enable_defensive(handle)
+        guard defensive == SQLITE_OK else {
+            throw SQLiteError.last(on: handle, code: defensive, sql: nil)
+        }
+        let journalModeSQL = "PRAGMA journal_mode=WAL"
+        guard case .text(let mode) = try singleValue(journalModeSQL), mode.lowercased() == "wal" else {
+            throw SQLiteError(
+                extendedCode: SQLITE_ERROR,
+                message: "could not enable WAL mode; WAL needs a database file on a local disk (not :memory:)",
+                sql: journalModeSQL
+            )
+        }
+        try execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON")
+        if role == .reader {
+            try execute("PRAGMA query_only=ON")
+        }
+    }
+
+    /// The first column of the first row of `sql`, prepared without caching.
+    func singleValue(_ sql: String) throws -> SQLiteValue {
+        guard let handle else {
+            throw SQLiteError.misuse("the database connection is closed", sql: sql)
+        }
+        let statement = try Statement(connection: handle, sql: sql, persistent: false)
+        guard try statement.step() else { return .null }
+        return statement.rowValues().first ?? .null
+    }
+}

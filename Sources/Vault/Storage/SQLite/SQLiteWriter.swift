@@ -1,0 +1,193 @@
+internal import CSQLite
+import Foundation
+
+/// One write body waiting for, or running on, the writer thread.
+///
+/// `perform` is dropped as soon as it has run or the job has failed, before the caller is
+/// told the outcome: `writeNow` relies on this to pass a non-escaping body through.
+final class WriteJob {
+    /// Reports the outcome of a performed body once the batch's `COMMIT` is known (`nil` on success).
+    typealias Completion = (_ commitError: (any Error)?) -> Void
+
+    private var perform: ((SQLiteConnection) -> Completion)?
+    private let failure: (any Error) -> Void
+
+    /// - Parameters:
+    ///   - perform: runs the body in its savepoint and returns how to report the outcome.
+    ///   - fail: reports an error for a body that never ran (closed database, `BEGIN` failed).
+    init(perform: @escaping (SQLiteConnection) -> Completion, fail: @escaping (any Error) -> Void) {
+        self.perform = perform
+        self.failure = fail
+    }
+
+    /// Runs the body once, releasing it before returning its completion.
+    func run(on connection: SQLiteConnection) -> Completion {
+        guard let perform else {
+            preconditionFailure("a write job runs once")
+        }
+        self.perform = nil
+        return perform(connection)
+    }
+
+    /// Reports `error` without running the body.
+    func fail(_ error: any Error) {
+        perform = nil
+        failure(error)
+    }
+}
+
+/// The single writer connection and its thread, committing queued write bodies in batches
+/// (group commit): one `BEGIN IMMEDIATE`, one savepoint per body, one fsync'd `COMMIT`.
+///
+/// `@unchecked Sendable` is safe because `queue`, `isClosing`, `isFinished`, `runningThread`
+/// and `committedBatches` are only touched with `condition` locked, and `connection` is only
+/// used on the writer thread once that thread has started.
+final class SQLiteWriter: @unchecked Sendable {
+    private let connection: SQLiteConnection
+    private let maxBatchSize: Int
+    private let condition = NSCondition()
+    private var queue: [WriteJob] = []
+    private var isClosing = false
+    private var isFinished = false
+    private var runningThread: Thread?
+    private var committedBatches = 0
+
+    /// Takes ownership of `connection` and starts the writer thread.
+    init(connection: SQLiteConnection, maxBatchSize: Int) {
+        self.connection = connection
+        self.maxBatchSize = max(1, maxBatchSize)
+        let thread = Thread { [self] in
+            runLoop()
+        }
+        thread.name = "vault.sqlite.writer"
+        thread.start()
+    }
+
+    /// Queues `job`; it fails at once if the writer is closing.
+    func submit(_ job: WriteJob) {
+        condition.lock()
+        guard !isClosing else {
+            condition.unlock()
+            job.fail(SQLiteError.misuse("the database is closed"))
+            return
+        }
+        queue.append(job)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// True when called from the writer thread, i.e. from inside a write body.
+    var isOnWriterThread: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return runningThread.map { $0 === Thread.current } ?? false
+    }
+
+    /// Number of batches committed so far (each one `COMMIT`, one fsync).
+    var commitCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return committedBatches
+    }
+
+    /// Number of jobs queued and not yet taken into a batch.
+    var queuedJobCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count
+    }
+
+    /// Stops accepting jobs, lets queued ones commit, and closes the connection. Idempotent.
+    ///
+    /// Waits for the writer thread to finish, except when called from that thread itself.
+    func close() {
+        condition.lock()
+        defer { condition.unlock() }
+        isClosing = true
+        condition.broadcast()
+        guard runningThread.map({ $0 !== Thread.current }) ?? true else { return }
+        while !isFinished {
+            condition.wait()
+        }
+    }
+
+    private func runLoop() {
+        condition.lock()
+        runningThread = Thread.current
+        condition.unlock()
+        while let batch = nextBatch() {
+            commit(batch)
+        }
+        connection.close()
+        condition.lock()
+        isFinished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits for jobs and takes up to `maxBatchSize` of them; `nil` once closing and drained.
+    private func nextBatch() -> [WriteJob]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !isClosing {
+            condition.wait()
+        }
+        guard !queue.isEmpty else { return nil }
+        let count = min(maxBatchSize, queue.count)
+        let batch = Array(queue.prefix(count))
+        queue.removeFirst(count)
+        return batch
+    }
+
+    private func commit(_ batch: [WriteJob]) {
+        // A body that ended the batch's transaction itself and opened another must not wedge the writer.
+        connection.rollbackIfStillInTransaction()
+        do {
+            try connection.beginImmediateTransaction()
+        } catch {
+            batch.forEach { $0.fail(error) }
+            return
+        }
+        var completions: [WriteJob.Completion] = []
+        completions.reserveCapacity(batch.count)
+        var performed = 0
+        // A body's error can make SQLite roll back the whole transaction (SQLITE_FULL, IOERR);
+        // later bodies must not then run in autocommit mode, so they go back to the queue.
+        while performed < batch.count, connection.isInTransaction {
+            completions.append(batch[performed].run(on: connection))
+            performed += 1
+        }
+        let commitError = finishTransaction()
+        if performed < batch.count {
+            requeue(batch[performed...])
+        }
+        for completion in completions {
+            completion(commitError)
+        }
+    }
+
+    /// Commits the batch's transaction; the error every performed body reports, or `nil`.
+    private func finishTransaction() -> (any Error)? {
+        guard connection.isInTransaction else {
+            return SQLiteError(
+                extendedCode: SQLITE_ABORT,
+                message: "SQLite rolled back the write batch after an error in one of its bodies"
+            )
+        }
+        do {
+            try connection.commitTransaction()
+        } catch {
+            return error
+        }
+        condition.lock()
+        committedBatches += 1
+        condition.unlock()
+        return nil
+    }
+
+    private func requeue(_ jobs: ArraySlice<WriteJob>) {
+        condition.lock()
+        queue.insert(contentsOf: jobs, at: 0)
+        condition.unlock()
+    }
+}

@@ -1,0 +1,144 @@
+internal import CSQLite
+
+/// One prepared SQL statement, finalized when released.
+///
+/// Statements belong to one `SQLiteConnection` and share its thread confinement.
+/// Cached statements are prepared with `SQLITE_PREPARE_PERSISTENT`; after every use they
+/// are reset and their bindings cleared, so no card data lingers in a cached statement.
+final class Statement {
+    /// The `sqlite3_stmt` handle.
+    let handle: OpaquePointer
+    /// The SQL text, as reported in errors (never expanded with arguments).
+    let sql: String
+    /// Set while the statement is being stepped, so a re-entrant use of the same SQL
+    /// (from inside a `forEachRow` body) gets its own statement instead of resetting this one.
+    var isInUse = false
+
+    /// Prepares exactly one statement from `sql`.
+    ///
+    /// - Throws: `SQLiteError` if SQLite rejects the SQL, if it is empty, or if it holds
+    ///   more than one statement.
+    init(connection: OpaquePointer, sql: String, persistent: Bool) throws {
+        var statement: OpaquePointer?
+        var hasTrailingStatement = false
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let code = sql.withCString { text -> Int32 in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(connection, text, -1, flags, &statement, &tail)
+            if code == SQLITE_OK, let tail, tail.pointee != 0 {
+                hasTrailingStatement = Self.holdsStatement(tail, connection: connection)
+            }
+            return code
+        }
+        guard code == SQLITE_OK else {
+            throw SQLiteError.last(on: connection, code: code, sql: sql)
+        }
+        guard let statement else {
+            throw SQLiteError.misuse("no SQL statement to prepare", sql: sql)
+        }
+        guard !hasTrailingStatement else {
+            sqlite3_finalize(statement)
+            throw SQLiteError.misuse("expected one SQL statement; use execute(_:) for scripts", sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds `arguments` to the `?` parameters, in order.
+    ///
+    /// - Throws: `SQLiteError` (`SQLITE_RANGE`) when the count does not match the parameters.
+    func bind(_ arguments: [any SQLiteBindable]) throws {
+        let parameterCount = Int(sqlite3_bind_parameter_count(handle))
+        guard arguments.count == parameterCount else {
+            throw SQLiteError(
+                extendedCode: SQLITE_RANGE,
+                message: "statement expects \(parameterCount) arguments, got \(arguments.count)",
+                sql: sql
+            )
+        }
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch argument.sqliteValue {
+            case .null:
+                code = sqlite3_bind_null(handle, index)
+            case .integer(let value):
+                code = sqlite3_bind_int64(handle, index, value)
+            case .real(let value):
+                code = sqlite3_bind_double(handle, index, value)
+            case .text(let value):
+                let length = Int32(clamping: value.utf8.count)
+                code = value.withCString { sqlite3_bind_text(handle, index, $0, length, csqlite_transient()) }
+            case .blob(let bytes):
+                // A nil pointer would bind NULL, so the empty blob needs its own call.
+                code = bytes.isEmpty
+                    ? sqlite3_bind_zeroblob(handle, index, 0)
+                    : bytes.withUnsafeBytes {
+                        sqlite3_bind_blob(handle, index, $0.baseAddress, Int32(clamping: $0.count), csqlite_transient())
+                    }
+            }
+            guard code == SQLITE_OK else {
+                throw SQLiteError.last(on: sqlite3_db_handle(handle), code: code, sql: sql)
+            }
+        }
+    }
+
+    /// Advances the statement: `true` when a row is ready, `false` when done.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw SQLiteError.last(on: sqlite3_db_handle(handle), code: code, sql: sql)
+        }
+    }
+
+    /// Resets the statement and clears its bindings, ready for the next use.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// The result column names of the current execution.
+    func columnNames() -> [String] {
+        (0..<sqlite3_column_count(handle)).map { column in
+            sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
+        }
+    }
+
+    /// The values of the current row, in column order.
+    func rowValues() -> [SQLiteValue] {
+        (0..<sqlite3_column_count(handle)).map(value(at:))
+    }
+
+    private func value(at column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            guard let bytes = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default:
+            return .null
+        }
+    }
+
+    /// Whether the text after the first statement holds another one (not just blanks and comments).
+    private static func holdsStatement(_ text: UnsafePointer<CChar>, connection: OpaquePointer) -> Bool {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection, text, -1, 0, &statement, nil)
+        sqlite3_finalize(statement)
+        return code != SQLITE_OK || statement != nil
+    }
+}

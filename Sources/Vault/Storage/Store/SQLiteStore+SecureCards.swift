@@ -1,0 +1,167 @@
+public import Foundation
+
+extension SQLiteStore: SecureCardStore {
+    public func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            do {
+                try connection.run(
+                    """
+                    INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, bin, last4, masked_number, expiry_month,
+                        expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at)
+                    VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [row.reference, row.merchantID, row.merchantReference, row.cardType.rawValue, row.bin, row.last4, row.maskedNumber,
+                     row.expiry.month, row.expiry.year, row.entryMode.rawValue, row.fingerprint, row.keyVersion, row.sealedCard,
+                     row.sealedDetails, try Self.json(row.verification), Timestamp.string(row.createdAt), Timestamp.string(row.updatedAt)])
+            } catch let error as SQLiteError where error.isUniqueViolation {
+                throw SecureCardError.referenceTaken(row.merchantReference)
+            }
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func updateSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE secure_cards SET card_type = ?, bin = ?, last4 = ?, masked_number = ?, expiry_month = ?, expiry_year = ?,
+                    entry_mode = ?, fingerprint = ?, key_version = ?, sealed_card = ?, sealed_details = ?, verification = ?, updated_at = ?
+                WHERE id = ? AND merchant_id = ? AND status = 'active'
+                """,
+                [row.cardType.rawValue, row.bin, row.last4, row.maskedNumber, row.expiry.month, row.expiry.year, row.entryMode.rawValue,
+                 row.fingerprint, row.keyVersion, row.sealedCard, row.sealedDetails, try Self.json(row.verification),
+                 Timestamp.string(row.updatedAt), row.reference, row.merchantID])
+            guard connection.changes == 1 else { throw SecureCardError.notFound }
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
+        try await database.read { connection in
+            try connection.queryOne(
+                "SELECT * FROM secure_cards WHERE merchant_id = ? AND merchant_reference = ? AND status = 'active'", [merchantID, merchantReference]
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow? {
+        try await database.read { connection in
+            try connection.queryOne("SELECT * FROM secure_cards WHERE merchant_id = ? AND id = ?", [merchantID, reference]).map(Self.secureCardRow)
+        }
+    }
+
+    public func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow] {
+        try await database.read { connection in
+            var sql = "SELECT * FROM secure_cards WHERE merchant_id = ?"
+            var arguments: [any SQLiteBindable] = [merchantID]
+            if !query.includeDeleted { sql += " AND status = 'active'" }
+            if let reference = query.cardReference {
+                sql += " AND id = ?"
+                arguments.append(reference)
+            }
+            if let text = query.text, !text.isEmpty {
+                sql += " AND (merchant_reference LIKE ? ESCAPE '\\' OR last4 = ? OR bin = ?)"
+                let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                    .replacingOccurrences(of: "_", with: "\\_")
+                arguments.append(contentsOf: [escaped + "%", text, text] as [any SQLiteBindable])
+            }
+            if let after = query.afterSequence {
+                sql += " AND seq > ?"
+                arguments.append(after)
+            }
+            sql += " ORDER BY seq LIMIT ?"
+            arguments.append(query.limit)
+            return try connection.query(sql, arguments).map(Self.secureCardRow)
+        }
+    }
+
+    public func deleteSecureCard(
+        merchantID: String, reference: String, cancelSchedules: Bool, purge: Bool, at date: Date, audit: AuditEntry
+    ) async throws -> [String] {
+        try await database.write { connection in
+            let stamp = Timestamp.string(date)
+            let inUse = try connection.query(
+                """
+                SELECT id FROM schedules WHERE merchant_id = ? AND secure_card_id = ?
+                AND status IN ('pending_confirmation', 'active', 'paused', 'past_due') ORDER BY seq
+                """, [merchantID, reference]
+            ).map { try $0.string("id") }
+            if !inUse.isEmpty {
+                guard cancelSchedules else { throw SchedulesInUse(scheduleIDs: inUse) }
+                for id in inUse {
+                    try connection.run("UPDATE schedules SET status = 'cancelled', updated_at = ? WHERE id = ?", [stamp, id])
+                    try connection.run(
+                        "UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ? AND status IN ('scheduled', 'retry_pending')",
+                        [stamp, id])
+                    try connection.appendAudit(AuditEntry(
+                        merchantID: merchantID, actor: audit.actor, action: "schedule.cancelled", objectType: "schedule", objectID: id,
+                        details: ["reason": "secure card deleted"]))
+                }
+            }
+            if purge {
+                try connection.run(
+                    """
+                    UPDATE secure_cards SET status = 'deleted', deleted_at = coalesce(deleted_at, ?), purged_at = ?, sealed_card = NULL,
+                        sealed_details = NULL, updated_at = ? WHERE id = ? AND merchant_id = ? AND status = 'active'
+                    """, [stamp, stamp, stamp, reference, merchantID])
+            } else {
+                try connection.run(
+                    "UPDATE secure_cards SET status = 'deleted', deleted_at = ?, updated_at = ? WHERE id = ? AND merchant_id = ? AND status = 'active'",
+                    [stamp, stamp, reference, merchantID])
+            }
+            guard connection.changes == 1 else { throw SecureCardError.notFound }
+            try connection.appendAudit(audit)
+            return inUse
+        }
+    }
+
+    public func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT * FROM secure_cards WHERE merchant_id = ? AND key_version < ? AND (sealed_card IS NOT NULL OR sealed_details IS NOT NULL) LIMIT ?",
+                [merchantID, keyVersion, limit]
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func resealSecureCards(_ rows: [(old: SecureCardRow, new: SecureCardRow)]) async throws -> Int {
+        let updates = rows.map { ($0.old.reference, $0.old.keyVersion, $0.new.keyVersion, $0.new.sealedCard, $0.new.sealedDetails) }
+        return try await database.write { connection in
+            var changed = 0
+            for (reference, oldVersion, newVersion, card, details) in updates {
+                try connection.run(
+                    "UPDATE secure_cards SET key_version = ?, sealed_card = ?, sealed_details = ? WHERE id = ? AND key_version = ? AND purged_at IS NULL",
+                    [newVersion, card, details, reference, oldVersion])
+                changed += connection.changes
+            }
+            return changed
+        }
+    }
+
+    static func json(_ verification: CardVerificationRecord?) throws -> String? {
+        guard let verification else { return nil }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(verification), as: UTF8.self)
+    }
+
+    static func secureCardRow(_ row: SQLiteRow) throws -> SecureCardRow {
+        var verification: CardVerificationRecord?
+        if let json = try row.optionalString("verification") {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            verification = try? decoder.decode(CardVerificationRecord.self, from: Data(json.utf8))
+        }
+        return SecureCardRow(
+            reference: try row.string("id"), merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),
+            status: SecureCard.Status(rawValue: try row.string("status")) ?? .deleted,
+            cardType: CardBrand(rawValue: try row.string("card_type")) ?? .visa, bin: try row.string("bin"), last4: try row.string("last4"),
+            maskedNumber: try row.string("masked_number"),
+            expiry: try CardExpiry(month: try row.int("expiry_month"), year: try row.int("expiry_year")),
+            entryMode: EntryMode(rawValue: try row.string("entry_mode")) ?? .keyed, fingerprint: try row.string("fingerprint"),
+            keyVersion: try row.int("key_version"), sealedCard: try row.optionalBlob("sealed_card"),
+            sealedDetails: try row.optionalBlob("sealed_details"), verification: verification, createdAt: try date(row, "created_at"),
+            updatedAt: try date(row, "updated_at"), deletedAt: try row.optionalString("deleted_at").flatMap(Timestamp.parse),
+            purgedAt: try row.optionalString("purged_at").flatMap(Timestamp.parse), sequence: try row.int64("seq"))
+    }
+}

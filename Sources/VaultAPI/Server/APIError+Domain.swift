@@ -1,0 +1,41 @@
+import Hummingbird
+import Vault
+
+extension CardDataError: APIErrorConvertible {
+    /// 422 naming the field; the message never repeats the card data.
+    public var apiError: APIError {
+        .invalid(message, code: code, param: field)
+    }
+}
+
+extension SecureCardError: APIErrorConvertible {
+    /// The status SPEC §9 gives each refusal.
+    public var apiError: APIError {
+        switch self {
+        case .notFound:
+            return .notFound("secure card", param: "merchantReference")
+        case .referenceTaken(let reference):
+            return .conflict("A live secure card with merchantReference '\(reference)' already exists.", code: "merchant_reference_taken",
+                             param: "merchantReference")
+        case .inUse(let ids):
+            return .conflict(
+                "Active schedules use this card (\(ids.joined(separator: ", "))); cancel them first or pass cancelSchedules=true.",
+                code: "card_in_use", param: "cancelSchedules")
+        case .verificationDeclined(let code, let category):
+            return APIError(
+                status: .paymentRequired, type: "card_error", code: code,
+                message: "The gateway declined the card on verification (\(category) decline: \(code)).", param: "card")
+        case .verificationUnavailable:
+            return APIError(
+                status: .badGateway, type: "api_error", code: "gateway_unavailable",
+                message: "The gateway could not verify the card right now; nothing was stored. Retry later.")
+        case .purged:
+            return .conflict("This card's data was purged; register the card again.", code: "card_purged", param: "merchantReference")
+        }
+    }
+}
+
+extension MerchantError: APIErrorConvertible {
+    /// Merchant errors only reach the API as missing objects.
+    public var apiError: APIError { .notFound("merchant") }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Hummingbird
+import Vault
+
+/// The secure-card routes of SPEC §9.
+struct SecureCardsController {
+    let cards: SecureCardService
+
+    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
+        group.post("secure-cards") { request, context in
+            let registration = try await JSONCoding.decode(SecureCardRegistration.self, from: request)
+            let card = try await cards.register(registration, merchant: context.merchant, actor: context.identity.actor)
+            return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Saved"), status: .created)
+        }
+        group.get("secure-cards") { request, context in
+            let page = try PageRequest(query: request.uri)
+            let parameters = request.uri.queryParameters
+            var query = SecureCardQuery(limit: page.limit + 1)
+            query.text = parameters["q"].map(String.init)
+            query.cardReference = parameters["cardReference"].map(String.init)
+            query.includeDeleted = try Self.flag(parameters["includeDeleted"].map(String.init), name: "includeDeleted")
+            if let after = page.after {
+                guard let sequence = Int64(after) else {
+                    throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
+                }
+                query.afterSequence = sequence
+            }
+            let items = try await cards.list(merchant: context.merchant, query: query).map { SecureCardResponse($0, description: nil) }
+            return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
+        }
+        group.get("secure-cards/:merchantReference") { _, context in
+            let reference = try context.parameters.require("merchantReference")
+            let card: SecureCard
+            do {
+                card = try await cards.retrieve(merchantReference: reference, merchant: context.merchant)
+            } catch SecureCardError.notFound where reference.hasPrefix("sc_") {
+                card = try await cards.retrieve(reference: reference, merchant: context.merchant)
+            }
+            return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Retrieved"))
+        }
+        group.patch("secure-cards/:merchantReference") { request, context in
+            let reference = try context.parameters.require("merchantReference")
+            let update = try await JSONCoding.decode(SecureCardUpdate.self, from: request)
+            let card = try await cards.update(merchantReference: reference, with: update, merchant: context.merchant, actor: context.identity.actor)
+            return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Updated"))
+        }
+        group.delete("secure-cards/:merchantReference") { request, context in
+            let reference = try context.parameters.require("merchantReference")
+            let parameters = request.uri.queryParameters
+            let cancelSchedules = try Self.flag(parameters["cancelSchedules"].map(String.init), name: "cancelSchedules")
+            let purge = try Self.flag(parameters["purge"].map(String.init), name: "purge")
+            let (card, cancelled) = try await cards.delete(
+                merchantReference: reference, cancelSchedules: cancelSchedules, purge: purge, merchant: context.merchant,
+                actor: context.identity.actor)
+            var response = SecureCardResponse(card, description: "Secure Card Deleted")
+            response.deletedReference = card.reference
+            response.secureCardReference = nil
+            response.cancelledSchedules = cancelled
+            return try JSONCoding.response(response)
+        }
+    }
+
+    static func flag(_ value: String?, name: String) throws -> Bool {
+        switch value {
+        case nil, "false", "0": return false
+        case "true", "1", "": return true
+        default: throw APIError.invalid("\(name) must be true or false.", code: "invalid_value", param: name)
+        }
+    }
+}
+
+/// A secure card in JSON (SPEC §4's stored-and-returned fields).
+struct SecureCardResponse: Encodable {
+    var description: String?
+    var secureCardReference: String?
+    var deletedReference: String?
+    var merchantReference: String
+    var status: String
+    var cardType: String
+    var bin: String
+    var last4: String
+    var maskedNumber: String
+    var expiryDate: String
+    var holderName: String?
+    var entryMode: String
+    var fingerprint: String
+    var keyVersion: Int
+    var customer: Customer?
+    var customFields: [CustomField]
+    var verification: CardVerificationRecord?
+    var cancelledSchedules: [String]?
+    var createdAt: Date
+    var updatedAt: Date
+    var deletedAt: Date?
+    var purgedAt: Date?
+    let sequence: Int64
+
+    init(_ card: SecureCard, description: String?) {
+        sequence = card.sequence
+        self.description = description
+        secureCardReference = card.reference
+        merchantReference = card.merchantReference
+        status = card.status.rawValue
+        cardType = card.cardType.rawValue
+        bin = card.bin
+        last4 = card.last4
+        maskedNumber = card.maskedNumber
+        expiryDate = card.expiry.mmyy
+        holderName = card.holderName
+        entryMode = card.entryMode.rawValue
+        fingerprint = card.fingerprint
+        keyVersion = card.keyVersion
+        customer = card.customer
+        customFields = card.customFields
+        verification = card.verification
+        createdAt = card.createdAt
+        updatedAt = card.updatedAt
+        deletedAt = card.deletedAt
+        purgedAt = card.purgedAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case description, secureCardReference, deletedReference, merchantReference, status, cardType, bin, last4, maskedNumber, expiryDate
+        case holderName, entryMode, fingerprint, keyVersion, customer, customFields, verification, cancelledSchedules, createdAt, updatedAt
+        case deletedAt, purgedAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(description, forKey: .description)
+        try container.encode(secureCardReference, forKey: .secureCardReference)
+        try container.encodeIfPresent(deletedReference, forKey: .deletedReference)
+        try container.encode(merchantReference, forKey: .merchantReference)
+        try container.encode(status, forKey: .status)
+        try container.encode(cardType, forKey: .cardType)
+        try container.encode(bin, forKey: .bin)
+        try container.encode(last4, forKey: .last4)
+        try container.encode(maskedNumber, forKey: .maskedNumber)
+        try container.encode(expiryDate, forKey: .expiryDate)
+        try container.encode(holderName, forKey: .holderName)
+        try container.encode(entryMode, forKey: .entryMode)
+        try container.encode(fingerprint, forKey: .fingerprint)
+        try container.encode(keyVersion, forKey: .keyVersion)
+        try container.encode(customer, forKey: .customer)
+        try container.encode(customFields, forKey: .customFields)
+        try container.encode(verification, forKey: .verification)
+        try container.encodeIfPresent(cancelledSchedules, forKey: .cancelledSchedules)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encode(deletedAt, forKey: .deletedAt)
+        try container.encode(purgedAt, forKey: .purgedAt)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import Vault
+@testable import VaultAPI
+
+/// Registers cards of every brand through the live server, then scans the SQLite file, its WAL
+/// and every captured log line for the PANs and CVVs used.
+@Suite struct CardDataLeakTests {
+    static let cards: [(pan: String, cvv: String)] = [
+        ("4242424242424242", "314"), ("4111111111111111", "271"), ("5555555555554444", "828"), ("2223003122003222", "182"),
+        ("378282246310005", "8459"), ("6011111111111117", "635"), ("3530111333300000", "909"), ("36227206271667", "777"),
+        ("6200000000000005", "246"), ("2200000000000004", "951"),
+    ]
+
+    @Test func noPANOrCVVReachesTheDatabaseItsWALOrTheLogs() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            for (index, card) in Self.cards.enumerated() {
+                let response = try await client.send(
+                    .post, "/v1/secure-cards", key: fixture.adminA,
+                    json: keyedCard("leak-\(index)", number: card.pan, cvv: card.cvv),
+                    headers: [.init("Idempotency-Key")!: "leak-\(index)"])
+                #expect(response.status == .created, "\(response.text)")
+                _ = try await client.send(.get, "/v1/secure-cards/leak-\(index)", key: fixture.adminA)
+                _ = try await client.send(.patch, "/v1/secure-cards/leak-\(index)", key: fixture.adminA, json: #"{"customer": {"city": "Paris"}}"#)
+                let bad = try await client.send(
+                    .post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("bad-\(index)", number: card.pan + "0", cvv: card.cvv))
+                #expect(bad.status == .unprocessableContent)
+                #expect(!bad.text.contains(card.pan))
+            }
+        }
+        let files = ["vault.sqlite", "vault.sqlite-wal"].map { fixture.directory.file($0) }
+        var scanned = 0
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else { continue }
+            scanned += 1
+            for card in Self.cards {
+                #expect(data.range(of: Data(card.pan.utf8)) == nil, "PAN ending \(card.pan.suffix(4)) found in \(file)")
+                let grouped = stride(from: 0, to: card.pan.count, by: 4).map { card.pan.dropFirst($0).prefix(4) }.joined(separator: " ")
+                #expect(data.range(of: Data(grouped.utf8)) == nil)
+            }
+        }
+        #expect(scanned >= 1)
+        let logs = fixture.logText
+        #expect(!logs.isEmpty)
+        for card in Self.cards {
+            #expect(!logs.contains(card.pan), "PAN ending \(card.pan.suffix(4)) found in logs")
+            #expect(!logs.contains("\"\(card.cvv)\""))
+            #expect(!logs.contains("cvv: \(card.cvv)"))
+        }
+        let cvvs = try fixture.runtime.store.database.readNow { connection in
+            try connection.query("SELECT verification FROM secure_cards").compactMap { try $0.optionalString("verification") }
+        }
+        for card in Self.cards { #expect(!cvvs.joined().contains(card.cvv + "\"")) }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+import Vault
+
+/// Runs the real `vault` executable in a temporary working directory.
+struct VaultProcess {
+    static var executable: URL {
+        let testBundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = testBundle.appendingPathComponent("vault")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/vault")
+    }
+
+    let directory = TemporaryDirectory()
+
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        var env = ProcessInfo.processInfo.environment
+        for key in env.keys where key.hasPrefix("VAULT_") { env[key] = nil }
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+        let (process, out, err) = try start(arguments, environment: environment)
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite struct CommandLineTests {
+    @Test func keysInitCreatesAPrivateKeyFileOnceAndThenChangesNothing() throws {
+        let vault = VaultProcess()
+        let first = try vault.run(["keys", "init"])
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("created"))
+        let path = vault.directory.file("keys/master.key")
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let second = try vault.run(["keys", "init"])
+        #expect(second.status == 0)
+        #expect(second.stdout.contains("nothing changed"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func merchantCreateWithJSONPrintsOneObject() throws {
+        let vault = VaultProcess()
+        try vault.run(["keys", "init"])
+        let created = try vault.run(["merchant", "create", "acme", "--role", "admin", "--gateway", "sandbox", "--time-zone", "Europe/Paris", "--json"])
+        #expect(created.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any]
+        #expect((object?["merchantId"] as? String)?.hasPrefix("mer_") == true)
+        #expect((object?["apiKey"] as? String)?.hasPrefix("vk_") == true)
+        #expect(object?.count == 2)
+        let key = try vault.run(["merchant", "key", "acme", "--role", "readonly", "--json"])
+        #expect(key.status == 0)
+        let duplicate = try vault.run(["merchant", "create", "acme"])
+        #expect(duplicate.status == 1)
+        #expect(duplicate.stderr.contains("already exists"))
+    }
+
+    @Test(arguments: [["bogus"], ["merchant", "create"], ["merchant", "create", "x", "--role", "superuser"], ["charge", "--nope"]])
+    func usageErrorsExitWith2(arguments: [String]) throws {
+        let vault = VaultProcess()
+        #expect(try vault.run(arguments).status == 2)
+    }
+
+    @Test func helpExitsWith0() throws {
+        let vault = VaultProcess()
+        let help = try vault.run(["merchant", "create", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--gateway-credential"))
+    }
+
+    @Test func theServerRefusesAKeyFileReadableByOthersAndTouchesNothing() throws {
+        let vault = VaultProcess()
+        try vault.run(["keys", "init"])
+        let path = vault.directory.file("keys/master.key")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let refused = try vault.run(["serve"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("0644"))
+        #expect(!FileManager.default.fileExists(atPath: vault.directory.file("data/vault.sqlite")))
+    }
+
+    @Test func theServerRefusesAMissingKey() throws {
+        let vault = VaultProcess()
+        let refused = try vault.run(["serve"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("master.key"))
+    }
+
+    @Test func theServerRefusesTheWrongKey() throws {
+        let vault = VaultProcess()
+        try vault.run(["keys", "init"])
+        #expect(try vault.run(["merchant", "create", "acme"]).status == 0)
+        let wrong = Encoding.base64(RandomBytes.make(32))
+        let refused = try vault.run(["serve"], environment: ["VAULT_MASTER_KEY": wrong])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("wrong"))
+        #expect(!refused.stderr.contains(wrong))
+    }
+
+    @Test func keyRotationKeepsMerchantsUsable() throws {
+        let vault = VaultProcess()
+        try vault.run(["keys", "init"])
+        try vault.run(["merchant", "create", "acme", "--gateway", "nmi", "--gateway-credential", "security_key=abc"])
+        let rotated = try vault.run(["keys", "rotate"])
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        #expect(rotated.stdout.contains("rewrapped 3"))
+        let status = try vault.run(["keys", "status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        #expect(object?["currentVersion"] as? Int == 2)
+        let file = try String(contentsOfFile: vault.directory.file("keys/master.key"), encoding: .utf8)
+        #expect(!file.split(separator: "\n").contains { $0.hasPrefix("1 ") })
+        #expect(try vault.run(["keys", "rotate", "--data"]).status == 0)
+        #expect(try vault.run(["merchant", "update", "acme", "--time-zone", "Asia/Tokyo"]).status == 0)
+        #expect(try vault.run(["audit", "verify"]).status == 0)
+    }
+
+    @Test func auditVerifyFailsOnAnEditedEvent() async throws {
+        let vault = VaultProcess()
+        try vault.run(["keys", "init"])
+        try vault.run(["merchant", "create", "acme"])
+        #expect(try vault.run(["audit", "verify"]).status == 0)
+        let database = try SQLiteDatabase(path: vault.directory.file("data/vault.sqlite"), migrations: [])
+        try database.writeNow { connection in try connection.run("UPDATE audit_events SET action = 'nothing' WHERE seq = 2") }
+        database.close()
+        let broken = try vault.run(["audit", "verify"])
+        #expect(broken.status == 1)
+        #expect(broken.stdout.contains("BROKEN at event 2"))
+    }
+
+    @Test func serveAnswersAndExitsCleanlyOnSIGTERM() async throws {
+        let vault = VaultProcess()
+        try vault.run(["keys", "init"])
+        let (process, out, _) = try vault.start(["serve", "--dev-merchant", "dev"], environment: ["VAULT_PORT": "0"])
+        var port: Int?
+        var printed = ""
+        let deadline = Date().addingTimeInterval(60)
+        while port == nil, Date() < deadline, process.isRunning {
+            let chunk = out.fileHandleForReading.availableData
+            printed += String(decoding: chunk, as: UTF8.self)
+            if let range = printed.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                port = Int(printed[range].split(separator: ":").last ?? "")
+            }
+        }
+        let bound = try #require(port)
+        #expect(printed.contains("API key (admin, shown once): vk_"))
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(bound)/healthz")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self).contains("ok"))
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import VaultAPI
+
+@Suite struct ConfigurationTests {
+    @Test func theCommittedDefaultFileMatchesTheBuiltInDefaults() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let loaded = try VaultConfiguration.load(path: root.appendingPathComponent("config/vault.yaml").path, environment: [:])
+        #expect(loaded == VaultConfiguration())
+    }
+
+    @Test func environmentVariablesOverrideTheFile() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "server:\n  port: 9000\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try VaultConfiguration.load(
+            path: path,
+            environment: ["VAULT_PORT": "9100", "VAULT_HOST": "0.0.0.0", "VAULT_DATABASE": "/tmp/x.sqlite", "VAULT_KEYS_DIR": "/tmp/k",
+                          "VAULT_MASTER_KEY": "abc", "VAULT_TIME_ZONE": "Europe/Paris"])
+        #expect(loaded.server.port == 9100)
+        #expect(loaded.server.host == "0.0.0.0")
+        #expect(loaded.database.path == "/tmp/x.sqlite")
+        #expect(loaded.keys.directory == "/tmp/k")
+        #expect(loaded.keys.masterKeyFromEnvironment == "abc")
+        #expect(loaded.defaults.timeZone == "Europe/Paris")
+    }
+
+    @Test(arguments: [
+        ("server:\n  port: 70000\n", "server.port"),
+        ("server:\n  port: abc\n", "server.port"),
+        ("server:\n  prot: 80\n", "server.prot"),
+        ("unknown: 1\n", "unknown"),
+        ("retry:\n  pastDuePolicy: explode\n", "retry.pastDuePolicy"),
+        ("retry:\n  delaysDays: [1, x]\n", "retry.delaysDays[1]"),
+        ("defaults:\n  timeZone: Mars/Base\n", "defaults.timeZone"),
+        ("defaults:\n  gateway: paypal\n", "defaults.gateway"),
+        ("logging:\n  level: loud\n", "logging.level"),
+        ("server: 5\n", "server"),
+    ])
+    func badConfigurationNamesTheKey(yaml: String, key: String) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try VaultConfiguration.load(path: path, environment: [:]) }
+        do {
+            _ = try VaultConfiguration.load(path: path, environment: [:])
+        } catch let error as ConfigurationError {
+            #expect(error.key == key)
+        }
+    }
+
+    @Test func aBadPortInTheEnvironmentNamesTheVariable() {
+        #expect(throws: ConfigurationError(key: "VAULT_PORT", message: "must be a port number 0-65535")) {
+            try VaultConfiguration.load(path: nil, environment: ["VAULT_PORT": "http"])
+        }
+    }
+
+    @Test func anExplicitMissingFileIsAnError() {
+        #expect(throws: ConfigurationError.self) { try VaultConfiguration.load(path: "/nonexistent/vault.yaml", environment: [:]) }
+    }
+
+    @Test func theRoleRulesMatchTheSpec() {
+        #expect(RoleMiddleware.allows(.readonly, method: .get, path: "/v1/secure-cards"))
+        #expect(!RoleMiddleware.allows(.readonly, method: .post, path: "/v1/secure-cards"))
+        #expect(!RoleMiddleware.allows(.readonly, method: .delete, path: "/v1/secure-cards/x"))
+        #expect(RoleMiddleware.allows(.runner, method: .post, path: "/v1/charge-runs"))
+        #expect(!RoleMiddleware.allows(.runner, method: .post, path: "/v1/secure-cards"))
+        #expect(RoleMiddleware.allows(.admin, method: .delete, path: "/v1/secure-cards/x"))
+    }
+}

@@ -1,0 +1,118 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import InMemoryLogging
+import Logging
+import NIOCore
+import Scheduler
+import Vault
+@testable import VaultAPI
+
+/// A temporary directory removed when the value goes away.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "vault-api-tests-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A vault with two merchants (A with admin, readonly and runner keys; B with an admin key),
+/// served by the real router, with every log line captured.
+struct APIFixture {
+    let directory = TemporaryDirectory()
+    let runtime: VaultRuntime
+    let logs = InMemoryLogHandler()
+    let merchantA: Merchant
+    let merchantB: Merchant
+    let adminA: String
+    let readonlyA: String
+    let runnerA: String
+    let adminB: String
+
+    var logger: Logger {
+        let handler = logs
+        var logger = Logger(label: "test", factory: { _ in handler })
+        logger.logLevel = .trace
+        return logger
+    }
+
+    init(configure: (inout VaultConfiguration) -> Void = { _ in }) async throws {
+        var configuration = VaultConfiguration()
+        configuration.database.path = directory.file("vault.sqlite")
+        configuration.keys.directory = directory.file("keys")
+        configuration.keys.masterKeyFromEnvironment = Encoding.base64(RandomBytes.make(32))
+        configuration.server.port = 0
+        configure(&configuration)
+        let handler = logs
+        var logger = Logger(label: "test", factory: { _ in handler })
+        logger.logLevel = .trace
+        runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+        let (a, adminA) = try await runtime.merchants.create(name: "merchant-a", role: .admin, settings: .init(), actor: "test")
+        let (b, adminB) = try await runtime.merchants.create(name: "merchant-b", role: .admin, settings: .init(), actor: "test")
+        merchantA = a
+        merchantB = b
+        self.adminA = adminA.bearer
+        self.adminB = adminB.bearer
+        readonlyA = try await runtime.merchants.issueKey(merchantName: "merchant-a", role: .readonly, actor: "test").bearer
+        runnerA = try await runtime.merchants.issueKey(merchantName: "merchant-a", role: .runner, actor: "test").bearer
+    }
+
+    /// Runs `body` against the application on a real port.
+    func live(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = buildApplication(runtime: runtime, logger: logger)
+        try await app.test(.live, body)
+    }
+
+    /// Every captured log line with its metadata, as text.
+    var logText: String {
+        logs.entries.map { entry in "\(entry.level) \(entry.message) \(entry.metadata)" }.joined(separator: "\n")
+    }
+
+    /// Row count of a table.
+    func count(_ table: String) throws -> Int {
+        try runtime.store.database.readNow { connection in try connection.queryOne("SELECT count(*) AS n FROM \(table)")?.int("n") ?? 0 }
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends JSON (or raw bytes) with a bearer key.
+    @discardableResult
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, key: String?, json: String? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        var headers = extra
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { $0 }
+    }
+}
+
+extension TestResponse {
+    /// The body as a JSON object.
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
+    }
+
+    /// The error envelope's detail.
+    var error: [String: Any] { json["error"] as? [String: Any] ?? [:] }
+
+    /// The body as text.
+    var text: String { String(buffer: body) }
+}
+
+/// A keyed-card registration body.
+func keyedCard(_ reference: String, number: String = "4242424242424242", cvv: String? = "123", verify: Bool? = nil, extra: String = "") -> String {
+    let cvvField = cvv.map { ", \"cvv\": \"\($0)\"" } ?? ""
+    let verifyField = verify.map { ", \"verify\": \($0)" } ?? ""
+    return """
+        {"merchantReference": "\(reference)", "method": "keyed",
+         "card": {"number": "\(number)", "expiryDate": "1230", "holderName": "Ada Lovelace"\(cvvField)}\(verifyField)\(extra)}
+        """
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import Vault
+
+@Suite struct AuditChainTests {
+    private func fixtureWithEvents() async throws -> VaultFixture {
+        let fixture = try await VaultFixture()
+        for name in ["a", "b", "c"] {
+            _ = try await fixture.merchants.create(name: name, role: .admin, settings: .init(), actor: "test")
+        }
+        return fixture
+    }
+
+    @Test func anUntouchedChainVerifies() async throws {
+        let fixture = try await fixtureWithEvents()
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: 4))
+    }
+
+    @Test func anEditedEventBreaksTheChainAtThatEvent() async throws {
+        let fixture = try await fixtureWithEvents()
+        try fixture.store.database.writeNow { connection in
+            try connection.run("UPDATE audit_events SET actor = 'mallory' WHERE seq = 3")
+        }
+        #expect(try await fixture.store.verifyAuditChain() == .broken(sequence: 3, reason: "its contents do not match its hash (edited)"))
+    }
+
+    @Test func aDeletedMiddleEventIsDetected() async throws {
+        let fixture = try await fixtureWithEvents()
+        try fixture.store.database.writeNow { connection in try connection.run("DELETE FROM audit_events WHERE seq = 2") }
+        #expect(try await fixture.store.verifyAuditChain() == .broken(sequence: 2, reason: "event 2 is missing"))
+    }
+
+    @Test func aDeletedLastEventIsDetected() async throws {
+        let fixture = try await fixtureWithEvents()
+        try fixture.store.database.writeNow { connection in try connection.run("DELETE FROM audit_events WHERE seq = 4") }
+        guard case .broken(let sequence, _) = try await fixture.store.verifyAuditChain() else {
+            Issue.record("truncation was not detected")
+            return
+        }
+        #expect(sequence == 4)
+    }
+
+    @Test func aRecomputedForgeryStillBreaksTheLink() async throws {
+        let fixture = try await fixtureWithEvents()
+        try fixture.store.database.writeNow { connection in
+            try connection.run("UPDATE audit_events SET hash = zeroblob(32) WHERE seq = 2")
+        }
+        #expect(try await fixture.store.verifyAuditChain() != .intact(events: 4))
+    }
+
+    @Test func eventsAreListedNewestFirstPerMerchant() async throws {
+        let fixture = try await fixtureWithEvents()
+        guard let merchant = try await fixture.store.merchant(named: "b") else {
+            Issue.record("merchant b missing")
+            return
+        }
+        _ = try await fixture.merchants.issueKey(merchantName: "b", role: .readonly, actor: "test")
+        let events = try await fixture.store.auditEvents(merchantID: merchant.id, before: nil, limit: 10)
+        #expect(events.map(\.action) == ["api_key.created", "merchant.created"])
+        let older = try await fixture.store.auditEvents(merchantID: merchant.id, before: events[0].sequence, limit: 10)
+        #expect(older.map(\.action) == ["merchant.created"])
+    }
+}

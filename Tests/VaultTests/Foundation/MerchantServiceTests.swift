@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import Vault
+
+@Suite struct MerchantServiceTests {
+    @Test func apiKeysAreStoredOnlyAsHashes() async throws {
+        let fixture = try await VaultFixture()
+        let (_, key) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        let rows = try fixture.store.database.readNow { connection in try connection.query("SELECT * FROM api_keys") }
+        #expect(rows.count == 1)
+        let secretPart = String(key.bearer.split(separator: "_")[2])
+        for row in rows {
+            for column in ["id", "merchant_id", "role"] {
+                #expect(!(try row.string(column)).contains(secretPart))
+            }
+            #expect(try row.blob("secret_hash") == Digest.sha256(Array(key.bearer.utf8)))
+        }
+        let file = try Data(contentsOf: URL(fileURLWithPath: fixture.directory.file("vault.sqlite")))
+        #expect(file.range(of: Data(key.bearer.utf8)) == nil)
+    }
+
+    @Test func aBearerKeyAuthenticatesItsMerchantWithItsRole() async throws {
+        let fixture = try await VaultFixture()
+        let (merchant, key) = try await fixture.merchants.create(name: "acme", role: .runner, settings: .init(), actor: "test")
+        let identity = try await fixture.merchants.authenticate(bearer: key.bearer)
+        #expect(identity?.merchant.id == merchant.id)
+        #expect(identity?.key.role == .runner)
+    }
+
+    @Test(arguments: ["", "vk_", "garbage", "vk_aaaaaaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"])
+    func unknownOrMalformedBearersAreRejected(_ bearer: String) async throws {
+        let fixture = try await VaultFixture()
+        _ = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        #expect(try await fixture.merchants.authenticate(bearer: bearer) == nil)
+    }
+
+    @Test func aKeyWithTheRightIDButWrongSecretIsRejected() async throws {
+        let fixture = try await VaultFixture()
+        let (_, key) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        var forged = Array(key.bearer)
+        forged[forged.count - 1] = forged[forged.count - 1] == "a" ? "b" : "a"
+        #expect(try await fixture.merchants.authenticate(bearer: String(forged)) == nil)
+    }
+
+    @Test func revokedKeysStopWorking() async throws {
+        let fixture = try await VaultFixture()
+        _ = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        let second = try await fixture.merchants.issueKey(merchantName: "acme", role: .readonly, actor: "test")
+        #expect(try await fixture.merchants.authenticate(bearer: second.bearer) != nil)
+        try await fixture.merchants.revokeKey(merchantName: "acme", keyID: second.record.id, actor: "test")
+        #expect(try await fixture.merchants.authenticate(bearer: second.bearer) == nil)
+        await #expect(throws: MerchantError.apiKeyNotFound(second.record.id)) {
+            try await fixture.merchants.revokeKey(merchantName: "acme", keyID: second.record.id, actor: "test")
+        }
+    }
+
+    @Test func duplicateAndInvalidNamesAreRefused() async throws {
+        let fixture = try await VaultFixture()
+        _ = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        await #expect(throws: MerchantError.nameTaken("acme")) {
+            _ = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        }
+        await #expect(throws: MerchantError.invalidName("has space")) {
+            _ = try await fixture.merchants.create(name: "has space", role: .admin, settings: .init(), actor: "test")
+        }
+        #expect(try await fixture.store.merchants().count == 1)
+    }
+
+    @Test(arguments: [
+        (MerchantSettings(gateway: "paypal"), "gateway"),
+        (MerchantSettings(gatewayURL: "ftp://x"), "gateway-url"),
+        (MerchantSettings(gateway: "nmi", gatewayCredentials: ["password": "x"]), "gateway-credential"),
+        (MerchantSettings(timeZone: "Mars/Olympus"), "time-zone"),
+        (MerchantSettings(callbackURL: "not a url"), "callback-url"),
+    ])
+    func invalidSettingsAreRefusedNamingTheSetting(settings: MerchantSettings, setting: String) async throws {
+        let fixture = try await VaultFixture()
+        do {
+            _ = try await fixture.merchants.create(name: "acme", role: .admin, settings: settings, actor: "test")
+            Issue.record("accepted invalid \(setting)")
+        } catch let error as MerchantSettingError {
+            #expect(error.setting == setting)
+        }
+        #expect(try await fixture.store.merchants().isEmpty)
+    }
+
+    @Test func gatewayCredentialsAreSealedAtRest() async throws {
+        let fixture = try await VaultFixture()
+        let secret = "SECRET-TRANSACTION-KEY-123"
+        let (merchant, _) = try await fixture.merchants.create(
+            name: "acme", role: .admin,
+            settings: .init(gateway: "authorizenet", gatewayCredentials: ["name": "login", "transactionKey": secret]), actor: "test")
+        #expect(try await fixture.merchants.gatewayCredentials(merchantID: merchant.id) == ["name": "login", "transactionKey": secret])
+        fixture.store.close()
+        let file = try Data(contentsOf: URL(fileURLWithPath: fixture.directory.file("vault.sqlite")))
+        #expect(file.range(of: Data(secret.utf8)) == nil)
+    }
+
+    @Test func updatesChangeOnlyTheGivenSettings() async throws {
+        let fixture = try await VaultFixture()
+        _ = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(timeZone: "Europe/London"), actor: "test")
+        let updated = try await fixture.merchants.update(
+            name: "acme", settings: .init(callbackURL: "https://example.test/hooks"), actor: "test")
+        #expect(updated.timeZone == "Europe/London")
+        #expect(updated.callbackURL == "https://example.test/hooks")
+        #expect(try await fixture.store.merchant(named: "acme") == updated)
+    }
+}
