@@ -7,7 +7,7 @@ let package = Package(
     name: "VaultBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: "../"),
+        .package(name: "vault", path: "../"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -34,6 +34,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Scheduler", package: "vault"),
+                .product(name: "Vault", package: "vault"),
             ],
             path: "Benchmarks/PlanBenchmarks",
             plugins: benchmarkPlugin

@@ -1,4 +1,8 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
+import HTTPTypes
 import Testing
 import Vault
 
@@ -143,7 +147,7 @@ struct VaultProcess {
         try vault.run(["keys", "init"])
         try vault.run(["merchant", "create", "acme"])
         #expect(try vault.run(["audit", "verify"]).status == 0)
-        let database = try SQLiteDatabase(path: vault.directory.file("data/vault.sqlite"), migrations: [])
+        let database = try SQLiteDatabase(path: vault.directory.file("data/vault.sqlite"), migrations: Schema.migrations)
         try database.writeNow { connection in try connection.run("UPDATE audit_events SET action = 'nothing' WHERE seq = 2") }
         database.close()
         let broken = try vault.run(["audit", "verify"])
@@ -167,9 +171,10 @@ struct VaultProcess {
         }
         let bound = try #require(port)
         #expect(printed.contains("API key (admin, shown once): vk_"))
-        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(bound)/healthz")!)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: data, as: UTF8.self).contains("ok"))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(bound)/healthz"), timeout: .seconds(10))
+        #expect(response.status.code == 200)
+        let body = try await response.body.collect(upTo: 1 << 16)
+        #expect(String(buffer: body).contains("ok"))
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import Testing
+import Vault
 @testable import VaultAPI
 
 @Suite struct ConfigurationTests {

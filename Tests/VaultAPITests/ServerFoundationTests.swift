@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -9,7 +10,8 @@ import Vault
     @Test func healthReadinessMetricsAndOpenAPIAnswerWithoutAKey() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
-            #expect(try await client.send(.get, "/healthz", key: nil).json["status"] as? String == "ok")
+            let r1 = try await client.send(.get, "/healthz", key: nil)
+            #expect(r1.json["status"] as? String == "ok")
             let ready = try await client.send(.get, "/readyz", key: nil)
             #expect(ready.status == .ok)
             #expect(ready.json["keys"] as? String == "ok")
@@ -47,14 +49,16 @@ import Vault
         let key = try await fixture.runtime.merchants.issueKey(merchantName: "merchant-a", role: .admin, actor: "test")
         try await fixture.runtime.merchants.revokeKey(merchantName: "merchant-a", keyID: key.record.id, actor: "test")
         try await fixture.live { client in
-            #expect(try await client.send(.get, "/v1/secure-cards", key: key.bearer).status == .unauthorized)
+            let response = try await client.send(.get, "/v1/secure-cards", key: key.bearer)
+            #expect(response.status == .unauthorized)
         }
     }
 
     @Test func readonlyKeysMayReadButNotWrite() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
-            #expect(try await client.send(.get, "/v1/secure-cards", key: fixture.readonlyA).status == .ok)
+            let r2 = try await client.send(.get, "/v1/secure-cards", key: fixture.readonlyA)
+            #expect(r2.status == .ok)
             let write = try await client.send(.post, "/v1/secure-cards", key: fixture.readonlyA, json: keyedCard("c1"))
             #expect(write.status == .forbidden)
             #expect(write.error["type"] as? String == "permission_error")
@@ -67,15 +71,18 @@ import Vault
     @Test func runnerKeysMayNotRegisterCards() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
-            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.runnerA, json: keyedCard("c1")).status == .forbidden)
-            #expect(try await client.send(.get, "/v1/secure-cards", key: fixture.runnerA).status == .ok)
+            let r3 = try await client.send(.post, "/v1/secure-cards", key: fixture.runnerA, json: keyedCard("c1"))
+            #expect(r3.status == .forbidden)
+            let r4 = try await client.send(.get, "/v1/secure-cards", key: fixture.runnerA)
+            #expect(r4.status == .ok)
         }
     }
 
     @Test func auditEventsAreForAdminKeysOnly() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
-            #expect(try await client.send(.get, "/v1/audit-events", key: fixture.readonlyA).status == .forbidden)
+            let r5 = try await client.send(.get, "/v1/audit-events", key: fixture.readonlyA)
+            #expect(r5.status == .forbidden)
             let events = try await client.send(.get, "/v1/audit-events?limit=2", key: fixture.adminA)
             #expect(events.status == .ok)
             #expect((events.json["data"] as? [Any])?.count == 2)
@@ -134,7 +141,8 @@ import Vault
         let fixture = try await APIFixture()
         try await fixture.live { client in
             let huge = String(repeating: " ", count: 10 * 1024 * 1024)
-            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: huge).status == .contentTooLarge)
+            let r6 = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: huge)
+            #expect(r6.status == .contentTooLarge)
         }
     }
 
@@ -167,7 +175,8 @@ import Vault
         let fixture = try await APIFixture()
         try await fixture.live { client in
             let headers: HTTPFields = [.init("Idempotency-Key")!: "reg-1"]
-            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c1"), headers: headers).status == .created)
+            let r7 = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c1"), headers: headers)
+            #expect(r7.status == .created)
             let reuse = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c2"), headers: headers)
             #expect(reuse.status == .conflict)
             #expect(reuse.error["code"] as? String == "idempotency_key_reused")
@@ -179,8 +188,10 @@ import Vault
         let fixture = try await APIFixture()
         try await fixture.live { client in
             let headers: HTTPFields = [.init("Idempotency-Key")!: "same"]
-            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c1"), headers: headers).status == .created)
-            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminB, json: keyedCard("c1"), headers: headers).status == .created)
+            let r8 = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c1"), headers: headers)
+            #expect(r8.status == .created)
+            let r9 = try await client.send(.post, "/v1/secure-cards", key: fixture.adminB, json: keyedCard("c1"), headers: headers)
+            #expect(r9.status == .created)
         }
         #expect(try fixture.count("secure_cards") == 2)
     }

@@ -95,8 +95,6 @@ public enum Schema {
                 merchant_reference TEXT NOT NULL,
                 status TEXT NOT NULL CHECK (status IN ('active', 'deleted')),
                 card_type TEXT NOT NULL,
-                bin TEXT NOT NULL,
-                last4 TEXT NOT NULL,
                 masked_number TEXT NOT NULL,
                 expiry_month INTEGER NOT NULL,
                 expiry_year INTEGER NOT NULL,

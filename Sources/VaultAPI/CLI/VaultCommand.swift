@@ -42,10 +42,16 @@ public struct VaultCommand: AsyncParsableCommand {
             terminate(0)
         } catch let error as ExitCode {
             terminate(error.rawValue)
-        } catch let error as ValidationError {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-            terminate(2)
         } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                terminate(0)
+            }
+            if code == .validationFailure || error is ValidationError {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                terminate(2)
+            }
             FileHandle.standardError.write(Data("error: \(String(describing: error))\n".utf8))
             terminate(1)
         }

@@ -39,8 +39,9 @@ struct GatewayCardVerifier: CardVerifier {
         }
     }
 
-    /// Gateways cap order references (Authorize.Net invoiceNumber: 20 characters).
-    static func orderReference(_ token: String) -> String {
-        "v" + String(token.dropFirst(3).prefix(19))
+    /// Gateways cap order references (Authorize.Net invoiceNumber: 20 characters): `v` and the
+    /// attempt's random suffix.
+    static func orderReference(_ attempt: String) -> String {
+        "v" + String(attempt.split(separator: "-").last?.suffix(19) ?? "")
     }
 }

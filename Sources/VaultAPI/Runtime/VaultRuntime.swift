@@ -19,6 +19,8 @@ public struct VaultRuntime: Sendable {
     public let cards: SecureCardService
     /// Gateway adapters by merchant configuration.
     public let gateways: GatewayRegistry
+    /// Schedules.
+    public let schedules: ScheduleService
 
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///
@@ -46,8 +48,15 @@ public struct VaultRuntime: Sendable {
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway)
         let verifier = GatewayCardVerifier(gateways: gateways, merchants: merchants, logger: logger)
         let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)
+        let defaultTime = LocalTime(hour: configuration.defaults.hour, minute: configuration.defaults.minute) ?? .midnight
+        let schedules = ScheduleService(
+            store: store,
+            settings: ScheduleSettings(
+                defaultTime: defaultTime, maxStepCount: configuration.schedules.maxStepCount, horizonDays: configuration.schedules.horizonDays,
+                confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600))
         return VaultRuntime(
-            configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways)
+            configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
+            schedules: schedules)
     }
 
     /// Closes the database.

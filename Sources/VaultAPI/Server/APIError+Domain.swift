@@ -1,5 +1,7 @@
+import Foundation
 import Hummingbird
-import Vault
+public import Scheduler
+public import Vault
 
 extension CardDataError: APIErrorConvertible {
     /// 422 naming the field; the message never repeats the card data.
@@ -23,7 +25,7 @@ extension SecureCardError: APIErrorConvertible {
                 code: "card_in_use", param: "cancelSchedules")
         case .verificationDeclined(let code, let category):
             return APIError(
-                status: .paymentRequired, type: "card_error", code: code,
+                status: .init(code: 402, reasonPhrase: "Payment Required"), type: "card_error", code: code,
                 message: "The gateway declined the card on verification (\(category) decline: \(code)).", param: "card")
         case .verificationUnavailable:
             return APIError(
@@ -38,4 +40,28 @@ extension SecureCardError: APIErrorConvertible {
 extension MerchantError: APIErrorConvertible {
     /// Merchant errors only reach the API as missing objects.
     public var apiError: APIError { .notFound("merchant") }
+}
+
+extension ScheduleError: APIErrorConvertible {
+    /// 422 for rule violations, 404 for missing objects, 409 for lifecycle conflicts.
+    public var apiError: APIError {
+        switch self {
+        case .invalid(let field, let rule, let message):
+            return .invalid(message, code: rule, param: field)
+        case .notFound(let what):
+            return .notFound(what, param: "id")
+        case .wrongStatus(let current, let operation):
+            return .conflict("The schedule is \(current.rawValue); \(operation.replacingOccurrences(of: "schedule.", with: "")) is not allowed now.",
+                             code: "invalid_schedule_status", param: "status")
+        case .stepNotSkippable(let status):
+            return .conflict("Only a future scheduled step can be skipped; this one is \(status.rawValue).", code: "step_not_skippable", param: "stepId")
+        }
+    }
+}
+
+extension PlanValidationError: APIErrorConvertible {
+    /// 422 naming the plan field and the rule.
+    public var apiError: APIError {
+        .invalid(message, code: rule, param: field)
+    }
 }

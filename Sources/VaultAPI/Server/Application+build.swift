@@ -41,6 +41,7 @@ public func buildRouter(runtime: VaultRuntime) -> Router<VaultRequestContext> {
     AuditController(store: runtime.store).addRoutes(to: api)
     CustomFieldsController(store: runtime.store).addRoutes(to: api)
     SecureCardsController(cards: runtime.cards).addRoutes(to: api)
+    SchedulesController(schedules: runtime.schedules).addRoutes(to: api)
     return router
 }
 

@@ -103,6 +103,8 @@ import Testing
             name: "acme", settings: .init(callbackURL: "https://example.test/hooks"), actor: "test")
         #expect(updated.timeZone == "Europe/London")
         #expect(updated.callbackURL == "https://example.test/hooks")
-        #expect(try await fixture.store.merchant(named: "acme") == updated)
+        let stored = try #require(try await fixture.store.merchant(named: "acme"))
+        #expect(stored.timeZone == "Europe/London")
+        #expect(stored.callbackURL == "https://example.test/hooks")
     }
 }

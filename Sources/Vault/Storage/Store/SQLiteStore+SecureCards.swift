@@ -6,11 +6,11 @@ extension SQLiteStore: SecureCardStore {
             do {
                 try connection.run(
                     """
-                    INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, bin, last4, masked_number, expiry_month,
+                    INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
                         expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at)
-                    VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                    [row.reference, row.merchantID, row.merchantReference, row.cardType.rawValue, row.bin, row.last4, row.maskedNumber,
+                    [row.reference, row.merchantID, row.merchantReference, row.cardType.rawValue, row.maskedNumber,
                      row.expiry.month, row.expiry.year, row.entryMode.rawValue, row.fingerprint, row.keyVersion, row.sealedCard,
                      row.sealedDetails, try Self.json(row.verification), Timestamp.string(row.createdAt), Timestamp.string(row.updatedAt)])
             } catch let error as SQLiteError where error.isUniqueViolation {
@@ -24,11 +24,11 @@ extension SQLiteStore: SecureCardStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE secure_cards SET card_type = ?, bin = ?, last4 = ?, masked_number = ?, expiry_month = ?, expiry_year = ?,
+                UPDATE secure_cards SET card_type = ?, masked_number = ?, expiry_month = ?, expiry_year = ?,
                     entry_mode = ?, fingerprint = ?, key_version = ?, sealed_card = ?, sealed_details = ?, verification = ?, updated_at = ?
                 WHERE id = ? AND merchant_id = ? AND status = 'active'
                 """,
-                [row.cardType.rawValue, row.bin, row.last4, row.maskedNumber, row.expiry.month, row.expiry.year, row.entryMode.rawValue,
+                [row.cardType.rawValue, row.maskedNumber, row.expiry.month, row.expiry.year, row.entryMode.rawValue,
                  row.fingerprint, row.keyVersion, row.sealedCard, row.sealedDetails, try Self.json(row.verification),
                  Timestamp.string(row.updatedAt), row.reference, row.merchantID])
             guard connection.changes == 1 else { throw SecureCardError.notFound }
@@ -60,7 +60,7 @@ extension SQLiteStore: SecureCardStore {
                 arguments.append(reference)
             }
             if let text = query.text, !text.isEmpty {
-                sql += " AND (merchant_reference LIKE ? ESCAPE '\\' OR last4 = ? OR bin = ?)"
+                sql += " AND (merchant_reference LIKE ? ESCAPE '\\' OR substr(masked_number, -4) = ? OR substr(masked_number, 1, 6) = ?)"
                 let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                     .replacingOccurrences(of: "_", with: "\\_")
                 arguments.append(contentsOf: [escaped + "%", text, text] as [any SQLiteBindable])
@@ -152,11 +152,12 @@ extension SQLiteStore: SecureCardStore {
             decoder.dateDecodingStrategy = .iso8601
             verification = try? decoder.decode(CardVerificationRecord.self, from: Data(json.utf8))
         }
+        let masked = try row.string("masked_number")
         return SecureCardRow(
             reference: try row.string("id"), merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),
             status: SecureCard.Status(rawValue: try row.string("status")) ?? .deleted,
-            cardType: CardBrand(rawValue: try row.string("card_type")) ?? .visa, bin: try row.string("bin"), last4: try row.string("last4"),
-            maskedNumber: try row.string("masked_number"),
+            cardType: CardBrand(rawValue: try row.string("card_type")) ?? .visa, bin: String(masked.prefix(6)), last4: String(masked.suffix(4)),
+            maskedNumber: masked,
             expiry: try CardExpiry(month: try row.int("expiry_month"), year: try row.int("expiry_year")),
             entryMode: EntryMode(rawValue: try row.string("entry_mode")) ?? .keyed, fingerprint: try row.string("fingerprint"),
             keyVersion: try row.int("key_version"), sealedCard: try row.optionalBlob("sealed_card"),

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The embedded storage: every store protocol of the vault implemented over one SQLite database.
 ///
@@ -30,7 +30,7 @@ public final class SQLiteStore: Sendable {
 
 extension SQLiteConnection {
     /// Appends an audit event inside the current transaction, extending the hash chain.
-    func appendAudit(_ entry: AuditEntry, now: Date = Date()) throws {
+    public func appendAudit(_ entry: AuditEntry, now: Date = Date()) throws {
         let last = try queryOne("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1")
         let sequence = (try last?.int64("seq") ?? 0) + 1
         let previous = try last?.blob("hash") ?? AuditChain.genesis

@@ -1,0 +1,145 @@
+public import Foundation
+public import Vault
+
+extension SQLiteStore: ScheduleStore {
+    public func insertSchedule(_ schedule: Schedule, steps: [ScheduleStep], audit: AuditEntry) async throws {
+        let plan = try Self.planJSON(schedule.plan)
+        try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO schedules (id, merchant_id, secure_card_id, status, plan, amount, currency, description, external_id, receipt_email,
+                    receipt_phone, time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [schedule.id, schedule.merchantID, schedule.secureCardReference, schedule.status.rawValue, plan, schedule.amount,
+                 schedule.currency.code, schedule.description, schedule.externalID, schedule.receiptEmail, schedule.receiptPhone,
+                 schedule.plan.timeZone ?? "UTC", schedule.materializedThrough?.iso, Timestamp.string(schedule.createdAt),
+                 Timestamp.string(schedule.updatedAt), schedule.confirmedAt.map(Timestamp.string), schedule.expiresAt.map(Timestamp.string),
+                 schedule.pausedAt.map(Timestamp.string)])
+            try Self.insertSteps(steps, merchantID: schedule.merchantID, on: connection)
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func saveSchedule(
+        _ schedule: Schedule, expectedStatus: ScheduleStatus, stepUpdates: [StepUpdate], newSteps: [ScheduleStep], audit: AuditEntry
+    ) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE schedules SET secure_card_id = ?, status = ?, amount = ?, description = ?, receipt_email = ?, receipt_phone = ?,
+                    materialized_through = ?, updated_at = ?, confirmed_at = ?, expires_at = ?, paused_at = ?
+                WHERE id = ? AND merchant_id = ? AND status = ?
+                """,
+                [schedule.secureCardReference, schedule.status.rawValue, schedule.amount, schedule.description, schedule.receiptEmail,
+                 schedule.receiptPhone, schedule.materializedThrough?.iso, Timestamp.string(schedule.updatedAt),
+                 schedule.confirmedAt.map(Timestamp.string), schedule.expiresAt.map(Timestamp.string), schedule.pausedAt.map(Timestamp.string),
+                 schedule.id, schedule.merchantID, expectedStatus.rawValue])
+            guard connection.changes == 1 else {
+                let current = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
+                throw ScheduleError.wrongStatus(current: current.flatMap(ScheduleStatus.init(rawValue:)) ?? expectedStatus, operation: audit.action)
+            }
+            let stamp = Timestamp.string(schedule.updatedAt)
+            for update in stepUpdates {
+                try connection.run(
+                    "UPDATE schedule_steps SET status = coalesce(?, status), amount = coalesce(?, amount), updated_at = ? WHERE id = ? AND schedule_id = ?",
+                    [update.status?.rawValue, update.amount, stamp, update.stepID, schedule.id])
+            }
+            try Self.insertSteps(newSteps, merchantID: schedule.merchantID, on: connection)
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func schedule(merchantID: String, id: String) async throws -> Schedule? {
+        try await database.read { connection in
+            try connection.queryOne("SELECT * FROM schedules WHERE merchant_id = ? AND id = ?", [merchantID, id]).map(Self.schedule)
+        }
+    }
+
+    public func schedules(merchantID: String, status: ScheduleStatus?, afterSequence: Int64?, limit: Int) async throws -> [Schedule] {
+        try await database.read { connection in
+            var sql = "SELECT * FROM schedules WHERE merchant_id = ?"
+            var arguments: [any SQLiteBindable] = [merchantID]
+            if let status {
+                sql += " AND status = ?"
+                arguments.append(status.rawValue)
+            }
+            if let afterSequence {
+                sql += " AND seq > ?"
+                arguments.append(afterSequence)
+            }
+            sql += " ORDER BY seq LIMIT ?"
+            arguments.append(limit)
+            return try connection.query(sql, arguments).map(Self.schedule)
+        }
+    }
+
+    public func steps(scheduleID: String) async throws -> [ScheduleStep] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM schedule_steps WHERE schedule_id = ? ORDER BY sequence", [scheduleID]).map(Self.step)
+        }
+    }
+
+    public func expireUnconfirmedSchedules(now: Date) async throws -> [String] {
+        try await database.write { connection in
+            let stamp = Timestamp.string(now)
+            let rows = try connection.query(
+                "SELECT id, merchant_id FROM schedules WHERE status = 'pending_confirmation' AND expires_at <= ?", [stamp])
+            for row in rows {
+                let id = try row.string("id")
+                try connection.run("UPDATE schedules SET status = 'expired', updated_at = ? WHERE id = ?", [stamp, id])
+                try connection.run("UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ?", [stamp, id])
+                try connection.appendAudit(AuditEntry(
+                    merchantID: try row.string("merchant_id"), actor: "system", action: "schedule.expired", objectType: "schedule", objectID: id))
+            }
+            return try rows.map { try $0.string("id") }
+        }
+    }
+
+    static func insertSteps(_ steps: [ScheduleStep], merchantID: String, on connection: SQLiteConnection) throws {
+        for step in steps {
+            try connection.run(
+                """
+                INSERT INTO schedule_steps (id, schedule_id, merchant_id, sequence, date, due_at, amount, currency, status, attempts,
+                    next_attempt_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [step.id, step.scheduleID, merchantID, step.sequence, step.date.iso, Timestamp.string(step.dueAt), step.amount, step.currency.code,
+                 step.status.rawValue, step.attempts, step.nextAttemptAt.map(Timestamp.string), Timestamp.string(Date())])
+        }
+    }
+
+    static func planJSON(_ plan: PlanRequest) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(plan), as: UTF8.self)
+    }
+
+    static func schedule(_ row: SQLiteRow) throws -> Schedule {
+        let plan = try JSONDecoder().decode(PlanRequest.self, from: Data(try row.string("plan").utf8))
+        return Schedule(
+            id: try row.string("id"), merchantID: try row.string("merchant_id"), secureCardReference: try row.string("secure_card_id"),
+            status: ScheduleStatus(rawValue: try row.string("status")) ?? .cancelled, plan: plan, amount: try row.int64("amount"),
+            currency: try Currency(code: try row.string("currency")), description: try row.optionalString("description"),
+            externalID: try row.optionalString("external_id"), receiptEmail: try row.optionalString("receipt_email"),
+            receiptPhone: try row.optionalString("receipt_phone"),
+            materializedThrough: try row.optionalString("materialized_through").flatMap { CivilDate(iso: $0) },
+            createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"),
+            confirmedAt: try row.optionalString("confirmed_at").flatMap(Timestamp.parse),
+            expiresAt: try row.optionalString("expires_at").flatMap(Timestamp.parse),
+            pausedAt: try row.optionalString("paused_at").flatMap(Timestamp.parse), sequence: try row.int64("seq"))
+    }
+
+    static func step(_ row: SQLiteRow) throws -> ScheduleStep {
+        ScheduleStep(
+            id: try row.string("id"), scheduleID: try row.string("schedule_id"), sequence: try row.int("sequence"),
+            date: CivilDate(iso: try row.string("date")) ?? CivilDate(dayNumber: 0), dueAt: try date(row, "due_at"),
+            amount: try row.int64("amount"), currency: try Currency(code: try row.string("currency")),
+            status: StepStatus(rawValue: try row.string("status")) ?? .cancelled, attempts: try row.int("attempts"),
+            nextAttemptAt: try row.optionalString("next_attempt_at").flatMap(Timestamp.parse))
+    }
+
+    static func date(_ row: SQLiteRow, _ column: String) throws -> Date {
+        Timestamp.parse(try row.string(column)) ?? Date(timeIntervalSince1970: 0)
+    }
+}

@@ -1,0 +1,108 @@
+public import Foundation
+public import Vault
+
+/// Where a schedule is in its life (SPEC §7).
+public enum ScheduleStatus: String, Sendable, Codable, CaseIterable {
+    /// Created; nothing is charged until confirmed.
+    case pendingConfirmation = "pending_confirmation"
+    /// Confirmed; due steps are charged.
+    case active
+    /// Paused by the merchant (or by the past-due policy).
+    case paused
+    /// A step finally failed; later steps continue per policy.
+    case pastDue = "past_due"
+    /// Every step is settled.
+    case completed
+    /// Cancelled; no further charges.
+    case cancelled
+    /// Never confirmed in time.
+    case expired
+
+    /// Whether the schedule can still charge or be confirmed.
+    public var isOpen: Bool { self == .pendingConfirmation || self == .active || self == .paused || self == .pastDue }
+}
+
+/// Where a step is.
+public enum StepStatus: String, Sendable, Codable, CaseIterable {
+    /// Waiting for its due time.
+    case scheduled
+    /// A charge attempt is under way.
+    case processing
+    /// A soft decline; another attempt is planned.
+    case retryPending = "retry_pending"
+    /// Charged.
+    case approved
+    /// Finally declined.
+    case failed
+    /// Skipped by the merchant or while paused.
+    case skipped
+    /// Cancelled with its schedule.
+    case cancelled
+
+    /// Whether the step will not be charged any more.
+    public var isSettled: Bool { self == .approved || self == .failed || self == .skipped || self == .cancelled }
+}
+
+/// A recurring (or one-off delayed) charge of a secure card.
+public struct Schedule: Sendable, Equatable {
+    /// Public id, `sch_...`.
+    public var id: String
+    /// Owner.
+    public var merchantID: String
+    /// The card charged.
+    public var secureCardReference: String
+    /// Lifecycle status.
+    public var status: ScheduleStatus
+    /// The plan as given (time zone, hour and minute filled in).
+    public var plan: PlanRequest
+    /// Amount per step in minor units (future steps follow changes).
+    public var amount: Int64
+    /// ISO 4217 currency.
+    public var currency: Currency
+    /// Merchant's description.
+    public var description: String?
+    /// Merchant's own id for the schedule.
+    public var externalID: String?
+    /// Receipt e-mail.
+    public var receiptEmail: String?
+    /// Receipt phone.
+    public var receiptPhone: String?
+    /// Open-ended plans: the last date steps exist for.
+    public var materializedThrough: CivilDate?
+    /// Timestamps.
+    public var createdAt: Date
+    /// Last change.
+    public var updatedAt: Date
+    /// When confirmed.
+    public var confirmedAt: Date?
+    /// When an unconfirmed schedule expires.
+    public var expiresAt: Date?
+    /// When paused.
+    public var pausedAt: Date?
+    /// Insertion order.
+    public var sequence: Int64
+}
+
+/// One dated charge of a schedule.
+public struct ScheduleStep: Sendable, Equatable {
+    /// Public id, `stp_...`.
+    public var id: String
+    /// The schedule.
+    public var scheduleID: String
+    /// Position in the plan, from 1.
+    public var sequence: Int
+    /// Civil date in the schedule's zone.
+    public var date: CivilDate
+    /// The instant it falls due.
+    public var dueAt: Date
+    /// Amount in minor units.
+    public var amount: Int64
+    /// Currency.
+    public var currency: Currency
+    /// Status.
+    public var status: StepStatus
+    /// Charge attempts made.
+    public var attempts: Int
+    /// When the next attempt is due (retries).
+    public var nextAttemptAt: Date?
+}

@@ -1,0 +1,318 @@
+public import Foundation
+public import Vault
+
+/// Limits and defaults for schedules, from configuration.
+public struct ScheduleSettings: Sendable {
+    /// Local time of day steps fall due when a schedule gives none.
+    public var defaultTime: LocalTime
+    /// Most steps a finite plan may have.
+    public var maxStepCount: Int
+    /// Days ahead open-ended plans are materialized.
+    public var horizonDays: Int
+    /// How long an unconfirmed schedule lives.
+    public var confirmationTimeout: TimeInterval
+
+    /// Creates settings.
+    public init(defaultTime: LocalTime, maxStepCount: Int = 1000, horizonDays: Int = 400, confirmationTimeout: TimeInterval = 72 * 3600) {
+        self.defaultTime = defaultTime
+        self.maxStepCount = maxStepCount
+        self.horizonDays = horizonDays
+        self.confirmationTimeout = confirmationTimeout
+    }
+}
+
+/// A schedule with its steps, and warnings worth showing the merchant.
+public struct ScheduleView: Sendable {
+    /// The schedule.
+    public var schedule: Schedule
+    /// Its steps in plan order (for open-ended plans, the materialized ones).
+    public var steps: [ScheduleStep]
+    /// E.g. the card expiring before the last step.
+    public var warnings: [String]
+
+    /// Creates a view.
+    public init(schedule: Schedule, steps: [ScheduleStep], warnings: [String]) {
+        self.schedule = schedule
+        self.steps = steps
+        self.warnings = warnings
+    }
+}
+
+/// Schedules (SPEC §7): expansion into steps, preview, confirmation and the lifecycle.
+public struct ScheduleService: Sendable {
+    private let store: any ScheduleStore & SecureCardStore
+    private let settings: ScheduleSettings
+
+    /// A service over `store`.
+    public init(store: any ScheduleStore & SecureCardStore, settings: ScheduleSettings) {
+        self.store = store
+        self.settings = settings
+    }
+
+    /// Expands a request into steps without saving anything.
+    /// - Throws: `ScheduleError.invalid` or `PlanValidationError` (422).
+    public func preview(_ request: ScheduleRequest, merchant: Merchant, now: Date = Date()) async throws -> ScheduleView {
+        try await expand(request, merchant: merchant, now: now, id: "")
+    }
+
+    /// Creates a schedule in `pending_confirmation` with its steps; nothing is charged until `confirm`.
+    public func create(_ request: ScheduleRequest, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
+        let view = try await expand(request, merchant: merchant, now: now, id: OpaqueToken.make(prefix: "sch_", randomBits: 100))
+        try await store.insertSchedule(
+            view.schedule, steps: view.steps,
+            audit: audit(view.schedule, actor: actor, action: "schedule.created",
+                         details: ["secureCardReference": view.schedule.secureCardReference, "steps": String(view.steps.count),
+                                   "amount": String(view.schedule.amount), "currency": view.schedule.currency.code]))
+        return view
+    }
+
+    /// One schedule with its steps.
+    public func get(id: String, merchant: Merchant, now: Date = Date()) async throws -> ScheduleView {
+        _ = try await store.expireUnconfirmedSchedules(now: now)
+        let schedule = try await existing(id, merchant: merchant)
+        return ScheduleView(schedule: schedule, steps: try await store.steps(scheduleID: id), warnings: [])
+    }
+
+    /// A page of schedules.
+    public func list(merchant: Merchant, status: ScheduleStatus?, afterSequence: Int64?, limit: Int, now: Date = Date()) async throws -> [Schedule] {
+        _ = try await store.expireUnconfirmedSchedules(now: now)
+        return try await store.schedules(merchantID: merchant.id, status: status, afterSequence: afterSequence, limit: limit)
+    }
+
+    /// `pending_confirmation` → `active` (seed: scheduleStepsConfirm).
+    public func confirm(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
+        _ = try await store.expireUnconfirmedSchedules(now: now)
+        var schedule = try await existing(id, merchant: merchant)
+        guard schedule.status == .pendingConfirmation else { throw ScheduleError.wrongStatus(current: schedule.status, operation: "confirm") }
+        schedule.status = .active
+        schedule.confirmedAt = now
+        schedule.expiresAt = nil
+        schedule.updatedAt = now
+        try await store.saveSchedule(
+            schedule, expectedStatus: .pendingConfirmation, stepUpdates: [], newSteps: [], audit: audit(schedule, actor: actor, action: "schedule.confirmed"))
+        return try await get(id: id, merchant: merchant, now: now)
+    }
+
+    /// `active` or `past_due` → `paused`: nothing is charged while paused.
+    public func pause(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
+        var schedule = try await existing(id, merchant: merchant)
+        let previous = schedule.status
+        guard previous == .active || previous == .pastDue else { throw ScheduleError.wrongStatus(current: previous, operation: "pause") }
+        schedule.status = .paused
+        schedule.pausedAt = now
+        schedule.updatedAt = now
+        try await store.saveSchedule(schedule, expectedStatus: previous, stepUpdates: [], newSteps: [], audit: audit(schedule, actor: actor, action: "schedule.paused"))
+        return try await get(id: id, merchant: merchant, now: now)
+    }
+
+    /// `paused` → `active`. Steps that fell due while paused are skipped, not charged late, unless `catchUp`.
+    public func resume(id: String, catchUp: Bool, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
+        var schedule = try await existing(id, merchant: merchant)
+        guard schedule.status == .paused else { throw ScheduleError.wrongStatus(current: schedule.status, operation: "resume") }
+        let steps = try await store.steps(scheduleID: id)
+        let missed = catchUp ? [] : steps.filter { $0.status == .scheduled && $0.dueAt <= now }
+        schedule.status = .active
+        schedule.pausedAt = nil
+        schedule.updatedAt = now
+        let remaining = steps.filter { !$0.status.isSettled && !missed.map(\.id).contains($0.id) }
+        if remaining.isEmpty && isFullyMaterialized(schedule) { schedule.status = .completed }
+        try await store.saveSchedule(
+            schedule, expectedStatus: .paused, stepUpdates: missed.map { StepUpdate(stepID: $0.id, status: .skipped) }, newSteps: [],
+            audit: audit(schedule, actor: actor, action: "schedule.resumed",
+                         details: ["catchUp": String(catchUp), "skippedSteps": String(missed.count)]))
+        return try await get(id: id, merchant: merchant, now: now)
+    }
+
+    /// Any open status → `cancelled`; steps not yet charged are cancelled.
+    public func cancel(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
+        var schedule = try await existing(id, merchant: merchant)
+        let previous = schedule.status
+        guard previous.isOpen else { throw ScheduleError.wrongStatus(current: previous, operation: "cancel") }
+        let open = try await store.steps(scheduleID: id).filter { $0.status == .scheduled || $0.status == .retryPending }
+        schedule.status = .cancelled
+        schedule.updatedAt = now
+        try await store.saveSchedule(
+            schedule, expectedStatus: previous, stepUpdates: open.map { StepUpdate(stepID: $0.id, status: .cancelled) }, newSteps: [],
+            audit: audit(schedule, actor: actor, action: "schedule.cancelled", details: ["cancelledSteps": String(open.count)]))
+        return try await get(id: id, merchant: merchant, now: now)
+    }
+
+    /// Changes amount, card, receipt contacts or description for future steps only.
+    public func change(id: String, _ change: ScheduleChange, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
+        var schedule = try await existing(id, merchant: merchant)
+        let previous = schedule.status
+        guard previous.isOpen else { throw ScheduleError.wrongStatus(current: previous, operation: "change") }
+        let steps = try await store.steps(scheduleID: id)
+        let future = steps.filter { $0.status == .scheduled && $0.dueAt > now }
+        var updates: [StepUpdate] = []
+        var changed: [String] = []
+        if let amount = change.amount {
+            try Self.checkAmount(amount)
+            schedule.amount = amount
+            updates = future.map { StepUpdate(stepID: $0.id, amount: amount) }
+            changed.append("amount")
+        }
+        if change.secureCardReference != nil || change.merchantReference != nil {
+            let card = try await liveCard(secureCardReference: change.secureCardReference, merchantReference: change.merchantReference, merchant: merchant)
+            if let next = future.first { try Self.checkExpiry(card, firstDate: next.date) }
+            schedule.secureCardReference = card.reference
+            changed.append("secureCardReference")
+        }
+        switch change.receiptEmail {
+        case .absent: break
+        case .clear: schedule.receiptEmail = nil; changed.append("receiptEmail")
+        case .set(let email): try Self.checkContacts(email: email, phone: nil); schedule.receiptEmail = email; changed.append("receiptEmail")
+        }
+        switch change.receiptPhone {
+        case .absent: break
+        case .clear: schedule.receiptPhone = nil; changed.append("receiptPhone")
+        case .set(let phone): try Self.checkContacts(email: nil, phone: phone); schedule.receiptPhone = phone; changed.append("receiptPhone")
+        }
+        switch change.description {
+        case .absent: break
+        case .clear: schedule.description = nil; changed.append("description")
+        case .set(let text): try Self.checkText(text, field: "description", max: 255); schedule.description = text; changed.append("description")
+        }
+        schedule.updatedAt = now
+        try await store.saveSchedule(
+            schedule, expectedStatus: previous, stepUpdates: updates, newSteps: [],
+            audit: audit(schedule, actor: actor, action: "schedule.changed",
+                         details: ["changed": changed.joined(separator: ","), "futureSteps": String(future.count)]))
+        return try await get(id: id, merchant: merchant, now: now)
+    }
+
+    /// Skips one future step.
+    public func skip(id: String, stepID: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
+        var schedule = try await existing(id, merchant: merchant)
+        let previous = schedule.status
+        guard previous.isOpen else { throw ScheduleError.wrongStatus(current: previous, operation: "skip") }
+        let steps = try await store.steps(scheduleID: id)
+        guard let step = steps.first(where: { $0.id == stepID }) else { throw ScheduleError.notFound("step") }
+        guard step.status == .scheduled, step.dueAt > now else { throw ScheduleError.stepNotSkippable(status: step.status) }
+        schedule.updatedAt = now
+        if steps.allSatisfy({ $0.id == stepID || $0.status.isSettled }) && isFullyMaterialized(schedule) && previous != .pendingConfirmation {
+            schedule.status = .completed
+        }
+        try await store.saveSchedule(
+            schedule, expectedStatus: previous, stepUpdates: [StepUpdate(stepID: stepID, status: .skipped)], newSteps: [],
+            audit: audit(schedule, actor: actor, action: "schedule.step_skipped", details: ["step": stepID, "sequence": String(step.sequence)]))
+        return try await get(id: id, merchant: merchant, now: now)
+    }
+
+    // MARK: - Expansion
+
+    private func expand(_ request: ScheduleRequest, merchant: Merchant, now: Date, id: String) async throws -> ScheduleView {
+        let card = try await liveCard(secureCardReference: request.secureCardReference, merchantReference: request.merchantReference, merchant: merchant)
+        guard let amount = request.amount else { throw ScheduleError.invalid(field: "amount", rule: "required", message: "amount is required (minor units).") }
+        try Self.checkAmount(amount)
+        guard let code = request.currency else { throw ScheduleError.invalid(field: "currency", rule: "required", message: "currency is required.") }
+        let currency: Currency
+        do {
+            currency = try Currency(code: code)
+        } catch {
+            throw ScheduleError.invalid(field: "currency", rule: "unknown_currency", message: "currency must be a known ISO 4217 code.")
+        }
+        try Self.checkContacts(email: request.receiptEmail, phone: request.receiptPhone)
+        if let description = request.description { try Self.checkText(description, field: "description", max: 255) }
+        if let externalID = request.externalId { try Self.checkText(externalID, field: "externalId", max: 64) }
+        let merchantZone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
+        let rules = PlanRules(defaultTimeZone: merchantZone, defaultTime: settings.defaultTime, maxCount: settings.maxStepCount)
+        let plan = try Plan(validating: request.plan, rules: rules)
+        let today = CivilDate.today(in: plan.timeZone, now: now)
+        let horizon = today.adding(days: settings.horizonDays)
+        let planned = plan.steps(horizon: horizon, limit: plan.end == .never ? settings.horizonDays * 2 + 10 : settings.maxStepCount)
+        guard let first = planned.first else {
+            throw ScheduleError.invalid(field: "startDate", rule: "no_steps", message: "The plan produces no steps.")
+        }
+        try Self.checkExpiry(card, firstDate: first.date)
+        var warnings: [String] = []
+        if let last = planned.last, last.date > Self.lastValidDate(card.expiry) || plan.end == .never {
+            if last.date > Self.lastValidDate(card.expiry) || plan.end == .never && horizon > Self.lastValidDate(card.expiry) {
+                warnings.append("card_expires_before_last_step: the card expires \(card.expiry.mmyy) (MMYY), before the plan's last step")
+            }
+        }
+        var stored = request.plan
+        stored.timeZone = plan.timeZone.identifier
+        stored.hour = plan.time.hour
+        stored.minute = plan.time.minute
+        let schedule = Schedule(
+            id: id, merchantID: merchant.id, secureCardReference: card.reference, status: .pendingConfirmation, plan: stored, amount: amount,
+            currency: currency, description: request.description, externalID: request.externalId, receiptEmail: request.receiptEmail,
+            receiptPhone: request.receiptPhone, materializedThrough: plan.end == .never ? horizon : nil, createdAt: now, updatedAt: now,
+            confirmedAt: nil, expiresAt: now.addingTimeInterval(settings.confirmationTimeout), pausedAt: nil, sequence: 0)
+        let steps = planned.map { step in
+            ScheduleStep(
+                id: id.isEmpty ? "" : OpaqueToken.make(prefix: "stp_", randomBits: 100), scheduleID: id, sequence: step.sequence, date: step.date,
+                dueAt: step.dueAt, amount: amount, currency: currency, status: .scheduled, attempts: 0, nextAttemptAt: nil)
+        }
+        return ScheduleView(schedule: schedule, steps: steps, warnings: warnings)
+    }
+
+    private func liveCard(secureCardReference: String?, merchantReference: String?, merchant: Merchant) async throws -> SecureCardRow {
+        let row: SecureCardRow?
+        let field: String
+        if let reference = secureCardReference {
+            field = "secureCardReference"
+            row = try await store.secureCard(merchantID: merchant.id, reference: reference)
+        } else if let reference = merchantReference {
+            field = "merchantReference"
+            row = try await store.secureCard(merchantID: merchant.id, merchantReference: reference)
+        } else {
+            throw ScheduleError.invalid(field: "secureCardReference", rule: "required", message: "secureCardReference or merchantReference is required.")
+        }
+        guard let card = row else { throw ScheduleError.invalid(field: field, rule: "not_found", message: "No live secure card with that reference.") }
+        guard card.status == .active, card.sealedCard != nil else {
+            throw ScheduleError.invalid(field: field, rule: "card_deleted", message: "The secure card was deleted.")
+        }
+        return card
+    }
+
+    private func existing(_ id: String, merchant: Merchant) async throws -> Schedule {
+        guard let schedule = try await store.schedule(merchantID: merchant.id, id: id) else { throw ScheduleError.notFound("schedule") }
+        return schedule
+    }
+
+    private func isFullyMaterialized(_ schedule: Schedule) -> Bool {
+        schedule.plan.endType != "never"
+    }
+
+    private func audit(_ schedule: Schedule, actor: String, action: String, details: [String: String] = [:]) -> AuditEntry {
+        AuditEntry(merchantID: schedule.merchantID, actor: actor, action: action, objectType: "schedule", objectID: schedule.id, details: details)
+    }
+
+    // MARK: - Rules
+
+    /// Largest amount per step, in minor units.
+    public static let maximumAmount: Int64 = 99_999_999_999
+
+    static func checkAmount(_ amount: Int64) throws {
+        guard amount > 0, amount <= maximumAmount else {
+            throw ScheduleError.invalid(field: "amount", rule: "out_of_range", message: "amount must be between 1 and \(maximumAmount) minor units.")
+        }
+    }
+
+    static func checkContacts(email: String?, phone: String?) throws {
+        do {
+            try Customer(email: email, mobileNumber: phone).validate()
+        } catch {
+            let field = error.field == "customer.email" ? "receiptEmail" : "receiptPhone"
+            throw ScheduleError.invalid(field: field, rule: error.code, message: "\(field) is not valid.")
+        }
+    }
+
+    static func checkText(_ text: String, field: String, max: Int) throws {
+        guard text.count <= max else { throw ScheduleError.invalid(field: field, rule: "too_long", message: "\(field) is longer than \(max) characters.") }
+    }
+
+    static func lastValidDate(_ expiry: CardExpiry) -> CivilDate {
+        CivilDate.clamped(year: expiry.year, month: expiry.month, day: 32)
+    }
+
+    static func checkExpiry(_ card: SecureCardRow, firstDate: CivilDate) throws {
+        if firstDate > lastValidDate(card.expiry) {
+            throw ScheduleError.invalid(
+                field: "secureCardReference", rule: "card_expires_before_first_step",
+                message: "The card expires \(card.expiry.mmyy) (MMYY), before the first step on \(firstDate.iso).")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+public import Foundation
+public import Vault
+
+/// A change to one stored step.
+public struct StepUpdate: Sendable, Equatable {
+    /// The step.
+    public var stepID: String
+    /// New status, if it changes.
+    public var status: StepStatus?
+    /// New amount, if it changes.
+    public var amount: Int64?
+
+    /// Creates an update.
+    public init(stepID: String, status: StepStatus? = nil, amount: Int64? = nil) {
+        self.stepID = stepID
+        self.status = status
+        self.amount = amount
+    }
+}
+
+/// Persistence of schedules and their steps. Every change records its audit event atomically.
+public protocol ScheduleStore: Sendable {
+    /// Stores a new schedule with its materialized steps.
+    func insertSchedule(_ schedule: Schedule, steps: [ScheduleStep], audit: AuditEntry) async throws
+    /// Saves a changed schedule, step updates and new steps in one transaction, only if the schedule
+    /// still has `expectedStatus` (otherwise throws `ScheduleError.wrongStatus` with the current one).
+    func saveSchedule(
+        _ schedule: Schedule, expectedStatus: ScheduleStatus, stepUpdates: [StepUpdate], newSteps: [ScheduleStep], audit: AuditEntry
+    ) async throws
+    /// One schedule of a merchant.
+    func schedule(merchantID: String, id: String) async throws -> Schedule?
+    /// A page of a merchant's schedules in creation order.
+    func schedules(merchantID: String, status: ScheduleStatus?, afterSequence: Int64?, limit: Int) async throws -> [Schedule]
+    /// Every step of a schedule in plan order.
+    func steps(scheduleID: String) async throws -> [ScheduleStep]
+    /// Marks unconfirmed schedules past their expiry `expired`; returns their ids.
+    func expireUnconfirmedSchedules(now: Date) async throws -> [String]
+}

@@ -1,0 +1,41 @@
+import Testing
+@testable import Vault
+
+@Suite struct OpaqueTokenTests {
+    @Test func defaultTokenIsPrefixAndThirtyTwoBase32Characters() {
+        let token = OpaqueToken.make(prefix: "sc_")
+        #expect(token.hasPrefix("sc_"))
+        let body = token.dropFirst(3)
+        #expect(body.count == 32)
+        #expect(body.allSatisfy { "abcdefghijklmnopqrstuvwxyz234567".contains($0) })
+        #expect(OpaqueToken.isWellFormed(token, prefix: "sc_"))
+    }
+
+    @Test(arguments: [(128, 26), (160, 32), (256, 52), (1, 2)])
+    func lengthFollowsTheRandomBitsRoundedToBytes(bits: Int, characters: Int) throws {
+        let token = OpaqueToken.make(prefix: "k_", randomBits: bits)
+        #expect(token.count == 2 + characters)
+        #expect(try Encoding.fromBase32(String(token.dropFirst(2))).count == (bits + 7) / 8)
+        #expect(OpaqueToken.isWellFormed(token, prefix: "k_", randomBits: bits))
+    }
+
+    @Test func tokensAreUnique() {
+        let tokens = (0..<1000).map { _ in OpaqueToken.make(prefix: "sc_") }
+        #expect(Set(tokens).count == tokens.count)
+    }
+
+    @Test(arguments: [
+        "sc_", "sc_abc", "xx_" + String(repeating: "a", count: 32), "sc_" + String(repeating: "a", count: 31),
+        "sc_" + String(repeating: "a", count: 33), "sc_" + String(repeating: "A", count: 32),
+        "sc_" + String(repeating: "a", count: 31) + "1", "sc_" + String(repeating: "a", count: 31) + "=",
+    ])
+    func malformedTokensAreRecognised(token: String) {
+        #expect(!OpaqueToken.isWellFormed(token, prefix: "sc_"))
+    }
+
+    @Test func tokensWithNonZeroPaddingBitsAreNotWellFormed() {
+        // 128 bits take 26 characters; the last one carries 2 padding bits that must be zero.
+        #expect(OpaqueToken.isWellFormed("sc_" + String(repeating: "a", count: 25) + "a", prefix: "sc_", randomBits: 128))
+        #expect(!OpaqueToken.isWellFormed("sc_" + String(repeating: "a", count: 25) + "b", prefix: "sc_", randomBits: 128))
+    }
+}
