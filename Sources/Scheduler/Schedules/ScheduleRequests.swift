@@ -45,13 +45,23 @@ public struct ScheduleRequest: Sendable, Decodable, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         secureCardReference = try container.decodeIfPresent(String.self, forKey: .secureCardReference)
         merchantReference = try container.decodeIfPresent(String.self, forKey: .merchantReference)
-        amount = try container.decodeIfPresent(Int64.self, forKey: .amount)
+        amount = try Self.minorUnits(container, .amount)
         currency = try container.decodeIfPresent(String.self, forKey: .currency)
         description = try container.decodeIfPresent(String.self, forKey: .description)
         receiptEmail = try container.decodeIfPresent(String.self, forKey: .receiptEmail)
         receiptPhone = try container.decodeIfPresent(String.self, forKey: .receiptPhone)
         externalId = try container.decodeIfPresent(String.self, forKey: .externalId)
         plan = try PlanRequest(from: decoder)
+    }
+
+    /// An amount in minor units: a whole JSON number; a fraction is a 422 on the field, not a parse error.
+    static func minorUnits<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Int64? {
+        guard container.contains(key), !(try container.decodeNil(forKey: key)) else { return nil }
+        if let value = try? container.decode(Int64.self, forKey: key) { return value }
+        if (try? container.decode(Double.self, forKey: key)) != nil {
+            throw ScheduleError.invalid(field: key.stringValue, rule: "not_minor_units", message: "\(key.stringValue) is in minor units: a whole number.")
+        }
+        return try container.decode(Int64.self, forKey: key)
     }
 }
 
@@ -93,7 +103,7 @@ public struct ScheduleChange: Sendable, Decodable, Equatable {
             throw ScheduleError.invalid(field: key.stringValue, rule: "not_changeable",
                                         message: "\(key.stringValue) cannot be changed; cancel the schedule and create another.")
         }
-        amount = try container.decodeIfPresent(Int64.self, forKey: .amount)
+        amount = try ScheduleRequest.minorUnits(container, .amount)
         secureCardReference = try container.decodeIfPresent(String.self, forKey: .secureCardReference)
         merchantReference = try container.decodeIfPresent(String.self, forKey: .merchantReference)
         receiptEmail = try Self.patch(container, .receiptEmail)

@@ -29,9 +29,16 @@ public enum JSONCoding {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+                (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+            {
+                throw APIError.invalid("A value in the body is not valid here (numbers must be whole minor units).", code: "invalid_value", param: nil)
+            }
             throw apiError(for: error)
         } catch let error as APIError {
             throw error
+        } catch let error as any APIErrorConvertible {
+            throw error.apiError
         } catch {
             throw APIError.malformed("The request body is not valid JSON.")
         }
