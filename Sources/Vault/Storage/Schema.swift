@@ -158,5 +158,66 @@ public enum Schema {
             ) STRICT;
             CREATE INDEX schedule_steps_due ON schedule_steps(status, due_at);
             """),
+        Migration(id: 4, name: "transactions", sql: """
+            CREATE TABLE transactions (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                type TEXT NOT NULL CHECK (type IN ('sale', 'authorize', 'capture', 'void', 'refund', 'verify')),
+                status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'declined', 'error', 'voided', 'refunded',
+                    'partially_refunded', 'captured', 'in_doubt')),
+                amount INTEGER NOT NULL CHECK (amount >= 0),
+                currency TEXT NOT NULL,
+                secure_card_id TEXT,
+                merchant_reference TEXT,
+                card_type TEXT,
+                masked_number TEXT,
+                schedule_id TEXT,
+                step_id TEXT,
+                attempt INTEGER,
+                parent_id TEXT REFERENCES transactions(id),
+                idempotency_key TEXT NOT NULL UNIQUE,
+                order_reference TEXT NOT NULL,
+                description TEXT,
+                gateway TEXT NOT NULL,
+                gateway_transaction_id TEXT,
+                auth_code TEXT,
+                response_code TEXT,
+                response_text TEXT,
+                avs_result TEXT,
+                cvv_result TEXT,
+                decline_code TEXT,
+                decline_category TEXT,
+                error_code TEXT,
+                captured_amount INTEGER NOT NULL DEFAULT 0,
+                refunded_amount INTEGER NOT NULL DEFAULT 0,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            ) STRICT;
+            CREATE INDEX transactions_by_merchant ON transactions(merchant_id, seq);
+            CREATE INDEX transactions_by_status ON transactions(merchant_id, status, seq);
+            CREATE INDEX transactions_by_schedule ON transactions(schedule_id, seq);
+            CREATE INDEX transactions_by_parent ON transactions(parent_id);
+            CREATE UNIQUE INDEX transactions_step_attempt ON transactions(step_id, attempt) WHERE step_id IS NOT NULL;
+            """),
+        Migration(id: 5, name: "webhook outbox", sql: """
+            CREATE TABLE webhook_events (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                type TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'expired')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at TEXT NOT NULL,
+                lease_until TEXT,
+                last_error TEXT,
+                created_at TEXT NOT NULL,
+                delivered_at TEXT,
+                expires_at TEXT NOT NULL
+            ) STRICT;
+            CREATE INDEX webhook_events_due ON webhook_events(status, next_attempt_at);
+            CREATE INDEX webhook_events_by_merchant ON webhook_events(merchant_id, seq);
+            """),
     ]
 }

@@ -40,7 +40,7 @@ extension VaultConfiguration {
         }
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
-        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "logging"])
+        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "logging"])
         if let node = try document.section("server") {
             try node.allow(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"])
             if let value = try node.string("host") { server.host = value }
@@ -84,6 +84,15 @@ extension VaultConfiguration {
         if let node = try document.section("idempotency") {
             try node.allow(["retentionHours"])
             if let value = try node.int("retentionHours", in: 1...720) { idempotencyRetentionHours = value }
+        }
+        if let node = try document.section("webhooks") {
+            try node.allow(["timeoutSeconds", "retryHours", "initialBackoffSeconds", "maxBackoffSeconds", "batchSize", "pollSeconds"])
+            if let value = try node.int("timeoutSeconds", in: 1...300) { webhooks.timeoutSeconds = value }
+            if let value = try node.int("retryHours", in: 1...720) { webhooks.retryHours = value }
+            if let value = try node.int("initialBackoffSeconds", in: 1...86_400) { webhooks.initialBackoffSeconds = value }
+            if let value = try node.int("maxBackoffSeconds", in: 1...86_400) { webhooks.maxBackoffSeconds = value }
+            if let value = try node.int("batchSize", in: 1...10_000) { webhooks.batchSize = value }
+            if let value = try node.int("pollSeconds", in: 1...3600) { webhooks.pollSeconds = value }
         }
         if let node = try document.section("logging") {
             try node.allow(["level", "format"])

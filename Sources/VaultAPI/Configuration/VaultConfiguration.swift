@@ -74,6 +74,22 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var pastDuePolicy = PastDuePolicy.continue
     }
 
+    /// Webhook delivery.
+    public struct Webhooks: Sendable, Equatable {
+        /// Per-delivery HTTP timeout.
+        public var timeoutSeconds = 10
+        /// How long an event is retried before it expires.
+        public var retryHours = 72
+        /// First retry delay; doubles per attempt.
+        public var initialBackoffSeconds = 30
+        /// Longest delay between attempts.
+        public var maxBackoffSeconds = 3600
+        /// Events claimed per delivery round.
+        public var batchSize = 100
+        /// Seconds between delivery rounds in `vault serve`.
+        public var pollSeconds = 5
+    }
+
     /// Log output.
     public struct Logging: Sendable, Equatable {
         /// Lowest level written.
@@ -96,6 +112,8 @@ public struct VaultConfiguration: Sendable, Equatable {
     public var retry = Retry()
     /// Hours an idempotency key is remembered.
     public var idempotencyRetentionHours = 24
+    /// Webhook delivery.
+    public var webhooks = Webhooks()
     /// Log output.
     public var logging = Logging()
 

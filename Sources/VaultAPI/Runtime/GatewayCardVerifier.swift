@@ -3,28 +3,46 @@ import Logging
 import Scheduler
 import Vault
 
-/// Verifies cards through the merchant's own gateway adapter (SPEC §4 verification).
+/// Verifies cards through the merchant's own gateway adapter (SPEC §4 verification) and records
+/// each verification as a `verify` transaction (the gateway's small authorization and its void,
+/// where the adapter needs them, happen inside the adapter's verify).
 struct GatewayCardVerifier: CardVerifier {
-    let gateways: GatewayRegistry
-    let merchants: MerchantService
+    let gateways: MerchantGateways
+    let store: any TransactionStore
     let logger: Logger
 
     func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
         let adapter: any GatewayAdapter
         do {
-            let credentials = try await merchants.gatewayCredentials(merchantID: merchant.id)
-            adapter = try gateways.adapter(
-                for: GatewayConfiguration(name: merchant.gateway.name, url: merchant.gateway.url, credentials: credentials))
+            adapter = try await gateways.adapter(for: merchant)
         } catch {
             logger.error("gateway not usable for verification", metadata: ["merchant": "\(merchant.id)", "error": "\(error)"])
             return .unavailable(reason: "gateway not configured")
         }
         let currency = (try? Currency(code: "USD"))!
+        var transaction = Transaction(
+            id: OpaqueToken.make(prefix: "txn_", randomBits: 100), merchantID: merchant.id, type: .verify, amount: 0, currency: currency,
+            gateway: adapter.name, now: Date())
+        transaction.cardType = card.pan.brand.rawValue
+        transaction.maskedNumber = card.pan.masked
+        transaction.description = "card verification"
+        let audit = { (action: String) in
+            AuditEntry(merchantID: merchant.id, actor: "system", action: action, objectType: "transaction", objectID: transaction.id,
+                       details: ["type": "verify", "last4": card.pan.last4])
+        }
+        do {
+            try await store.insertTransaction(transaction, audit: audit("transaction.created"))
+        } catch {
+            logger.error("could not record a verification", metadata: ["merchant": "\(merchant.id)", "error": "\(error)"])
+            return .unavailable(reason: "storage")
+        }
         let request = ChargeRequest(
-            idempotencyKey: "verify-" + reference, reference: Self.orderReference(reference), amount: Money(minorUnits: 0, currency: currency),
+            idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference, amount: Money(minorUnits: 0, currency: currency),
             card: PaymentCard(pan: card.pan, expiry: card.expiry, holderName: card.holderName, cvv: card.cvv, postalCode: nil),
             description: "card verification")
         let result = await adapter.verify(request)
+        transaction.apply(result, now: Date())
+        try? await store.completeTransaction(transaction, parentUpdate: nil, audit: audit("transaction.verify"))
         switch result.outcome {
         case .approved:
             return .verified(CardVerificationRecord(
@@ -37,11 +55,5 @@ struct GatewayCardVerifier: CardVerifier {
         case .inDoubt(let reason):
             return .unavailable(reason: reason)
         }
-    }
-
-    /// Gateways cap order references (Authorize.Net invoiceNumber: 20 characters): `v` and the
-    /// attempt's random suffix.
-    static func orderReference(_ attempt: String) -> String {
-        "v" + String(attempt.split(separator: "-").last?.suffix(19) ?? "")
     }
 }

@@ -21,6 +21,8 @@ public struct VaultRuntime: Sendable {
     public let gateways: GatewayRegistry
     /// Schedules.
     public let schedules: ScheduleService
+    /// Sales, authorizations, verifications and follow-ups.
+    public let transactions: TransactionService
 
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///
@@ -46,7 +48,8 @@ public struct VaultRuntime: Sendable {
         logger.debug("vault opened", metadata: ["database": "\(configuration.database.path)", "keySource": "\(source.summary)"])
         let merchants = MerchantService(
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway)
-        let verifier = GatewayCardVerifier(gateways: gateways, merchants: merchants, logger: logger)
+        let merchantGateways = MerchantGateways(registry: gateways, merchants: merchants)
+        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, logger: logger)
         let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)
         let defaultTime = LocalTime(hour: configuration.defaults.hour, minute: configuration.defaults.minute) ?? .midnight
         let schedules = ScheduleService(
@@ -54,9 +57,10 @@ public struct VaultRuntime: Sendable {
             settings: ScheduleSettings(
                 defaultTime: defaultTime, maxStepCount: configuration.schedules.maxStepCount, horizonDays: configuration.schedules.horizonDays,
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600))
+        let transactions = TransactionService(store: store, cards: cards, gateways: merchantGateways)
         return VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
-            schedules: schedules)
+            schedules: schedules, transactions: transactions)
     }
 
     /// Closes the database.

@@ -18,6 +18,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public var param: String?
     /// Extra response headers (e.g. `Retry-After`, `WWW-Authenticate`).
     public var headers: HTTPFields = [:]
+    /// The recorded transaction, JSON-encoded, sent beside the error as `"transaction"` (402, 502).
+    public var transaction: [UInt8]?
 
     /// Creates an error.
     public init(status: HTTPResponse.Status, type: String, code: String, message: String, param: String? = nil) {
@@ -57,7 +59,12 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = Body(error: .init(type: type, code: code, message: message, param: param))
-        return Array((try? encoder.encode(body)) ?? Data())
+        var bytes = Array((try? encoder.encode(body)) ?? Data())
+        if let transaction, bytes.last == UInt8(ascii: "}") {
+            bytes.removeLast()
+            bytes += Array(#","transaction":"#.utf8) + transaction + [UInt8(ascii: "}")]
+        }
+        return bytes
     }
 }
 

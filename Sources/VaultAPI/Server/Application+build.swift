@@ -20,6 +20,8 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger)
     app.addServices(IdempotencyPurgeService(store: runtime.store, retentionHours: runtime.configuration.idempotencyRetentionHours, logger: logger))
+    app.addServices(WebhookDeliveryService(
+        deliverer: runtime.webhookDeliverer(logger: logger), pollInterval: .seconds(max(1, runtime.configuration.webhooks.pollSeconds)), logger: logger))
     return app
 }
 
@@ -42,6 +44,7 @@ public func buildRouter(runtime: VaultRuntime) -> Router<VaultRequestContext> {
     CustomFieldsController(store: runtime.store).addRoutes(to: api)
     SecureCardsController(cards: runtime.cards).addRoutes(to: api)
     SchedulesController(schedules: runtime.schedules).addRoutes(to: api)
+    TransactionsController(transactions: runtime.transactions).addRoutes(to: api)
     return router
 }
 

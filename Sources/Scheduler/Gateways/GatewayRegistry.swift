@@ -1,0 +1,70 @@
+public import AsyncHTTPClient
+public import Logging
+
+/// Builds the adapter a merchant's configuration names.
+///
+/// Shares one `HTTPClient` between all HTTP adapters and one ``SandboxGateway`` between all
+/// sandbox merchants, so the sandbox's memory of idempotency keys and transactions persists
+/// across calls.
+public final class GatewayRegistry: Sendable {
+    /// The HTTP client the real adapters use.
+    public let httpClient: HTTPClient
+    /// The one sandbox instance.
+    public let sandbox: SandboxGateway
+    private let logger: Logger
+
+    /// Creates a registry.
+    /// - Parameters:
+    ///   - httpClient: The client for HTTP gateways; the process-wide shared client by default.
+    ///   - sandbox: The sandbox every `sandbox` merchant uses.
+    ///   - logger: The logger adapters log to (never card data or credentials).
+    public init(httpClient: HTTPClient = .shared, sandbox: SandboxGateway = SandboxGateway(),
+                logger: Logger = Logger(label: "vault.gateways")) {
+        self.httpClient = httpClient
+        self.sandbox = sandbox
+        self.logger = logger
+    }
+
+    /// The adapter for a configuration.
+    /// - Throws: ``GatewayConfigurationError`` for an unknown gateway name, a missing or empty
+    ///   credential (named by key), or an endpoint override that is not an http(s) URL.
+    public func adapter(for configuration: GatewayConfiguration) throws(GatewayConfigurationError) -> any GatewayAdapter {
+        guard let kind = GatewayKind(configuredName: configuration.name) else {
+            throw .unknownGateway(configuration.name)
+        }
+        var logger = logger
+        logger[metadataKey: "gateway"] = "\(kind.rawValue)"
+        switch kind {
+        case .sandbox:
+            return sandbox
+        case .authorizenet:
+            let login = try Self.credential("name", of: configuration, kind)
+            let key = try Self.credential("transactionKey", of: configuration, kind)
+            let endpoint = try Self.endpoint(configuration, kind, default: AuthorizeNetGateway.productionURL)
+                .map { GatewayURL.withDefaultPath($0, AuthorizeNetGateway.endpointPath) }
+            return AuthorizeNetGateway(apiLoginID: login, transactionKey: key,
+                                       endpoint: endpoint ?? AuthorizeNetGateway.productionURL,
+                                       httpClient: httpClient, timeout: configuration.timeout, logger: logger)
+        case .nmi:
+            let key = try Self.credential("security_key", of: configuration, kind)
+            let base = try Self.endpoint(configuration, kind, default: NMIGateway.defaultBaseURL)
+            return NMIGateway(securityKey: key, baseURL: base ?? NMIGateway.defaultBaseURL, httpClient: httpClient,
+                              timeout: configuration.timeout, logger: logger)
+        }
+    }
+
+    private static func credential(_ key: String, of configuration: GatewayConfiguration,
+                                   _ kind: GatewayKind) throws(GatewayConfigurationError) -> String {
+        guard let value = configuration.credentials[key], !value.trimmingASCIISpaces().isEmpty else {
+            throw .missingCredential(gateway: kind.rawValue, key: key)
+        }
+        return value
+    }
+
+    private static func endpoint(_ configuration: GatewayConfiguration, _ kind: GatewayKind,
+                                 default: String) throws(GatewayConfigurationError) -> String? {
+        guard let url = configuration.url?.trimmingASCIISpaces(), !url.isEmpty else { return nil }
+        guard GatewayURL.isValid(url) else { throw .invalidURL(gateway: kind.rawValue) }
+        return url
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+public import Vault
+
+extension SQLiteStore: TransactionStore {
+    public func insertTransaction(_ transaction: Transaction, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            try Self.insert(transaction, on: connection)
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func insertFollowUp(
+        _ transaction: Transaction, check: @escaping @Sendable (Transaction, [Transaction]) throws -> Void, audit: AuditEntry
+    ) async throws {
+        try await database.write { connection in
+            guard let parentID = transaction.parentID,
+                let parent = try connection.queryOne(
+                    "SELECT * FROM transactions WHERE id = ? AND merchant_id = ?", [parentID, transaction.merchantID]
+                ).map(Self.transaction)
+            else { throw TransactionError.notFound }
+            let followUps = try connection.query("SELECT * FROM transactions WHERE parent_id = ? ORDER BY seq", [parentID]).map(Self.transaction)
+            try check(parent, followUps)
+            try Self.insert(transaction, on: connection)
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
+                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
+                WHERE id = ? AND merchant_id = ?
+                """,
+                [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
+                 transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
+                 transaction.errorCode, Timestamp.string(transaction.updatedAt), transaction.id, transaction.merchantID])
+            if let update = parentUpdate {
+                try connection.run(
+                    """
+                    UPDATE transactions SET status = ?, captured_amount = captured_amount + ?, refunded_amount = refunded_amount + ?, updated_at = ?
+                    WHERE id = ? AND merchant_id = ?
+                    """,
+                    [update.status.rawValue, update.capturedDelta, update.refundedDelta, Timestamp.string(transaction.updatedAt),
+                     update.parentID, transaction.merchantID])
+            }
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE transactions SET secure_card_id = ?, merchant_reference = ? WHERE id = ? AND merchant_id = ?",
+                [secureCardReference, merchantReference, transactionID, merchantID])
+        }
+    }
+
+    public func transaction(merchantID: String, id: String) async throws -> Transaction? {
+        try await database.read { connection in
+            try connection.queryOne("SELECT * FROM transactions WHERE merchant_id = ? AND id = ?", [merchantID, id]).map(Self.transaction)
+        }
+    }
+
+    public func transactions(merchantID: String, filter: TransactionFilter, beforeSequence: Int64?, limit: Int) async throws -> [Transaction] {
+        try await database.read { connection in
+            var sql = "SELECT * FROM transactions WHERE merchant_id = ?"
+            var arguments: [any SQLiteBindable] = [merchantID]
+            if let status = filter.status {
+                sql += " AND status = ?"
+                arguments.append(status.rawValue)
+            }
+            if let type = filter.type {
+                sql += " AND type = ?"
+                arguments.append(type.rawValue)
+            }
+            if let schedule = filter.scheduleID {
+                sql += " AND schedule_id = ?"
+                arguments.append(schedule)
+            }
+            if let card = filter.secureCardReference {
+                sql += " AND secure_card_id = ?"
+                arguments.append(card)
+            }
+            if let beforeSequence {
+                sql += " AND seq < ?"
+                arguments.append(beforeSequence)
+            }
+            sql += " ORDER BY seq DESC LIMIT ?"
+            arguments.append(limit)
+            return try connection.query(sql, arguments).map(Self.transaction)
+        }
+    }
+
+    static func insert(_ transaction: Transaction, on connection: SQLiteConnection) throws {
+        try connection.run(
+            """
+            INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
+                masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
+                gateway_transaction_id, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [transaction.id, transaction.merchantID, transaction.type.rawValue, transaction.status.rawValue, transaction.amount,
+             transaction.currency.code, transaction.secureCardReference, transaction.merchantReference, transaction.cardType,
+             transaction.maskedNumber, transaction.scheduleID, transaction.stepID, transaction.attempt, transaction.parentID,
+             transaction.idempotencyKey, transaction.orderReference, transaction.description, transaction.gateway,
+             transaction.gatewayTransactionID, Timestamp.string(transaction.createdAt), Timestamp.string(transaction.updatedAt)])
+    }
+
+    static func transaction(_ row: SQLiteRow) throws -> Transaction {
+        var transaction = Transaction(
+            id: try row.string("id"), merchantID: try row.string("merchant_id"),
+            type: TransactionType(rawValue: try row.string("type")) ?? .sale, amount: try row.int64("amount"),
+            currency: try Currency(code: try row.string("currency")), gateway: try row.string("gateway"),
+            now: Timestamp.parse(try row.string("created_at")) ?? Date(timeIntervalSince1970: 0),
+            idempotencyKey: try row.string("idempotency_key"), orderReference: try row.string("order_reference"))
+        transaction.status = TransactionStatus(rawValue: try row.string("status")) ?? .error
+        transaction.secureCardReference = try row.optionalString("secure_card_id")
+        transaction.merchantReference = try row.optionalString("merchant_reference")
+        transaction.cardType = try row.optionalString("card_type")
+        transaction.maskedNumber = try row.optionalString("masked_number")
+        transaction.scheduleID = try row.optionalString("schedule_id")
+        transaction.stepID = try row.optionalString("step_id")
+        transaction.attempt = try row.optionalInt("attempt")
+        transaction.parentID = try row.optionalString("parent_id")
+        transaction.description = try row.optionalString("description")
+        transaction.gatewayTransactionID = try row.optionalString("gateway_transaction_id")
+        transaction.authCode = try row.optionalString("auth_code")
+        transaction.responseCode = try row.optionalString("response_code")
+        transaction.responseText = try row.optionalString("response_text")
+        transaction.avsResult = try row.optionalString("avs_result")
+        transaction.cvvResult = try row.optionalString("cvv_result")
+        transaction.declineCode = try row.optionalString("decline_code")
+        transaction.declineCategory = try row.optionalString("decline_category")
+        transaction.errorCode = try row.optionalString("error_code")
+        transaction.capturedAmount = try row.int64("captured_amount")
+        transaction.refundedAmount = try row.int64("refunded_amount")
+        transaction.updatedAt = Timestamp.parse(try row.string("updated_at")) ?? transaction.createdAt
+        transaction.sequence = try row.int64("seq")
+        return transaction
+    }
+}

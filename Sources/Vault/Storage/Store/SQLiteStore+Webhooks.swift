@@ -1,0 +1,142 @@
+public import Foundation
+
+extension SQLiteConnection {
+    /// Queues a webhook event inside the caller's transaction, so it commits or rolls back
+    /// with the outcome it reports.
+    ///
+    /// The event is always queued. When the merchant has no `callbackUrl` yet it is recorded
+    /// with `last_error` "no callbackUrl" and waits, undelivered, until it expires, so setting
+    /// a `callbackUrl` within the retry period still delivers it.
+    /// - Parameters:
+    ///   - type: what happened.
+    ///   - merchantID: whose event it is.
+    ///   - data: the body's `data` object: references, amounts and masked values only (never card
+    ///     numbers; digit runs that look like one are masked anyway, see `WebhookBody`).
+    ///   - now: when the outcome happened (`createdAt`, first attempt time).
+    ///   - retention: how long delivery is retried (configuration `webhooks.retryHours`).
+    /// - Returns: the event id, `evt_...`.
+    /// - Throws: `SQLiteError` (including a foreign-key failure for an unknown merchant).
+    @discardableResult
+    public func enqueueWebhook(
+        _ type: WebhookEventType, merchantID: String, data: [String: WebhookValue], now: Date = Date(),
+        retention: TimeInterval = 72 * 3600
+    ) throws -> String {
+        let id = OpaqueToken.make(prefix: "evt_", randomBits: 128)
+        let body = try WebhookBody(id: id, type: type, createdAt: now, merchantID: merchantID, data: data).json()
+        let merchant = try queryOne("SELECT callback_url FROM merchants WHERE id = ?", [merchantID])
+        let hasCallback = try merchant?.optionalString("callback_url") != nil
+        let created = Timestamp.string(now)
+        try run(
+            """
+            INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at, expires_at)
+            VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
+            """,
+            [id, merchantID, type.rawValue, body, created, hasCallback ? nil : SQLiteStore.noCallbackError, created,
+             Timestamp.string(now.addingTimeInterval(retention))])
+        return id
+    }
+}
+
+extension SQLiteStore: WebhookStore {
+    /// `last_error` of events whose merchant has no `callbackUrl`.
+    public static let noCallbackError = "no callbackUrl"
+
+    public func claimWebhookEvents(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookEvent] {
+        let nowText = Timestamp.string(now)
+        let leaseText = Timestamp.string(leaseUntil)
+        let events = try await database.write { connection in
+            try connection.query(
+                """
+                UPDATE webhook_events SET lease_until = ?
+                WHERE seq IN (
+                    SELECT e.seq FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
+                    WHERE e.status = 'pending' AND e.next_attempt_at <= ? AND (e.lease_until IS NULL OR e.lease_until <= ?)
+                        AND m.status = 'active' AND m.callback_url IS NOT NULL
+                    ORDER BY e.next_attempt_at, e.seq
+                    LIMIT ?)
+                RETURNING *
+                """,
+                [leaseText, nowText, nowText, limit]
+            ).map(Self.webhookEvent)
+        }
+        return events.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
+    }
+
+    public func markWebhookDelivered(id: String, at: Date) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, lease_until = NULL
+                WHERE id = ? AND status = 'pending'
+                """,
+                [Timestamp.string(at), id])
+        }
+    }
+
+    public func markWebhookFailed(id: String, error: String, nextAttemptAt: Date, countsAsAttempt: Bool) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE webhook_events SET attempts = attempts + ?, next_attempt_at = ?, last_error = ?, lease_until = NULL
+                WHERE id = ? AND status = 'pending'
+                """,
+                [countsAsAttempt ? 1 : 0, Timestamp.string(nextAttemptAt), String(error.prefix(200)), id])
+        }
+    }
+
+    public func expireWebhookEvents(now: Date) async throws -> Int {
+        let nowText = Timestamp.string(now)
+        return try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE webhook_events SET status = 'expired'
+                WHERE status = 'pending' AND expires_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+                """,
+                [nowText, nowText])
+            return connection.changes
+        }
+    }
+
+    public func webhookEvent(id: String) async throws -> WebhookEvent? {
+        try await database.read { connection in
+            try connection.queryOne("SELECT * FROM webhook_events WHERE id = ?", [id]).map(Self.webhookEvent)
+        }
+    }
+
+    public func webhookEvents(
+        merchantID: String?, status: WebhookEventStatus?, beforeSequence: Int64?, limit: Int
+    ) async throws -> [WebhookEvent] {
+        try await database.read { connection in
+            var sql = "SELECT * FROM webhook_events WHERE 1 = 1"
+            var arguments: [any SQLiteBindable] = []
+            if let merchantID {
+                sql += " AND merchant_id = ?"
+                arguments.append(merchantID)
+            }
+            if let status {
+                sql += " AND status = ?"
+                arguments.append(status.rawValue)
+            }
+            if let beforeSequence {
+                sql += " AND seq < ?"
+                arguments.append(beforeSequence)
+            }
+            sql += " ORDER BY seq DESC LIMIT ?"
+            arguments.append(limit)
+            return try connection.query(sql, arguments).map(Self.webhookEvent)
+        }
+    }
+
+    static func webhookEvent(_ row: SQLiteRow) throws -> WebhookEvent {
+        func instant(_ column: String) throws -> Date {
+            try row.optionalString(column).flatMap(Timestamp.parse) ?? Date(timeIntervalSince1970: 0)
+        }
+        return WebhookEvent(
+            sequence: try row.int64("seq"), id: try row.string("id"), merchantID: try row.string("merchant_id"), type: try row.string("type"),
+            body: try row.string("payload"), status: WebhookEventStatus(rawValue: try row.string("status")) ?? .pending,
+            attempts: try row.int("attempts"), nextAttemptAt: try instant("next_attempt_at"),
+            leaseUntil: try row.optionalString("lease_until").flatMap(Timestamp.parse), lastError: try row.optionalString("last_error"),
+            createdAt: try instant("created_at"), deliveredAt: try row.optionalString("delivered_at").flatMap(Timestamp.parse),
+            expiresAt: try instant("expires_at"))
+    }
+}

@@ -1,0 +1,79 @@
+public import Foundation
+
+/// The JSON body POSTed for an event: `{"createdAt", "data", "id", "merchantId", "type"}` with
+/// sorted keys and unescaped slashes, built once when the event is queued and sent byte for byte
+/// on every attempt, so a receiver's signature check and deduplication see the same bytes.
+public struct WebhookBody: Sendable, Equatable, Codable {
+    /// The event id (`evt_...`); receivers deduplicate by it.
+    public var id: String
+    /// The event type, e.g. `transaction.approved`.
+    public var type: String
+    /// When the outcome happened (RFC 3339, UTC, milliseconds).
+    public var createdAt: String
+    /// The merchant the event belongs to.
+    public var merchantId: String
+    /// The event's facts.
+    public var data: [String: WebhookValue]
+
+    /// Creates a body; `data` is masked with ``WebhookBody/maskingCardNumbers(_:)``.
+    public init(id: String, type: WebhookEventType, createdAt: Date, merchantID: String, data: [String: WebhookValue]) {
+        self.id = id
+        self.type = type.rawValue
+        self.createdAt = Timestamp.string(createdAt)
+        self.merchantId = merchantID
+        self.data = Self.maskingCardNumbers(data)
+    }
+
+    /// The canonical JSON text.
+    /// - Throws: `EncodingError` (not expected for these values).
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// Parses a body as a receiver would.
+    /// - Throws: `DecodingError` when `json` is not an event body.
+    public static func parse(_ json: some Collection<UInt8>) throws -> WebhookBody {
+        try JSONDecoder().decode(WebhookBody.self, from: Data(json))
+    }
+
+    /// `data` with every string that holds a Luhn-valid run of 13-19 digits masked to first six
+    /// and last four, as `maskedNumber` is.
+    ///
+    /// Events must never carry card numbers; callers pass references and masked values. This is
+    /// the net under that rule, so a mistake upstream cannot send a PAN to a merchant's server.
+    public static func maskingCardNumbers(_ data: [String: WebhookValue]) -> [String: WebhookValue] {
+        data.mapValues(maskingCardNumbers)
+    }
+
+    private static func maskingCardNumbers(_ value: WebhookValue) -> WebhookValue {
+        switch value {
+        case .string(let text): .string(maskingCardNumbers(in: text))
+        case .object(let object): .object(object.mapValues(maskingCardNumbers))
+        case .array(let array): .array(array.map(maskingCardNumbers))
+        case .int, .bool, .null: value
+        }
+    }
+
+    private static func maskingCardNumbers(in text: String) -> String {
+        var bytes = Array(text.utf8)
+        var changed = false
+        var start = 0
+        while start < bytes.count {
+            guard ASCII.isDigit(bytes[start]) else {
+                start += 1
+                continue
+            }
+            var end = start
+            while end < bytes.count, ASCII.isDigit(bytes[end]) { end += 1 }
+            let length = end - start
+            if (13...19).contains(length), Luhn.isValid(bytes: Array(bytes[start..<end])) {
+                for index in (start + 6)..<(end - 4) { bytes[index] = UInt8(ascii: "*") }
+                changed = true
+            }
+            start = end
+        }
+        return changed ? String(decoding: bytes, as: UTF8.self) : text
+    }
+}

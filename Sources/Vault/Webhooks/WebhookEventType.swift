@@ -1,0 +1,17 @@
+/// The kinds of event the vault tells a merchant about (SPEC §8), as named in the event body's `type`.
+public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
+    /// A charge or sale was approved.
+    case transactionApproved = "transaction.approved"
+    /// A charge or sale was declined.
+    case transactionDeclined = "transaction.declined"
+    /// Every step of a schedule is settled.
+    case scheduleCompleted = "schedule.completed"
+    /// A schedule's step finally failed.
+    case schedulePastDue = "schedule.past_due"
+    /// A secure card was registered.
+    case secureCardRegistered = "secure_card.registered"
+    /// A secure card's details or card data changed.
+    case secureCardUpdated = "secure_card.updated"
+    /// A secure card was deleted.
+    case secureCardDeleted = "secure_card.deleted"
+}

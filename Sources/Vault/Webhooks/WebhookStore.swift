@@ -1,0 +1,25 @@
+public import Foundation
+
+/// The webhook outbox: events queued with the outcomes they report (see
+/// `SQLiteConnection.enqueueWebhook`), then claimed, sent and settled by deliverers.
+///
+/// Claiming leases events, so any number of deliverers (threads or processes, later servers
+/// sharing PostgreSQL with `FOR UPDATE SKIP LOCKED`, SPEC §13) never send one event at once.
+public protocol WebhookStore: Sendable {
+    /// Leases up to `limit` pending events due by `now` whose merchant is active and has a
+    /// `callbackUrl` and that no other deliverer holds, until `leaseUntil`; oldest due first.
+    func claimWebhookEvents(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookEvent]
+    /// Records a 2xx answer: the event is `delivered` and never sent again.
+    func markWebhookDelivered(id: String, at: Date) async throws
+    /// Records a failed or skipped attempt, releases the lease and sets the next attempt.
+    /// - Parameters:
+    ///   - error: a short reason (never a body); stored as `last_error`.
+    ///   - countsAsAttempt: false when nothing was sent (no `callbackUrl`).
+    func markWebhookFailed(id: String, error: String, nextAttemptAt: Date, countsAsAttempt: Bool) async throws
+    /// Marks pending, unleased events whose retry period ended by `now` `expired`; returns how many.
+    func expireWebhookEvents(now: Date) async throws -> Int
+    /// One event.
+    func webhookEvent(id: String) async throws -> WebhookEvent?
+    /// A page of events, newest first, optionally of one merchant and status, before `beforeSequence`.
+    func webhookEvents(merchantID: String?, status: WebhookEventStatus?, beforeSequence: Int64?, limit: Int) async throws -> [WebhookEvent]
+}

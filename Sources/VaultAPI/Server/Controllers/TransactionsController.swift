@@ -1,0 +1,223 @@
+import Foundation
+import Hummingbird
+public import Scheduler
+import Vault
+
+/// The transaction routes of SPEC §9.
+struct TransactionsController {
+    let transactions: TransactionService
+
+    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
+        group.post("transactions") { request, context in
+            let body = try await JSONCoding.decode(TransactionRequest.self, from: request)
+            let transaction = try await transactions.create(body, merchant: context.merchant, actor: context.identity.actor)
+            return try JSONCoding.response(TransactionResponse(transaction), status: .created)
+        }
+        group.get("transactions") { request, context in
+            let page = try PageRequest(query: request.uri)
+            let parameters = request.uri.queryParameters
+            var filter = TransactionFilter()
+            if let text = parameters["status"] {
+                guard let status = TransactionStatus(rawValue: String(text)) else {
+                    throw APIError.invalid("status is not a transaction status.", code: "invalid_value", param: "status")
+                }
+                filter.status = status
+            }
+            if let text = parameters["type"] {
+                guard let type = TransactionType(rawValue: String(text)) else {
+                    throw APIError.invalid("type is not a transaction type.", code: "invalid_value", param: "type")
+                }
+                filter.type = type
+            }
+            filter.scheduleID = parameters["scheduleId"].map(String.init)
+            filter.secureCardReference = parameters["secureCardReference"].map(String.init)
+            var before: Int64?
+            if let cursor = page.after {
+                guard let sequence = Int64(cursor) else {
+                    throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
+                }
+                before = sequence
+            }
+            let found = try await transactions.list(merchant: context.merchant, filter: filter, beforeSequence: before, limit: page.limit + 1)
+            return try JSONCoding.response(Page(fetched: found.map(TransactionResponse.init), limit: page.limit) { String($0.sequence) })
+        }
+        group.get("transactions/:id") { _, context in
+            let transaction = try await transactions.get(id: try context.parameters.require("id"), merchant: context.merchant)
+            return try JSONCoding.response(TransactionResponse(transaction))
+        }
+        group.post("transactions/:id/capture") { request, context in
+            let body = try await Self.optionalAmount(request)
+            let child = try await transactions.capture(
+                id: try context.parameters.require("id"), amount: body.amount, merchant: context.merchant, actor: context.identity.actor)
+            return try JSONCoding.response(TransactionResponse(child), status: .created)
+        }
+        group.post("transactions/:id/void") { _, context in
+            let child = try await transactions.void(id: try context.parameters.require("id"), merchant: context.merchant, actor: context.identity.actor)
+            return try JSONCoding.response(TransactionResponse(child), status: .created)
+        }
+        group.post("transactions/:id/refund") { request, context in
+            let body = try await Self.optionalAmount(request)
+            let child = try await transactions.refund(
+                id: try context.parameters.require("id"), amount: body.amount, merchant: context.merchant, actor: context.identity.actor)
+            return try JSONCoding.response(TransactionResponse(child), status: .created)
+        }
+    }
+
+    /// Follow-ups may come without a body (the whole remainder).
+    static func optionalAmount(_ request: Request) async throws -> FollowUpAmount {
+        var request = request
+        let body = try await request.collectBody(upTo: .max)
+        guard body.readableBytes > 0 else { return FollowUpAmount() }
+        return try await JSONCoding.decode(FollowUpAmount.self, from: request)
+    }
+}
+
+/// A transaction in JSON (SPEC §6).
+struct TransactionResponse: Encodable {
+    struct Gateway: Encodable {
+        var name: String
+        var transactionId: String?
+        var authCode: String?
+        var responseCode: String?
+        var responseText: String?
+        var avsResult: String?
+        var cvvResult: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(transactionId, forKey: .transactionId)
+            try container.encode(authCode, forKey: .authCode)
+            try container.encode(responseCode, forKey: .responseCode)
+            try container.encode(responseText, forKey: .responseText)
+            try container.encode(avsResult, forKey: .avsResult)
+            try container.encode(cvvResult, forKey: .cvvResult)
+        }
+
+        enum CodingKeys: String, CodingKey { case name, transactionId, authCode, responseCode, responseText, avsResult, cvvResult }
+    }
+
+    struct Decline: Encodable {
+        var code: String
+        var category: String
+    }
+
+    var id: String
+    var type: String
+    var status: String
+    var state: Int
+    var subState: Int
+    var amount: Int64
+    var currency: String
+    var capturedAmount: Int64
+    var refundedAmount: Int64
+    var secureCardReference: String?
+    var merchantReference: String?
+    var cardType: String?
+    var maskedNumber: String?
+    var scheduleId: String?
+    var stepId: String?
+    var attempt: Int?
+    var parentId: String?
+    var description: String?
+    var createdAt: Date
+    var updatedAt: Date
+    var gateway: Gateway
+    var decline: Decline?
+    var errorCode: String?
+    let sequence: Int64
+
+    init(_ transaction: Transaction) {
+        id = transaction.id
+        type = transaction.type.rawValue
+        status = transaction.status.rawValue
+        (state, subState) = transaction.status.stateCodes
+        amount = transaction.amount
+        currency = transaction.currency.code
+        capturedAmount = transaction.capturedAmount
+        refundedAmount = transaction.refundedAmount
+        secureCardReference = transaction.secureCardReference
+        merchantReference = transaction.merchantReference
+        cardType = transaction.cardType
+        maskedNumber = transaction.maskedNumber
+        scheduleId = transaction.scheduleID
+        stepId = transaction.stepID
+        attempt = transaction.attempt
+        parentId = transaction.parentID
+        description = transaction.description
+        createdAt = transaction.createdAt
+        updatedAt = transaction.updatedAt
+        gateway = Gateway(
+            name: transaction.gateway, transactionId: transaction.gatewayTransactionID, authCode: transaction.authCode,
+            responseCode: transaction.responseCode, responseText: transaction.responseText, avsResult: transaction.avsResult,
+            cvvResult: transaction.cvvResult)
+        decline = transaction.declineCode.map { Decline(code: $0, category: transaction.declineCategory ?? "hard") }
+        errorCode = transaction.errorCode
+        sequence = transaction.sequence
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, type, status, state, subState, amount, currency, capturedAmount, refundedAmount, secureCardReference, merchantReference
+        case cardType, maskedNumber, scheduleId, stepId, attempt, parentId, description, createdAt, updatedAt, gateway, decline, errorCode
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        try container.encode(status, forKey: .status)
+        try container.encode(state, forKey: .state)
+        try container.encode(subState, forKey: .subState)
+        try container.encode(amount, forKey: .amount)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(capturedAmount, forKey: .capturedAmount)
+        try container.encode(refundedAmount, forKey: .refundedAmount)
+        try container.encode(secureCardReference, forKey: .secureCardReference)
+        try container.encode(merchantReference, forKey: .merchantReference)
+        try container.encode(cardType, forKey: .cardType)
+        try container.encode(maskedNumber, forKey: .maskedNumber)
+        try container.encode(scheduleId, forKey: .scheduleId)
+        try container.encode(stepId, forKey: .stepId)
+        try container.encode(attempt, forKey: .attempt)
+        try container.encode(parentId, forKey: .parentId)
+        try container.encode(description, forKey: .description)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encode(gateway, forKey: .gateway)
+        try container.encode(decline, forKey: .decline)
+        try container.encode(errorCode, forKey: .errorCode)
+    }
+}
+
+extension TransactionError: APIErrorConvertible {
+    /// 422 for rule violations, 404, 409 for state conflicts, 402 for declines and 502 for gateway failures
+    /// (both with the recorded transaction beside the error).
+    public var apiError: APIError {
+        switch self {
+        case .invalid(let field, let code, let message):
+            return .invalid(message, code: code, param: field)
+        case .notFound:
+            return .notFound("transaction", param: "id")
+        case .notAllowed(let code, let message):
+            return .conflict(message, code: code)
+        case .declined(let transaction):
+            var error = APIError(
+                status: .init(code: 402, reasonPhrase: "Payment Required"), type: "card_error", code: transaction.declineCode ?? "card_declined",
+                message: "The gateway declined transaction \(transaction.id) (\(transaction.declineCategory ?? "hard") decline).")
+            error.transaction = try? Array(JSONCoding.encoder.encode(TransactionResponse(transaction)))
+            return error
+        case .gatewayFailed(let transaction):
+            var error = APIError(
+                status: .badGateway, type: "api_error", code: transaction.status == .inDoubt ? "gateway_in_doubt" : "gateway_error",
+                message: transaction.status == .inDoubt
+                    ? "The gateway's answer for transaction \(transaction.id) was lost; it will be settled with the same idempotency key."
+                    : "The gateway could not process transaction \(transaction.id); nothing was charged.")
+            error.transaction = try? Array(JSONCoding.encoder.encode(TransactionResponse(transaction)))
+            return error
+        case .gatewayNotConfigured:
+            return APIError(
+                status: .badGateway, type: "api_error", code: "gateway_not_configured",
+                message: "The merchant's gateway is not configured (missing credentials); see vault merchant update.")
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import Vault
+@testable import Scheduler
+
+/// One delivery a test receiver got.
+struct ReceivedWebhook: Sendable {
+    var headers: [String: String]
+    var body: [UInt8]
+
+    var eventID: String? { headers["vault-event-id"] }
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A merchant's webhook endpoint on 127.0.0.1 (port chosen by the system) that records each
+/// request and answers with queued statuses (200 once the queue is empty), or holds the answer.
+final class WebhookReceiver: Sendable {
+    private struct State {
+        var received: [ReceivedWebhook] = []
+        var statuses: [Int] = []
+        var holding = false
+        var held: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+    private let server = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
+    private let boundPort = Mutex(0)
+
+    /// `http://127.0.0.1:PORT/hooks`.
+    var url: String { "http://127.0.0.1:\(boundPort.withLock { $0 })/hooks" }
+
+    /// Every request received, in order.
+    var received: [ReceivedWebhook] { state.withLock { $0.received } }
+
+    /// The distinct event ids received: what a receiver that deduplicates keeps.
+    var distinctEventIDs: Set<String> { Set(received.compactMap(\.eventID)) }
+
+    /// Answers the next requests with these statuses, in order.
+    func answer(_ statuses: Int...) { state.withLock { $0.statuses += statuses } }
+
+    /// Holds every answer until ``release()``.
+    func holdAnswers() { state.withLock { $0.holding = true } }
+
+    /// Lets held answers go.
+    func release() {
+        let held = state.withLock { state in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// Starts listening and returns once the port is known.
+    func start() async throws {
+        let router = Router()
+        router.post("hooks") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            let status = await self.record(ReceivedWebhook(headers: headers, body: Array(body.readableBytesView)))
+            return Response(status: HTTPResponse.Status(code: status))
+        }
+        var logger = Logger(label: "webhook-receiver")
+        logger.logLevel = .critical
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let task = Task {
+            do {
+                try await group.run()
+            } catch {
+                continuation.finish()
+                throw error
+            }
+        }
+        server.withLock { $0 = (group, task) }
+        for await port in ports { boundPort.withLock { $0 = port } }
+    }
+
+    /// Stops listening gracefully (releasing held answers first); idempotent.
+    func stop() async {
+        release()
+        let server = server.withLock { server in
+            defer { server = nil }
+            return server
+        }
+        guard let (group, task) = server else { return }
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+    }
+
+    private func record(_ webhook: ReceivedWebhook) async -> Int {
+        let (status, hold) = state.withLock { state -> (Int, Bool) in
+            state.received.append(webhook)
+            let status = state.statuses.isEmpty ? 200 : state.statuses.removeFirst()
+            return (status, state.holding)
+        }
+        if hold {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    guard state.holding else { return true }
+                    state.held.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+        return status
+    }
+}
+
+/// Log lines captured for inspection.
+final class WebhookLogs: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var logger: Logger {
+        var logger = Logger(label: "webhooks-test") { _ in WebhookLogHandler(logs: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+}
+
+struct WebhookLogHandler: LogHandler {
+    let logs: WebhookLogs
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        logs.append("\(event.level) \(event.message) \(metadata.merging(event.metadata ?? [:]) { $1 })")
+    }
+}
+
+/// A vault with a merchant whose callback URL is a test receiver, and a deliverer over them.
+struct WebhookDeliveryFixture {
+    let path = NSTemporaryDirectory() + "webhook-tests-" + UUID().uuidString
+    let ring: MasterKeyRing
+    let store: SQLiteStore
+    let keyring: Keyring
+    let merchants: MerchantService
+    let merchant: Merchant
+    let receiver = WebhookReceiver()
+    let logs = WebhookLogs()
+
+    /// 2027-01-10 12:00 UTC.
+    static let now = Date(timeIntervalSince1970: 1_799_582_400)
+
+    init(callback: Bool = true) async throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try await receiver.start()
+        ring = try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
+        store = try SQLiteStore(path: path + "/vault.sqlite")
+        keyring = Keyring(masterKeys: ring, store: store)
+        try await keyring.verifyMasterKey()
+        merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox")
+        merchant = try await merchants.create(
+            name: "acme", role: .admin, settings: MerchantSettings(callbackURL: callback ? receiver.url : nil), actor: "test").merchant
+    }
+
+    /// A deliverer with 30 s initial backoff, 1 h maximum and no jitter.
+    func deliverer(
+        store: SQLiteStore? = nil, keyring: Keyring? = nil, batchSize: Int = 100, concurrency: Int = 8, timeout: Duration = .seconds(10)
+    ) -> WebhookDeliverer {
+        let store = store ?? self.store
+        return WebhookDeliverer(
+            store: store, merchants: store, keyring: keyring ?? self.keyring,
+            settings: WebhookDeliverySettings(
+                timeout: timeout, initialBackoff: 30, maxBackoff: 3600, batchSize: batchSize, concurrency: concurrency, jitter: 0.1),
+            logger: logs.logger, random: { 0 })
+    }
+
+    /// Queues an event as an outcome's transaction would.
+    @discardableResult
+    func enqueue(
+        _ type: WebhookEventType = .transactionApproved, data: [String: WebhookValue] = ["transactionId": "txn_1", "amount": 1250],
+        at now: Date = Self.now, retention: TimeInterval = 72 * 3600
+    ) async throws -> String {
+        let merchantID = merchant.id
+        return try await store.database.write { connection in
+            try connection.enqueueWebhook(type, merchantID: merchantID, data: data, now: now, retention: retention)
+        }
+    }
+
+    /// The merchant's signing key, as bytes (what `vault webhooks secret` prints, decoded).
+    func signingKey() async throws -> [UInt8] {
+        try await keyring.key(merchantID: merchant.id, purpose: .webhook).key.copyToArray()
+    }
+
+    func event(_ id: String) async throws -> WebhookEvent? { try await store.webhookEvent(id: id) }
+
+    func tearDown() async {
+        await receiver.stop()
+        store.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// HMAC-SHA256 written out from RFC 2104 over plain SHA-256, so signatures are checked
+/// against a computation that does not use the code under test.
+func independentHMACSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    var block = key.count > 64 ? Digest.sha256(key) : key
+    block += [UInt8](repeating: 0, count: 64 - block.count)
+    let inner = Digest.sha256(block.map { $0 ^ 0x36 } + message)
+    return Digest.sha256(block.map { $0 ^ 0x5c } + inner)
+}

@@ -1,0 +1,390 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import Vault
+@testable import VaultAPI
+
+/// SPEC §9: "The OpenAPI document describes every route and schema, and the server behaves as it says."
+@Suite struct OpenAPIDocumentTests {
+    static let methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
+
+    @Test func documentConvertsToJSONAndDeclaresOpenAPI31() throws {
+        #expect(OpenAPIController.json.count > 1000)
+        let spec = try OpenAPISpec()
+        #expect(spec.root["openapi"] == .string("3.1.0"))
+        #expect(spec.root["info"]?["title"]?.string?.isEmpty == false)
+        #expect(spec.root["paths"]?.object?.isEmpty == false)
+        #expect(spec.root["components"]?["schemas"]?["Error"] != nil)
+    }
+
+    @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsServed() async throws {
+        let fixture = try await APIFixture()
+        let served = Set(buildRouter(runtime: fixture.runtime).routes.map { route in
+            let path = "\(route.path)".split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+            return "\(route.method.rawValue.uppercased()) \(path)"
+        })
+        let documented = Set(try OpenAPISpec().operations.map { "\($0.method.uppercased()) \($0.path)" })
+        #expect(served.subtracting(documented).isEmpty, "routes missing from the document: \(served.subtracting(documented).sorted())")
+        #expect(documented.subtracting(served).isEmpty, "documented operations no route serves: \(documented.subtracting(served).sorted())")
+        #expect(served.count >= 23)
+    }
+
+    @Test func everyOperationHasAUniqueIdASummaryAndASuccessResponse() throws {
+        let operations = try OpenAPISpec().operations
+        let ids = operations.compactMap { $0.operation["operationId"]?.string }
+        #expect(ids.count == operations.count)
+        #expect(Set(ids).count == ids.count, "duplicate operationIds")
+        for entry in operations {
+            let statuses = entry.operation["responses"]?.object?.keys.compactMap { Int($0) } ?? []
+            #expect(statuses.contains { (200..<300).contains($0) }, "\(entry.method) \(entry.path) has no 2xx response")
+            #expect(entry.operation["summary"]?.string?.isEmpty == false, "\(entry.method) \(entry.path) has no summary")
+        }
+    }
+
+    @Test func everyPOSTDeclaresTheIdempotencyKeyAndEveryPathParameterIsDeclared() throws {
+        let spec = try OpenAPISpec()
+        for entry in spec.operations {
+            let parameters = (entry.pathItem["parameters"]?.array ?? []) + (entry.operation["parameters"]?.array ?? [])
+            let declared = parameters.map(spec.resolve)
+            if entry.method == "post" {
+                #expect(declared.contains { $0["name"] == .string("Idempotency-Key") && $0["in"] == .string("header") },
+                        "POST \(entry.path) does not declare Idempotency-Key")
+            }
+            let names = entry.path.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
+            for name in names {
+                #expect(declared.contains { $0["name"] == .string(name) && $0["in"] == .string("path") && $0["required"] == .bool(true) },
+                        "\(entry.method) \(entry.path) does not declare path parameter \(name)")
+            }
+        }
+    }
+
+    @Test func everyReferenceResolvesAndEveryComponentIsUsed() throws {
+        let spec = try OpenAPISpec()
+        var references: Set<String> = []
+        spec.root.collectReferences(into: &references)
+        for reference in references.sorted() {
+            #expect(spec.pointer(reference) != nil, "unresolved \(reference)")
+        }
+        for kind in ["schemas", "responses", "parameters", "headers"] {
+            for name in spec.root["components"]?[kind]?.object?.keys.sorted() ?? [] {
+                #expect(references.contains("#/components/\(kind)/\(name)"), "unused component \(kind)/\(name)")
+            }
+        }
+    }
+
+    @Test func everyErrorResponseOfTheAPIUsesTheErrorEnvelope() throws {
+        let spec = try OpenAPISpec()
+        for entry in spec.operations where entry.path.hasPrefix("/v1/") {
+            for (status, response) in entry.operation["responses"]?.object ?? [:] where (Int(status) ?? 0) >= 400 {
+                let schema = spec.resolve(response)["content"]?["application/json"]?["schema"]
+                #expect(schema == .object(["$ref": .string("#/components/schemas/Error")]), "\(entry.method) \(entry.path) \(status)")
+            }
+        }
+    }
+
+    @Test func registeredCardsAnswerExactlyTheDocumentedFields() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let spec = try OpenAPISpec()
+            let fields = #"{"fields": [{"name": "ReferenceID", "required": false, "maxLength": 64}]}"#
+            try spec.expectDocumented(await client.send(.put, "/v1/custom-fields", key: fixture.adminA, json: fields), "put", "/v1/custom-fields")
+            try spec.expectDocumented(await client.send(.get, "/v1/custom-fields", key: fixture.adminA), "get", "/v1/custom-fields")
+            let extra = #", "customer": {"email": "ada@example.com", "country": "gb"}, "customFields": [{"name": "ReferenceID", "value": "R-17"}]"#
+            let registered = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("cust-1", extra: extra))
+            #expect(registered.status == .created)
+            let card = try spec.expectDocumented(registered, "post", "/v1/secure-cards")
+            let declared = spec.declaredKeys(try #require(spec.responseSchema("post", "/v1/secure-cards", status: 201)))
+            let keys = Set(card.object?.keys.map { $0 } ?? [])
+            #expect(keys.isSubset(of: declared.properties), "undocumented keys: \(keys.subtracting(declared.properties).sorted())")
+            #expect(declared.required.isSubset(of: keys), "missing required keys: \(declared.required.subtracting(keys).sorted())")
+            let token = try #require(card["secureCardReference"]?.string)
+
+            try spec.expectDocumented(await client.send(.get, "/v1/secure-cards/cust-1", key: fixture.adminA), "get", "/v1/secure-cards/{merchantReference}")
+            try spec.expectDocumented(await client.send(.get, "/v1/secure-cards?q=cust&limit=1", key: fixture.readonlyA), "get", "/v1/secure-cards")
+            let update = #"{"customer": {"city": "London"}, "customFields": null}"#
+            try spec.expectDocumented(
+                await client.send(.patch, "/v1/secure-cards/cust-1", key: fixture.adminA, json: update), "patch", "/v1/secure-cards/{merchantReference}")
+            try spec.expectDocumented(
+                await client.send(.delete, "/v1/secure-cards/cust-1?purge=true", key: fixture.adminA), "delete", "/v1/secure-cards/{merchantReference}")
+            try spec.expectDocumented(await client.send(.get, "/v1/secure-cards/\(token)", key: fixture.adminA), "get", "/v1/secure-cards/{merchantReference}")
+            try spec.expectDocumented(await client.send(.get, "/v1/audit-events?limit=2", key: fixture.adminA), "get", "/v1/audit-events")
+        }
+    }
+
+    @Test func schedulesAnswerExactlyTheDocumentedFields() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let spec = try OpenAPISpec()
+            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("cust-1")).status == .created)
+            let body = ScheduleRoutesTests.monthly(extra: #", "externalId": "gym-7""#)
+            try spec.expectDocumented(await client.send(.post, "/v1/schedules/preview", key: fixture.adminA, json: body), "post", "/v1/schedules/preview")
+            let created = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: body, headers: [HTTPField.Name("Idempotency-Key")!: "k-1"])
+            #expect(created.status == .created)
+            let schedule = try spec.expectDocumented(created, "post", "/v1/schedules")
+            let declared = spec.declaredKeys(try #require(spec.responseSchema("post", "/v1/schedules", status: 201)))
+            let keys = Set(schedule.object?.keys.map { $0 } ?? [])
+            #expect(keys.isSubset(of: declared.properties), "undocumented keys: \(keys.subtracting(declared.properties).sorted())")
+            #expect(declared.required.isSubset(of: keys), "missing required keys: \(declared.required.subtracting(keys).sorted())")
+            let id = try #require(schedule["id"]?.string)
+            let step = try #require(schedule["steps"]?.array?.last?["id"]?.string)
+
+            let replayed = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: body, headers: [HTTPField.Name("Idempotency-Key")!: "k-1"])
+            #expect(replayed.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            try spec.expectDocumented(replayed, "post", "/v1/schedules")
+            try spec.expectDocumented(await client.send(.get, "/v1/schedules?status=pending_confirmation", key: fixture.adminA), "get", "/v1/schedules")
+            try spec.expectDocumented(await client.send(.get, "/v1/schedules/\(id)", key: fixture.adminA), "get", "/v1/schedules/{id}")
+            try spec.expectDocumented(await client.send(.get, "/v1/schedules/\(id)/steps", key: fixture.adminA), "get", "/v1/schedules/{id}/steps")
+            try spec.expectDocumented(
+                await client.send(.patch, "/v1/schedules/\(id)", key: fixture.adminA, json: #"{"amount": 2499, "description": null}"#), "patch", "/v1/schedules/{id}")
+            for action in ["confirm", "pause", "resume", "confirm"] {
+                try spec.expectDocumented(await client.send(.post, "/v1/schedules/\(id)/\(action)", key: fixture.adminA), "post", "/v1/schedules/{id}/\(action)")
+            }
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/schedules/\(id)/steps/\(step)/skip", key: fixture.adminA), "post", "/v1/schedules/{id}/steps/{stepId}/skip")
+            try spec.expectDocumented(await client.send(.post, "/v1/schedules/\(id)/cancel", key: fixture.adminA), "post", "/v1/schedules/{id}/cancel")
+        }
+    }
+
+    @Test func transactionsAnswerExactlyTheDocumentedFields() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let spec = try OpenAPISpec()
+            func raw(_ type: String, _ number: String = "4242424242424242") -> String {
+                #"{"type": "\#(type)", "amount": 5000, "currency": "USD", "method": "keyed", "card": {"number": "\#(number)", "expiryDate": "1230", "cvv": "123"}}"#
+            }
+            let authorized = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: raw("authorize"))
+            let authorization = try spec.expectDocumented(authorized, "post", "/v1/transactions")
+            let authID = try #require(authorization["id"]?.string)
+            let declared = spec.declaredKeys(try #require(spec.responseSchema("post", "/v1/transactions", status: 201)))
+            let keys = Set(authorization.object?.keys.map { $0 } ?? [])
+            #expect(keys == declared.properties && declared.required == keys)
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA, json: #"{"amount": 3000}"#), "post",
+                "/v1/transactions/{id}/capture")
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/transactions/\(authID)/refund", key: fixture.adminA, json: #"{"amount": 1000}"#), "post",
+                "/v1/transactions/{id}/refund")
+            let sale = try spec.expectDocumented(await client.send(.post, "/v1/transactions", key: fixture.adminA, json: raw("sale")), "post", "/v1/transactions")
+            let saleID = try #require(sale["id"]?.string)
+            try spec.expectDocumented(await client.send(.post, "/v1/transactions/\(saleID)/void", key: fixture.adminA), "post", "/v1/transactions/{id}/void")
+            try spec.expectDocumented(await client.send(.post, "/v1/transactions/\(saleID)/refund", key: fixture.adminA), "post", "/v1/transactions/{id}/refund")
+            let declined = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: raw("sale", "4000000000000002"))
+            #expect(declined.status.code == 402)
+            #expect(try spec.expectDocumented(declined, "post", "/v1/transactions")["transaction"]?["status"] == .string("declined"))
+            try spec.expectDocumented(await client.send(.get, "/v1/transactions?type=sale&limit=1", key: fixture.readonlyA), "get", "/v1/transactions")
+            try spec.expectDocumented(await client.send(.get, "/v1/transactions/\(authID)", key: fixture.readonlyA), "get", "/v1/transactions/{id}")
+            try spec.expectDocumented(await client.send(.get, "/v1/transactions/txn_none", key: fixture.adminA), "get", "/v1/transactions/{id}")
+        }
+    }
+
+    @Test func errorsAndOperationalRoutesAnswerTheDocumentedShapes() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let spec = try OpenAPISpec()
+            let invalid = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("bad ref"))
+            #expect(invalid.status == .unprocessableContent)
+            let envelope = try spec.expectDocumented(invalid, "post", "/v1/secure-cards")
+            let declared = spec.declaredKeys(try #require(spec.pointer("#/components/schemas/Error")?["properties"]?["error"]))
+            let keys = Set(envelope["error"]?.object?.keys.map { $0 } ?? [])
+            #expect(keys == declared.properties && keys == declared.required)
+            #expect(Set(envelope.object?.keys.map { $0 } ?? []) == ["error"])
+
+            let card = keyedCard("cust-1")
+            let cases: [(HTTPRequest.Method, String, String?, String?, HTTPFields, String, String)] = [
+                (.get, "/v1/secure-cards", nil, nil, [:], "get", "/v1/secure-cards"),
+                (.post, "/v1/secure-cards", fixture.readonlyA, card, [:], "post", "/v1/secure-cards"),
+                (.post, "/v1/secure-cards", fixture.adminA, "{", [:], "post", "/v1/secure-cards"),
+                (.post, "/v1/secure-cards", fixture.adminA, card, [.contentType: "text/plain"], "post", "/v1/secure-cards"),
+                (.post, "/v1/secure-cards", fixture.adminA, card, [:], "post", "/v1/secure-cards"),
+                (.post, "/v1/secure-cards", fixture.adminA, card, [:], "post", "/v1/secure-cards"),
+                (.get, "/v1/secure-cards?limit=0", fixture.adminA, nil, [:], "get", "/v1/secure-cards"),
+                (.get, "/v1/secure-cards/nobody", fixture.adminA, nil, [:], "get", "/v1/secure-cards/{merchantReference}"),
+                (.get, "/v1/audit-events", fixture.readonlyA, nil, [:], "get", "/v1/audit-events"),
+                (.get, "/v1/schedules?status=sleeping", fixture.adminA, nil, [:], "get", "/v1/schedules"),
+                (.post, "/v1/schedules/sch_none/confirm", fixture.adminA, nil, [:], "post", "/v1/schedules/{id}/confirm"),
+                (.get, "/healthz", nil, nil, [:], "get", "/healthz"),
+                (.get, "/readyz", nil, nil, [:], "get", "/readyz"),
+                (.get, "/openapi.json", nil, nil, [:], "get", "/openapi.json"),
+            ]
+            var statuses: Set<Int> = []
+            for (method, uri, key, json, headers, documentedMethod, template) in cases {
+                let response = try await client.send(method, uri, key: key, json: json, headers: headers)
+                statuses.insert(response.status.code)
+                try spec.expectDocumented(response, documentedMethod, template)
+            }
+            #expect(statuses == [200, 201, 400, 401, 403, 404, 409, 415, 422])
+            let served = try await client.send(.get, "/openapi.json", key: nil)
+            #expect(Array(served.body.readableBytesView) == OpenAPIController.json)
+        }
+    }
+}
+
+/// A JSON value decoded exactly: integers stay integers and booleans stay booleans.
+private enum JSONValue: Decodable, Sendable, Equatable {
+    case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Int64.self) { self = .integer(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
+    }
+
+    subscript(key: String) -> JSONValue? { object?[key] }
+    var object: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+    var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    var string: String? { if case .string(let value) = self { value } else { nil } }
+    var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+
+    func collectReferences(into references: inout Set<String>) {
+        switch self {
+        case .object(let members):
+            if let reference = members["$ref"]?.string { references.insert(reference) }
+            for member in members.values { member.collectReferences(into: &references) }
+        case .array(let items):
+            for item in items { item.collectReferences(into: &references) }
+        default: break
+        }
+    }
+}
+
+/// The served OpenAPI document, with just enough JSON Schema to check live responses against it.
+private struct OpenAPISpec {
+    let root: JSONValue
+
+    init() throws {
+        root = try JSONDecoder().decode(JSONValue.self, from: Data(OpenAPIController.json))
+    }
+
+    /// Every operation with its path template, lower-case method and path item.
+    var operations: [(path: String, method: String, operation: JSONValue, pathItem: JSONValue)] {
+        (root["paths"]?.object ?? [:]).sorted { $0.key < $1.key }.flatMap { path, item in
+            OpenAPIDocumentTests.methods.compactMap { method in item[method].map { (path, method, $0, item) } }
+        }
+    }
+
+    /// The value at a local reference such as `#/components/schemas/Error`.
+    func pointer(_ reference: String) -> JSONValue? {
+        guard reference.hasPrefix("#/") else { return nil }
+        var value: JSONValue? = root
+        for token in reference.dropFirst(2).split(separator: "/") {
+            value = value?[token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")]
+        }
+        return value
+    }
+
+    /// Follows `$ref` until a value without one.
+    func resolve(_ value: JSONValue) -> JSONValue {
+        guard let reference = value["$ref"]?.string, let target = pointer(reference) else { return value }
+        return resolve(target)
+    }
+
+    func responseSchema(_ method: String, _ template: String, status: Int) -> JSONValue? {
+        guard let response = root["paths"]?[template]?[method]?["responses"]?[String(status)] else { return nil }
+        return resolve(response)["content"]?["application/json"]?["schema"]
+    }
+
+    /// The properties a schema declares and those it requires, through `$ref` and `allOf`.
+    func declaredKeys(_ schema: JSONValue) -> (properties: Set<String>, required: Set<String>) {
+        let schema = resolve(schema)
+        var properties = Set(schema["properties"]?.object?.keys.map { $0 } ?? [])
+        var required = Set(schema["required"]?.array?.compactMap(\.string) ?? [])
+        for part in schema["allOf"]?.array ?? [] {
+            let keys = declaredKeys(part)
+            properties.formUnion(keys.properties)
+            required.formUnion(keys.required)
+        }
+        return (properties, required)
+    }
+
+    /// Checks that the status is documented for the operation and the body matches its schema.
+    @discardableResult
+    func expectDocumented(
+        _ response: TestResponse, _ method: String, _ template: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> JSONValue {
+        let status = Int(response.status.code)
+        guard root["paths"]?[template]?[method]?["responses"]?[String(status)] != nil else {
+            Issue.record("\(method.uppercased()) \(template) answered \(status), which the document does not list", sourceLocation: sourceLocation)
+            return .null
+        }
+        guard let schema = responseSchema(method, template, status: status) else { return .null }
+        let body = try JSONDecoder().decode(JSONValue.self, from: Data(response.body.readableBytesView))
+        let problems = problems(body, schema, at: "$")
+        #expect(problems.isEmpty, "\(method.uppercased()) \(template) \(status): \(problems)", sourceLocation: sourceLocation)
+        return body
+    }
+
+    /// Where `value` breaks `schema` (the JSON Schema keywords this document uses).
+    func problems(_ value: JSONValue, _ schema: JSONValue, at path: String) -> [String] {
+        var found: [String] = []
+        if let reference = schema["$ref"]?.string {
+            guard let target = pointer(reference) else { return ["\(path): unresolved \(reference)"] }
+            found += problems(value, target, at: path)
+        }
+        if let type = schema["type"] {
+            let names = type.string.map { [$0] } ?? type.array?.compactMap(\.string) ?? []
+            guard names.contains(where: { Self.matches(value, type: $0) }) else { return found + ["\(path): \(value) is not \(names)"] }
+        }
+        if let options = schema["enum"]?.array, !options.contains(value) { found.append("\(path): \(value) is not in the enum") }
+        if let constant = schema["const"], constant != value { found.append("\(path): \(value) is not \(constant)") }
+        switch value {
+        case .string(let text):
+            if let pattern = schema["pattern"]?.string, text.range(of: pattern, options: .regularExpression) == nil {
+                found.append("\(path): '\(text)' does not match \(pattern)")
+            }
+            if let most = schema["maxLength"]?.integer, text.count > most { found.append("\(path): longer than \(most)") }
+            if let least = schema["minLength"]?.integer, text.count < least { found.append("\(path): shorter than \(least)") }
+            if schema["format"] == .string("date-time"), Timestamp.parse(text) == nil { found.append("\(path): '\(text)' is not a date-time") }
+            if schema["format"] == .string("date"), CivilDate(iso: text) == nil { found.append("\(path): '\(text)' is not a date") }
+        case .integer(let number):
+            if let least = schema["minimum"]?.integer, number < least { found.append("\(path): below \(least)") }
+            if let most = schema["maximum"]?.integer, number > most { found.append("\(path): above \(most)") }
+        case .array(let items):
+            if let itemSchema = schema["items"] {
+                for (index, item) in items.enumerated() { found += problems(item, itemSchema, at: "\(path)[\(index)]") }
+            }
+        case .object(let members):
+            for key in schema["required"]?.array?.compactMap(\.string) ?? [] where members[key] == nil {
+                found.append("\(path): required key \(key) is missing")
+            }
+            let properties = schema["properties"]?.object ?? [:]
+            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+                if let propertySchema = properties[key] {
+                    found += problems(member, propertySchema, at: "\(path).\(key)")
+                } else if schema["additionalProperties"] == .bool(false) {
+                    found.append("\(path): undocumented key \(key)")
+                } else if let extra = schema["additionalProperties"], extra.object != nil {
+                    found += problems(member, extra, at: "\(path).\(key)")
+                }
+            }
+        default:
+            break
+        }
+        for part in schema["allOf"]?.array ?? [] { found += problems(value, part, at: path) }
+        if let options = schema["anyOf"]?.array, !options.contains(where: { problems(value, $0, at: path).isEmpty }) {
+            found.append("\(path): matches none of anyOf")
+        }
+        if let options = schema["oneOf"]?.array, options.filter({ problems(value, $0, at: path).isEmpty }).count != 1 {
+            found.append("\(path): does not match exactly one of oneOf")
+        }
+        if let excluded = schema["not"], problems(value, excluded, at: path).isEmpty { found.append("\(path): matches a 'not' schema") }
+        return found
+    }
+
+    private static func matches(_ value: JSONValue, type: String) -> Bool {
+        switch (type, value) {
+        case ("null", .null), ("boolean", .bool), ("integer", .integer), ("number", .integer), ("number", .number),
+             ("string", .string), ("array", .array), ("object", .object):
+            true
+        default:
+            false
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import Vault
+@testable import VaultAPI
+
+@Suite struct TransactionRoutesTests {
+    static func rawSale(_ number: String = "4242424242424242", amount: Int = 1250, type: String = "sale", extra: String = "") -> String {
+        """
+        {"type": "\(type)", "amount": \(amount), "currency": "USD", "method": "keyed",
+         "card": {"number": "\(number)", "expiryDate": "1230", "holderName": "Ada Lovelace", "cvv": "123"}\(extra)}
+        """
+    }
+
+    @Test func anApprovedSaleHasTheSeedsStateCodes() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale())
+            #expect(sale.status == .created, "\(sale.text)")
+            #expect(sale.json["status"] as? String == "approved")
+            #expect(sale.json["state"] as? Int == 400)
+            #expect(sale.json["subState"] as? Int == 411)
+            #expect(sale.json["maskedNumber"] as? String == "424242******4242")
+            #expect((sale.json["gateway"] as? [String: Any])?["name"] as? String == "sandbox")
+            #expect(!sale.text.contains("4242424242424242"))
+            let id = try #require(sale.json["id"] as? String)
+            let fetched = try await client.send(.get, "/v1/transactions/\(id)", key: fixture.adminA)
+            #expect(fetched.json["id"] as? String == id)
+            #expect(try await client.send(.get, "/v1/transactions/\(id)", key: fixture.adminB).status == .notFound)
+        }
+    }
+
+    @Test(arguments: [("4000000000000002", "card_declined", "hard"), ("4000000000009995", "insufficient_funds", "soft"),
+                      ("4000000000000069", "expired_card", "hard")])
+    func declinedSalesAre402WithTheRecordedTransaction(number: String, code: String, category: String) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(number))
+            #expect(sale.status.code == 402)
+            #expect(sale.error["type"] as? String == "card_error")
+            #expect(sale.error["code"] as? String == code)
+            let transaction = try #require(sale.json["transaction"] as? [String: Any])
+            #expect(transaction["status"] as? String == "declined")
+            #expect(transaction["state"] as? Int == 400)
+            #expect(transaction["subState"] as? Int == 412)
+            #expect((transaction["decline"] as? [String: Any])?["category"] as? String == category)
+        }
+    }
+
+    @Test func authorizeCaptureRefundAndVoidFollowTheirRules() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let auth = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(amount: 5000, type: "authorize"))
+            #expect(auth.status == .created)
+            let authID = try #require(auth.json["id"] as? String)
+
+            let tooMuch = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA, json: #"{"amount": 5001}"#)
+            #expect(tooMuch.status == .unprocessableContent)
+            #expect(tooMuch.error["param"] as? String == "amount")
+
+            let capture = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA, json: #"{"amount": 4000}"#)
+            #expect(capture.status == .created, "\(capture.text)")
+            #expect(capture.json["type"] as? String == "capture")
+            #expect(capture.json["parentId"] as? String == authID)
+            let captured = try await client.send(.get, "/v1/transactions/\(authID)", key: fixture.adminA)
+            #expect(captured.json["status"] as? String == "captured")
+            #expect(captured.json["capturedAmount"] as? Int == 4000)
+
+            let refundTooMuch = try await client.send(.post, "/v1/transactions/\(authID)/refund", key: fixture.adminA, json: #"{"amount": 4001}"#)
+            #expect(refundTooMuch.status == .unprocessableContent)
+            let partial = try await client.send(.post, "/v1/transactions/\(authID)/refund", key: fixture.adminA, json: #"{"amount": 1000}"#)
+            #expect(partial.status == .created, "\(partial.text)")
+            let afterPartial = try await client.send(.get, "/v1/transactions/\(authID)", key: fixture.adminA)
+            #expect(afterPartial.json["status"] as? String == "partially_refunded")
+            #expect(afterPartial.json["refundedAmount"] as? Int == 1000)
+            #expect(afterPartial.json["state"] as? Int == 500)
+            #expect(afterPartial.json["subState"] as? Int == 504)
+
+            let voidAfterRefund = try await client.send(.post, "/v1/transactions/\(authID)/void", key: fixture.adminA)
+            #expect(voidAfterRefund.status == .conflict)
+
+            let rest = try await client.send(.post, "/v1/transactions/\(authID)/refund", key: fixture.adminA)
+            #expect(rest.status == .created)
+            #expect(rest.json["amount"] as? Int == 3000)
+            let done = try await client.send(.get, "/v1/transactions/\(authID)", key: fixture.adminA)
+            #expect(done.json["status"] as? String == "refunded")
+            #expect(try await client.send(.post, "/v1/transactions/\(authID)/refund", key: fixture.adminA, json: #"{"amount": 1}"#).status != .created)
+        }
+    }
+
+    @Test func aSaleCanBeVoidedOnceAndThenNotRefunded() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale())
+            let id = try #require(sale.json["id"] as? String)
+            let void = try await client.send(.post, "/v1/transactions/\(id)/void", key: fixture.adminA)
+            #expect(void.status == .created, "\(void.text)")
+            let voided = try await client.send(.get, "/v1/transactions/\(id)", key: fixture.adminA)
+            #expect(voided.json["status"] as? String == "voided")
+            #expect(voided.json["subState"] as? Int == 502)
+            #expect(try await client.send(.post, "/v1/transactions/\(id)/void", key: fixture.adminA).status == .conflict)
+            #expect(try await client.send(.post, "/v1/transactions/\(id)/refund", key: fixture.adminA).status == .conflict)
+        }
+    }
+
+    @Test func registrationBySaleRegistersOnlyWhenApproved() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let registration = #", "secureCard": {"merchantReference": "bysale-1", "customer": {"email": "ada@example.com"}}"#
+            let approved = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(extra: registration))
+            #expect(approved.status == .created)
+            let token = try #require(approved.json["secureCardReference"] as? String)
+            #expect(token.hasPrefix("sc_"))
+            let card = try await client.send(.get, "/v1/secure-cards/bysale-1", key: fixture.adminA)
+            #expect(card.json["secureCardReference"] as? String == token)
+            #expect(card.json["verification"] is NSNull)
+
+            let declinedRegistration = #", "secureCard": {"merchantReference": "bysale-2"}"#
+            let declined = try await client.send(
+                .post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale("4000000000000002", extra: declinedRegistration))
+            #expect(declined.status.code == 402)
+            #expect(try await client.send(.get, "/v1/secure-cards/bysale-2", key: fixture.adminA).status == .notFound)
+
+            let byToken = try await client.send(
+                .post, "/v1/transactions", key: fixture.adminA, json: #"{"type": "sale", "amount": 700, "currency": "EUR", "secureCardReference": "\#(token)"}"#)
+            #expect(byToken.status == .created)
+            #expect(byToken.json["secureCardReference"] as? String == token)
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"type": "refund", "amount": 100, "currency": "USD", "secureCardReference": "sc_x"}"#, "type"),
+        (#"{"type": "sale", "amount": 0, "currency": "USD", "secureCardReference": "sc_x"}"#, "amount"),
+        (#"{"type": "sale", "amount": 10.5, "currency": "USD", "secureCardReference": "sc_x"}"#, "amount"),
+        (#"{"type": "sale", "amount": 100, "currency": "usd", "secureCardReference": "sc_x"}"#, "currency"),
+        (#"{"type": "sale", "amount": 100, "currency": "USD", "secureCardReference": "sc_nope"}"#, "secureCardReference"),
+        (#"{"type": "sale", "amount": 100, "currency": "USD"}"#, "secureCardReference"),
+        (#"{"type": "sale", "amount": 100, "currency": "USD", "method": "ocr", "card": {"number": "4242424242424242", "expiryDate": "1230", "cvv": "1"}}"#, "card.cvv"),
+        (#"{"type": "authorize", "amount": 100, "currency": "USD", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "secureCard": {"merchantReference": "x"}}"#, "secureCard"),
+    ])
+    func badTransactionsAre422AndChargeNothing(body: String, param: String) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let response = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: body)
+            #expect(response.status == .unprocessableContent, "\(response.text)")
+            #expect(response.error["param"] as? String == param)
+        }
+        #expect(try fixture.count("transactions") == 0)
+    }
+
+    @Test func listsFilterByStatusNewestFirst() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            _ = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale())
+            _ = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale("4000000000000002"))
+            _ = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(amount: 99))
+            let all = try await client.send(.get, "/v1/transactions", key: fixture.adminA)
+            #expect((all.json["data"] as? [[String: Any]])?.map { $0["amount"] as? Int } == [99, 1250, 1250])
+            let declined = try await client.send(.get, "/v1/transactions?status=declined", key: fixture.adminA)
+            #expect((declined.json["data"] as? [Any])?.count == 1)
+            let page = try await client.send(.get, "/v1/transactions?limit=2", key: fixture.adminA)
+            let cursor = try #require(page.json["nextCursor"] as? String)
+            let next = try await client.send(.get, "/v1/transactions?limit=2&cursor=\(cursor)", key: fixture.adminA)
+            #expect((next.json["data"] as? [Any])?.count == 1)
+            #expect(try await client.send(.get, "/v1/transactions?status=nope", key: fixture.adminA).status == .unprocessableContent)
+            #expect((try await client.send(.get, "/v1/transactions", key: fixture.adminB).json["data"] as? [Any])?.isEmpty == true)
+        }
+    }
+}
