@@ -85,6 +85,23 @@ import Vault
         }
     }
 
+    @Test func theSchemaCheckerFindsUndocumentedMissingAndMistypedFields() throws {
+        let spec = try OpenAPISpec()
+        let error = try #require(spec.pointer("#/components/schemas/Error"))
+        let good = JSONValue.object(["error": .object(["type": .string("card_error"), "code": .string("x"), "message": .string("m"), "param": .null])])
+        #expect(spec.problems(good, error, at: "$").isEmpty)
+        let bad = JSONValue.object([
+            "error": .object(["type": .string("oops"), "code": .integer(1), "message": .string("m")]), "extra": .bool(true),
+        ])
+        let problems = spec.problems(bad, error, at: "$").joined(separator: "\n")
+        for expected in ["undocumented key extra", "required key param is missing", "$.error.code", "$.error.type"] {
+            #expect(problems.contains(expected), "\(expected) not reported in \(problems)")
+        }
+        let step = try #require(spec.pointer("#/components/schemas/Step"))
+        let stepProblems = spec.problems(.object(["id": .string("stp_1"), "sequence": .integer(0), "date": .string("2030-02-30")]), step, at: "$")
+        #expect(stepProblems.contains { $0.contains("below 1") } && stepProblems.contains { $0.contains("not a date") })
+    }
+
     @Test func registeredCardsAnswerExactlyTheDocumentedFields() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
@@ -314,7 +331,12 @@ private struct OpenAPISpec {
             Issue.record("\(method.uppercased()) \(template) answered \(status), which the document does not list", sourceLocation: sourceLocation)
             return .null
         }
-        guard let schema = responseSchema(method, template, status: status) else { return .null }
+        guard let schema = responseSchema(method, template, status: status) else {
+            let contentType = response.headers[.contentType] ?? ""
+            #expect(!contentType.hasPrefix("application/json"), "\(method.uppercased()) \(template) \(status): JSON without a documented schema",
+                    sourceLocation: sourceLocation)
+            return .null
+        }
         let body = try JSONDecoder().decode(JSONValue.self, from: Data(response.body.readableBytesView))
         let problems = problems(body, schema, at: "$")
         #expect(problems.isEmpty, "\(method.uppercased()) \(template) \(status): \(problems)", sourceLocation: sourceLocation)

@@ -68,13 +68,15 @@ import Vault
         #expect(try fixture.count("secure_cards") == 0)
     }
 
-    @Test func runnerKeysMayNotRegisterCards() async throws {
+    @Test func runnerKeysMayOnlyUseChargeRuns() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
-            let r3 = try await client.send(.post, "/v1/secure-cards", key: fixture.runnerA, json: keyedCard("c1"))
-            #expect(r3.status == .forbidden)
-            let r4 = try await client.send(.get, "/v1/secure-cards", key: fixture.runnerA)
-            #expect(r4.status == .ok)
+            let register = try await client.send(.post, "/v1/secure-cards", key: fixture.runnerA, json: keyedCard("c1"))
+            #expect(register.status == .forbidden)
+            let read = try await client.send(.get, "/v1/secure-cards", key: fixture.runnerA)
+            #expect(read.status == .forbidden)
+            let run = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
+            #expect(run.status == .accepted)
         }
     }
 

@@ -46,6 +46,7 @@ extension SQLiteStore: TransactionStore {
                      update.parentID, transaction.merchantID])
             }
             try connection.appendAudit(audit)
+            try Self.enqueueOutcome(transaction, on: connection)
         }
     }
 
@@ -91,6 +92,27 @@ extension SQLiteStore: TransactionStore {
             arguments.append(limit)
             return try connection.query(sql, arguments).map(Self.transaction)
         }
+    }
+
+    /// Queues `transaction.approved` / `transaction.declined` in the outcome's own transaction.
+    static func enqueueOutcome(_ transaction: Transaction, on connection: SQLiteConnection) throws {
+        let type: WebhookEventType
+        switch transaction.status {
+        case .approved: type = .transactionApproved
+        case .declined: type = .transactionDeclined
+        default: return
+        }
+        var data: [String: WebhookValue] = [
+            "transactionId": .string(transaction.id), "type": .string(transaction.type.rawValue), "status": .string(transaction.status.rawValue),
+            "amount": .int(transaction.amount), "currency": .string(transaction.currency.code),
+            "secureCardReference": .optional(transaction.secureCardReference), "merchantReference": .optional(transaction.merchantReference),
+            "scheduleId": .optional(transaction.scheduleID), "stepId": .optional(transaction.stepID),
+            "attempt": .optional(transaction.attempt.map(Int64.init)), "parentId": .optional(transaction.parentID),
+        ]
+        if let code = transaction.declineCode {
+            data["decline"] = .object(["code": .string(code), "category": .optional(transaction.declineCategory)])
+        }
+        try connection.enqueueWebhook(type, merchantID: transaction.merchantID, data: data)
     }
 
     static func insert(_ transaction: Transaction, on connection: SQLiteConnection) throws {

@@ -219,5 +219,24 @@ public enum Schema {
             CREATE INDEX webhook_events_due ON webhook_events(status, next_attempt_at);
             CREATE INDEX webhook_events_by_merchant ON webhook_events(merchant_id, seq);
             """),
+        Migration(id: 6, name: "charge runs and step leases", sql: """
+            ALTER TABLE schedule_steps ADD COLUMN lease_owner TEXT;
+            ALTER TABLE schedule_steps ADD COLUMN lease_until TEXT;
+            CREATE INDEX schedule_steps_retry ON schedule_steps(status, next_attempt_at);
+
+            CREATE TABLE charge_runs (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                merchant_id TEXT REFERENCES merchants(id),
+                status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+                as_of TEXT NOT NULL,
+                dry_run INTEGER NOT NULL,
+                started_by TEXT NOT NULL,
+                started_at TEXT NOT NULL,
+                finished_at TEXT,
+                summary TEXT
+            ) STRICT;
+            CREATE INDEX charge_runs_by_merchant ON charge_runs(merchant_id, seq);
+            """),
     ]
 }

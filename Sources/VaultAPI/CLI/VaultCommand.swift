@@ -13,7 +13,7 @@ public struct VaultCommand: AsyncParsableCommand {
         commandName: "vault",
         abstract: "Secure-card token vault with recurring billing.",
         discussion: "Exit codes: 0 ok, 1 failure, 2 usage.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, MerchantCommand.self, AuditCommand.self, WebhooksCommand.self]
+        subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, MerchantCommand.self, AuditCommand.self, ChargeCommand.self, WebhooksCommand.self]
     )
 
     public init() {}

@@ -40,7 +40,7 @@ extension VaultConfiguration {
         }
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
-        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "logging"])
+        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging"])
         if let node = try document.section("server") {
             try node.allow(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"])
             if let value = try node.string("host") { server.host = value }
@@ -84,6 +84,13 @@ extension VaultConfiguration {
         if let node = try document.section("idempotency") {
             try node.allow(["retentionHours"])
             if let value = try node.int("retentionHours", in: 1...720) { idempotencyRetentionHours = value }
+        }
+        if let node = try document.section("runner") {
+            try node.allow(["concurrency", "batchSize", "leaseSeconds", "gatewayRetries"])
+            if let value = try node.int("concurrency", in: 1...1024) { runner.concurrency = value }
+            if let value = try node.int("batchSize", in: 1...10_000) { runner.batchSize = value }
+            if let value = try node.int("leaseSeconds", in: 10...86_400) { runner.leaseSeconds = value }
+            if let value = try node.int("gatewayRetries", in: 0...10) { runner.gatewayRetries = value }
         }
         if let node = try document.section("webhooks") {
             try node.allow(["timeoutSeconds", "retryHours", "initialBackoffSeconds", "maxBackoffSeconds", "batchSize", "pollSeconds"])

@@ -74,6 +74,18 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var pastDuePolicy = PastDuePolicy.continue
     }
 
+    /// The charge runner.
+    public struct Runner: Sendable, Equatable {
+        /// Gateway calls in flight at once.
+        public var concurrency = 16
+        /// Steps leased per claim.
+        public var batchSize = 256
+        /// How long a claim holds a step.
+        public var leaseSeconds = 300
+        /// In-run retries of gateway errors.
+        public var gatewayRetries = 2
+    }
+
     /// Webhook delivery.
     public struct Webhooks: Sendable, Equatable {
         /// Per-delivery HTTP timeout.
@@ -114,6 +126,8 @@ public struct VaultConfiguration: Sendable, Equatable {
     public var idempotencyRetentionHours = 24
     /// Webhook delivery.
     public var webhooks = Webhooks()
+    /// The charge runner.
+    public var runner = Runner()
     /// Log output.
     public var logging = Logging()
 

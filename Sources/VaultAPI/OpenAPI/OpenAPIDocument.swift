@@ -691,6 +691,58 @@ enum OpenAPIDocument {
             "422": {$ref: "#/components/responses/Invalid"}
             "500": {$ref: "#/components/responses/InternalError"}
             "502": {$ref: "#/components/responses/TransactionFailed"}
+      /v1/charge-runs:
+        post:
+          operationId: startChargeRun
+          summary: Charge the caller's due steps now (admin or runner keys); runs in the background
+          tags: [charge-runs]
+          parameters:
+            - $ref: "#/components/parameters/idempotencyKey"
+          requestBody:
+            required: false
+            description: Without a body, steps due now are charged.
+            content:
+              application/json:
+                schema: {$ref: "#/components/schemas/ChargeRunRequest"}
+          responses:
+            "202":
+              description: The run was started; poll `GET /v1/charge-runs/{id}` for progress and the summary.
+              headers:
+                X-Request-Id: {$ref: "#/components/headers/RequestId"}
+                Idempotent-Replayed: {$ref: "#/components/headers/IdempotentReplayed"}
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/ChargeRun"}
+            "400": {$ref: "#/components/responses/BadRequest"}
+            "401": {$ref: "#/components/responses/Unauthorized"}
+            "403": {$ref: "#/components/responses/Forbidden"}
+            "409": {$ref: "#/components/responses/Conflict"}
+            "413": {$ref: "#/components/responses/TooLarge"}
+            "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+            "422": {$ref: "#/components/responses/Invalid"}
+            "500": {$ref: "#/components/responses/InternalError"}
+      /v1/charge-runs/{id}:
+        parameters:
+          - name: id
+            in: path
+            required: true
+            description: The run id (`run_...`).
+            schema: {type: string}
+        get:
+          operationId: getChargeRun
+          summary: A charge run's progress and summary
+          tags: [charge-runs]
+          responses:
+            "200":
+              description: The run.
+              headers: {X-Request-Id: {$ref: "#/components/headers/RequestId"}}
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/ChargeRun"}
+            "401": {$ref: "#/components/responses/Unauthorized"}
+            "403": {$ref: "#/components/responses/Forbidden"}
+            "404": {$ref: "#/components/responses/NotFound"}
+            "500": {$ref: "#/components/responses/InternalError"}
     components:
       securitySchemes:
         bearer:
@@ -942,6 +994,56 @@ enum OpenAPIDocument {
             application/json:
               schema: {$ref: "#/components/schemas/Error"}
       schemas:
+        ChargeRunRequest:
+          type: object
+          additionalProperties: false
+          properties:
+            asOf: {type: string, format: date-time, description: "Charge steps due at or before this instant (not in the future; default now)."}
+            dryRun: {type: boolean, description: Report what is due and change nothing.}
+        OutcomeTotals:
+          type: object
+          required: [count, totals]
+          additionalProperties: false
+          properties:
+            count: {type: integer, minimum: 0}
+            totals:
+              type: object
+              description: Minor units per ISO 4217 currency code.
+              additionalProperties: {type: integer}
+        ChargeRunSummary:
+          type: object
+          required: [runId, asOf, dryRun, due, outcomes, schedulesExtended, schedulesCompleted, schedulesPastDue, durationSeconds, chargesPerSecond, settled]
+          additionalProperties: false
+          properties:
+            runId: {type: string}
+            asOf: {type: string, format: date-time}
+            dryRun: {type: boolean}
+            due: {$ref: "#/components/schemas/OutcomeTotals"}
+            outcomes:
+              type: object
+              description: Keyed by approved, retry_scheduled, failed, expired_card, unsettled.
+              additionalProperties: {$ref: "#/components/schemas/OutcomeTotals"}
+            schedulesExtended: {type: integer}
+            schedulesCompleted: {type: integer}
+            schedulesPastDue: {type: integer}
+            durationSeconds: {type: number}
+            chargesPerSecond: {type: number}
+            settled: {type: boolean}
+        ChargeRun:
+          type: object
+          required: [id, status, asOf, dryRun, startedAt, finishedAt, summary]
+          additionalProperties: false
+          properties:
+            id: {type: string}
+            status: {type: string, enum: [running, completed, failed]}
+            asOf: {type: string, format: date-time}
+            dryRun: {type: boolean}
+            startedAt: {type: string, format: date-time}
+            finishedAt: {type: [string, "null"], format: date-time}
+            summary:
+              oneOf:
+                - {$ref: "#/components/schemas/ChargeRunSummary"}
+                - {type: "null"}
         Error:
           type: object
           required: [error]

@@ -45,6 +45,7 @@ public func buildRouter(runtime: VaultRuntime) -> Router<VaultRequestContext> {
     SecureCardsController(cards: runtime.cards).addRoutes(to: api)
     SchedulesController(schedules: runtime.schedules).addRoutes(to: api)
     TransactionsController(transactions: runtime.transactions).addRoutes(to: api)
+    ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)
     return router
 }
 

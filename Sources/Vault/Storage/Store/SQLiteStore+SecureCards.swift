@@ -17,6 +17,7 @@ extension SQLiteStore: SecureCardStore {
                 throw SecureCardError.referenceTaken(row.merchantReference)
             }
             try connection.appendAudit(audit)
+            try connection.enqueueWebhook(.secureCardRegistered, merchantID: row.merchantID, data: Self.webhookData(row))
         }
     }
 
@@ -33,6 +34,7 @@ extension SQLiteStore: SecureCardStore {
                  Timestamp.string(row.updatedAt), row.reference, row.merchantID])
             guard connection.changes == 1 else { throw SecureCardError.notFound }
             try connection.appendAudit(audit)
+            try connection.enqueueWebhook(.secureCardUpdated, merchantID: row.merchantID, data: Self.webhookData(row))
         }
     }
 
@@ -111,6 +113,9 @@ extension SQLiteStore: SecureCardStore {
             }
             guard connection.changes == 1 else { throw SecureCardError.notFound }
             try connection.appendAudit(audit)
+            try connection.enqueueWebhook(
+                .secureCardDeleted, merchantID: merchantID,
+                data: ["secureCardReference": .string(reference), "purged": .bool(purge), "cancelledSchedules": .array(inUse.map { .string($0) })])
             return inUse
         }
     }
@@ -136,6 +141,12 @@ extension SQLiteStore: SecureCardStore {
             }
             return changed
         }
+    }
+
+    /// What a `secure_card.*` event says: references and masked data only.
+    static func webhookData(_ row: SecureCardRow) -> [String: WebhookValue] {
+        ["secureCardReference": .string(row.reference), "merchantReference": .string(row.merchantReference),
+         "cardType": .string(row.cardType.rawValue), "maskedNumber": .string(row.maskedNumber), "expiryDate": .string(row.expiry.mmyy)]
     }
 
     static func json(_ verification: CardVerificationRecord?) throws -> String? {

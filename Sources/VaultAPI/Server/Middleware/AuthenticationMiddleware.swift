@@ -23,7 +23,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     }
 }
 
-/// Role rules of SPEC §9: `readonly` may only read; `runner` may read and start charge runs; `admin` may do everything.
+/// Role rules of SPEC §9: `readonly` may only read; `runner` may only start and read charge runs; `admin` may do everything.
 struct RoleMiddleware: RouterMiddleware {
     typealias Context = AuthenticatedContext
 
@@ -35,11 +35,10 @@ struct RoleMiddleware: RouterMiddleware {
     }
 
     static func allows(_ role: APIKeyRole, method: HTTPRequest.Method, path: String) -> Bool {
-        if method == .get || method == .head { return true }
         switch role {
         case .admin: return true
-        case .readonly: return false
-        case .runner: return method == .post && (path == "/v1/charge-runs" || path == "/v1/charge-runs/")
+        case .readonly: return method == .get || method == .head
+        case .runner: return path == "/v1/charge-runs" || path.hasPrefix("/v1/charge-runs/")
         }
     }
 }

@@ -1,0 +1,107 @@
+public import Foundation
+public import Vault
+
+/// A step the runner has leased, with what it needs to charge it.
+public struct DueStep: Sendable {
+    /// The step (status `scheduled`, `retry_pending`, or `processing` with an open attempt).
+    public var step: ScheduleStep
+    /// Its schedule.
+    public var schedule: Schedule
+    /// The attempt recorded before a gateway call whose outcome never got recorded (crash,
+    /// timeout, gateway error): settled with the same idempotency key before anything else.
+    public var openAttempt: Transaction?
+}
+
+/// How a step ends up after an attempt.
+public struct StepOutcome: Sendable {
+    /// The attempt's transaction, with its gateway outcome applied.
+    public var transaction: Transaction
+    /// The step's new status: `approved`, `retry_pending`, `failed`, or `processing` (unsettled).
+    public var stepStatus: StepStatus
+    /// For `retry_pending`: when the next attempt falls due.
+    public var nextAttemptAt: Date?
+    /// For `failed`: what happens to the schedule.
+    public var pastDuePolicy: PastDuePolicy?
+}
+
+/// What the runner learns from recording an outcome.
+public struct RecordedOutcome: Sendable, Equatable {
+    /// The schedule became `completed`.
+    public var scheduleCompleted: Bool
+    /// The schedule became `past_due` (or paused / cancelled by policy).
+    public var schedulePastDue: Bool
+
+    /// Creates a value.
+    public init(scheduleCompleted: Bool = false, schedulePastDue: Bool = false) {
+        self.scheduleCompleted = scheduleCompleted
+        self.schedulePastDue = schedulePastDue
+    }
+}
+
+/// A charge run as recorded (CLI or `POST /v1/charge-runs`).
+public struct ChargeRunRecord: Sendable, Equatable {
+    /// `run_...`.
+    public var id: String
+    /// The merchant it was limited to.
+    public var merchantID: String?
+    /// `running`, `completed` or `failed`.
+    public var status: String
+    /// The instant steps had to be due by.
+    public var asOf: Date
+    /// Whether it only reported.
+    public var dryRun: Bool
+    /// Who started it.
+    public var startedBy: String
+    /// When it started.
+    public var startedAt: Date
+    /// When it finished.
+    public var finishedAt: Date?
+    /// The summary so far (progress) or at the end, JSON.
+    public var summary: String?
+
+    /// Creates a record.
+    public init(id: String, merchantID: String?, status: String, asOf: Date, dryRun: Bool, startedBy: String, startedAt: Date,
+                finishedAt: Date? = nil, summary: String? = nil) {
+        self.id = id
+        self.merchantID = merchantID
+        self.status = status
+        self.asOf = asOf
+        self.dryRun = dryRun
+        self.startedBy = startedBy
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.summary = summary
+    }
+}
+
+/// Persistence the charge runner needs. Claims and outcomes are atomic; several runners (and
+/// processes) may use one store at once without overlapping.
+public protocol ChargeRunStore: Sendable {
+    /// Leases up to `limit` due steps: `scheduled` with `dueAt <= asOf`, `retry_pending` with
+    /// `nextAttemptAt <= asOf`, or `processing` (an unsettled attempt) — of active or past-due
+    /// schedules — whose lease is free, expired, or held by an owner `isOwnerGone` says is dead.
+    func claimDueSteps(
+        asOf: Date, merchantID: String?, owner: String, now: Date, leaseUntil: Date, limit: Int,
+        isOwnerGone: @escaping @Sendable (String) -> Bool
+    ) async throws -> [DueStep]
+    /// Writes an attempt before its gateway call: the transaction (new, or the open one reset to
+    /// `pending`) and the step's attempt count, status `processing`.
+    func recordAttempt(_ transaction: Transaction, step: ScheduleStep, audit: AuditEntry) async throws
+    /// Writes the outcome, the step's new status (releasing its lease), the schedule's change
+    /// (completed, past due by policy), audit events and webhook events, in one transaction.
+    func recordOutcome(_ outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry) async throws -> RecordedOutcome
+    /// Releases a lease without changing anything else.
+    func releaseLease(stepID: String, owner: String) async throws
+    /// Counts and totals (per currency) of steps due by `asOf`, without claiming them.
+    func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64])
+    /// Open-ended schedules that may need more steps (active, paused or past due).
+    func openEndedSchedules(merchantID: String?) async throws -> [Schedule]
+    /// The last materialized step of a schedule.
+    func lastStep(scheduleID: String) async throws -> ScheduleStep?
+    /// Records a run.
+    func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry) async throws
+    /// Updates a run's status, summary and end.
+    func updateChargeRun(_ run: ChargeRunRecord) async throws
+    /// One run (of a merchant, or any when nil).
+    func chargeRun(id: String, merchantID: String?) async throws -> ChargeRunRecord?
+}

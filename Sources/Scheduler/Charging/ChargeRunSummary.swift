@@ -1,0 +1,104 @@
+public import Foundation
+
+/// How a charge attempt ended, as the summary counts it.
+public enum ChargeOutcome: String, Sendable, Codable, CaseIterable {
+    /// Charged.
+    case approved
+    /// Soft decline; another attempt is scheduled.
+    case retryScheduled = "retry_scheduled"
+    /// Hard decline, or the last attempt declined: the step failed.
+    case failed
+    /// Declined by the vault without a gateway call: the card expires before the due date.
+    case expiredCard = "expired_card"
+    /// Gateway unreachable or outcome unknown: left in doubt, settled by the next run.
+    case unsettled
+}
+
+/// Counts and per-currency totals for one outcome.
+public struct OutcomeTotals: Sendable, Codable, Equatable {
+    /// Steps.
+    public var count = 0
+    /// Minor units per ISO 4217 code.
+    public var totals: [String: Int64] = [:]
+
+    mutating func add(amount: Int64, currency: String) {
+        count += 1
+        totals[currency, default: 0] += amount
+    }
+}
+
+/// What a charge run did (`vault charge run --json` prints this object).
+public struct ChargeRunSummary: Sendable, Codable, Equatable {
+    /// The run.
+    public var runId: String
+    /// Steps had to be due by this instant.
+    public var asOf: Date
+    /// Only reported; nothing changed.
+    public var dryRun: Bool
+    /// Steps found due at the start.
+    public var due: OutcomeTotals
+    /// Per outcome.
+    public var outcomes: [String: OutcomeTotals]
+    /// Open-ended schedules that got new steps.
+    public var schedulesExtended: Int
+    /// Schedules completed by this run.
+    public var schedulesCompleted: Int
+    /// Schedules made past due by this run.
+    public var schedulesPastDue: Int
+    /// Wall time.
+    public var durationSeconds: Double
+    /// Steps processed per second.
+    public var chargesPerSecond: Double
+    /// Whether every processed step was settled (approved or declined).
+    public var settled: Bool
+
+    /// An empty summary.
+    public init(runId: String, asOf: Date, dryRun: Bool) {
+        self.runId = runId
+        self.asOf = asOf
+        self.dryRun = dryRun
+        self.due = OutcomeTotals()
+        self.outcomes = Dictionary(uniqueKeysWithValues: ChargeOutcome.allCases.map { ($0.rawValue, OutcomeTotals()) })
+        self.schedulesExtended = 0
+        self.schedulesCompleted = 0
+        self.schedulesPastDue = 0
+        self.durationSeconds = 0
+        self.chargesPerSecond = 0
+        self.settled = true
+    }
+
+    /// Steps processed so far.
+    public var processed: Int { outcomes.values.reduce(0) { $0 + $1.count } }
+
+    mutating func record(_ outcome: ChargeOutcome, amount: Int64, currency: String) {
+        outcomes[outcome.rawValue, default: OutcomeTotals()].add(amount: amount, currency: currency)
+        if outcome == .unsettled { settled = false }
+    }
+
+    /// The summary as a human table.
+    public var table: String {
+        var lines = ["charge run \(runId)\(dryRun ? " (dry run)" : "") as of \(Self.instant(asOf))"]
+        lines.append("  due at start     \(Self.pad(due.count)) \(Self.money(due.totals))")
+        for outcome in ChargeOutcome.allCases {
+            let totals = outcomes[outcome.rawValue] ?? OutcomeTotals()
+            lines.append("  \(outcome.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(Self.pad(totals.count)) \(Self.money(totals.totals))")
+        }
+        lines.append("  schedules: \(schedulesExtended) extended, \(schedulesCompleted) completed, \(schedulesPastDue) past due")
+        lines.append(String(format: "  %.2f s, %.1f charges/s; %@", durationSeconds, chargesPerSecond, settled ? "every step settled" : "SOME STEPS UNSETTLED (re-run to settle)"))
+        return lines.joined(separator: "\n")
+    }
+
+    static func pad(_ count: Int) -> String {
+        let text = String(count)
+        return String(repeating: " ", count: max(0, 8 - text.count)) + text
+    }
+
+    static func money(_ totals: [String: Int64]) -> String {
+        totals.keys.sorted().map { code in "\(totals[code] ?? 0) \(code)" }.joined(separator: ", ")
+    }
+
+    static func instant(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,234 @@
+public import Foundation
+public import Vault
+
+extension SQLiteStore: ChargeRunStore {
+    public func claimDueSteps(
+        asOf: Date, merchantID: String?, owner: String, now: Date, leaseUntil: Date, limit: Int,
+        isOwnerGone: @escaping @Sendable (String) -> Bool
+    ) async throws -> [DueStep] {
+        let asOfText = Timestamp.string(asOf)
+        let nowText = Timestamp.string(now)
+        let leaseText = Timestamp.string(leaseUntil)
+        return try await database.write { connection in
+            var sql = """
+                SELECT s.* FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                WHERE sc.status IN ('active', 'past_due')
+                AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?)
+                     OR s.status = 'processing')
+                AND (s.lease_until IS NULL OR s.lease_until < ?)
+                """
+            var arguments: [any SQLiteBindable] = [asOfText, asOfText, nowText]
+            if let merchantID {
+                sql += " AND s.merchant_id = ?"
+                arguments.append(merchantID)
+            }
+            sql += " ORDER BY s.due_at, s.seq LIMIT ?"
+            arguments.append(limit * 4)
+            var candidates = try connection.query(sql, arguments).map(Self.step)
+            if candidates.count < limit * 4 {
+                // Steps leased by a runner that died on this machine are free at once.
+                var leased = """
+                    SELECT s.*, s.lease_owner AS owner FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                    WHERE sc.status IN ('active', 'past_due') AND s.lease_until >= ? AND s.lease_owner <> ?
+                    AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?)
+                         OR s.status = 'processing')
+                    """
+                var leasedArguments: [any SQLiteBindable] = [nowText, owner, asOfText, asOfText]
+                if let merchantID {
+                    leased += " AND s.merchant_id = ?"
+                    leasedArguments.append(merchantID)
+                }
+                leased += " LIMIT 1000"
+                for row in try connection.query(leased, leasedArguments) where isOwnerGone(try row.string("owner")) {
+                    candidates.append(try Self.step(row))
+                }
+            }
+            var claimed: [DueStep] = []
+            var schedules: [String: Schedule] = [:]
+            for step in candidates where claimed.count < limit {
+                try connection.run(
+                    "UPDATE schedule_steps SET lease_owner = ?, lease_until = ? WHERE id = ?", [owner, leaseText, step.id])
+                let schedule: Schedule
+                if let known = schedules[step.scheduleID] {
+                    schedule = known
+                } else {
+                    guard let row = try connection.queryOne("SELECT * FROM schedules WHERE id = ?", [step.scheduleID]) else { continue }
+                    schedule = try Self.schedule(row)
+                    schedules[step.scheduleID] = schedule
+                }
+                var open: Transaction?
+                if step.status == .processing {
+                    open = try connection.queryOne(
+                        "SELECT * FROM transactions WHERE step_id = ? AND attempt = ?", [step.id, step.attempts]
+                    ).map(Self.transaction)
+                }
+                claimed.append(DueStep(step: step, schedule: schedule, openAttempt: open))
+            }
+            return claimed
+        }
+    }
+
+    public func recordAttempt(_ transaction: Transaction, step: ScheduleStep, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            let existing = try connection.queryOne("SELECT id FROM transactions WHERE id = ?", [transaction.id])
+            if existing == nil {
+                try Self.insert(transaction, on: connection)
+            } else {
+                try connection.run(
+                    "UPDATE transactions SET status = 'pending', error_code = NULL, updated_at = ? WHERE id = ?",
+                    [Timestamp.string(transaction.updatedAt), transaction.id])
+            }
+            try connection.run(
+                "UPDATE schedule_steps SET status = 'processing', attempts = ?, updated_at = ? WHERE id = ?",
+                [transaction.attempt ?? step.attempts, Timestamp.string(transaction.updatedAt), step.id])
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func recordOutcome(_ outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry) async throws -> RecordedOutcome {
+        let transaction = outcome.transaction
+        return try await database.write { connection in
+            let stamp = Timestamp.string(transaction.updatedAt)
+            try connection.run(
+                """
+                UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
+                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
+                WHERE id = ?
+                """,
+                [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
+                 transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
+                 transaction.errorCode, stamp, transaction.id])
+            try connection.run(
+                "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?",
+                [outcome.stepStatus.rawValue, (outcome.nextAttemptAt ?? step.nextAttemptAt).map(Timestamp.string), stamp, step.id])
+            try connection.appendAudit(audit)
+            try Self.enqueueOutcome(transaction, on: connection)
+            var recorded = RecordedOutcome()
+            let currentStatus = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
+            if outcome.stepStatus == .failed, let policy = outcome.pastDuePolicy, currentStatus == "active" || currentStatus == "past_due" {
+                let newStatus: ScheduleStatus = switch policy {
+                case .continue: .pastDue
+                case .pause: .paused
+                case .cancel: .cancelled
+                }
+                try connection.run(
+                    "UPDATE schedules SET status = ?, paused_at = CASE WHEN ? = 'paused' THEN ? ELSE paused_at END, updated_at = ? WHERE id = ?",
+                    [newStatus.rawValue, newStatus.rawValue, stamp, stamp, schedule.id])
+                if newStatus == .cancelled {
+                    try connection.run(
+                        "UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ? AND status IN ('scheduled', 'retry_pending')",
+                        [stamp, schedule.id])
+                }
+                try connection.appendAudit(AuditEntry(
+                    merchantID: schedule.merchantID, actor: audit.actor, action: "schedule.past_due", objectType: "schedule", objectID: schedule.id,
+                    details: ["step": step.id, "policy": policy.rawValue, "status": newStatus.rawValue]))
+                try connection.enqueueWebhook(
+                    .schedulePastDue, merchantID: schedule.merchantID,
+                    data: ["scheduleId": .string(schedule.id), "stepId": .string(step.id), "status": .string(newStatus.rawValue),
+                           "declineCode": .optional(transaction.declineCode)])
+                recorded.schedulePastDue = true
+            }
+            if outcome.stepStatus.isSettled, schedule.plan.endType != "never" {
+                let open = try connection.queryOne(
+                    "SELECT count(*) AS n FROM schedule_steps WHERE schedule_id = ? AND status NOT IN ('approved', 'failed', 'skipped', 'cancelled')",
+                    [schedule.id])?.int("n") ?? 0
+                let status = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
+                if open == 0, status == "active" {
+                    try connection.run("UPDATE schedules SET status = 'completed', updated_at = ? WHERE id = ?", [stamp, schedule.id])
+                    try connection.appendAudit(AuditEntry(
+                        merchantID: schedule.merchantID, actor: audit.actor, action: "schedule.completed", objectType: "schedule", objectID: schedule.id))
+                    try connection.enqueueWebhook(.scheduleCompleted, merchantID: schedule.merchantID, data: ["scheduleId": .string(schedule.id)])
+                    recorded.scheduleCompleted = true
+                }
+            }
+            return recorded
+        }
+    }
+
+    public func releaseLease(stepID: String, owner: String) async throws {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE schedule_steps SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?", [stepID, owner])
+        }
+    }
+
+    public func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64]) {
+        let asOfText = Timestamp.string(asOf)
+        return try await database.read { connection in
+            var sql = """
+                SELECT s.currency AS currency, count(*) AS n, sum(s.amount) AS total FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                WHERE sc.status IN ('active', 'past_due')
+                AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?) OR s.status = 'processing')
+                """
+            var arguments: [any SQLiteBindable] = [asOfText, asOfText]
+            if let merchantID {
+                sql += " AND s.merchant_id = ?"
+                arguments.append(merchantID)
+            }
+            sql += " GROUP BY s.currency"
+            var count = 0
+            var totals: [String: Int64] = [:]
+            for row in try connection.query(sql, arguments) {
+                count += try row.int("n")
+                totals[try row.string("currency")] = try row.int64("total")
+            }
+            return (count, totals)
+        }
+    }
+
+    public func openEndedSchedules(merchantID: String?) async throws -> [Schedule] {
+        try await database.read { connection in
+            var sql = "SELECT * FROM schedules WHERE status IN ('active', 'paused', 'past_due') AND materialized_through IS NOT NULL"
+            var arguments: [any SQLiteBindable] = []
+            if let merchantID {
+                sql += " AND merchant_id = ?"
+                arguments.append(merchantID)
+            }
+            return try connection.query(sql, arguments).map(Self.schedule)
+        }
+    }
+
+    public func lastStep(scheduleID: String) async throws -> ScheduleStep? {
+        try await database.read { connection in
+            try connection.queryOne("SELECT * FROM schedule_steps WHERE schedule_id = ? ORDER BY sequence DESC LIMIT 1", [scheduleID]).map(Self.step)
+        }
+    }
+
+    public func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [run.id, run.merchantID, run.status, Timestamp.string(run.asOf), run.dryRun, run.startedBy, Timestamp.string(run.startedAt),
+                 run.finishedAt.map(Timestamp.string), run.summary])
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func updateChargeRun(_ run: ChargeRunRecord) async throws {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE charge_runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?",
+                [run.status, run.finishedAt.map(Timestamp.string), run.summary, run.id])
+        }
+    }
+
+    public func chargeRun(id: String, merchantID: String?) async throws -> ChargeRunRecord? {
+        try await database.read { connection in
+            var sql = "SELECT * FROM charge_runs WHERE id = ?"
+            var arguments: [any SQLiteBindable] = [id]
+            if let merchantID {
+                sql += " AND merchant_id = ?"
+                arguments.append(merchantID)
+            }
+            guard let row = try connection.queryOne(sql, arguments) else { return nil }
+            return ChargeRunRecord(
+                id: try row.string("id"), merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
+                asOf: Timestamp.parse(try row.string("as_of")) ?? Date(timeIntervalSince1970: 0), dryRun: try row.bool("dry_run"),
+                startedBy: try row.string("started_by"), startedAt: Timestamp.parse(try row.string("started_at")) ?? Date(timeIntervalSince1970: 0),
+                finishedAt: try row.optionalString("finished_at").flatMap(Timestamp.parse), summary: try row.optionalString("summary"))
+        }
+    }
+}

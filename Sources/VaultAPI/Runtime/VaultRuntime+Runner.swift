@@ -1,0 +1,32 @@
+public import Foundation
+public import Logging
+public import Scheduler
+import Vault
+
+extension VaultRuntime {
+    /// The retry policy of the configuration.
+    public var retryPolicy: RetryPolicy {
+        RetryPolicy(
+            delaysDays: configuration.retry.delaysDays, maxAttempts: configuration.retry.maxAttempts,
+            pastDuePolicy: PastDuePolicy(rawValue: configuration.retry.pastDuePolicy.rawValue) ?? .continue)
+    }
+
+    /// A charge runner over this runtime (the CLI and `POST /v1/charge-runs` use the same one).
+    public func chargeRunner(logger: Logger) -> ChargeRunner {
+        ChargeRunner(
+            store: store, cards: cards, gateways: MerchantGateways(registry: gateways, merchants: merchants), merchants: store,
+            policy: retryPolicy, logger: logger)
+    }
+
+    /// Runner options from the configuration, as of `asOf`.
+    public func chargeRunOptions(asOf: Date) -> ChargeRunner.Options {
+        var options = ChargeRunner.Options(asOf: asOf)
+        options.concurrency = configuration.runner.concurrency
+        options.batchSize = configuration.runner.batchSize
+        options.lease = TimeInterval(configuration.runner.leaseSeconds)
+        options.gatewayRetries = configuration.runner.gatewayRetries
+        options.horizonDays = configuration.schedules.horizonDays
+        return options
+    }
+}
+

@@ -1,0 +1,144 @@
+import Foundation
+import Hummingbird
+import Logging
+import Scheduler
+import Synchronization
+import Vault
+
+/// `POST /v1/charge-runs` (start a run for the caller's merchant, now) and `GET /v1/charge-runs/{id}`
+/// (its progress and summary). The same runner as `vault charge run`.
+struct ChargeRunsController {
+    let runtime: VaultRuntime
+    let logger: Logger
+
+    struct StartRequest: Decodable {
+        var asOf: String?
+        var dryRun: Bool?
+    }
+
+    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
+        group.post("charge-runs") { request, context in
+            var request = request
+            let body = try await request.collectBody(upTo: .max)
+            let start = body.readableBytes == 0 ? StartRequest() : try await JSONCoding.decode(StartRequest.self, from: request)
+            var asOf = Date()
+            if let text = start.asOf {
+                guard let parsed = Timestamp.parse(text) else {
+                    throw APIError.invalid("asOf must be an RFC 3339 instant.", code: "invalid_format", param: "asOf")
+                }
+                guard parsed <= Date() else {
+                    throw APIError.invalid("asOf cannot be in the future: steps are charged when they fall due.", code: "in_future", param: "asOf")
+                }
+                asOf = parsed
+            }
+            let merchant = context.merchant
+            var options = runtime.chargeRunOptions(asOf: asOf)
+            options.merchantID = merchant.id
+            options.dryRun = start.dryRun ?? false
+            let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
+            let record = ChargeRunRecord(
+                id: runID, merchantID: merchant.id, status: "running", asOf: asOf, dryRun: options.dryRun, startedBy: context.identity.actor,
+                startedAt: Date())
+            try await runtime.store.insertChargeRun(
+                record, audit: AuditEntry(merchantID: merchant.id, actor: context.identity.actor, action: "charge_run.started", objectType: "charge_run",
+                                          objectID: runID))
+            let runner = runtime.chargeRunner(logger: logger)
+            let store = runtime.store
+            let actor = context.identity.actor
+            let logger = self.logger
+            Task {
+                let saver = ProgressSaver(record: record, store: store)
+                do {
+                    let summary = try await runner.run(options, runID: runID, actor: actor) { progress in saver.save(progress) }
+                    await saver.finish(summary, status: summary.settled ? "completed" : "failed")
+                } catch {
+                    logger.error("charge run failed", metadata: ["run": "\(runID)", "error": "\(error)"])
+                    await saver.finish(nil, status: "failed")
+                }
+            }
+            return try JSONCoding.response(ChargeRunResponse(record), status: .accepted)
+        }
+        group.get("charge-runs/:id") { _, context in
+            guard let record = try await runtime.store.chargeRun(id: try context.parameters.require("id"), merchantID: context.merchant.id) else {
+                throw APIError.notFound("charge run", param: "id")
+            }
+            return try JSONCoding.response(ChargeRunResponse(record))
+        }
+    }
+}
+
+/// Saves a run's progress at most once a second, and its summary at the end.
+final class ProgressSaver: Sendable {
+    private let record: ChargeRunRecord
+    private let store: any ChargeRunStore
+    private let last = Mutex<ContinuousClock.Instant>(ContinuousClock.now)
+
+    init(record: ChargeRunRecord, store: any ChargeRunStore) {
+        self.record = record
+        self.store = store
+    }
+
+    func save(_ summary: ChargeRunSummary) {
+        let due = last.withLock { last in
+            guard ContinuousClock.now - last >= .seconds(1) else { return false }
+            last = ContinuousClock.now
+            return true
+        }
+        guard due else { return }
+        var progress = record
+        progress.summary = try? String(decoding: JSONCoding.encoder.encode(summary), as: UTF8.self)
+        let store = self.store
+        Task { try? await store.updateChargeRun(progress) }
+    }
+
+    func finish(_ summary: ChargeRunSummary?, status: String) async {
+        var finished = record
+        finished.status = status
+        finished.finishedAt = Date()
+        finished.summary = summary.flatMap { try? String(decoding: JSONCoding.encoder.encode($0), as: UTF8.self) }
+        try? await store.updateChargeRun(finished)
+    }
+}
+
+/// A charge run in JSON.
+struct ChargeRunResponse: Encodable {
+    var id: String
+    var status: String
+    var asOf: Date
+    var dryRun: Bool
+    var startedAt: Date
+    var finishedAt: Date?
+    var summary: ChargeRunSummary?
+
+    init(_ record: ChargeRunRecord) {
+        id = record.id
+        status = record.status
+        asOf = record.asOf
+        dryRun = record.dryRun
+        startedAt = record.startedAt
+        finishedAt = record.finishedAt
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = Timestamp.parse(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an instant"))
+            }
+            return date
+        }
+        summary = record.summary.flatMap { try? decoder.decode(ChargeRunSummary.self, from: Data($0.utf8)) }
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, status, asOf, dryRun, startedAt, finishedAt, summary }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(status, forKey: .status)
+        try container.encode(asOf, forKey: .asOf)
+        try container.encode(dryRun, forKey: .dryRun)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(finishedAt, forKey: .finishedAt)
+        try container.encode(summary, forKey: .summary)
+    }
+}
+

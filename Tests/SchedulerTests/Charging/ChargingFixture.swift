@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import Vault
+@testable import Scheduler
+
+/// A vault with merchants, cards and schedules, charged through the in-process sandbox.
+struct ChargingFixture {
+    struct NoVerification: CardVerifier {
+        func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+            .unavailable(reason: "not used")
+        }
+    }
+
+    let path = NSTemporaryDirectory() + "charging-tests-" + UUID().uuidString
+    let store: SQLiteStore
+    let keyring: Keyring
+    let merchants: MerchantService
+    let cards: SecureCardService
+    let schedules: ScheduleService
+    let sandbox: SandboxGateway
+    let registry: GatewayRegistry
+
+    init(sandbox: SandboxGateway = SandboxGateway(), horizonDays: Int = 400) async throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        store = try SQLiteStore(path: path + "/vault.sqlite")
+        keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)]), store: store)
+        try await keyring.verifyMasterKey()
+        merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox")
+        cards = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
+        schedules = ScheduleService(
+            store: store, settings: ScheduleSettings(defaultTime: LocalTime(hour: 9, minute: 0)!, maxStepCount: 1000, horizonDays: horizonDays))
+        self.sandbox = sandbox
+        registry = GatewayRegistry(sandbox: sandbox)
+    }
+
+    func runner(policy: RetryPolicy = RetryPolicy()) -> ChargeRunner {
+        ChargeRunner(
+            store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
+            logger: Logger(label: "test.runner"))
+    }
+
+    func merchant(_ name: String, zone: String) async throws -> Merchant {
+        try await merchants.create(name: name, role: .admin, settings: .init(timeZone: zone, verifyOnRegistration: false), actor: "test").merchant
+    }
+
+    func card(_ reference: String, pan: String, expiry: String = "1230", merchant: Merchant, now: Date) async throws -> SecureCard {
+        try await cards.register(
+            SecureCardRegistration(merchantReference: reference, source: CardSource(method: "ocr", card: CardInput(number: pan, expiryDate: expiry)), verify: false),
+            merchant: merchant, actor: "test", now: now)
+    }
+
+    /// Creates and confirms a schedule.
+    func schedule(_ card: SecureCard, amount: Int64, currency: String, plan: PlanRequest, merchant: Merchant, now: Date) async throws -> ScheduleView {
+        let created = try await schedules.create(
+            ScheduleRequest(secureCardReference: card.reference, amount: amount, currency: currency, plan: plan), merchant: merchant, actor: "test", now: now)
+        return try await schedules.confirm(id: created.schedule.id, merchant: merchant, actor: "test", now: now)
+    }
+
+    func steps(_ scheduleID: String) async throws -> [ScheduleStep] {
+        try await store.steps(scheduleID: scheduleID)
+    }
+
+    func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws -> Int {
+        try store.database.readNow { connection in try connection.queryOne(sql, arguments)?.int("n") ?? 0 }
+    }
+
+    /// `yyyy-MM-dd` at 23:59:59 UTC.
+    static func endOfDay(_ iso: String) -> Date {
+        Timestamp.parse(iso + "T23:59:59Z")!
+    }
+}
