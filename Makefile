@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VAULT_RELEASE := .build/release/vault
 
-.PHONY: deps build run test benchmarks clean
+.PHONY: deps build run test benchmarks crash-test runner-benchmark fuzz load contract clean
 
 deps:
 	@scripts/install-deps.sh
@@ -25,6 +25,29 @@ test: deps
 ## Benchmarks (ordo-one/benchmark); a separate package CI does not build.
 benchmarks: deps
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+## Kill `vault charge run` with SIGKILL at random moments on >= 10,000 due steps against a fake
+## gateway on loopback, re-run until done, check every step was charged exactly once; then two
+## runners at once on one database.
+crash-test: deps
+	scripts/crash-test.sh
+
+## SPEC §12 charge-run numbers: 100,000 due steps against the sandbox; a 50 ms loopback gateway at
+## concurrency 64 and 256; peak memory for 10,000 vs 1,000,000 due steps.
+runner-benchmark: deps
+	scripts/runner-benchmark.sh
+
+## libFuzzer on the track, EMV and JSON-request parsers, each for a bounded time.
+fuzz: deps
+	scripts/fuzz.sh
+
+## wrk load test against `vault serve` (registrations, retrievals, schedules, mixed; /healthz ceiling).
+load: deps
+	scripts/load-test.sh
+
+## schemathesis against a live server and the served OpenAPI document.
+contract: deps
+	scripts/contract-test.sh
 
 clean:
 	rm -rf .build Benchmarks/.build
