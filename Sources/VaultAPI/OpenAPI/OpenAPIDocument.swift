@@ -425,7 +425,7 @@ enum OpenAPIDocument {
           - $ref: "#/components/parameters/scheduleId"
         get:
           operationId: listScheduleSteps
-          summary: The schedule's steps in plan order
+          summary: The schedule's steps in plan order, each with its charge attempts
           tags: [schedules]
           responses:
             "200":
@@ -1496,7 +1496,25 @@ enum OpenAPIDocument {
           properties:
             data:
               type: array
-              items: {$ref: "#/components/schemas/Step"}
+              items: {$ref: "#/components/schemas/StepWithTransactions"}
+        StepWithTransactions:
+          type: object
+          description: A step with every charge attempt made for it, oldest first.
+          required: [id, sequence, date, dueAt, amount, currency, status, attempts, transactions]
+          additionalProperties: false
+          properties:
+            id: {type: string, description: "`stp_...`"}
+            sequence: {type: integer, minimum: 1}
+            date: {type: string, format: date, description: The step's local date.}
+            dueAt: {type: string, format: date-time, description: The instant the step falls due.}
+            amount: {type: integer, format: int64, minimum: 1}
+            currency: {type: string, pattern: '^[A-Z]{3}$'}
+            status: {$ref: "#/components/schemas/StepStatus"}
+            attempts: {type: integer, minimum: 0}
+            nextAttemptAt: {type: [string, "null"], format: date-time, description: When the next retry falls due.}
+            transactions:
+              type: array
+              items: {$ref: "#/components/schemas/Transaction"}
         TransactionType:
           type: string
           enum: [sale, authorize, capture, void, refund, verify]

@@ -43,7 +43,7 @@ public func buildRouter(runtime: VaultRuntime) -> Router<VaultRequestContext> {
     AuditController(store: runtime.store).addRoutes(to: api)
     CustomFieldsController(store: runtime.store).addRoutes(to: api)
     SecureCardsController(cards: runtime.cards).addRoutes(to: api)
-    SchedulesController(schedules: runtime.schedules).addRoutes(to: api)
+    SchedulesController(schedules: runtime.schedules, transactions: runtime.transactions).addRoutes(to: api)
     TransactionsController(transactions: runtime.transactions).addRoutes(to: api)
     ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)
     return router

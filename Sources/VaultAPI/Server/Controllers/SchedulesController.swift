@@ -6,6 +6,7 @@ import Vault
 /// The schedule routes of SPEC §9.
 struct SchedulesController {
     let schedules: ScheduleService
+    let transactions: TransactionService
 
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
         group.post("schedules") { request, context in
@@ -44,7 +45,20 @@ struct SchedulesController {
         }
         group.get("schedules/:id/steps") { _, context in
             let view = try await schedules.get(id: try context.parameters.require("id"), merchant: context.merchant)
-            return try JSONCoding.response(["data": view.steps.map(StepResponse.init)])
+            var attempts: [String: [Transaction]] = [:]
+            var before: Int64?
+            while true {
+                let page = try await transactions.list(
+                    merchant: context.merchant, filter: TransactionFilter(scheduleID: view.schedule.id), beforeSequence: before, limit: 500)
+                for transaction in page where transaction.stepID != nil { attempts[transaction.stepID!, default: []].append(transaction) }
+                guard page.count == 500, let last = page.last else { break }
+                before = last.sequence
+            }
+            let steps = view.steps.map { step in
+                StepWithTransactions(step: StepResponse(step), nextAttemptAt: step.nextAttemptAt,
+                                     transactions: (attempts[step.id] ?? []).sorted { $0.sequence < $1.sequence }.map(TransactionResponse.init))
+            }
+            return try JSONCoding.response(["data": steps])
         }
         group.patch("schedules/:id") { request, context in
             let change = try await JSONCoding.decode(ScheduleChange.self, from: request)
@@ -98,6 +112,29 @@ struct StepResponse: Encodable {
         currency = step.currency.code
         status = step.status.rawValue
         attempts = step.attempts
+    }
+}
+
+/// A step with its charge attempts (`GET /v1/schedules/{id}/steps`).
+struct StepWithTransactions: Encodable {
+    var step: StepResponse
+    var nextAttemptAt: Date?
+    var transactions: [TransactionResponse]
+
+    private enum CodingKeys: String, CodingKey { case id, sequence, date, dueAt, amount, currency, status, attempts, nextAttemptAt, transactions }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(step.id, forKey: .id)
+        try container.encode(step.sequence, forKey: .sequence)
+        try container.encode(step.date, forKey: .date)
+        try container.encode(step.dueAt, forKey: .dueAt)
+        try container.encode(step.amount, forKey: .amount)
+        try container.encode(step.currency, forKey: .currency)
+        try container.encode(step.status, forKey: .status)
+        try container.encode(step.attempts, forKey: .attempts)
+        try container.encode(nextAttemptAt, forKey: .nextAttemptAt)
+        try container.encode(transactions, forKey: .transactions)
     }
 }
 

@@ -1,0 +1,85 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import Vault
+@testable import VaultAPI
+
+@Suite struct ChargeRunRoutesTests {
+    /// A schedule of one step due at midnight today (UTC), confirmed.
+    static func dueToday(_ client: any TestClientProtocol, _ fixture: APIFixture, card: String, amount: Int = 4200) async throws -> String {
+        let today = String(Timestamp.string(Date()).prefix(10))
+        let created = try await client.send(
+            .post, "/v1/schedules", key: fixture.adminA,
+            json: #"{"merchantReference": "\#(card)", "amount": \#(amount), "currency": "USD", "type": "delayedOnce", "startDate": "\#(today)", "hour": 0, "minute": 0, "timeZone": "UTC"}"#)
+        let id = try #require(created.json["id"] as? String, "\(created.text)")
+        _ = try await client.send(.post, "/v1/schedules/\(id)/confirm", key: fixture.adminA)
+        return id
+    }
+
+    static func waitForRun(_ client: any TestClientProtocol, key: String, id: String) async throws -> [String: Any] {
+        for _ in 0..<200 {
+            let run = try await client.send(.get, "/v1/charge-runs/\(id)", key: key)
+            if run.json["status"] as? String != "running" { return run.json }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("the charge run did not finish")
+        return [:]
+    }
+
+    @Test func aRunStartedOverHTTPChargesDueStepsAndReportsItsSummary() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("good", verify: false))
+            _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("bad", number: "4000000000000002", verify: false))
+            let good = try await Self.dueToday(client, fixture, card: "good", amount: 4200)
+            let bad = try await Self.dueToday(client, fixture, card: "bad", amount: 100)
+
+            let dry = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA, json: #"{"dryRun": true}"#)
+            #expect(dry.status == .accepted)
+            let dryRun = try await Self.waitForRun(client, key: fixture.runnerA, id: try #require(dry.json["id"] as? String))
+            #expect((dryRun["summary"] as? [String: Any]).flatMap { ($0["due"] as? [String: Any])?["count"] as? Int } == 2)
+            #expect(try fixture.count("transactions") == 0)
+
+            let started = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
+            #expect(started.status == .accepted)
+            #expect(started.json["status"] as? String == "running")
+            let finished = try await Self.waitForRun(client, key: fixture.runnerA, id: try #require(started.json["id"] as? String))
+            #expect(finished["status"] as? String == "completed")
+            let outcomes = (finished["summary"] as? [String: Any])?["outcomes"] as? [String: [String: Any]]
+            #expect(outcomes?["approved"]?["count"] as? Int == 1)
+            #expect((outcomes?["approved"]?["totals"] as? [String: Any])?["USD"] as? Int == 4200)
+            #expect(outcomes?["failed"]?["count"] as? Int == 1)
+
+            let steps = try await client.send(.get, "/v1/schedules/\(good)/steps", key: fixture.adminA)
+            let step = try #require((steps.json["data"] as? [[String: Any]])?.first)
+            #expect(step["status"] as? String == "approved")
+            let attempts = try #require(step["transactions"] as? [[String: Any]])
+            #expect(attempts.count == 1)
+            #expect(attempts.first?["status"] as? String == "approved")
+            #expect(attempts.first?["attempt"] as? Int == 1)
+            #expect(try await client.send(.get, "/v1/schedules/\(good)", key: fixture.adminA).json["status"] as? String == "completed")
+            #expect(try await client.send(.get, "/v1/schedules/\(bad)", key: fixture.adminA).json["status"] as? String == "past_due")
+
+            let again = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA)
+            let second = try await Self.waitForRun(client, key: fixture.adminA, id: try #require(again.json["id"] as? String))
+            #expect((second["summary"] as? [String: Any]).flatMap { ($0["due"] as? [String: Any])?["count"] as? Int } == 0)
+            #expect(try fixture.count("transactions WHERE step_id IS NOT NULL") == 2)
+        }
+    }
+
+    @Test func runsAreScopedToTheCallersMerchantAndValidated() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let started = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA)
+            let id = try #require(started.json["id"] as? String)
+            #expect(try await client.send(.get, "/v1/charge-runs/\(id)", key: fixture.adminB).status == .notFound)
+            #expect(try await client.send(.post, "/v1/charge-runs", key: fixture.readonlyA).status == .forbidden)
+            let future = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA, json: #"{"asOf": "2999-01-01T00:00:00Z"}"#)
+            #expect(future.status == .unprocessableContent)
+            #expect(future.error["param"] as? String == "asOf")
+            _ = try await Self.waitForRun(client, key: fixture.adminA, id: id)
+        }
+    }
+}
