@@ -23,7 +23,7 @@ insufficient funds (202); an expiry in the past declines (223).
 GET /stats answers JSON counts. Standard library only.
 
 Usage: fake_nmi_gateway.py --db sales.sqlite [--port 0] [--port-file F] [--latency-ms 50]
-       [--security-key KEY] [--lost-rate 0.0] [--reject-duplicates]
+       [--security-key KEY] [--lost-rate 0.0] [--slow-rate 0.0 --slow-ms 40000] [--reject-duplicates]
 """
 
 import argparse
@@ -82,7 +82,7 @@ class Ledger:
         self.by_order = {}
         self.by_id = {}
         self.counts = {"requests": 0, "sales": 0, "approved": 0, "declined": 0, "rejected": 0,
-                       "duplicates": 0, "lookups": 0, "lost": 0, "validates": 0}
+                       "duplicates": 0, "lookups": 0, "lost": 0, "slow": 0, "validates": 0}
         self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=OFF")
@@ -243,6 +243,10 @@ class Handler(BaseHTTPRequestHandler):
             code = "200"
         elif amount == 202000:
             code = "202"
+        if kind == "sale" and self.server.slow_rate > 0 and random.random() < self.server.slow_rate:
+            # Processing takes longer than the client waits: the sale is recorded after it gave up.
+            self.server.ledger.count("slow")
+            time.sleep(self.server.slow)
         txn, duplicate = self.server.ledger.charge(kind, order_id, amount_text, currency, code)
         if txn is None:
             return self.rejected("Duplicate transaction", kind)
@@ -280,6 +284,9 @@ def main():
     parser.add_argument("--security-key", default=DEFAULT_KEY)
     parser.add_argument("--lost-rate", type=float, default=0.0,
                         help="probability that a processed sale's answer is dropped (connection closed)")
+    parser.add_argument("--slow-rate", type=float, default=0.0,
+                        help="probability that a sale is processed only after --slow-ms (beyond the client's timeout)")
+    parser.add_argument("--slow-ms", type=float, default=40000.0)
     parser.add_argument("--reject-duplicates", action="store_true",
                         help="answer NMI's 'Duplicate transaction' for a second sale of one order id")
     args = parser.parse_args()
@@ -288,6 +295,8 @@ def main():
     server.latency = args.latency_ms / 1000.0
     server.security_key = args.security_key
     server.lost_rate = args.lost_rate
+    server.slow_rate = args.slow_rate
+    server.slow = args.slow_ms / 1000.0
     port = server.server_address[1]
     if args.port_file:
         with open(args.port_file + ".tmp", "w") as handle:

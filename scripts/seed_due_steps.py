@@ -11,16 +11,36 @@ counter, so the runner's order references (`s` + the id's tail + `a<attempt>`) s
 
 Nothing else is copied: no audit events (the templates have theirs), no transactions.
 
-Usage: seed_due_steps.py --db data/vault.sqlite --total 100000 [--steps-per-schedule 1]
-Prints one JSON object: {"templates", "copiedSchedules", "copiedSteps", "dueSteps", "seconds"}.
+Two modes:
+
+  seed_due_steps.py prepare --vault BIN --dir DIR --total N [--gateway nmi --gateway-url URL
+                            --security-key KEY] [--cards 4] [--templates 8] [--steps-per-schedule 1]
+      A fresh vault in DIR (VAULT_DATABASE=DIR/vault.sqlite, VAULT_KEYS_DIR=DIR/keys): `vault keys
+      init`, `vault merchant create shop ...`, then `vault serve` on port 0, where the templates
+      are made through the HTTP API: cards (POST /v1/secure-cards, keyed, verify false) and
+      `delayedOnce` schedules starting today (UTC) at 00:00 (POST /v1/schedules, then /confirm),
+      so their steps are due now; the server is stopped with SIGTERM and the templates copied.
+
+  seed_due_steps.py copy --db DIR/vault.sqlite --total N [--steps-per-schedule 1]
+      Only the copy, from the active schedules with due steps already in the database.
+
+Both print one JSON object: {"templates", "copiedSchedules", "copiedSteps", "dueSteps", "seconds"}
+(prepare adds "merchantId").
 """
 
 import argparse
+import datetime
 import json
+import os
+import re
 import secrets
+import signal
 import sqlite3
+import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 
 BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
 RUN_TAG = "".join(secrets.choice(BASE32) for _ in range(8))
@@ -45,48 +65,35 @@ DUE = """
 """
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--db", required=True)
-    parser.add_argument("--total", type=int, required=True, help="due steps wanted in the database afterwards")
-    parser.add_argument("--steps-per-schedule", type=int, default=1,
-                        help="steps per copied schedule (copies of the template's first step, sequence 1..K)")
-    parser.add_argument("--as-of", default="9999-12-31T23:59:59.999Z", help="what counts as due (RFC 3339, UTC, ms)")
-    args = parser.parse_args()
+def copy(db_path, total, steps_per_schedule, as_of="9999-12-31T23:59:59.999Z"):
+    """Copies the due templates until `total` steps are due; answers the JSON report."""
     started = time.monotonic()
-    db = sqlite3.connect(args.db, isolation_level=None, timeout=60)
+    db = sqlite3.connect(db_path, isolation_level=None, timeout=60)
     db.execute("PRAGMA busy_timeout=60000")
     db.create_function("seed_id", 2, seed_id, deterministic=True)
     templates = [row[0] for row in db.execute(
         """SELECT sc.id FROM schedules sc WHERE sc.status = 'active'
            AND EXISTS (SELECT 1 FROM schedule_steps s WHERE s.schedule_id = sc.id AND s.status = 'scheduled' AND s.due_at <= ?)
-           ORDER BY sc.seq""", (args.as_of,))]
+           ORDER BY sc.seq""", (as_of,))]
     if not templates:
-        print("no active schedule with a due step to copy", file=sys.stderr)
-        return 1
-    due_before = db.execute(DUE, (args.as_of,)).fetchone()[0]
-    per = max(1, args.steps_per_schedule)
-    wanted = max(0, args.total - due_before)
-    copies = (wanted + per - 1) // per
+        raise SystemExit("no active schedule with a due step to copy")
+    due_before = db.execute(DUE, (as_of,)).fetchone()[0]
+    per = max(1, steps_per_schedule)
+    copies = (max(0, total - due_before) + per - 1) // per
     schedule_columns = [c for c in columns(db, "schedules") if c != "seq"]
     step_columns = [c for c in columns(db, "schedule_steps") if c != "seq"]
     schedule_select = ["seed_id('sch_', n)" if c == "id" else "t." + c for c in schedule_columns]
-    step_overrides = {
-        "id": "seed_id('stp_', n * 64 + k)",
-        "schedule_id": "seed_id('sch_', n)",
-        "sequence": "k",
-    }
+    step_overrides = {"id": "seed_id('stp_', n * 64 + k)", "schedule_id": "seed_id('sch_', n)", "sequence": "k"}
     step_select = [step_overrides.get(c, "t." + c) for c in step_columns]
-    template_values = ",".join("(%d, '%s')" % (i, t) for i, t in enumerate(templates))
     db.execute("BEGIN IMMEDIATE")
     db.execute("CREATE TEMP TABLE seed_templates (i INTEGER PRIMARY KEY, id TEXT NOT NULL)")
-    db.execute("INSERT INTO seed_templates VALUES " + template_values)
+    db.executemany("INSERT INTO seed_templates VALUES (?, ?)", list(enumerate(templates)))
     db.execute("CREATE TEMP TABLE seed_map (n INTEGER PRIMARY KEY, template TEXT NOT NULL)")
-    db.execute(
-        """WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ?)
-           INSERT INTO seed_map SELECT n, (SELECT id FROM seed_templates WHERE i = n % ?) FROM c""",
-        (copies, len(templates)) if copies > 0 else (0, 1))
     if copies > 0:
+        db.execute(
+            """WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < ?)
+               INSERT INTO seed_map SELECT n, (SELECT id FROM seed_templates WHERE i = n % ?) FROM c""",
+            (copies, len(templates)))
         db.execute(
             "INSERT INTO schedules (%s) SELECT %s FROM seed_map m JOIN schedules t ON t.id = m.template ORDER BY m.n"
             % (", ".join(schedule_columns), ", ".join(schedule_select)))
@@ -98,10 +105,117 @@ def main():
                ORDER BY m.n, ks.k"""
             % (", ".join(step_columns), ", ".join(step_select)), (per,))
     db.execute("COMMIT")
-    due_after = db.execute(DUE, (args.as_of,)).fetchone()[0]
+    due_after = db.execute(DUE, (as_of,)).fetchone()[0]
     db.close()
-    print(json.dumps({"templates": len(templates), "copiedSchedules": copies, "copiedSteps": copies * per,
-                      "dueSteps": due_after, "seconds": round(time.monotonic() - started, 2)}))
+    return {"templates": len(templates), "copiedSchedules": copies, "copiedSteps": copies * per,
+            "dueSteps": due_after, "seconds": round(time.monotonic() - started, 2)}
+
+
+CARDS = ["4242424242424242", "5555555555554444", "4111111111111111", "4012888888881881",
+         "5105105105105100", "4000056655665556", "2223003122003222", "5200828282828210"]
+
+
+class Vault:
+    """Runs the `vault` executable on one directory."""
+
+    def __init__(self, binary, directory):
+        self.binary = os.path.abspath(binary)
+        self.directory = os.path.abspath(directory)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_")}
+        self.env.update(VAULT_DATABASE=os.path.join(self.directory, "vault.sqlite"),
+                        VAULT_KEYS_DIR=os.path.join(self.directory, "keys"), VAULT_HOST="127.0.0.1", VAULT_PORT="0")
+
+    def run(self, *arguments):
+        done = subprocess.run([self.binary, *arguments], cwd=self.directory, env=self.env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit("vault %s failed (%d): %s" % (arguments[0], done.returncode, done.stderr.strip()[-2000:]))
+        return done.stdout
+
+    def serve(self):
+        """Starts `vault serve`; answers the process and its base URL."""
+        process = subprocess.Popen([self.binary, "serve"], cwd=self.directory, env=self.env, stdout=subprocess.PIPE,
+                                   stderr=open(os.path.join(self.directory, "serve.log"), "w"), text=True)
+        deadline = time.monotonic() + 120
+        for line in process.stdout:
+            found = re.search(r"listening on (http://[0-9.]+:\d+)", line)
+            if found:
+                return process, found.group(1)
+            if time.monotonic() > deadline:
+                break
+        process.kill()
+        raise SystemExit("vault serve did not start (see %s/serve.log)" % self.directory)
+
+
+def call(base, key, method, path, body=None):
+    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        raise SystemExit("%s %s: HTTP %d %s" % (method, path, error.code, error.read().decode()[:500]))
+
+
+def prepare(args):
+    os.makedirs(args.dir, exist_ok=True)
+    vault = Vault(args.vault, args.dir)
+    vault.run("keys", "init")
+    merchant = ["merchant", "create", args.merchant, "--gateway", args.gateway, "--time-zone", "UTC", "--json"]
+    if args.gateway_url:
+        merchant += ["--gateway-url", args.gateway_url]
+    if args.security_key:
+        merchant += ["--gateway-credential", "security_key=" + args.security_key]
+    created = json.loads(vault.run(*merchant))
+    server, base = vault.serve()
+    try:
+        key = created["apiKey"]
+        today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+        cards = CARDS[:max(1, min(args.cards, len(CARDS)))]
+        for index, number in enumerate(cards):
+            call(base, key, "POST", "/v1/secure-cards", {
+                "merchantReference": "card-%d" % index, "method": "keyed", "verify": False,
+                "card": {"number": number, "expiryDate": "1230", "holderName": "Card Holder %d" % index}})
+        for index in range(max(1, args.templates)):
+            schedule = call(base, key, "POST", "/v1/schedules", {
+                "merchantReference": "card-%d" % (index % len(cards)), "amount": args.amount, "currency": args.currency,
+                "description": "seeded plan %d" % index, "type": "delayedOnce", "startDate": today,
+                "hour": 0, "minute": 0, "timeZone": "UTC"})
+            call(base, key, "POST", "/v1/schedules/%s/confirm" % schedule["id"])
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    report = copy(os.path.join(vault.directory, "vault.sqlite"), args.total, args.steps_per_schedule)
+    report["merchantId"] = created["merchantId"]
+    return report
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    modes = parser.add_subparsers(dest="mode", required=True)
+    only = modes.add_parser("copy", help="copy the due schedules already in a database")
+    only.add_argument("--db", required=True)
+    full = modes.add_parser("prepare", help="a fresh vault with templates made through the API, then copied")
+    full.add_argument("--vault", required=True, help="the vault executable")
+    full.add_argument("--dir", required=True, help="the vault's directory (database, keys, logs)")
+    full.add_argument("--merchant", default="shop")
+    full.add_argument("--gateway", default="nmi", choices=["nmi", "sandbox"])
+    full.add_argument("--gateway-url")
+    full.add_argument("--security-key")
+    full.add_argument("--cards", type=int, default=4)
+    full.add_argument("--templates", type=int, default=8)
+    full.add_argument("--amount", type=int, default=1234, help="minor units (the fake NMI declines under 1.00)")
+    full.add_argument("--currency", default="USD")
+    for mode in (only, full):
+        mode.add_argument("--total", type=int, required=True, help="due steps wanted in the database afterwards")
+        mode.add_argument("--steps-per-schedule", type=int, default=1,
+                          help="steps per copied schedule (copies of the template's first step, sequence 1..K)")
+    args = parser.parse_args()
+    report = prepare(args) if args.mode == "prepare" else copy(args.db, args.total, args.steps_per_schedule)
+    print(json.dumps(report))
     return 0
 
 

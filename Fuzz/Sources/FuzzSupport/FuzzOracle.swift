@@ -21,7 +21,7 @@ public enum FuzzOracle {
     }
 
     /// Stops when an accepted card breaks what every later step relies on: a Luhn-valid PAN of
-    /// 12-19 ASCII digits, a masked form that hides the middle digits, a real expiry month and year,
+    /// 12-19 ASCII digits, descriptions that never show the whole PAN, a real expiry month and year,
     /// a three-digit service code when there is one, and no blank holder name.
     public static func expectWellFormed(_ card: CapturedCard) {
         let digits = card.pan.digits
@@ -29,9 +29,12 @@ public enum FuzzOracle {
             digits.utf8.allSatisfy({ (0x30...0x39).contains($0) })
         else { fatalError("an accepted PAN is not 12-19 ASCII digits") }
         guard Luhn.isValid(digits) else { fatalError("an accepted PAN fails the Luhn check") }
-        guard !card.pan.masked.contains(digits), !card.pan.description.contains(digits),
-            !card.pan.debugDescription.contains(digits), !String(describing: card).contains(digits)
-        else { fatalError("a description of an accepted card shows the whole PAN") }
+        guard !card.pan.masked.contains(digits), !card.pan.description.contains(digits), !card.pan.debugDescription.contains(digits)
+        else { fatalError("a description of an accepted PAN shows the whole PAN") }
+        // A holder name may itself hold digits (track 1 allows them); only the PAN must not show.
+        if card.holderName?.contains(digits) != true, String(describing: card).contains(digits) || String(reflecting: card).contains(digits) {
+            fatalError("a description of an accepted card shows the whole PAN")
+        }
         guard (1...12).contains(card.expiry.month), CardExpiry.validYears.contains(card.expiry.year) else {
             fatalError("an accepted expiry is not a real month")
         }

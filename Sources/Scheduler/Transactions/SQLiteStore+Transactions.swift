@@ -64,33 +64,106 @@ extension SQLiteStore: TransactionStore {
         }
     }
 
-    public func transactions(merchantID: String, filter: TransactionFilter, beforeSequence: Int64?, limit: Int) async throws -> [Transaction] {
+    public func transactions(
+        merchantID: String, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int
+    ) async throws -> [Transaction] {
         try await database.read { connection in
             var sql = "SELECT * FROM transactions WHERE merchant_id = ?"
             var arguments: [any SQLiteBindable] = [merchantID]
-            if let status = filter.status {
-                sql += " AND status = ?"
-                arguments.append(status.rawValue)
+            Self.appendConditions(of: filter, to: &sql, arguments: &arguments)
+            if let afterSequence {
+                sql += order == .newestFirst ? " AND seq < ?" : " AND seq > ?"
+                arguments.append(afterSequence)
             }
-            if let type = filter.type {
-                sql += " AND type = ?"
-                arguments.append(type.rawValue)
-            }
-            if let schedule = filter.scheduleID {
-                sql += " AND schedule_id = ?"
-                arguments.append(schedule)
-            }
-            if let card = filter.secureCardReference {
-                sql += " AND secure_card_id = ?"
-                arguments.append(card)
-            }
-            if let beforeSequence {
-                sql += " AND seq < ?"
-                arguments.append(beforeSequence)
-            }
-            sql += " ORDER BY seq DESC LIMIT ?"
+            sql += order == .newestFirst ? " ORDER BY seq DESC LIMIT ?" : " ORDER BY seq LIMIT ?"
             arguments.append(limit)
             return try connection.query(sql, arguments).map(Self.transaction)
+        }
+    }
+
+    /// One indexed range search per period, aggregated by SQLite. The periods travel as one JSON
+    /// parameter, so the statement text (and its cached plan) is the same for every request.
+    public func transactionTotals(merchantID: String, periods: [StatisticsPeriod], selection: StatisticsSelection) async throws -> [StatisticsTotals] {
+        guard !periods.isEmpty else { return [] }
+        let bounds = "[" + periods.map { "[\"\(Timestamp.string($0.start))\",\"\(Timestamp.string($0.end))\"]" }.joined(separator: ",") + "]"
+        let types = "[" + selection.types.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        let currency = selection.currency?.code
+        return try await database.read { connection in
+            var totals: [StatisticsTotals] = []
+            try connection.forEachRow(
+                """
+                WITH periods(idx, lo, hi) AS (
+                    SELECT CAST(key AS INTEGER), json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
+                )
+                SELECT periods.idx AS idx, t.currency AS currency, t.status AS status, count(*) AS n, sum(t.amount) AS turnover,
+                    min(t.amount) AS smallest, max(t.amount) AS largest
+                FROM periods JOIN transactions AS t
+                    ON t.merchant_id = ? AND t.created_at >= periods.lo AND t.created_at < periods.hi
+                WHERE t.type IN (SELECT value FROM json_each(?)) AND (? IS NULL OR t.currency = ?)
+                GROUP BY periods.idx, t.currency, t.status
+                """,
+                [bounds, merchantID, types, currency, currency]
+            ) { row in
+                guard let status = TransactionStatus(rawValue: try row.string("status")) else { return }
+                totals.append(
+                    StatisticsTotals(
+                        periodIndex: try row.int("idx"), currency: try row.string("currency"), status: status,
+                        summary: AmountSummary(
+                            count: try row.int64("n"), turnover: try row.int64("turnover"), minimum: try row.int64("smallest"),
+                            maximum: try row.int64("largest"))))
+            }
+            return totals
+        }
+    }
+
+    /// The `WHERE` conditions of a transaction search, bound by position.
+    static func appendConditions(of filter: TransactionFilter, to sql: inout String, arguments: inout [any SQLiteBindable]) {
+        if let status = filter.status {
+            sql += " AND status = ?"
+            arguments.append(status.rawValue)
+        }
+        if let type = filter.type {
+            sql += " AND type = ?"
+            arguments.append(type.rawValue)
+        }
+        if let schedule = filter.scheduleID {
+            sql += " AND schedule_id = ?"
+            arguments.append(schedule)
+        }
+        if let card = filter.secureCardReference {
+            sql += " AND secure_card_id = ?"
+            arguments.append(card)
+        }
+        if let from = filter.createdFrom {
+            sql += " AND created_at >= ?"
+            arguments.append(Timestamp.string(from))
+        }
+        if let before = filter.createdBefore {
+            sql += " AND created_at < ?"
+            arguments.append(Timestamp.string(before))
+        }
+        if let minimum = filter.minimumAmount {
+            sql += " AND amount >= ?"
+            arguments.append(minimum)
+        }
+        if let maximum = filter.maximumAmount {
+            sql += " AND amount <= ?"
+            arguments.append(maximum)
+        }
+        if let currency = filter.currency {
+            sql += " AND currency = ?"
+            arguments.append(currency.code)
+        }
+        if let text = filter.text, !text.isEmpty {
+            let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_")
+            sql += " AND (id = ? OR merchant_reference LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\'"
+            arguments.append(contentsOf: [text, escaped + "%", "%" + escaped + "%"] as [any SQLiteBindable])
+            if text.utf8.count == 4, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                sql += " OR substr(masked_number, -4) = ?"
+                arguments.append(text)
+            }
+            sql += ")"
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Vault
 
 /// How an original transaction changes when a follow-up is approved.
@@ -21,8 +21,8 @@ public struct ParentUpdate: Sendable, Equatable {
     }
 }
 
-/// How to find transactions.
-public struct TransactionFilter: Sendable {
+/// How to find transactions (`GET /v1/transactions`). Every condition given must hold.
+public struct TransactionFilter: Sendable, Equatable {
     /// Only this status.
     public var status: TransactionStatus?
     /// Only this type.
@@ -31,14 +31,47 @@ public struct TransactionFilter: Sendable {
     public var scheduleID: String?
     /// Only this card.
     public var secureCardReference: String?
+    /// Only transactions created at or after this instant.
+    public var createdFrom: Date?
+    /// Only transactions created before this instant (exclusive).
+    public var createdBefore: Date?
+    /// Only amounts of at least this many minor units.
+    public var minimumAmount: Int64?
+    /// Only amounts of at most this many minor units.
+    public var maximumAmount: Int64?
+    /// Only this currency.
+    public var currency: Currency?
+    /// Free text: the transaction id exactly, a merchantReference prefix, a substring of the description
+    /// (both ignoring ASCII case), or, when it is four digits, the last four digits of the card.
+    public var text: String?
 
     /// Creates a filter.
-    public init(status: TransactionStatus? = nil, type: TransactionType? = nil, scheduleID: String? = nil, secureCardReference: String? = nil) {
+    public init(
+        status: TransactionStatus? = nil, type: TransactionType? = nil, scheduleID: String? = nil, secureCardReference: String? = nil,
+        createdFrom: Date? = nil, createdBefore: Date? = nil, minimumAmount: Int64? = nil, maximumAmount: Int64? = nil,
+        currency: Currency? = nil, text: String? = nil
+    ) {
         self.status = status
         self.type = type
         self.scheduleID = scheduleID
         self.secureCardReference = secureCardReference
+        self.createdFrom = createdFrom
+        self.createdBefore = createdBefore
+        self.minimumAmount = minimumAmount
+        self.maximumAmount = maximumAmount
+        self.currency = currency
+        self.text = text
     }
+}
+
+/// The order of a transaction list: recording order (`seq`). It is `createdAt` order, except between
+/// transactions recorded in the same instants by concurrent requests; keyset pages on `seq` never
+/// skip or repeat a row while others are recorded.
+public enum TransactionSortOrder: String, Sendable, CaseIterable {
+    /// Newest first (`sort=-createdAt`, the default).
+    case newestFirst
+    /// Oldest first (`sort=createdAt`).
+    case oldestFirst
 }
 
 /// Persistence of transactions. Every change records its audit event atomically.
@@ -57,6 +90,19 @@ public protocol TransactionStore: Sendable {
     func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws
     /// One transaction of a merchant.
     func transaction(merchantID: String, id: String) async throws -> Transaction?
-    /// A page of a merchant's transactions, newest first.
-    func transactions(merchantID: String, filter: TransactionFilter, beforeSequence: Int64?, limit: Int) async throws -> [Transaction]
+    /// A page of a merchant's transactions in `order`, starting after the transaction with sequence
+    /// `afterSequence` (keyset pagination: inserts never shift a page).
+    func transactions(
+        merchantID: String, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int
+    ) async throws -> [Transaction]
+    /// Count, sum, minimum and maximum of the amounts of a merchant's transactions per period, currency
+    /// and status, aggregated by the store; periods are half-open instants `[start, end)`.
+    func transactionTotals(merchantID: String, periods: [StatisticsPeriod], selection: StatisticsSelection) async throws -> [StatisticsTotals]
+}
+
+extension TransactionStore {
+    /// A page of a merchant's transactions, newest first, older than `beforeSequence`.
+    public func transactions(merchantID: String, filter: TransactionFilter, beforeSequence: Int64?, limit: Int) async throws -> [Transaction] {
+        try await transactions(merchantID: merchantID, filter: filter, order: .newestFirst, afterSequence: beforeSequence, limit: limit)
+    }
 }

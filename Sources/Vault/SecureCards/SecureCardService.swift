@@ -181,9 +181,12 @@ public struct SecureCardService: Sendable {
         token: String, merchantID: String, merchantReference: String, captured: CapturedCard, customer: Customer?, customFields: [CustomField],
         verification: CardVerificationRecord?, createdAt: Date, updatedAt: Date, sequence: Int64 = 0
     ) async throws -> SecureCardRow {
-        let cardJSON = try JSONEncoder().encode(SealedCardData(pan: captured.pan.digits, holderName: captured.holderName))
+        var cardJSON = try JSONEncoder().encode(SealedCardData(pan: captured.pan.digits, holderName: captured.holderName))
         var cardBytes = [UInt8](cardJSON)
-        defer { cardBytes.withUnsafeMutableBytes { buffer in for index in buffer.indices { buffer[index] = 0 } } }
+        defer {
+            cardJSON.resetBytes(in: 0..<cardJSON.count)
+            cardBytes.withUnsafeMutableBytes { buffer in for index in buffer.indices { buffer[index] = 0 } }
+        }
         let sealedCard = try await keyring.sealRecord(cardBytes, merchantID: merchantID, kind: Self.cardKind, recordID: token)
         let sealedDetails = try await sealDetails(customer: customer, customFields: customFields, merchantID: merchantID, token: token)
         return SecureCardRow(

@@ -40,7 +40,7 @@ extension VaultConfiguration {
         }
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
-        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging"])
+        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit"])
         if let node = try document.section("server") {
             try node.allow(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"])
             if let value = try node.string("host") { server.host = value }
@@ -100,6 +100,11 @@ extension VaultConfiguration {
             if let value = try node.int("maxBackoffSeconds", in: 1...86_400) { webhooks.maxBackoffSeconds = value }
             if let value = try node.int("batchSize", in: 1...10_000) { webhooks.batchSize = value }
             if let value = try node.int("pollSeconds", in: 1...3600) { webhooks.pollSeconds = value }
+        }
+        if let node = try document.section("rateLimit") {
+            try node.allow(["requestsPerSecond", "burst"])
+            if let value = try node.int("requestsPerSecond", in: 0...1_000_000) { rateLimit.requestsPerSecond = value }
+            if let value = try node.int("burst", in: 1...1_000_000) { rateLimit.burst = value }
         }
         if let node = try document.section("logging") {
             try node.allow(["level", "format"])

@@ -102,6 +102,14 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var pollSeconds = 5
     }
 
+    /// Per-API-key request rate limiting (token bucket).
+    public struct RateLimit: Sendable, Equatable {
+        /// Sustained requests per second per API key; 0 turns limiting off.
+        public var requestsPerSecond = 100
+        /// Requests a key may send at once before the sustained rate applies.
+        public var burst = 200
+    }
+
     /// Log output.
     public struct Logging: Sendable, Equatable {
         /// Lowest level written.
@@ -128,6 +136,8 @@ public struct VaultConfiguration: Sendable, Equatable {
     public var webhooks = Webhooks()
     /// The charge runner.
     public var runner = Runner()
+    /// Per-API-key rate limiting.
+    public var rateLimit = RateLimit()
     /// Log output.
     public var logging = Logging()
 

@@ -35,6 +35,8 @@ enum OpenAPIDocument {
         description: Sales, authorizations, verifications and their follow-ups (SPEC §6).
       - name: audit
         description: The audit trail.
+      - name: statistics
+        description: Counts, turnover, minimum, maximum and average of payments per period and status.
     paths:
       /healthz:
         get:
@@ -98,10 +100,19 @@ enum OpenAPIDocument {
         get:
           operationId: listAuditEvents
           summary: The merchant's audit trail, newest first (admin keys only)
+          description: >
+            Filters are exact matches (`actor`, `action`, `objectType`, `objectId`) and an inclusive range of
+            instants (`from`, `to`); every filter given must hold. A cursor continues the same filtered listing.
           tags: [audit]
           parameters:
             - $ref: "#/components/parameters/limit"
             - $ref: "#/components/parameters/cursor"
+            - $ref: "#/components/parameters/auditActor"
+            - $ref: "#/components/parameters/auditAction"
+            - $ref: "#/components/parameters/auditObjectType"
+            - $ref: "#/components/parameters/auditObjectId"
+            - $ref: "#/components/parameters/instantFrom"
+            - $ref: "#/components/parameters/instantTo"
           responses:
             "200":
               description: A page of audit events; `nextCursor` continues with older events.
@@ -112,7 +123,9 @@ enum OpenAPIDocument {
             "401": {$ref: "#/components/responses/Unauthorized"}
             "403": {$ref: "#/components/responses/Forbidden"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/custom-fields:
         get:
           operationId: getCustomFields
@@ -126,7 +139,9 @@ enum OpenAPIDocument {
                 application/json:
                   schema: {$ref: "#/components/schemas/CustomFieldDefinitions"}
             "401": {$ref: "#/components/responses/Unauthorized"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
         put:
           operationId: replaceCustomFields
           summary: Replace the merchant's custom field definitions
@@ -153,7 +168,9 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/secure-cards:
         post:
           operationId: registerSecureCard
@@ -192,8 +209,10 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
             "502": {$ref: "#/components/responses/GatewayUnavailable"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
         get:
           operationId: listSecureCards
           summary: List or search the merchant's cards, oldest first
@@ -213,7 +232,9 @@ enum OpenAPIDocument {
                   schema: {$ref: "#/components/schemas/SecureCardPage"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/secure-cards/{merchantReference}:
         parameters:
           - $ref: "#/components/parameters/merchantReference"
@@ -230,7 +251,9 @@ enum OpenAPIDocument {
                   schema: {$ref: "#/components/schemas/SecureCardResult"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "404": {$ref: "#/components/responses/NotFound"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
         patch:
           operationId: updateSecureCard
           summary: Update a live card
@@ -260,8 +283,10 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
             "502": {$ref: "#/components/responses/GatewayUnavailable"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
         delete:
           operationId: deleteSecureCard
           summary: Delete a live card (logically; optionally destroying its data)
@@ -284,7 +309,9 @@ enum OpenAPIDocument {
             "404": {$ref: "#/components/responses/NotFound"}
             "409": {$ref: "#/components/responses/Conflict"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules:
         post:
           operationId: createSchedule
@@ -326,7 +353,9 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
         get:
           operationId: listSchedules
           summary: List the merchant's schedules, oldest first (without steps)
@@ -344,7 +373,9 @@ enum OpenAPIDocument {
                   schema: {$ref: "#/components/schemas/SchedulePage"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules/preview:
         post:
           operationId: previewSchedule
@@ -373,7 +404,9 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules/{id}:
         parameters:
           - $ref: "#/components/parameters/scheduleId"
@@ -390,7 +423,9 @@ enum OpenAPIDocument {
                   schema: {$ref: "#/components/schemas/ScheduleDetail"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "404": {$ref: "#/components/responses/NotFound"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
         patch:
           operationId: changeSchedule
           summary: Change amount, card, receipt contacts or description for future steps
@@ -419,7 +454,9 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules/{id}/steps:
         parameters:
           - $ref: "#/components/parameters/scheduleId"
@@ -436,7 +473,9 @@ enum OpenAPIDocument {
                   schema: {$ref: "#/components/schemas/StepList"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "404": {$ref: "#/components/responses/NotFound"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules/{id}/confirm:
         parameters:
           - $ref: "#/components/parameters/scheduleId"
@@ -455,7 +494,9 @@ enum OpenAPIDocument {
             "409": {$ref: "#/components/responses/Conflict"}
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules/{id}/pause:
         parameters:
           - $ref: "#/components/parameters/scheduleId"
@@ -474,7 +515,9 @@ enum OpenAPIDocument {
             "409": {$ref: "#/components/responses/Conflict"}
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules/{id}/resume:
         parameters:
           - $ref: "#/components/parameters/scheduleId"
@@ -495,7 +538,9 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules/{id}/cancel:
         parameters:
           - $ref: "#/components/parameters/scheduleId"
@@ -514,7 +559,9 @@ enum OpenAPIDocument {
             "409": {$ref: "#/components/responses/Conflict"}
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/schedules/{id}/steps/{stepId}/skip:
         parameters:
           - $ref: "#/components/parameters/scheduleId"
@@ -534,7 +581,43 @@ enum OpenAPIDocument {
             "409": {$ref: "#/components/responses/Conflict"}
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
+      /v1/stats:
+        get:
+          operationId: getStatistics
+          summary: Count, turnover, min, max and average of payments per period and per status
+          description: >
+            Groups the merchant's payments (types `sale` and `authorize` unless `type` names another; a payment's
+            status shows what became of it: captured, voided, refunded) by local day, month, quarter or year of the
+            merchant's time zone, from `from` through `to` (both included, on `createdAt`). Every period in the range
+            is answered, empty ones included; the first and last are clipped to the range. Without `currency` the
+            figures are split per currency and `currencies` lists every currency with a payment in the range (amounts
+            of different currencies are never added); with it, only that currency. Amounts are integer minor units;
+            `average` is `turnover / count` rounded half up to a whole minor unit; `min`, `max` and `average` are
+            null without payments; `byStatus` lists the statuses that occur. `groupBy=day` covers at most 366 days and
+            the other groupings at most 50 years (422 `range_too_long` on `to`).
+          tags: [statistics]
+          parameters:
+            - $ref: "#/components/parameters/statisticsFrom"
+            - $ref: "#/components/parameters/statisticsTo"
+            - $ref: "#/components/parameters/groupBy"
+            - $ref: "#/components/parameters/currencyFilter"
+            - $ref: "#/components/parameters/statisticsType"
+          responses:
+            "200":
+              description: Every period of the range with its figures per currency and status.
+              headers: {X-Request-Id: {$ref: "#/components/headers/RequestId"}}
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Statistics"}
+            "401": {$ref: "#/components/responses/Unauthorized"}
+            "403": {$ref: "#/components/responses/Forbidden"}
+            "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
+            "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/transactions:
         post:
           operationId: createTransaction
@@ -571,11 +654,21 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
             "502": {$ref: "#/components/responses/TransactionFailed"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
         get:
           operationId: listTransactions
-          summary: The merchant's transactions, newest first
+          summary: Search the merchant's transactions, newest first by default
+          description: >
+            Every filter given must hold. `from` and `to` are local dates of the merchant's time zone, both included,
+            on `createdAt`; `minAmount` and `maxAmount` are minor units, both included. `q` matches the transaction id
+            exactly, a merchantReference prefix, a substring of the description (both ignoring ASCII case) or, when it
+            is four digits, the card's last four digits. Pages are keyset pages on the recording order, so
+            transactions recorded while paging never shift a page: with `sort=createdAt` they appear on later pages,
+            with `-createdAt` before the first. A cursor encodes its sort order and is a 422 `invalid_cursor` with
+            the other one. Malformed values are a 422 naming the parameter.
           tags: [transactions]
           parameters:
             - $ref: "#/components/parameters/limit"
@@ -584,16 +677,25 @@ enum OpenAPIDocument {
             - $ref: "#/components/parameters/transactionType"
             - $ref: "#/components/parameters/scheduleIdFilter"
             - $ref: "#/components/parameters/secureCardReferenceFilter"
+            - $ref: "#/components/parameters/dateFrom"
+            - $ref: "#/components/parameters/dateTo"
+            - $ref: "#/components/parameters/minAmount"
+            - $ref: "#/components/parameters/maxAmount"
+            - $ref: "#/components/parameters/currencyFilter"
+            - $ref: "#/components/parameters/transactionQuery"
+            - $ref: "#/components/parameters/transactionSort"
           responses:
             "200":
-              description: A page of transactions; `nextCursor` continues with older ones.
+              description: A page of transactions; `nextCursor` continues in the same order.
               headers: {X-Request-Id: {$ref: "#/components/headers/RequestId"}}
               content:
                 application/json:
                   schema: {$ref: "#/components/schemas/TransactionPage"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/transactions/{id}:
         parameters:
           - $ref: "#/components/parameters/transactionId"
@@ -610,7 +712,9 @@ enum OpenAPIDocument {
                   schema: {$ref: "#/components/schemas/Transaction"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "404": {$ref: "#/components/responses/NotFound"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/transactions/{id}/capture:
         parameters:
           - $ref: "#/components/parameters/transactionId"
@@ -637,8 +741,10 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
             "502": {$ref: "#/components/responses/TransactionFailed"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/transactions/{id}/void:
         parameters:
           - $ref: "#/components/parameters/transactionId"
@@ -658,8 +764,10 @@ enum OpenAPIDocument {
             "409": {$ref: "#/components/responses/Conflict"}
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
             "502": {$ref: "#/components/responses/TransactionFailed"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/transactions/{id}/refund:
         parameters:
           - $ref: "#/components/parameters/transactionId"
@@ -689,8 +797,10 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
             "502": {$ref: "#/components/responses/TransactionFailed"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/charge-runs:
         post:
           operationId: startChargeRun
@@ -720,7 +830,9 @@ enum OpenAPIDocument {
             "413": {$ref: "#/components/responses/TooLarge"}
             "415": {$ref: "#/components/responses/UnsupportedMediaType"}
             "422": {$ref: "#/components/responses/Invalid"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
       /v1/charge-runs/{id}:
         parameters:
           - name: id
@@ -742,7 +854,9 @@ enum OpenAPIDocument {
             "401": {$ref: "#/components/responses/Unauthorized"}
             "403": {$ref: "#/components/responses/Forbidden"}
             "404": {$ref: "#/components/responses/NotFound"}
+            "429": {$ref: "#/components/responses/RateLimited"}
             "500": {$ref: "#/components/responses/InternalError"}
+            "503": {$ref: "#/components/responses/RequestTimeout"}
     components:
       securitySchemes:
         bearer:
@@ -759,6 +873,9 @@ enum OpenAPIDocument {
         WWWAuthenticate:
           description: Always `Bearer`.
           schema: {type: string, enum: [Bearer]}
+        RetryAfter:
+          description: Whole seconds until the API key may send its next request.
+          schema: {type: integer, minimum: 1}
       parameters:
         limit:
           name: limit
@@ -874,7 +991,130 @@ enum OpenAPIDocument {
           required: false
           description: Only transactions on this card token.
           schema: {type: string}
+        dateFrom:
+          name: from
+          in: query
+          required: false
+          description: Only transactions created on or after this local date of the merchant's time zone.
+          schema: {type: string, format: date}
+        dateTo:
+          name: to
+          in: query
+          required: false
+          description: Only transactions created on or before this local date (included); not before `from`.
+          schema: {type: string, format: date}
+        minAmount:
+          name: minAmount
+          in: query
+          required: false
+          description: Only amounts of at least this many minor units.
+          schema: {type: integer, minimum: 0}
+        maxAmount:
+          name: maxAmount
+          in: query
+          required: false
+          description: Only amounts of at most this many minor units; not below `minAmount`.
+          schema: {type: integer, minimum: 0}
+        currencyFilter:
+          name: currency
+          in: query
+          required: false
+          description: Only this currency (upper-case ISO 4217 code).
+          schema: {type: string, pattern: '^[A-Z]{3}$'}
+        transactionQuery:
+          name: q
+          in: query
+          required: false
+          description: >
+            Free text (at most 200 characters): the transaction id exactly, a merchantReference prefix, a substring
+            of the description, or the card's last four digits.
+          schema: {type: string, maxLength: 200}
+        transactionSort:
+          name: sort
+          in: query
+          required: false
+          description: "`-createdAt` (newest first, the default) or `createdAt` (oldest first)."
+          schema: {type: string, enum: [createdAt, -createdAt], default: -createdAt}
+        statisticsFrom:
+          name: from
+          in: query
+          required: true
+          description: The first local date counted, in the merchant's time zone.
+          schema: {type: string, format: date}
+        statisticsTo:
+          name: to
+          in: query
+          required: true
+          description: The last local date counted (included); not before `from`.
+          schema: {type: string, format: date}
+        groupBy:
+          name: groupBy
+          in: query
+          required: false
+          description: The period length, on the merchant's calendar (quarters start in January, April, July, October).
+          schema: {type: string, enum: [day, month, quarter, year], default: day}
+        statisticsType:
+          name: type
+          in: query
+          required: false
+          description: Count only this transaction type instead of the payments (`sale` and `authorize`).
+          schema: {$ref: "#/components/schemas/TransactionType"}
+        auditActor:
+          name: actor
+          in: query
+          required: false
+          description: Only events by this actor (`apikey:<id>`, `cli`, `runner`, `system`).
+          schema: {type: string, maxLength: 200}
+        auditAction:
+          name: action
+          in: query
+          required: false
+          description: Only this action, e.g. `secure_card.registered`.
+          schema: {type: string, maxLength: 200}
+        auditObjectType:
+          name: objectType
+          in: query
+          required: false
+          description: Only events about this kind of object, e.g. `transaction`.
+          schema: {type: string, maxLength: 200}
+        auditObjectId:
+          name: objectId
+          in: query
+          required: false
+          description: Only events about this object.
+          schema: {type: string, maxLength: 200}
+        instantFrom:
+          name: from
+          in: query
+          required: false
+          description: Only events at or after this RFC 3339 instant (encode `+` as `%2B`).
+          schema: {type: string, format: date-time}
+        instantTo:
+          name: to
+          in: query
+          required: false
+          description: Only events at or before this RFC 3339 instant; not before `from`.
+          schema: {type: string, format: date-time}
       responses:
+        RateLimited:
+          description: >
+            The API key sent more requests than its rate allows (`rate_limit_error`, `rate_limited`): a token bucket
+            per key refilled at `rateLimit.requestsPerSecond` with room for `rateLimit.burst`. `Retry-After` says when
+            to try again.
+          headers:
+            X-Request-Id: {$ref: "#/components/headers/RequestId"}
+            Retry-After: {$ref: "#/components/headers/RetryAfter"}
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Error"}
+        RequestTimeout:
+          description: >
+            The request ran longer than `server.requestTimeoutSeconds` and was stopped (`api_error`,
+            `request_timeout`). An Idempotency-Key is released, so the request may be retried with it.
+          headers: {X-Request-Id: {$ref: "#/components/headers/RequestId"}}
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Error"}
         ScheduleChanged:
           description: The schedule after the change, with its steps.
           headers:
@@ -1623,5 +1863,66 @@ enum OpenAPIDocument {
               type: array
               items: {$ref: "#/components/schemas/Transaction"}
             nextCursor: {type: [string, "null"]}
+        StatisticsFigures:
+          type: object
+          required: [count, turnover, min, max, average]
+          additionalProperties: false
+          properties:
+            count: {type: integer, minimum: 0}
+            turnover: {type: integer, minimum: 0, description: The sum of the amounts, in minor units.}
+            min: {type: [integer, "null"], description: The smallest amount; null without payments.}
+            max: {type: [integer, "null"], description: The largest amount; null without payments.}
+            average: {type: [integer, "null"], description: "`turnover / count` rounded half up to a whole minor unit; null without payments."}
+        CurrencyStatistics:
+          type: object
+          required: [currency, count, turnover, min, max, average, byStatus]
+          additionalProperties: false
+          properties:
+            currency: {type: string, pattern: '^[A-Z]{3}$'}
+            count: {type: integer, minimum: 0}
+            turnover: {type: integer, minimum: 0, description: The sum of the amounts, in minor units.}
+            min: {type: [integer, "null"]}
+            max: {type: [integer, "null"]}
+            average: {type: [integer, "null"], description: "Rounded half up; null without payments."}
+            byStatus:
+              type: object
+              description: The same figures per transaction status (keys are `TransactionStatus` values); statuses without payments are absent.
+              additionalProperties: {$ref: "#/components/schemas/StatisticsFigures"}
+        StatisticsGroup:
+          type: object
+          required: [period, from, to, startsAt, endsAt, byCurrency]
+          additionalProperties: false
+          properties:
+            period: {type: string, description: "`2027-03-31` (day), `2027-03` (month), `2027-Q1` (quarter) or `2027` (year)."}
+            from: {type: string, format: date, description: "The first local date counted: the period's first day, or the range's `from`."}
+            to: {type: string, format: date, description: "The last local date counted: the period's last day, or the range's `to`."}
+            startsAt: {type: string, format: date-time, description: "Local midnight starting `from`, as a UTC instant (included)."}
+            endsAt: {type: string, format: date-time, description: "Local midnight after `to`, as a UTC instant (excluded)."}
+            byCurrency:
+              type: array
+              description: One entry per currency of `currencies`, empty ones included.
+              items: {$ref: "#/components/schemas/CurrencyStatistics"}
+        Statistics:
+          type: object
+          required: [from, to, groupBy, timeZone, currency, types, currencies, groups]
+          additionalProperties: false
+          properties:
+            from: {type: string, format: date}
+            to: {type: string, format: date}
+            groupBy: {type: string, enum: [day, month, quarter, year]}
+            timeZone: {type: string, description: "The merchant's IANA time zone, in which periods are read."}
+            currency: {type: [string, "null"], description: The currency asked for; null when the figures are split per currency.}
+            types:
+              type: array
+              description: The transaction types counted.
+              items: {$ref: "#/components/schemas/TransactionType"}
+            currencies:
+              type: array
+              description: The currencies reported, in code order.
+              items: {type: string, pattern: '^[A-Z]{3}$'}
+            groups:
+              type: array
+              description: Every period from `from` through `to`, in order.
+              items: {$ref: "#/components/schemas/StatisticsGroup"}
     """#
 }

@@ -26,7 +26,9 @@ public func buildApplication(
 }
 
 /// Builds the router: operational routes at the root, the API under `/v1` behind authentication.
-public func buildRouter(runtime: VaultRuntime) -> Router<VaultRequestContext> {
+/// - Parameter rateLimiter: per-key limits; by default the configured `rateLimit` on the system clock
+///   (tests pass one with a manual clock).
+public func buildRouter(runtime: VaultRuntime, rateLimiter: RateLimiter? = nil) -> Router<VaultRequestContext> {
     let router = Router(context: VaultRequestContext.self)
     router.add(middleware: ErrorEnvelopeMiddleware())
     router.add(middleware: MetricsMiddleware())
@@ -38,13 +40,16 @@ public func buildRouter(runtime: VaultRuntime) -> Router<VaultRequestContext> {
         .add(middleware: RequestBodyMiddleware(maxBodyBytes: runtime.configuration.server.maxBodyBytes))
         .add(middleware: AuthenticationMiddleware(merchants: runtime.merchants))
         .group(context: AuthenticatedContext.self)
+        .add(middleware: RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(configuration: runtime.configuration.rateLimit)))
         .add(middleware: RoleMiddleware())
         .add(middleware: IdempotencyMiddleware(store: runtime.store))
+        .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(runtime.configuration.server.requestTimeoutSeconds)))
     AuditController(store: runtime.store).addRoutes(to: api)
     CustomFieldsController(store: runtime.store).addRoutes(to: api)
     SecureCardsController(cards: runtime.cards).addRoutes(to: api)
     SchedulesController(schedules: runtime.schedules, transactions: runtime.transactions).addRoutes(to: api)
-    TransactionsController(transactions: runtime.transactions).addRoutes(to: api)
+    TransactionsController(transactions: runtime.transactions, store: runtime.store).addRoutes(to: api)
+    StatsController(store: runtime.store).addRoutes(to: api)
     ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)
     return router
 }

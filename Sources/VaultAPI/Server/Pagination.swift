@@ -29,6 +29,17 @@ public struct PageRequest: Sendable {
         }
     }
 
+    /// The cursor's position as an insertion sequence (the sort key of most lists); 422 when it is not one.
+    public var afterSequence: Int64? {
+        get throws {
+            guard let after else { return nil }
+            guard let sequence = Int64(after) else {
+                throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
+            }
+            return sequence
+        }
+    }
+
     /// The opaque cursor for a sort key.
     public static func cursor(after key: String) -> String {
         var text = Encoding.base64(Array(("c1:" + key).utf8))

@@ -163,24 +163,24 @@ import Vault
     }
 
     @Test func connectionRefusedIsARetryableError() async throws {
-        let fake = try await FakeAuthorizeNetServer.start()
-        let url = fake.url
-        await fake.stop()
+        let refusing = RefusingPort()
+        let url = refusing.baseURL + "/xml/v1/request.api"
         let gateway = AuthorizeNetGateway(apiLoginID: "x", transactionKey: "y", endpoint: url, timeout: .seconds(1))
         let result = await gateway.sale(F.charge("k", reference: "INV-DOWN"))
         #expect(result.outcome == .error(code: "gateway_unreachable", retryable: true))
         #expect(await gateway.lookup(reference: "INV-DOWN", gatewayTransactionID: nil) == .unavailable("connection_failed"))
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func connectionRefusedWithoutConnectRetriesIsARetryableError() async throws {
-        let fake = try await FakeAuthorizeNetServer.start()
-        let url = fake.url
-        await fake.stop()
+        let refusing = RefusingPort()
+        let url = refusing.baseURL + "/xml/v1/request.api"
         let client = makeNoRetryHTTPClient()
         let gateway = AuthorizeNetGateway(apiLoginID: "x", transactionKey: "y", endpoint: url, httpClient: client)
         let result = await gateway.sale(F.charge("k", reference: "INV-DOWN"))
         try await client.shutdown()
         #expect(result.outcome == .error(code: "gateway_unreachable", retryable: true))
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func aGarbageReplyIsInDoubt() async throws {

@@ -158,9 +158,8 @@ import Vault
     }
 
     @Test func connectionRefusedIsARetryableError() async throws {
-        let fake = try await FakeNMIServer.start()
-        let url = fake.baseURL
-        await fake.stop()
+        let refusing = RefusingPort()
+        let url = refusing.baseURL
         let gateway = NMIGateway(securityKey: "x", baseURL: url, timeout: .seconds(1))
         #expect(await gateway.sale(F.charge("k", reference: "INV-DOWN")).outcome
             == .error(code: "gateway_unreachable", retryable: true))
@@ -169,6 +168,7 @@ import Vault
         let result = await noRetry.sale(F.charge("k", reference: "INV-DOWN"))
         try await client.shutdown()
         #expect(result.outcome == .error(code: "gateway_unreachable", retryable: true))
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func aGarbageReplyIsInDoubt() async throws {

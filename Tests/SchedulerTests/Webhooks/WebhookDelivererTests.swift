@@ -98,7 +98,9 @@ import Vault
         #expect(report == WebhookDeliveryReport(failed: 1))
         let event = try #require(try await fixture.event(id))
         #expect(event.attempts == 1)
-        #expect(event.lastError == "connection_failed")
+        // The stopped receiver's port is normally refused; on a busy machine another test's server
+        // may already listen there, which is an HTTP failure instead: either way not delivered.
+        #expect(event.lastError == "connection_failed" || event.lastError?.hasPrefix("http ") == true)
         await fixture.tearDown()
     }
 

@@ -38,7 +38,7 @@ struct GatewayHTTP: Sendable {
 
     /// Extra time the whole exchange gets beyond ``timeout`` before it is abandoned, so that
     /// AsyncHTTPClient's own deadline (which tells "never sent" from "sent") decides first.
-    static let bodyGrace: Duration = .seconds(1)
+    static let bodyGrace: Duration = .seconds(5)
 
     /// POSTs `body` to `url` with the given content type, within ``timeout``.
     ///

@@ -5,13 +5,29 @@ extension SQLiteStore: AuditStore {
         try await database.write { connection in try connection.appendAudit(entry) }
     }
 
-    public func auditEvents(merchantID: String?, before sequence: Int64?, limit: Int) async throws -> [AuditEvent] {
+    public func auditEvents(merchantID: String?, filter: AuditFilter, before sequence: Int64?, limit: Int) async throws -> [AuditEvent] {
         try await database.read { connection in
             var sql = "SELECT * FROM audit_events WHERE 1 = 1"
             var arguments: [any SQLiteBindable] = []
             if let merchantID {
                 sql += " AND merchant_id = ?"
                 arguments.append(merchantID)
+            }
+            let equalities: [(column: String, value: String?)] = [
+                ("actor", filter.actor), ("action", filter.action), ("object_type", filter.objectType), ("object_id", filter.objectID),
+            ]
+            for (column, value) in equalities {
+                guard let value else { continue }
+                sql += " AND \(column) = ?"
+                arguments.append(value)
+            }
+            if let from = filter.from {
+                sql += " AND occurred_at >= ?"
+                arguments.append(Timestamp.string(from))
+            }
+            if let to = filter.to {
+                sql += " AND occurred_at <= ?"
+                arguments.append(Timestamp.string(to))
             }
             if let sequence {
                 sql += " AND seq < ?"

@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import Vault
 
-/// `GET /v1/audit-events`: the merchant's audit trail, newest first (role `admin` only).
+/// `GET /v1/audit-events`: the merchant's audit trail, newest first (role `admin` only), filtered by
+/// `actor`, `action`, `objectType`, `objectId` (exact matches) and `from`/`to` (RFC 3339 instants, both included).
 struct AuditController {
     let store: any AuditStore
 
@@ -10,15 +11,23 @@ struct AuditController {
         group.get("audit-events") { request, context in
             guard context.identity.apiKey.role == .admin else { throw APIError.forbidden(role: context.identity.apiKey.role.rawValue) }
             let page = try PageRequest(query: request.uri)
-            var before: Int64?
-            if let after = page.after {
-                guard let sequence = Int64(after) else {
-                    throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
-                }
-                before = sequence
-            }
-            let events = try await store.auditEvents(merchantID: context.merchant.id, before: before, limit: page.limit + 1)
+            let filter = try Self.filter(request.uri.queryParameters)
+            let events = try await store.auditEvents(
+                merchantID: context.merchant.id, filter: filter, before: try page.afterSequence, limit: page.limit + 1)
             return try JSONCoding.response(Page(fetched: events, limit: page.limit) { String($0.sequence) })
         }
+    }
+
+    /// The filters of the query; a 422 naming the parameter when one is malformed.
+    static func filter(_ parameters: Parameters) throws -> AuditFilter {
+        var filter = AuditFilter(
+            actor: try QueryParameter.text("actor", in: parameters), action: try QueryParameter.text("action", in: parameters),
+            objectType: try QueryParameter.text("objectType", in: parameters), objectID: try QueryParameter.text("objectId", in: parameters))
+        filter.from = try QueryParameter.instant("from", in: parameters)
+        filter.to = try QueryParameter.instant("to", in: parameters)
+        if let from = filter.from, let to = filter.to, to < from {
+            throw APIError.invalid("to must not be before from.", code: "invalid_range", param: "to")
+        }
+        return filter
     }
 }

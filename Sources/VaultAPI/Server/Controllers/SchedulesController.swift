@@ -28,14 +28,7 @@ struct SchedulesController {
                 }
                 status = value
             }
-            var after: Int64?
-            if let cursor = page.after {
-                guard let sequence = Int64(cursor) else {
-                    throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
-                }
-                after = sequence
-            }
-            let found = try await schedules.list(merchant: context.merchant, status: status, afterSequence: after, limit: page.limit + 1)
+            let found = try await schedules.list(merchant: context.merchant, status: status, afterSequence: try page.afterSequence, limit: page.limit + 1)
             let items = found.map { ScheduleResponse(ScheduleView(schedule: $0, steps: [], warnings: []), includeSteps: false) }
             return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
         }

@@ -19,12 +19,7 @@ struct SecureCardsController {
             query.text = parameters["q"].map(String.init)
             query.cardReference = parameters["cardReference"].map(String.init)
             query.includeDeleted = try Self.flag(parameters["includeDeleted"].map(String.init), name: "includeDeleted")
-            if let after = page.after {
-                guard let sequence = Int64(after) else {
-                    throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
-                }
-                query.afterSequence = sequence
-            }
+            query.afterSequence = try page.afterSequence
             let items = try await cards.list(merchant: context.merchant, query: query).map { SecureCardResponse($0, description: nil) }
             return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
         }

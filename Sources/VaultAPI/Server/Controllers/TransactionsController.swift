@@ -6,6 +6,8 @@ import Vault
 /// The transaction routes of SPEC §9.
 struct TransactionsController {
     let transactions: TransactionService
+    /// Searches go to the store directly (sort order and keyset cursors).
+    let store: any TransactionStore
 
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
         group.post("transactions") { request, context in
@@ -15,31 +17,13 @@ struct TransactionsController {
         }
         group.get("transactions") { request, context in
             let page = try PageRequest(query: request.uri)
-            let parameters = request.uri.queryParameters
-            var filter = TransactionFilter()
-            if let text = parameters["status"] {
-                guard let status = TransactionStatus(rawValue: String(text)) else {
-                    throw APIError.invalid("status is not a transaction status.", code: "invalid_value", param: "status")
-                }
-                filter.status = status
-            }
-            if let text = parameters["type"] {
-                guard let type = TransactionType(rawValue: String(text)) else {
-                    throw APIError.invalid("type is not a transaction type.", code: "invalid_value", param: "type")
-                }
-                filter.type = type
-            }
-            filter.scheduleID = parameters["scheduleId"].map(String.init)
-            filter.secureCardReference = parameters["secureCardReference"].map(String.init)
-            var before: Int64?
-            if let cursor = page.after {
-                guard let sequence = Int64(cursor) else {
-                    throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
-                }
-                before = sequence
-            }
-            let found = try await transactions.list(merchant: context.merchant, filter: filter, beforeSequence: before, limit: page.limit + 1)
-            return try JSONCoding.response(Page(fetched: found.map(TransactionResponse.init), limit: page.limit) { String($0.sequence) })
+            let search = try TransactionSearch(parameters: request.uri.queryParameters, page: page, merchant: context.merchant)
+            let found = try await store.transactions(
+                merchantID: context.merchant.id, filter: search.filter, order: search.order, afterSequence: search.afterSequence,
+                limit: page.limit + 1)
+            let order = search.order
+            return try JSONCoding.response(
+                Page(fetched: found.map(TransactionResponse.init), limit: page.limit) { TransactionSearch.cursorKey(order: order, sequence: $0.sequence) })
         }
         group.get("transactions/:id") { _, context in
             let transaction = try await transactions.get(id: try context.parameters.require("id"), merchant: context.merchant)

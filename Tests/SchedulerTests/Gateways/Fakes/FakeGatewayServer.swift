@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// One request a fake gateway received, as bytes.
@@ -47,7 +48,7 @@ final class FakeGatewayCore: Sendable {
     }
 
     private let state = Mutex(State())
-    private let server: Mutex<Task<Void, any Error>?> = Mutex(nil)
+    private let server = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
     private let portValue = Mutex(0)
 
     /// The port the server listens on.
@@ -69,15 +70,18 @@ final class FakeGatewayCore: Sendable {
             },
             logger: logger
         )
+        // Stopped by a graceful shutdown of its service group: cancelling `app.run()` with
+        // connections still queued trips NIO's NIOAsyncWriter deinit check.
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         let task = Task {
             do {
-                try await app.run()
+                try await group.run()
             } catch {
                 continuation.finish()
                 throw error
             }
         }
-        server.withLock { $0 = task }
+        server.withLock { $0 = (group, task) }
         for await port in ports {
             portValue.withLock { $0 = port }
         }
@@ -86,12 +90,13 @@ final class FakeGatewayCore: Sendable {
     /// Stops the server (releasing held responses first).
     func stop() async {
         releaseHeldResponses()
-        let task = server.withLock { task -> Task<Void, any Error>? in
-            defer { task = nil }
-            return task
+        let running = server.withLock { server in
+            defer { server = nil }
+            return server
         }
-        task?.cancel()
-        _ = try? await task?.value
+        guard let (group, task) = running else { return }
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
     }
 
     /// Every request received, in order.

@@ -1,0 +1,150 @@
+import Foundation
+import Hummingbird
+import Scheduler
+import Vault
+
+/// `GET /v1/stats`: count, turnover, minimum, maximum and average of the merchant's payments per
+/// period (`groupBy` day, month, quarter or year on the merchant's calendar) and per status.
+///
+/// `from` and `to` are required local dates (inclusive). Every period between them is answered,
+/// empty ones included. Without `currency` the figures are split per currency (amounts of different
+/// currencies are never added); with it, only that currency is reported.
+struct StatsController {
+    let store: any TransactionStore
+
+    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
+        group.get("stats") { request, context in
+            let parameters = request.uri.queryParameters
+            guard let from = try QueryParameter.date("from", in: parameters) else {
+                throw APIError.invalid("from is required (a date, yyyy-MM-dd).", code: "required", param: "from")
+            }
+            guard let to = try QueryParameter.date("to", in: parameters) else {
+                throw APIError.invalid("to is required (a date, yyyy-MM-dd).", code: "required", param: "to")
+            }
+            var grouping = StatisticsGrouping.day
+            if let text = parameters["groupBy"] {
+                guard let value = StatisticsGrouping(rawValue: String(text)) else {
+                    throw APIError.invalid("groupBy must be day, month, quarter or year.", code: "invalid_value", param: "groupBy")
+                }
+                grouping = value
+            }
+            var selection = StatisticsSelection(currency: try QueryParameter.currency("currency", in: parameters))
+            if let text = parameters["type"] {
+                guard let type = TransactionType(rawValue: String(text)) else {
+                    throw APIError.invalid("type is not a transaction type.", code: "invalid_value", param: "type")
+                }
+                selection.types = [type]
+            }
+            let statistics = try await TransactionStatistics.compute(
+                merchant: context.merchant, from: from, to: to, grouping: grouping, selection: selection, store: store)
+            return try JSONCoding.response(StatisticsResponse(statistics))
+        }
+    }
+}
+
+/// The JSON of `GET /v1/stats`.
+struct StatisticsResponse: Encodable {
+    struct Figures: Encodable {
+        var count: Int64
+        var turnover: Int64
+        var min: Int64?
+        var max: Int64?
+        var average: Int64?
+
+        init(_ summary: AmountSummary) {
+            count = summary.count
+            turnover = summary.turnover
+            min = summary.minimum
+            max = summary.maximum
+            average = summary.average
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(count, forKey: .count)
+            try container.encode(turnover, forKey: .turnover)
+            try container.encode(min, forKey: .min)
+            try container.encode(max, forKey: .max)
+            try container.encode(average, forKey: .average)
+        }
+
+        enum CodingKeys: String, CodingKey { case count, turnover, min, max, average }
+    }
+
+    struct CurrencyFigures: Encodable {
+        var currency: String
+        var count: Int64
+        var turnover: Int64
+        var min: Int64?
+        var max: Int64?
+        var average: Int64?
+        var byStatus: [String: Figures]
+
+        init(_ statistics: CurrencyStatistics) {
+            let total = Figures(statistics.total)
+            currency = statistics.currency
+            (count, turnover, min, max, average) = (total.count, total.turnover, total.min, total.max, total.average)
+            byStatus = Dictionary(uniqueKeysWithValues: statistics.byStatus.map { ($0.key.rawValue, Figures($0.value)) })
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(currency, forKey: .currency)
+            try container.encode(count, forKey: .count)
+            try container.encode(turnover, forKey: .turnover)
+            try container.encode(min, forKey: .min)
+            try container.encode(max, forKey: .max)
+            try container.encode(average, forKey: .average)
+            try container.encode(byStatus, forKey: .byStatus)
+        }
+
+        enum CodingKeys: String, CodingKey { case currency, count, turnover, min, max, average, byStatus }
+    }
+
+    struct Group: Encodable {
+        var period: String
+        var from: CivilDate
+        var to: CivilDate
+        var startsAt: Date
+        var endsAt: Date
+        var byCurrency: [CurrencyFigures]
+    }
+
+    var from: CivilDate
+    var to: CivilDate
+    var groupBy: String
+    var timeZone: String
+    var currency: String?
+    var types: [String]
+    var currencies: [String]
+    var groups: [Group]
+
+    init(_ statistics: TransactionStatistics) {
+        from = statistics.from
+        to = statistics.to
+        groupBy = statistics.grouping.rawValue
+        timeZone = statistics.timeZone
+        currency = statistics.selection.currency?.code
+        types = statistics.selection.types.map(\.rawValue)
+        currencies = statistics.currencies
+        groups = statistics.periods.map { entry in
+            Group(
+                period: entry.period.label, from: entry.period.firstDay, to: entry.period.lastDay, startsAt: entry.period.start,
+                endsAt: entry.period.end, byCurrency: entry.currencies.map(CurrencyFigures.init))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(from, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(groupBy, forKey: .groupBy)
+        try container.encode(timeZone, forKey: .timeZone)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(types, forKey: .types)
+        try container.encode(currencies, forKey: .currencies)
+        try container.encode(groups, forKey: .groups)
+    }
+
+    enum CodingKeys: String, CodingKey { case from, to, groupBy, timeZone, currency, types, currencies, groups }
+}

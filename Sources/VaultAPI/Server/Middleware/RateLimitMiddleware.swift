@@ -1,0 +1,125 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+import Vault
+
+/// A token bucket per API key: each key may send `burst` requests at once and `requestsPerSecond`
+/// sustained; beyond that a request is refused with how long to wait.
+///
+/// Time comes from an injected monotonic clock so tests can drive it. Buckets live in memory, per
+/// process: limits are per server, not shared across processes.
+public final class RateLimiter: Sendable {
+    /// What one request gets.
+    public enum Decision: Sendable, Equatable {
+        /// Go ahead (a token was taken).
+        case allowed
+        /// Refused; a token will be available after this many whole seconds.
+        case limited(retryAfterSeconds: Int)
+    }
+
+    private struct Bucket {
+        var tokens: Double
+        var updated: Duration
+    }
+
+    private struct State {
+        var buckets: [String: Bucket] = [:]
+        var pruneAtCount = RateLimiter.pruneThreshold
+    }
+
+    /// Tokens added per second; 0 turns limiting off.
+    public let requestsPerSecond: Double
+    /// Bucket capacity.
+    public let burst: Double
+    private let clock: @Sendable () -> Duration
+    private let state = Mutex(State())
+
+    /// Buckets are pruned (full ones forgotten) when there are more than this many.
+    static let pruneThreshold = 4096
+
+    /// Creates a limiter.
+    /// - Parameters:
+    ///   - requestsPerSecond: sustained rate per key; 0 disables the limiter.
+    ///   - burst: how many requests a key may send at once (at least 1).
+    ///   - clock: monotonic time since any fixed origin.
+    public init(requestsPerSecond: Int, burst: Int, clock: @escaping @Sendable () -> Duration = RateLimiter.systemClock()) {
+        self.requestsPerSecond = Double(max(0, requestsPerSecond))
+        self.burst = Double(max(1, burst))
+        self.clock = clock
+    }
+
+    /// A limiter with the configured rate and burst.
+    public convenience init(configuration: VaultConfiguration.RateLimit, clock: @escaping @Sendable () -> Duration = RateLimiter.systemClock()) {
+        self.init(requestsPerSecond: configuration.requestsPerSecond, burst: configuration.burst, clock: clock)
+    }
+
+    /// Time on `ContinuousClock` since the call.
+    public static func systemClock() -> @Sendable () -> Duration {
+        let origin = ContinuousClock.now
+        return { ContinuousClock.now - origin }
+    }
+
+    /// Whether requests are limited at all.
+    public var isEnabled: Bool { requestsPerSecond > 0 }
+
+    /// Takes a token from `key`'s bucket, refilled for the time since its last request.
+    public func acquire(key: String) -> Decision {
+        guard isEnabled else { return .allowed }
+        let now = clock()
+        return state.withLock { state in
+            var bucket = state.buckets[key] ?? Bucket(tokens: burst, updated: now)
+            bucket.tokens = min(burst, bucket.tokens + max(0, Self.seconds(now - bucket.updated)) * requestsPerSecond)
+            bucket.updated = now
+            let decision: Decision
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                decision = .allowed
+            } else {
+                decision = .limited(retryAfterSeconds: max(1, Int(((1 - bucket.tokens) / requestsPerSecond).rounded(.up))))
+            }
+            state.buckets[key] = bucket
+            if state.buckets.count > state.pruneAtCount { prune(&state, now: now) }
+            return decision
+        }
+    }
+
+    /// Forgets buckets that have refilled completely: a fresh bucket is the same thing.
+    private func prune(_ state: inout State, now: Duration) {
+        state.buckets = state.buckets.filter { _, bucket in
+            bucket.tokens + max(0, Self.seconds(now - bucket.updated)) * requestsPerSecond < burst
+        }
+        state.pruneAtCount = max(Self.pruneThreshold, state.buckets.count * 2)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// Applies the per-key `RateLimiter` to authenticated requests: 429 `rate_limit_error` with `Retry-After`.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = AuthenticatedContext
+
+    let limiter: RateLimiter
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        switch limiter.acquire(key: context.identity.apiKey.id) {
+        case .allowed:
+            return try await next(request, context)
+        case .limited(let seconds):
+            throw APIError.rateLimited(retryAfterSeconds: seconds)
+        }
+    }
+}
+
+extension APIError {
+    /// 429: the API key sent more requests than its rate allows.
+    static func rateLimited(retryAfterSeconds: Int) -> APIError {
+        var error = APIError(
+            status: .tooManyRequests, type: "rate_limit_error", code: "rate_limited",
+            message: "Too many requests for this API key; retry after \(retryAfterSeconds) s.")
+        error.headers[.retryAfter] = String(retryAfterSeconds)
+        return error
+    }
+}

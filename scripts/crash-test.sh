@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# Crash test of the charge runner (SPEC §8, §11: "kill -9 at any moment ... causes no double charge").
+#
+# Phase 1: >= 10,000 due steps against a fake NMI gateway on loopback (scripts/fake_nmi_gateway.py,
+# which records every sale by its order id). `vault charge run` is started and SIGKILLed after a
+# random 0.2-3 s, at least CRASH_KILLS times, then run to completion; then every step must be
+# `approved`, with exactly one approved transaction, and the gateway must hold exactly one sale per
+# step (no order id charged twice, no sale the vault does not know).
+# Phase 2: the same checks after two `vault charge run` processes started at the same moment on one
+# database; neither may fail or log "database is locked".
+#
+# Seeding (scripts/seed_due_steps.py prepare): a few cards and `delayedOnce` schedules due today
+# 00:00 UTC are created through the real HTTP API (`vault serve` on port 0) and confirmed, then
+# copied row by row in SQL (INSERT ... SELECT over a recursive CTE; only ids are new).
+#
+# Settings (environment): VAULT_BIN (a built `vault`; otherwise `swift build -c release --product
+# vault` runs, with --scratch-path $SWIFT_SCRATCH_PATH when set), CRASH_STEPS (10000),
+# CRASH_KILLS (5), CRASH_CONCURRENCY (32), CRASH_LATENCY_MS (fake gateway latency, 20),
+# CRASH_LOST_RATE (share of sales whose answer the fake drops, 0.01), TWO_RUNNER_STEPS (5000),
+# KEEP_WORKDIR=1 keeps the temporary directory. Exit 0 on PASS, 1 on FAIL.
+set -euo pipefail
+
+SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$SCRIPTS/.." && pwd)
+FAKE_KEY=fake6457Thfj624V5r7WUwc5v6a68Zsd
+FAKE_PIDS=()
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# The release `vault` executable: $VAULT_BIN, or built now.
+locate_vault() {
+    if [[ -n "${VAULT_BIN:-}" ]]; then
+        [[ -x "$VAULT_BIN" ]] || { log "VAULT_BIN=$VAULT_BIN is not executable"; return 1; }
+        VAULT=$(cd "$(dirname "$VAULT_BIN")" && pwd)/$(basename "$VAULT_BIN")
+        return
+    fi
+    local scratch=()
+    [[ -n "${SWIFT_SCRATCH_PATH:-}" ]] && scratch=(--scratch-path "$SWIFT_SCRATCH_PATH")
+    log "building the release vault executable"
+    (cd "$ROOT" && swift build -c release --product vault "${scratch[@]}" >&2)
+    VAULT="$(cd "$ROOT" && swift build -c release --show-bin-path "${scratch[@]}")/vault"
+}
+
+# start_fake DB [extra flags...]: starts the fake NMI gateway, sets FAKE_URL and FAKE_PID.
+start_fake() {
+    local db=$1
+    shift
+    local port_file="$db.port"
+    rm -f "$port_file"
+    python3 "$SCRIPTS/fake_nmi_gateway.py" --db "$db" --port-file "$port_file" --security-key "$FAKE_KEY" "$@" \
+        >"$db.log" 2>&1 &
+    FAKE_PID=$!
+    FAKE_PIDS+=("$FAKE_PID")
+    for _ in $(seq 1 300); do
+        [[ -s "$port_file" ]] && break
+        kill -0 "$FAKE_PID" 2>/dev/null || { log "fake gateway died: $(cat "$db.log")"; return 1; }
+        sleep 0.1
+    done
+    [[ -s "$port_file" ]] || { log "fake gateway did not start"; return 1; }
+    FAKE_URL="http://127.0.0.1:$(cat "$port_file")"
+}
+
+stop_fake() {
+    local pid=$1
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
+stop_all_fakes() {
+    local pid
+    for pid in "${FAKE_PIDS[@]}"; do stop_fake "$pid"; done
+}
+
+# prepare DIR TOTAL GATEWAY_URL: a vault in DIR with TOTAL due steps on the fake NMI gateway.
+prepare() {
+    local dir=$1 total=$2 url=$3
+    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
+        --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY"
+}
+
+# vault_in DIR ARGS...: runs vault on the database and keys of DIR.
+vault_in() {
+    local dir=$1
+    shift
+    (cd "$dir" && env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE VAULT_DATABASE="$dir/vault.sqlite" \
+        VAULT_KEYS_DIR="$dir/keys" "$VAULT" "$@")
+}
+
+# check_exactly_once DIR GATEWAY_DB EXPECTED LABEL: prints the counts; returns 1 unless every step
+# is approved with one approved transaction and the gateway holds exactly one sale per step.
+check_exactly_once() {
+    python3 - "$1/vault.sqlite" "$2" "$3" "$4" <<'PY'
+import sqlite3, sys
+vault, gateway, expected, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+db = sqlite3.connect(vault, timeout=60)
+db.execute("ATTACH ? AS g", (gateway,))
+db.executescript("""
+    CREATE TEMP TABLE refs AS SELECT order_reference AS ref, step_id, status, gateway_transaction_id AS gtid
+        FROM main.transactions WHERE step_id IS NOT NULL;
+    CREATE INDEX temp.refs_ref ON refs(ref);
+    CREATE INDEX temp.refs_step ON refs(step_id, status);
+    CREATE TEMP TABLE gs AS SELECT order_id, transaction_id, response FROM g.sales WHERE type = 'sale';
+    CREATE INDEX temp.gs_order ON gs(order_id);
+""")
+def one(sql):
+    return db.execute(sql).fetchone()[0]
+counts = {
+    "steps": one("SELECT count(*) FROM schedule_steps"),
+    "steps approved": one("SELECT count(*) FROM schedule_steps WHERE status = 'approved'"),
+    "steps not approved": one("SELECT count(*) FROM schedule_steps WHERE status <> 'approved'"),
+    "attempt transactions": one("SELECT count(*) FROM refs"),
+    "approved transactions": one("SELECT count(*) FROM refs WHERE status = 'approved'"),
+    "transactions not approved": one("SELECT count(*) FROM refs WHERE status <> 'approved'"),
+    "steps without exactly 1 approved txn": one(
+        "SELECT count(*) FROM (SELECT s.id FROM schedule_steps s LEFT JOIN refs r ON r.step_id = s.id AND r.status = 'approved'"
+        " GROUP BY s.id HAVING count(r.ref) <> 1)"),
+    "gateway sales": one("SELECT count(*) FROM gs"),
+    "gateway order ids charged twice": one("SELECT count(*) FROM (SELECT order_id FROM gs GROUP BY order_id HAVING count(*) > 1)"),
+    "steps without exactly 1 gateway sale": one(
+        "SELECT count(*) FROM (SELECT s.id FROM schedule_steps s LEFT JOIN refs r ON r.step_id = s.id"
+        " LEFT JOIN gs ON gs.order_id = r.ref GROUP BY s.id HAVING count(gs.transaction_id) <> 1)"),
+    "gateway sales unknown to the vault": one("SELECT count(*) FROM gs WHERE NOT EXISTS (SELECT 1 FROM refs r WHERE r.ref = gs.order_id)"),
+    "approved txns whose gateway id differs": one(
+        "SELECT count(*) FROM refs r JOIN gs ON gs.order_id = r.ref WHERE r.status = 'approved' AND r.gtid IS NOT gs.transaction_id"),
+    "schedules not completed": one("SELECT count(*) FROM schedules WHERE status <> 'completed'"),
+    "steps still leased": one("SELECT count(*) FROM schedule_steps WHERE lease_owner IS NOT NULL"),
+}
+integrity = one("PRAGMA main.integrity_check")
+must_be_zero = ["steps not approved", "steps without exactly 1 approved txn", "gateway order ids charged twice",
+                "steps without exactly 1 gateway sale", "gateway sales unknown to the vault",
+                "approved txns whose gateway id differs", "schedules not completed", "steps still leased"]
+failures = [name for name in must_be_zero if counts[name] != 0]
+if counts["steps"] != expected:
+    failures.append("steps = %d, expected %d" % (counts["steps"], expected))
+if counts["gateway sales"] != counts["steps"]:
+    failures.append("gateway sales %d != steps %d" % (counts["gateway sales"], counts["steps"]))
+if integrity != "ok":
+    failures.append("integrity_check: " + integrity)
+print("%s checks:" % label)
+for name, value in counts.items():
+    print("  %-40s %8d" % (name, value))
+print("  %-40s %8s" % ("sqlite integrity_check", integrity))
+if failures:
+    print("  FAILED: " + "; ".join(failures))
+    sys.exit(1)
+PY
+}
+
+random_delay() { awk -v seed="$RANDOM$RANDOM" 'BEGIN { srand(seed); printf "%.2f", 0.2 + rand() * 2.8 }'; }
+
+approved_count() {
+    sqlite3 -cmd ".timeout 10000" "file:$1/vault.sqlite?mode=ro" "SELECT count(*) FROM schedule_steps WHERE status = 'approved'" 2>/dev/null || echo "?"
+}
+
+# Phase 1: kill -9 at random moments, then run to completion.
+phase_kills() {
+    local dir="$WORK/kills" gwdb="$WORK/kills-gateway.sqlite"
+    mkdir -p "$dir"
+    start_fake "$gwdb" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE"
+    local fake=$FAKE_PID
+    log "phase 1: seeding $STEPS due steps (fake NMI at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
+    prepare "$dir" "$STEPS" "$FAKE_URL" >&2
+    local kills=0 runs=0 early=0 rc delay pid
+    while ((kills < KILLS)); do
+        runs=$((runs + 1))
+        delay=$(random_delay)
+        vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/run-$runs.out" 2>"$dir/run-$runs.err" &
+        pid=$!
+        sleep "$delay"
+        kill -9 "$pid" 2>/dev/null || true
+        rc=0
+        wait "$pid" || rc=$?
+        if ((rc == 137)); then
+            kills=$((kills + 1))
+            log "run $runs: SIGKILL after ${delay} s ($(approved_count "$dir") steps approved so far)"
+        else
+            early=$((early + 1))
+            log "run $runs: exited $rc on its own before the kill at ${delay} s"
+            if ((rc == 0)); then
+                log "phase 1: everything was charged before $KILLS kills; raise CRASH_STEPS or CRASH_LATENCY_MS"
+                break
+            fi
+        fi
+    done
+    log "phase 1: final run to completion"
+    rc=0
+    vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/final.out" 2>"$dir/final.err" || rc=$?
+    local summary
+    summary=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); o=s["outcomes"]; print("due %d, approved %d, unsettled %d, failed %d, %.2f s" % (s["due"]["count"], o["approved"]["count"], o["unsettled"]["count"], o["failed"]["count"], s["durationSeconds"]))' "$dir/final.out" 2>/dev/null || echo "no summary")
+    local stats
+    stats=$(curl -s "$FAKE_URL/stats")
+    stop_fake "$fake"
+    local failed=0
+    echo "phase 1: $STEPS steps, $kills SIGKILLs in $runs runs ($early ended before their kill); final run exit $rc ($summary)"
+    echo "  fake gateway: $stats"
+    ((kills >= KILLS)) || { echo "  FAILED: only $kills kills"; failed=1; }
+    ((rc == 0)) || { echo "  FAILED: the final run exited $rc"; tail -5 "$dir/final.err"; failed=1; }
+    check_exactly_once "$dir" "$gwdb" "$STEPS" "phase 1" || failed=1
+    return "$failed"
+}
+
+# Phase 2: two runners started at the same moment on one database.
+phase_two_runners() {
+    local dir="$WORK/two" gwdb="$WORK/two-gateway.sqlite"
+    mkdir -p "$dir"
+    start_fake "$gwdb" --latency-ms "$LATENCY_MS"
+    local fake=$FAKE_PID
+    log "phase 2: seeding $TWO_STEPS due steps"
+    prepare "$dir" "$TWO_STEPS" "$FAKE_URL" >&2
+    log "phase 2: two runners at once"
+    local rc1=0 rc2=0 p1 p2
+    vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/a.out" 2>"$dir/a.err" &
+    p1=$!
+    vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/b.out" 2>"$dir/b.err" &
+    p2=$!
+    wait "$p1" || rc1=$?
+    wait "$p2" || rc2=$?
+    stop_fake "$fake"
+    local approved
+    approved=$(python3 -c 'import json,sys; print(" + ".join(str(json.load(open(f))["outcomes"]["approved"]["count"]) for f in sys.argv[1:]))' \
+        "$dir/a.out" "$dir/b.out" 2>/dev/null || echo "?")
+    local failed=0 locked errors
+    locked=$(cat "$dir/a.err" "$dir/b.err" | grep -ci "database is locked\|SQLITE_BUSY" || true)
+    errors=$(cat "$dir/a.err" "$dir/b.err" | grep -ci '"level":"error"\|^error:\| error ' || true)
+    echo "phase 2: $TWO_STEPS steps, runner exits $rc1 and $rc2, approved per runner: $approved; 'database is locked' lines: $locked, error lines: $errors"
+    ((rc1 == 0 && rc2 == 0)) || { echo "  FAILED: a runner exited non-zero"; tail -3 "$dir/a.err" "$dir/b.err"; failed=1; }
+    ((locked == 0)) || { echo "  FAILED: 'database is locked' logged"; failed=1; }
+    ((errors == 0)) || { echo "  FAILED: errors logged"; grep -hi '"level":"error"\|^error:\| error ' "$dir/a.err" "$dir/b.err" | head -5; failed=1; }
+    check_exactly_once "$dir" "$gwdb" "$TWO_STEPS" "phase 2" || failed=1
+    return "$failed"
+}
+
+main() {
+    STEPS=${CRASH_STEPS:-10000}
+    KILLS=${CRASH_KILLS:-5}
+    CONCURRENCY=${CRASH_CONCURRENCY:-32}
+    LATENCY_MS=${CRASH_LATENCY_MS:-20}
+    LOST_RATE=${CRASH_LOST_RATE:-0.01}
+    TWO_STEPS=${TWO_RUNNER_STEPS:-5000}
+    command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
+    command -v sqlite3 >/dev/null || { echo "sqlite3 is required"; exit 1; }
+    locate_vault
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-crash-test.XXXXXX")
+    trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
+    local started=$SECONDS result=0
+    log "vault: $VAULT; work directory: $WORK"
+    phase_kills || result=1
+    phase_two_runners || result=1
+    if ((result == 0)); then
+        echo "PASS: crash test ($((SECONDS - started)) s)"
+    else
+        echo "FAIL: crash test ($((SECONDS - started)) s; KEEP_WORKDIR=1 keeps the logs)"
+    fi
+    return "$result"
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    main "$@"
+fi

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Charge-runner numbers of SPEC §12, printed as a table:
+#   (a) 100,000 due steps against the in-process sandbox: wall time of `vault charge run` (target < 10 s);
+#   (b) a loopback NMI gateway answering in 50 ms (scripts/fake_nmi_gateway.py): throughput at
+#       --concurrency 64 and 256 against the ideal concurrency / latency;
+#   (c) peak RSS of `vault charge run` for 10,000 vs 1,000,000 due steps (sandbox): memory must stay flat.
+#
+# Each case gets a fresh vault: a few schedules are created through the HTTP API and copied in SQL
+# (scripts/seed_due_steps.py; INSERT ... SELECT over a recursive CTE), so seeding 1,000,000 steps
+# takes seconds, not hours. Wall time and peak RSS come from /usr/bin/time -v around the process
+# (start-up, migrations check and the summary included); "run s" is the runner's own duration.
+#
+# Settings (environment): VAULT_BIN (else `swift build -c release --product vault`, with
+# --scratch-path $SWIFT_SCRATCH_PATH when set); BENCH_SANDBOX_STEPS (100000),
+# BENCH_SANDBOX_CONCURRENCY (64), BENCH_LATENCY_MS (50), BENCH_LATENCY_STEPS (10000 per 64 of
+# concurrency), BENCH_CONCURRENCIES ("64 256"), BENCH_RSS_SIZES ("10000 1000000"),
+# BENCH_CASES ("a b c"), KEEP_WORKDIR=1.
+set -euo pipefail
+
+SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=crash-test.sh
+source "$SCRIPTS/crash-test.sh"
+
+ROWS=()
+
+# measure LABEL DIR STEPS CONCURRENCY IDEAL_PER_SECOND: runs `vault charge run` once, adds a row.
+measure() {
+    local label=$1 dir=$2 steps=$3 concurrency=$4 ideal=$5 rc=0
+    (cd "$dir" && /usr/bin/time -v -o "$dir/time.txt" env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE \
+        VAULT_DATABASE="$dir/vault.sqlite" VAULT_KEYS_DIR="$dir/keys" \
+        "$VAULT" charge run --concurrency "$concurrency" --json >"$dir/run.json" 2>"$dir/run.err") || rc=$?
+    local row
+    row=$(python3 - "$dir" "$label" "$steps" "$concurrency" "$ideal" "$rc" <<'PY'
+import json, re, sys
+directory, label, steps, concurrency, ideal, rc = sys.argv[1:7]
+timing = open(directory + "/time.txt").read()
+rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timing).group(1))
+clock = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", timing).group(1).split(":")
+wall = sum(float(part) * 60 ** index for index, part in enumerate(reversed(clock)))
+try:
+    summary = json.load(open(directory + "/run.json"))
+    outcomes = summary["outcomes"]
+    approved = outcomes["approved"]["count"]
+    unsettled = outcomes["unsettled"]["count"]
+    seconds = summary["durationSeconds"]
+except Exception:
+    approved, unsettled, seconds = -1, -1, float("nan")
+rate = approved / seconds if seconds and seconds == seconds and seconds > 0 else 0
+ideal = float(ideal)
+ratio = "%.0f%%" % (100 * rate / ideal) if ideal > 0 else "-"
+print("| %s | %s | %s | %.2f | %.2f | %.0f | %s | %s | %.1f | %s | %d/%d |" % (
+    label, steps, concurrency, wall, seconds, rate, "%.0f" % ideal if ideal > 0 else "-", ratio, rss_kb / 1024, rc,
+    approved, unsettled))
+PY
+)
+    ROWS+=("$row")
+    echo "$row" >&2
+    if ((rc != 0)); then
+        log "$label: exit $rc; last lines of $dir/run.err:"
+        tail -3 "$dir/run.err" >&2
+    fi
+}
+
+seed_sandbox() {
+    local dir=$1 total=$2
+    mkdir -p "$dir"
+    local started=$SECONDS
+    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" --gateway sandbox >&2
+    log "seeded $total due steps in $((SECONDS - started)) s ($(du -sh "$dir/vault.sqlite" | cut -f1) database)"
+}
+
+case_a() {
+    local steps=${BENCH_SANDBOX_STEPS:-100000} concurrency=${BENCH_SANDBOX_CONCURRENCY:-64}
+    seed_sandbox "$WORK/a" "$steps"
+    measure "(a) sandbox" "$WORK/a" "$steps" "$concurrency" 0
+    [[ "${KEEP_WORKDIR:-0}" == 1 ]] || rm -rf "$WORK/a"
+}
+
+case_b() {
+    local latency=${BENCH_LATENCY_MS:-50} concurrency steps
+    for concurrency in ${BENCH_CONCURRENCIES:-64 256}; do
+        steps=${BENCH_LATENCY_STEPS:-$((concurrency / 64 * 10000))}
+        local dir="$WORK/b$concurrency" gwdb="$WORK/b$concurrency-gateway.sqlite"
+        mkdir -p "$dir"
+        start_fake "$gwdb" --latency-ms "$latency"
+        local fake=$FAKE_PID
+        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$steps" \
+            --gateway nmi --gateway-url "$FAKE_URL" --security-key "$FAKE_KEY" >&2
+        measure "(b) NMI fake ${latency} ms" "$dir" "$steps" "$concurrency" "$(python3 -c "print($concurrency / ($latency / 1000))")"
+        log "fake gateway: $(curl -s "$FAKE_URL/stats")"
+        stop_fake "$fake"
+        [[ "${KEEP_WORKDIR:-0}" == 1 ]] || rm -rf "$dir" "$gwdb"*
+    done
+}
+
+case_c() {
+    local steps concurrency=${BENCH_SANDBOX_CONCURRENCY:-64}
+    for steps in ${BENCH_RSS_SIZES:-10000 1000000}; do
+        seed_sandbox "$WORK/c$steps" "$steps"
+        measure "(c) sandbox RSS" "$WORK/c$steps" "$steps" "$concurrency" 0
+        [[ "${KEEP_WORKDIR:-0}" == 1 ]] || rm -rf "$WORK/c$steps"
+    done
+}
+
+benchmark_main() {
+    command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
+    [[ -x /usr/bin/time ]] || { echo "/usr/bin/time (GNU time) is required"; exit 1; }
+    locate_vault
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-runner-benchmark.XXXXXX")
+    trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
+    log "vault: $VAULT; work directory: $WORK; $(nproc) cores"
+    local name
+    for name in ${BENCH_CASES:-a b c}; do
+        "case_$name"
+    done
+    echo
+    echo "charge runner benchmark ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ))"
+    echo "| case | due steps | concurrency | wall s | run s | approved/s | ideal/s | of ideal | peak RSS MB | exit | approved/unsettled |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    printf '%s\n' "${ROWS[@]}"
+}
+
+benchmark_main "$@"
