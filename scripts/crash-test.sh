@@ -78,11 +78,11 @@ prepare() {
         --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY"
 }
 
-# vault_in DIR ARGS...: runs vault on the database and keys of DIR.
+# vault_in DIR ARGS...: runs vault on the database and keys of DIR (exec: `$!` is vault's own pid).
 vault_in() {
     local dir=$1
     shift
-    (cd "$dir" && env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE VAULT_DATABASE="$dir/vault.sqlite" \
+    (cd "$dir" && exec env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE VAULT_DATABASE="$dir/vault.sqlite" \
         VAULT_KEYS_DIR="$dir/keys" "$VAULT" "$@")
 }
 

@@ -98,7 +98,7 @@ final class Flag: Sendable {
         try "rateLimit:\n  requestsPerSecond: 5\n  burst: 7\n".write(toFile: path, atomically: true, encoding: .utf8)
         let loaded = try VaultConfiguration.load(path: path, environment: [:])
         #expect(loaded.rateLimit == .init(requestsPerSecond: 5, burst: 7))
-        #expect(VaultConfiguration().rateLimit == .init(requestsPerSecond: 100, burst: 200))
+        #expect(VaultConfiguration().rateLimit == .init(requestsPerSecond: 1000, burst: 2000))
         for (text, key) in [("rateLimit:\n  burst: 0\n", "rateLimit.burst"), ("rateLimit:\n  perMinute: 3\n", "rateLimit.perMinute"),
                             ("rateLimit:\n  requestsPerSecond: -1\n", "rateLimit.requestsPerSecond")] {
             try text.write(toFile: path, atomically: true, encoding: .utf8)

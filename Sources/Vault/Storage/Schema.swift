@@ -238,5 +238,8 @@ public enum Schema {
             ) STRICT;
             CREATE INDEX charge_runs_by_merchant ON charge_runs(merchant_id, seq);
             """),
+        Migration(id: 7, name: "transactions by creation time", sql: """
+            CREATE INDEX transactions_by_created ON transactions(merchant_id, created_at);
+            """),
     ]
 }

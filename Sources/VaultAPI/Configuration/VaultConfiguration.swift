@@ -105,9 +105,9 @@ public struct VaultConfiguration: Sendable, Equatable {
     /// Per-API-key request rate limiting (token bucket).
     public struct RateLimit: Sendable, Equatable {
         /// Sustained requests per second per API key; 0 turns limiting off.
-        public var requestsPerSecond = 100
+        public var requestsPerSecond = 1000
         /// Requests a key may send at once before the sustained rate applies.
-        public var burst = 200
+        public var burst = 2000
     }
 
     /// Log output.
