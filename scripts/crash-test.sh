@@ -78,13 +78,18 @@ prepare() {
         --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY"
 }
 
-# vault_in DIR ARGS...: runs vault on the database and keys of DIR (exec: `$!` is vault's own pid).
-vault_in() {
+# vault_exec DIR ARGS...: becomes vault on the database and keys of DIR. Run it in the background
+# (`vault_exec ... &`: the background subshell execs, so `$!` is vault's own pid) or through vault_in.
+vault_exec() {
     local dir=$1
     shift
-    (cd "$dir" && exec env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE VAULT_DATABASE="$dir/vault.sqlite" \
-        VAULT_KEYS_DIR="$dir/keys" "$VAULT" "$@")
+    cd "$dir" || return 1
+    exec env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE VAULT_DATABASE="$dir/vault.sqlite" VAULT_KEYS_DIR="$dir/keys" \
+        "$VAULT" "$@"
 }
+
+# vault_in DIR ARGS...: runs vault on DIR in the foreground.
+vault_in() { (vault_exec "$@"); }
 
 # check_exactly_once DIR GATEWAY_DB EXPECTED LABEL: prints the counts; returns 1 unless every step
 # is approved with one approved transaction and the gateway holds exactly one sale per step.
@@ -164,12 +169,12 @@ phase_kills() {
     while ((kills < KILLS)); do
         runs=$((runs + 1))
         delay=$(random_delay)
-        vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/run-$runs.out" 2>"$dir/run-$runs.err" &
+        vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/run-$runs.out" 2>"$dir/run-$runs.err" &
         pid=$!
         sleep "$delay"
         kill -9 "$pid" 2>/dev/null || true
         rc=0
-        wait "$pid" || rc=$?
+        wait "$pid" 2>/dev/null || rc=$?
         if ((rc == 137)); then
             kills=$((kills + 1))
             log "run $runs: SIGKILL after ${delay} s ($(approved_count "$dir") steps approved so far)"
@@ -209,9 +214,9 @@ phase_two_runners() {
     prepare "$dir" "$TWO_STEPS" "$FAKE_URL" >&2
     log "phase 2: two runners at once"
     local rc1=0 rc2=0 p1 p2
-    vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/a.out" 2>"$dir/a.err" &
+    vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/a.out" 2>"$dir/a.err" &
     p1=$!
-    vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/b.out" 2>"$dir/b.err" &
+    vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/b.out" 2>"$dir/b.err" &
     p2=$!
     wait "$p1" || rc1=$?
     wait "$p2" || rc2=$?

@@ -28,14 +28,32 @@ public enum KeyringError: Error, Equatable, Sendable, CustomStringConvertible {
 public final class Keyring: Sendable {
     private static let checkPlaintext = Array("vault kek check".utf8)
 
+    /// How long an unwrapped key is used before the store is asked again whether it still exists
+    /// (a key destroyed by off-boarding in another process stops working within this time).
+    public static let keyRecheckInterval: Duration = .seconds(60)
+    /// How long "the newest version" of a merchant's key is remembered (a data key rotated by
+    /// another process is used for new records within this time).
+    public static let newestVersionInterval: Duration = .seconds(5)
+
     private let store: any KeyStore
     private let masterKeys: Mutex<MasterKeyRing>
-    private let cache = Mutex<[CacheKey: SecureBytes]>([:])
+    private let cache = Mutex<[CacheKey: CachedKey]>([:])
+    private let newest = Mutex<[PurposeKey: (version: Int, at: ContinuousClock.Instant)]>([:])
 
     private struct CacheKey: Hashable {
         var merchantID: String
         var purpose: KeyPurpose
         var version: Int
+    }
+
+    private struct PurposeKey: Hashable {
+        var merchantID: String
+        var purpose: KeyPurpose
+    }
+
+    private struct CachedKey {
+        var key: SecureBytes
+        var at: ContinuousClock.Instant
     }
 
     /// A keyring over `masterKeys`, with wrapped keys kept in `store`.
@@ -78,7 +96,7 @@ public final class Keyring: Sendable {
     public func newMerchantKeys(merchantID: String, now: Date = Date()) throws -> [WrappedKey] {
         try KeyPurpose.allCases.map { purpose in
             let key = try SecureBytes.random(count: RecordCipher.keyLength)
-            cache.withLock { $0[CacheKey(merchantID: merchantID, purpose: purpose, version: 1)] = key }
+            cache.withLock { $0[CacheKey(merchantID: merchantID, purpose: purpose, version: 1)] = CachedKey(key: key, at: .now) }
             return try wrap(key, merchantID: merchantID, purpose: purpose, version: 1, now: now)
         }
     }
@@ -93,24 +111,43 @@ public final class Keyring: Sendable {
     /// The unwrapped key of a merchant (newest version when `version` is nil), from the cache or the store.
     /// - Throws: `KeyringError.keyUnavailable` when destroyed or absent; crypto errors when the wrapping is damaged.
     public func key(merchantID: String, purpose: KeyPurpose, version: Int? = nil) async throws -> (key: SecureBytes, version: Int) {
-        if let version, let cached = cache.withLock({ $0[CacheKey(merchantID: merchantID, purpose: purpose, version: version)] }) {
-            return (cached, version)
+        let now = ContinuousClock.now
+        let wanted = version ?? newest.withLock { newest in
+            newest[PurposeKey(merchantID: merchantID, purpose: purpose)].flatMap { now - $0.at < Self.newestVersionInterval ? $0.version : nil }
         }
-        guard let wrappedKey = try await store.wrappedKey(merchantID: merchantID, purpose: purpose, version: version),
+        if let wanted, let cached = cache.withLock({ $0[CacheKey(merchantID: merchantID, purpose: purpose, version: wanted)] }),
+            now - cached.at < Self.keyRecheckInterval
+        {
+            return (cached.key, wanted)
+        }
+        guard let wrappedKey = try await store.wrappedKey(merchantID: merchantID, purpose: purpose, version: wanted),
             let wrapped = wrappedKey.wrapped
         else {
+            cache.withLock { cache in cache = cache.filter { $0.key.merchantID != merchantID } }
             throw KeyringError.keyUnavailable(merchantID: merchantID, purpose: purpose)
         }
+        if version == nil {
+            newest.withLock { $0[PurposeKey(merchantID: merchantID, purpose: purpose)] = (wrappedKey.version, now) }
+        }
         let cacheKey = CacheKey(merchantID: merchantID, purpose: purpose, version: wrappedKey.version)
-        if let cached = cache.withLock({ $0[cacheKey] }) { return (cached, wrappedKey.version) }
+        if let cached = cache.withLock({ $0[cacheKey] }) {
+            cache.withLock { $0[cacheKey]?.at = now }
+            return (cached.key, wrappedKey.version)
+        }
         let key = try unwrap(wrapped, kekVersion: wrappedKey.kekVersion, merchantID: merchantID, purpose: purpose, version: wrappedKey.version)
-        cache.withLock { $0[cacheKey] = key }
+        cache.withLock { $0[cacheKey] = CachedKey(key: key, at: now) }
         return (key, wrappedKey.version)
+    }
+
+    /// Makes this process use `version` as the newest at once (after storing a rotated key).
+    public func noteNewestVersion(merchantID: String, purpose: KeyPurpose, version: Int) {
+        newest.withLock { $0[PurposeKey(merchantID: merchantID, purpose: purpose)] = (version, .now) }
     }
 
     /// Forgets every cached key of a merchant (after off-boarding or data-key rotation).
     public func evict(merchantID: String) {
         cache.withLock { cache in cache = cache.filter { $0.key.merchantID != merchantID } }
+        newest.withLock { newest in newest = newest.filter { $0.key.merchantID != merchantID } }
     }
 
     /// Replaces the KEKs held in memory (after the key file gained a version).

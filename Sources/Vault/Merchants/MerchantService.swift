@@ -136,6 +136,7 @@ public struct MerchantService: Sendable {
         try await store.storeWrappedKeys(
             [next], audit: AuditEntry(merchantID: merchantID, actor: actor, action: "keys.data_key_rotated", objectType: "merchant",
                                       objectID: merchantID, details: ["version": String(next.version)]))
+        keyring.noteNewestVersion(merchantID: merchantID, purpose: .data, version: next.version)
         if let merchant = try await store.merchant(id: merchantID), try await store.sealedGatewayCredentials(merchantID: merchantID) != nil {
             let credentials = try await gatewayCredentials(merchantID: merchantID)
             let sealed = try await sealCredentials(credentials, merchantID: merchantID, dataKeyVersion: next.version)

@@ -81,10 +81,16 @@ struct KeysCommand: AsyncParsableCommand {
                 merchants = merchants.filter { $0.name == merchant }
                 guard !merchants.isEmpty else { throw MerchantError.notFound(merchant) }
             }
+            var versions: [String: Int] = [:]
             for merchant in merchants {
-                let version = try await runtime.merchants.rotateDataKey(merchantID: merchant.id, actor: "cli")
+                versions[merchant.id] = try await runtime.merchants.rotateDataKey(merchantID: merchant.id, actor: "cli")
+            }
+            // Running servers remember the newest key version for a few seconds; wait until every one
+            // seals with the new key, so the re-encryption pass leaves no record behind.
+            try await Task.sleep(for: Keyring.newestVersionInterval + .seconds(1))
+            for merchant in merchants {
                 let resealed = try await runtime.cards.resealAll(merchantID: merchant.id)
-                print("merchant \(merchant.name): data key version \(version), re-encrypted \(resealed) cards")
+                print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards")
             }
         }
     }
