@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import Synchronization
 import Vault
 
 /// SPEC §12: registering cards in the library (validate, encrypt, fingerprint, insert) against
@@ -16,23 +17,24 @@ let benchmarks: @Sendable () -> Void = {
     )
 
     Benchmark("register \(batch) cards: validate, seal, fingerprint, insert (64 tasks)") { benchmark in
+        let fixture = try await RegistrationFixture.shared()
         for iteration in benchmark.scaledIterations {
-            await registrations.register(iteration: iteration)
+            await fixture.register(iteration: iteration)
         }
-    } teardown: {
-        registrations.remove()
     }
 
     Benchmark("insert \(batch) card rows unencrypted into SQLite (64 tasks, baseline)") { benchmark in
+        let fixture = try await RegistrationFixture.shared()
         for iteration in benchmark.scaledIterations {
-            await registrations.insertPlain(iteration: iteration)
+            await fixture.insertPlain(iteration: iteration)
         }
+    } teardown: {
+        try await RegistrationFixture.shared().remove()
     }
 }
 
 let batch = 1_000
 let concurrency = 64
-let registrations = RegistrationFixture()
 
 /// A vault with one merchant, and the pool of valid test PANs registered round-robin.
 final class RegistrationFixture: Sendable {
@@ -48,34 +50,36 @@ final class RegistrationFixture: Sendable {
         }
     }
 
-    init() {
+    private static let instance = Mutex<RegistrationFixture?>(nil)
+
+    /// The fixture, created on first use (inside the benchmark's async context, never blocking a thread).
+    static func shared() async throws -> RegistrationFixture {
+        if let existing = instance.withLock({ $0 }) { return existing }
+        let created = try await RegistrationFixture()
+        return instance.withLock { stored in
+            if let stored { return stored }
+            stored = created
+            return created
+        }
+    }
+
+    private init() async throws {
         let base = ProcessInfo.processInfo.environment["VAULT_BENCHMARK_DIR"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory
         directory = base.appendingPathComponent("vault-registration-benchmark-\(UUID().uuidString)", isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            store = try SQLiteStore(path: directory.appendingPathComponent("vault.sqlite").path)
-            try store.database.writeNow { connection in
-                try connection.execute("""
-                    CREATE TABLE plain_cards (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, merchant_reference TEXT NOT NULL, pan TEXT NOT NULL,
-                        holder_name TEXT, card_type TEXT NOT NULL, masked_number TEXT NOT NULL, expiry_month INTEGER NOT NULL,
-                        expiry_year INTEGER NOT NULL, customer TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)
-                    """)
-            }
-        } catch {
-            fatalError("benchmark set-up failed: \(error)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try SQLiteStore(path: directory.appendingPathComponent("vault.sqlite").path)
+        try store.database.writeNow { connection in
+            try connection.execute("""
+                CREATE TABLE plain_cards (id TEXT PRIMARY KEY, merchant_id TEXT NOT NULL, merchant_reference TEXT NOT NULL, pan TEXT NOT NULL,
+                    holder_name TEXT, card_type TEXT NOT NULL, masked_number TEXT NOT NULL, expiry_month INTEGER NOT NULL,
+                    expiry_year INTEGER NOT NULL, customer TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)
+                """)
         }
-        let keyring = Keyring(masterKeys: try! MasterKeyRing(keys: [1: try! SecureBytes.random(count: 32)]), store: store)
+        let keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: try SecureBytes.random(count: 32)]), store: store)
+        try await keyring.verifyMasterKey()
         let merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox")
-        let semaphore = DispatchSemaphore(value: 0)
-        let box = MerchantBox()
-        Task {
-            try! await keyring.verifyMasterKey()
-            box.merchant = try! await merchants.create(name: "bench", role: .admin, settings: .init(verifyOnRegistration: false), actor: "bench").merchant
-            semaphore.signal()
-        }
-        semaphore.wait()
-        merchant = box.merchant!
+        merchant = try await merchants.create(name: "bench", role: .admin, settings: .init(verifyOnRegistration: false), actor: "bench").merchant
         service = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
     }
 
@@ -124,9 +128,4 @@ final class RegistrationFixture: Sendable {
         store.close()
         try? FileManager.default.removeItem(at: directory)
     }
-}
-
-final class MerchantBox: @unchecked Sendable {
-    // Written once by the set-up task before the semaphore is signalled, read after it.
-    var merchant: Merchant?
 }
