@@ -38,7 +38,7 @@ public struct SecureCardService: Sendable {
             row, audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "secure_card.registered", objectType: "secure_card",
                                    objectID: token, details: ["merchantReference": reference.value, "entryMode": captured.entryMode.rawValue,
                                                               "last4": captured.pan.last4, "verified": verification == nil ? "false" : "true"]))
-        return try await open(row)
+        return Self.card(row, holderName: captured.holderName, customer: customer, customFields: customFields)
     }
 
     /// The live card with this merchantReference.
@@ -200,6 +200,16 @@ public struct SecureCardService: Sendable {
     private func sealDetails(customer: Customer?, customFields: [CustomField], merchantID: String, token: String) async throws -> [UInt8] {
         let json = try JSONEncoder().encode(SealedCardDetails(customer: customer, customFields: customFields))
         return try await keyring.sealRecord(Array(json), merchantID: merchantID, kind: Self.detailsKind, recordID: token)
+    }
+
+    /// The card as returned, from a row whose sealed parts are known in the clear already.
+    static func card(_ row: SecureCardRow, holderName: String?, customer: Customer?, customFields: [CustomField]) -> SecureCard {
+        SecureCard(
+            reference: row.reference, merchantID: row.merchantID, merchantReference: row.merchantReference, status: row.status,
+            cardType: row.cardType, bin: row.bin, last4: row.last4, maskedNumber: row.maskedNumber, expiry: row.expiry, entryMode: row.entryMode,
+            fingerprint: row.fingerprint, keyVersion: row.keyVersion, holderName: holderName, customer: customer, customFields: customFields,
+            verification: row.verification, createdAt: row.createdAt, updatedAt: row.updatedAt, deletedAt: row.deletedAt, purgedAt: row.purgedAt,
+            sequence: row.sequence)
     }
 
     private func open(_ row: SecureCardRow) async throws -> SecureCard {

@@ -19,12 +19,44 @@ public enum Timestamp {
     }
 
     /// Parses RFC 3339 instants (`Z` or a numeric offset, optional fractional seconds); nil when malformed.
+    ///
+    /// The vault's own fixed-width form (`2026-11-22T09:00:00.000Z`, every stored instant) is read
+    /// with integer arithmetic; anything else goes through Foundation's formatter.
     public static func parse(_ text: String) -> Date? {
+        if let date = parseFixedWidth(text) { return date }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.date(from: text)
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ss.SSSZ` or `yyyy-MM-ddTHH:mm:ssZ`.
+    static func parseFixedWidth(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24 || bytes.count == 20, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A,
+            bytes[16] == 0x3A, bytes[bytes.count - 1] == 0x5A
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(bytes[index]) - 0x30
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19), let date = CivilDate(year: year, month: month, day: day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        var millis = 0
+        if bytes.count == 24 {
+            guard bytes[19] == 0x2E, let fraction = number(20..<23) else { return nil }
+            millis = fraction
+        }
+        let seconds = Int64(date.dayNumber) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return Date(timeIntervalSince1970: Double(seconds) + Double(millis) / 1000)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

@@ -152,7 +152,10 @@ extension SQLiteStore: SecureCardStore {
     static func json(_ verification: CardVerificationRecord?) throws -> String? {
         guard let verification else { return nil }
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(date))
+        }
         return String(decoding: try encoder.encode(verification), as: UTF8.self)
     }
 
@@ -160,7 +163,13 @@ extension SQLiteStore: SecureCardStore {
         var verification: CardVerificationRecord?
         if let json = try row.optionalString("verification") {
             let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let text = try decoder.singleValueContainer().decode(String.self)
+                guard let date = Timestamp.parse(text) else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an instant"))
+                }
+                return date
+            }
             verification = try? decoder.decode(CardVerificationRecord.self, from: Data(json.utf8))
         }
         let masked = try row.string("masked_number")
