@@ -1,12 +1,12 @@
 public import Foundation
 
-/// Instants as the database and the API write them: RFC 3339 in UTC with millisecond precision.
+/// Instants as the database and the API write them: RFC 3339 in UTC, rounded to the nearest millisecond.
 ///
 /// Fixed-width text sorts in time order, so `ORDER BY created_at` is chronological.
 public enum Timestamp {
     /// `2026-11-22T09:00:00.000Z` for `date`.
     public static func string(_ date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let days = millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
         let msOfDay = millis - days * 86_400_000
         let (year, month, day) = CivilDate.civil(fromDayNumber: Int(days))
@@ -23,12 +23,18 @@ public enum Timestamp {
     /// The vault's own fixed-width form (`2026-11-22T09:00:00.000Z`, every stored instant) is read
     /// with integer arithmetic; anything else goes through Foundation's formatter.
     public static func parse(_ text: String) -> Date? {
-        if let date = parseFixedWidth(text) { return date }
+        if isFixedWidth(text) { return parseFixedWidth(text) }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.date(from: text)
+    }
+
+    /// Whether `text` has the shape of the fixed-width UTC form (then only that parser decides).
+    static func isFixedWidth(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return (bytes.count == 24 || bytes.count == 20) && bytes[10] == 0x54 && bytes[bytes.count - 1] == 0x5A
     }
 
     /// `yyyy-MM-ddTHH:mm:ss.SSSZ` or `yyyy-MM-ddTHH:mm:ssZ`.
