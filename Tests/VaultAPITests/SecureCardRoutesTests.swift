@@ -80,6 +80,10 @@ import Vault
             let second = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("dup", number: "5555555555554444"))
             #expect(second.status == .conflict)
             #expect(second.error["param"] as? String == "merchantReference")
+            let unverified = try await client.send(
+                .post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("dup", number: "5555555555554444", verify: false))
+            #expect(unverified.status == .conflict)
+            #expect(unverified.error["code"] as? String == "merchant_reference_taken")
         }
         #expect(try fixture.count("secure_cards") == 1)
     }

@@ -26,7 +26,10 @@ public struct SecureCardService: Sendable {
         let customer = try Self.validated(request.customer)
         let customFields = request.customFields ?? []
         try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
-        if try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
+        let verifies = request.verify ?? merchant.verifyOnRegistration
+        // The unique index refuses a taken reference at insert; look first only when a gateway
+        // verification would otherwise be spent on a registration that cannot succeed.
+        if verifies, try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
             throw SecureCardError.referenceTaken(reference.value)
         }
         let token = OpaqueToken.make(prefix: "sc_", randomBits: 160)
