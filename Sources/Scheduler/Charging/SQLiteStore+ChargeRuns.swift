@@ -10,37 +10,43 @@ extension SQLiteStore: ChargeRunStore {
         let nowText = Timestamp.string(now)
         let leaseText = Timestamp.string(leaseUntil)
         return try await database.write { connection in
-            var sql = """
-                SELECT s.* FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                WHERE sc.status IN ('active', 'past_due')
-                AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?)
-                     OR s.status = 'processing')
-                AND (s.lease_until IS NULL OR s.lease_until < ?)
-                """
-            var arguments: [any SQLiteBindable] = [asOfText, asOfText, nowText]
-            if let merchantID {
-                sql += " AND s.merchant_id = ?"
-                arguments.append(merchantID)
+            // Three index range scans (schedule_steps_due, schedule_steps_retry, and the partial
+            // lease index), each stopping at `limit` rows, instead of one OR over the whole table:
+            // a claim runs inside the writer, so it must cost O(limit), not O(steps).
+            let merchantFilter = merchantID == nil ? "" : " AND s.merchant_id = ?"
+            let free = "(s.lease_until IS NULL OR s.lease_until < ?)"
+            let ranges: [(String, String, [any SQLiteBindable])] = [
+                ("s.status = 'processing' AND \(free)", "s.due_at", [nowText]),
+                ("s.status = 'retry_pending' AND s.next_attempt_at <= ? AND \(free)", "s.next_attempt_at", [asOfText, nowText]),
+                ("s.status = 'scheduled' AND s.due_at <= ? AND \(free)", "s.due_at", [asOfText, nowText]),
+            ]
+            var candidates: [ScheduleStep] = []
+            for (condition, order, values) in ranges where candidates.count < limit {
+                var arguments = values
+                if let merchantID { arguments.append(merchantID) }
+                arguments.append(limit - candidates.count)
+                candidates += try connection.query(
+                    """
+                    SELECT s.* FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                    WHERE \(condition) AND sc.status IN ('active', 'past_due')\(merchantFilter)
+                    ORDER BY \(order) LIMIT ?
+                    """, arguments
+                ).map(Self.step)
             }
-            sql += " ORDER BY s.due_at, s.seq LIMIT ?"
-            arguments.append(limit * 4)
-            var candidates = try connection.query(sql, arguments).map(Self.step)
-            if candidates.count < limit * 4 {
+            if candidates.count < limit {
                 // Steps leased by a runner that died on this machine are free at once.
-                var leased = """
-                    SELECT s.*, s.lease_owner AS owner FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                    WHERE sc.status IN ('active', 'past_due') AND s.lease_until >= ? AND s.lease_owner <> ?
+                var arguments: [any SQLiteBindable] = [owner, nowText, asOfText, asOfText]
+                if let merchantID { arguments.append(merchantID) }
+                for row in try connection.query(
+                    """
+                    SELECT s.*, s.lease_owner AS owner FROM schedule_steps s INDEXED BY schedule_steps_leased
+                    JOIN schedules sc ON sc.id = s.schedule_id
+                    WHERE s.lease_owner IS NOT NULL AND s.lease_owner <> ? AND s.lease_until >= ?
                     AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?)
                          OR s.status = 'processing')
-                    """
-                var leasedArguments: [any SQLiteBindable] = [nowText, owner, asOfText, asOfText]
-                if let merchantID {
-                    leased += " AND s.merchant_id = ?"
-                    leasedArguments.append(merchantID)
-                }
-                leased += " LIMIT 1000"
-                for row in try connection.query(leased, leasedArguments) where isOwnerGone(try row.string("owner")) {
-                    candidates.append(try Self.step(row))
+                    AND sc.status IN ('active', 'past_due')\(merchantFilter) LIMIT 1000
+                    """, arguments) where candidates.count < limit {
+                    if isOwnerGone(try row.string("owner")) { candidates.append(try Self.step(row)) }
                 }
             }
             var claimed: [DueStep] = []

@@ -241,5 +241,8 @@ public enum Schema {
         Migration(id: 7, name: "transactions by creation time", sql: """
             CREATE INDEX transactions_by_created ON transactions(merchant_id, created_at);
             """),
+        Migration(id: 8, name: "leased steps", sql: """
+            CREATE INDEX schedule_steps_leased ON schedule_steps(lease_owner) WHERE lease_owner IS NOT NULL;
+            """),
     ]
 }
