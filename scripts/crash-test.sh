@@ -8,6 +8,8 @@
 # step (no order id charged twice, no sale the vault does not know).
 # Phase 2: the same checks after two `vault charge run` processes started at the same moment on one
 # database; neither may fail or log "database is locked".
+# Phase 3: a gateway that takes 3 s per sale (look-ups instant); the runner is SIGKILLed while every
+# sale is still being processed and re-run at once; the gateway must still hold one sale per step.
 #
 # Seeding (scripts/seed_due_steps.py prepare): a few cards and `delayedOnce` schedules due today
 # 00:00 UTC are created through the real HTTP API (`vault serve` on port 0) and confirmed, then
@@ -17,6 +19,7 @@
 # vault` runs, with --scratch-path $SWIFT_SCRATCH_PATH when set), CRASH_STEPS (10000),
 # CRASH_KILLS (5), CRASH_CONCURRENCY (32), CRASH_LATENCY_MS (fake gateway latency, 20),
 # CRASH_LOST_RATE (share of sales whose answer the fake drops, 0.01), TWO_RUNNER_STEPS (5000),
+# CRASH_SLOW_PHASE (1; 0 skips phase 3), CRASH_SLOW_STEPS (8), CRASH_SLOW_MS (3000),
 # KEEP_WORKDIR=1 keeps the temporary directory. Exit 0 on PASS, 1 on FAIL.
 set -euo pipefail
 
@@ -131,7 +134,7 @@ counts = {
     "steps still leased": one("SELECT count(*) FROM schedule_steps WHERE lease_owner IS NOT NULL"),
 }
 integrity = one("PRAGMA main.integrity_check")
-must_be_zero = ["steps not approved", "steps without exactly 1 approved txn", "gateway order ids charged twice",
+must_be_zero = ["steps not approved", "transactions not approved", "steps without exactly 1 approved txn", "gateway order ids charged twice",
                 "steps without exactly 1 gateway sale", "gateway sales unknown to the vault",
                 "approved txns whose gateway id differs", "schedules not completed", "steps still leased"]
 failures = [name for name in must_be_zero if counts[name] != 0]
@@ -161,12 +164,12 @@ approved_count() {
 phase_kills() {
     local dir="$WORK/kills" gwdb="$WORK/kills-gateway.sqlite"
     mkdir -p "$dir"
-    start_fake "$gwdb" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE"
+    start_fake "$gwdb" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE" || return 1
     local fake=$FAKE_PID
     log "phase 1: seeding $STEPS due steps (fake NMI at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
-    prepare "$dir" "$STEPS" "$FAKE_URL" >&2
+    prepare "$dir" "$STEPS" "$FAKE_URL" >&2 || { echo "phase 1: FAILED: seeding"; return 1; }
     local kills=0 runs=0 early=0 rc delay pid
-    while ((kills < KILLS)); do
+    while ((kills < KILLS && runs < KILLS * 4)); do
         runs=$((runs + 1))
         delay=$(random_delay)
         vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/run-$runs.out" 2>"$dir/run-$runs.err" &
@@ -208,10 +211,10 @@ phase_kills() {
 phase_two_runners() {
     local dir="$WORK/two" gwdb="$WORK/two-gateway.sqlite"
     mkdir -p "$dir"
-    start_fake "$gwdb" --latency-ms "$LATENCY_MS"
+    start_fake "$gwdb" --latency-ms "$LATENCY_MS" || return 1
     local fake=$FAKE_PID
     log "phase 2: seeding $TWO_STEPS due steps"
-    prepare "$dir" "$TWO_STEPS" "$FAKE_URL" >&2
+    prepare "$dir" "$TWO_STEPS" "$FAKE_URL" >&2 || { echo "phase 2: FAILED: seeding"; return 1; }
     log "phase 2: two runners at once"
     local rc1=0 rc2=0 p1 p2
     vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/a.out" 2>"$dir/a.err" &
@@ -235,6 +238,34 @@ phase_two_runners() {
     return "$failed"
 }
 
+# Phase 3: SIGKILL while the gateway is still processing the sales (it answers after 3 s, look-ups
+# are instant), then an immediate re-run: the open attempts must not be charged a second time.
+phase_slow_gateway() {
+    local dir="$WORK/slow" gwdb="$WORK/slow-gateway.sqlite" rc=0 pid
+    mkdir -p "$dir"
+    start_fake "$gwdb" --latency-ms "$SLOW_MS" --query-latency-ms 0 || return 1
+    local fake=$FAKE_PID
+    log "phase 3: seeding $SLOW_STEPS due steps (fake NMI processing every sale for $SLOW_MS ms)"
+    prepare "$dir" "$SLOW_STEPS" "$FAKE_URL" >&2 || { echo "phase 3: FAILED: seeding"; return 1; }
+    vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/killed.out" 2>"$dir/killed.err" &
+    pid=$!
+    sleep "$(awk -v ms="$SLOW_MS" 'BEGIN { printf "%.2f", ms / 2000 }')"
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    log "phase 3: killed the runner with every sale still at the gateway; re-running at once"
+    vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/final.out" 2>"$dir/final.err" || rc=$?
+    sleep "$(awk -v ms="$SLOW_MS" 'BEGIN { printf "%.2f", ms / 1000 + 1 }')"
+    local stats
+    stats=$(curl -s "$FAKE_URL/stats")
+    stop_fake "$fake"
+    local failed=0
+    echo "phase 3: $SLOW_STEPS steps, killed mid-call, re-run exit $rc"
+    echo "  fake gateway: $stats"
+    ((rc == 0)) || { echo "  FAILED: the re-run exited $rc"; failed=1; }
+    check_exactly_once "$dir" "$gwdb" "$SLOW_STEPS" "phase 3" || failed=1
+    return "$failed"
+}
+
 main() {
     STEPS=${CRASH_STEPS:-10000}
     KILLS=${CRASH_KILLS:-5}
@@ -242,15 +273,27 @@ main() {
     LATENCY_MS=${CRASH_LATENCY_MS:-20}
     LOST_RATE=${CRASH_LOST_RATE:-0.01}
     TWO_STEPS=${TWO_RUNNER_STEPS:-5000}
+    SLOW_STEPS=${CRASH_SLOW_STEPS:-8}
+    SLOW_MS=${CRASH_SLOW_MS:-3000}
     command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
     command -v sqlite3 >/dev/null || { echo "sqlite3 is required"; exit 1; }
     locate_vault
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-crash-test.XXXXXX")
     trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
-    local started=$SECONDS result=0
+    local started=$SECONDS result=0 verdicts=() phase
     log "vault: $VAULT; work directory: $WORK"
-    phase_kills || result=1
-    phase_two_runners || result=1
+    local phases=("phase_kills:random SIGKILLs" "phase_two_runners:two runners at once")
+    [[ "${CRASH_SLOW_PHASE:-1}" == 1 ]] && phases+=("phase_slow_gateway:SIGKILL while the gateway is processing")
+    for phase in "${phases[@]}"; do
+        if "${phase%%:*}"; then
+            verdicts+=("  PASS  ${phase#*:}")
+        else
+            verdicts+=("  FAIL  ${phase#*:}")
+            result=1
+        fi
+    done
+    echo
+    printf '%s\n' "${verdicts[@]}"
     if ((result == 0)); then
         echo "PASS: crash test ($((SECONDS - started)) s)"
     else

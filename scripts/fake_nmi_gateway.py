@@ -22,8 +22,9 @@ insufficient funds (202); an expiry in the past declines (223).
 
 GET /stats answers JSON counts. Standard library only.
 
-Usage: fake_nmi_gateway.py --db sales.sqlite [--port 0] [--port-file F] [--latency-ms 50]
-       [--security-key KEY] [--lost-rate 0.0] [--slow-rate 0.0 --slow-ms 40000] [--reject-duplicates]
+Usage: fake_nmi_gateway.py --db sales.sqlite [--port 0] [--port-file F] [--latency-ms 50] [--query-latency-ms 0]
+       [--security-key KEY] [--lost-rate 0.0] [--slow-rate 0.0 --slow-ms 40000]
+       [--outage-status 503] [--reject-duplicates]
 """
 
 import argparse
@@ -82,7 +83,7 @@ class Ledger:
         self.by_order = {}
         self.by_id = {}
         self.counts = {"requests": 0, "sales": 0, "approved": 0, "declined": 0, "rejected": 0,
-                       "duplicates": 0, "lookups": 0, "lost": 0, "slow": 0, "validates": 0}
+                       "duplicates": 0, "lookups": 0, "lost": 0, "slow": 0, "outage": 0, "validates": 0}
         self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=OFF")
@@ -178,6 +179,9 @@ def transaction_xml(txn):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "FakeNMI/1.0"
+    # Headers and body go out in two writes: without TCP_NODELAY, Nagle and the client's delayed
+    # ACK add ~40 ms to every answer on a kept-alive connection.
+    disable_nagle_algorithm = True
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
@@ -202,8 +206,13 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length).decode("utf-8", "replace")
         fields = dict(urllib.parse.parse_qsl(raw, keep_blank_values=True))
-        if self.server.latency > 0:
-            time.sleep(self.server.latency)
+        latency = self.server.query_latency if self.path == "/api/query.php" else self.server.latency
+        if latency > 0:
+            time.sleep(latency)
+        if self.server.outage_status:
+            # A gateway outage: every call fails, nothing is recorded.
+            self.server.ledger.count("outage")
+            return self.reply(self.server.outage_status, "<html>Service Unavailable</html>", "text/html")
         if self.path == "/api/transact.php":
             self.transact(fields)
         elif self.path == "/api/query.php":
@@ -281,20 +290,25 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--port-file", help="write the bound port here once listening")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="delay before every answer")
+    parser.add_argument("--query-latency-ms", type=float, help="delay before look-up answers (default: --latency-ms)")
     parser.add_argument("--security-key", default=DEFAULT_KEY)
     parser.add_argument("--lost-rate", type=float, default=0.0,
                         help="probability that a processed sale's answer is dropped (connection closed)")
     parser.add_argument("--slow-rate", type=float, default=0.0,
                         help="probability that a sale is processed only after --slow-ms (beyond the client's timeout)")
     parser.add_argument("--slow-ms", type=float, default=40000.0)
+    parser.add_argument("--outage-status", type=int, default=0,
+                        help="answer every POST with this HTTP status (e.g. 503) and record nothing")
     parser.add_argument("--reject-duplicates", action="store_true",
                         help="answer NMI's 'Duplicate transaction' for a second sale of one order id")
     args = parser.parse_args()
     server = Server(("127.0.0.1", args.port), Handler)
     server.ledger = Ledger(args.db, args.reject_duplicates)
     server.latency = args.latency_ms / 1000.0
+    server.query_latency = (args.latency_ms if args.query_latency_ms is None else args.query_latency_ms) / 1000.0
     server.security_key = args.security_key
     server.lost_rate = args.lost_rate
+    server.outage_status = args.outage_status
     server.slow_rate = args.slow_rate
     server.slow = args.slow_ms / 1000.0
     port = server.server_address[1]

@@ -36,14 +36,16 @@ max_len() {
 [ -f Package.resolved ] && cp Package.resolved Fuzz/Package.resolved
 
 echo "== building fuzzers ($CONFIGURATION, fuzzer + address sanitizers)"
+# `--sanitize=fuzzer` links libFuzzer's main and instruments C code, but swiftc 6.3 did not always add
+# coverage to Swift code by itself (whole-package builds came out blind), so ask for it explicitly.
+BUILD=(swift build --package-path Fuzz --scratch-path "$SCRATCH" -c "$CONFIGURATION"
+  --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp)
 set +e
-swift build --package-path Fuzz --scratch-path "$SCRATCH" -c "$CONFIGURATION" \
-  --sanitize=fuzzer --sanitize=address 2>&1 | grep --line-buffered -v "Cannot export local symbol"
+"${BUILD[@]}" 2>&1 | grep --line-buffered -v "Cannot export local symbol"
 build_status=${PIPESTATUS[0]}
 set -e
 [ "$build_status" -eq 0 ] || { echo "fuzz: the build failed" >&2; exit 1; }
-BIN=$(swift build --package-path Fuzz --scratch-path "$SCRATCH" -c "$CONFIGURATION" \
-  --sanitize=fuzzer --sanitize=address --show-bin-path)
+BIN=$("${BUILD[@]}" --show-bin-path)
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
 # The Swift runtime's own backtracer reads freed memory and trips ASan; libFuzzer and ASan report instead.
@@ -70,6 +72,12 @@ for target in $TARGETS; do
     FAILED=1
     continue
   fi
+  if ! grep -q "INITED cov:" "$logs/$target-replay.log"; then
+    echo "fuzz: $target has no coverage instrumentation; fuzzing it would prove nothing" >&2
+    RESULTS+=("$target NOT INSTRUMENTED")
+    FAILED=1
+    continue
+  fi
   [ "$REPLAY_ONLY" = 1 ] && { RESULTS+=("$target replay ok"); continue; }
 
   echo "== $target: fuzzing for ${seconds}s (log: $logs/$target.log)"
@@ -78,8 +86,8 @@ for target in $TARGETS; do
   status=0
   "$BIN/$target" "${common[@]}" -max_total_time="$seconds" -artifact_prefix="$artifacts/" \
     "$work" "$corpus" >"$logs/$target.log" 2>&1 || status=$?
-  final_stat() { grep -E "^stat::$1:" "$logs/$target.log" | awk '{print $2}' | tail -1; }
-  coverage=$(grep -oE "cov: [0-9]+" "$logs/$target.log" | tail -1 | awk '{print $2}')
+  final_stat() { grep -E "^stat::$1:" "$logs/$target.log" | awk '{print $2}' | tail -1 || true; }
+  coverage=$(grep -oE "cov: [0-9]+" "$logs/$target.log" | tail -1 | awk '{print $2}' || true)
   summary="$target ${seconds}s execs=$(final_stat number_of_executed_units) exec/s=$(final_stat average_exec_per_sec) cov=${coverage:-?} new=$(final_stat new_units_added) rss=$(final_stat peak_rss_mb)MB"
   if [ "$status" -eq 0 ]; then
     RESULTS+=("$summary crashes=0")

@@ -7,8 +7,8 @@
 #
 # Each case gets a fresh vault: a few schedules are created through the HTTP API and copied in SQL
 # (scripts/seed_due_steps.py; INSERT ... SELECT over a recursive CTE), so seeding 1,000,000 steps
-# takes seconds, not hours. Wall time and peak RSS come from /usr/bin/time -v around the process
-# (start-up, migrations check and the summary included); "run s" is the runner's own duration.
+# takes seconds, not hours. Wall time is the process's (start-up and summary included), peak RSS its
+# VmHWM; "run s" is the runner's own duration.
 #
 # Settings (environment): VAULT_BIN (else `swift build -c release --product vault`, with
 # --scratch-path $SWIFT_SCRATCH_PATH when set); BENCH_SANDBOX_STEPS (100000),
@@ -25,23 +25,31 @@ source "$SCRIPTS/crash-test.sh"
 ROWS=()
 
 # measure LABEL DIR STEPS CONCURRENCY IDEAL_PER_SECOND [CAP_SECONDS]: runs `vault charge run` once
-# (SIGKILLed after CAP_SECONDS when given: then the row counts the steps approved in the database),
-# adds a row.
+# (SIGKILLed after CAP_SECONDS when given: then the row counts the steps approved in the database)
+# and adds a row. Peak RSS is the kernel's high-water mark (VmHWM in /proc/PID/status), read every
+# 0.2 s while the process lives.
 measure() {
-    local label=$1 dir=$2 steps=$3 concurrency=$4 ideal=$5 cap=${6:-0} rc=0
-    local capped=()
-    ((cap > 0)) && capped=(timeout -s KILL "$cap")
-    (cd "$dir" && /usr/bin/time -v -o "$dir/time.txt" "${capped[@]}" env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE \
-        VAULT_DATABASE="$dir/vault.sqlite" VAULT_KEYS_DIR="$dir/keys" \
-        "$VAULT" charge run --concurrency "$concurrency" --json >"$dir/run.json" 2>"$dir/run.err") || rc=$?
-    local row
-    row=$(python3 - "$dir" "$label" "$steps" "$concurrency" "$ideal" "$rc" <<'PY'
-import json, re, sys
-directory, label, steps, concurrency, ideal, rc = sys.argv[1:7]
-timing = open(directory + "/time.txt").read()
-rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timing).group(1))
-clock = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", timing).group(1).split(":")
-wall = sum(float(part) * 60 ** index for index, part in enumerate(reversed(clock)))
+    local label=$1 dir=$2 steps=$3 concurrency=$4 ideal=$5 cap=${6:-0} rc=0 pid hwm=0 value started ended
+    started=$(date +%s.%N)
+    vault_exec "$dir" charge run --concurrency "$concurrency" --json >"$dir/run.json" 2>"$dir/run.err" &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        value=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+        [[ -n "$value" ]] && ((value > hwm)) && hwm=$value
+        if ((cap > 0)) && awk -v s="$started" -v now="$(date +%s.%N)" -v cap="$cap" 'BEGIN { exit !(now - s >= cap) }'; then
+            kill -9 "$pid" 2>/dev/null || true
+            break
+        fi
+        sleep 0.2
+    done
+    wait "$pid" 2>/dev/null || rc=$?
+    ended=$(date +%s.%N)
+    local row wall
+    wall=$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }')
+    row=$(python3 - "$dir" "$label" "$steps" "$concurrency" "$ideal" "$rc" "$hwm" "$wall" <<'PY'
+import json, sys
+directory, label, steps, concurrency, ideal, rc, rss_kb, wall = sys.argv[1:9]
+rss_kb, wall = int(rss_kb), float(wall)
 try:
     summary = json.load(open(directory + "/run.json"))
     outcomes = summary["outcomes"]
@@ -115,7 +123,6 @@ case_c() {
 
 benchmark_main() {
     command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
-    [[ -x /usr/bin/time ]] || { echo "/usr/bin/time (GNU time) is required"; exit 1; }
     locate_vault
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-runner-benchmark.XXXXXX")
     trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
