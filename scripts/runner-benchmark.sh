@@ -12,8 +12,8 @@
 #
 # Settings (environment): VAULT_BIN (else `swift build -c release --product vault`, with
 # --scratch-path $SWIFT_SCRATCH_PATH when set); BENCH_SANDBOX_STEPS (100000),
-# BENCH_SANDBOX_CONCURRENCY (64), BENCH_LATENCY_MS (50), BENCH_LATENCY_STEPS (10000 per 64 of
-# concurrency), BENCH_CONCURRENCIES ("64 256"), BENCH_RSS_SIZES ("10000 1000000"),
+# BENCH_SANDBOX_CONCURRENCY (64), BENCH_LATENCY_MS (50), BENCH_LATENCY_STEPS (10000),
+# BENCH_CONCURRENCIES ("64 256"), BENCH_RSS_SIZES ("10000 1000000"),
 # BENCH_RSS_CAP_SECONDS (0: none; else each (c) run is SIGKILLed after that many seconds and its row
 # counts the steps approved by then), BENCH_CASES ("a b c"), KEEP_WORKDIR=1.
 set -euo pipefail
@@ -98,7 +98,7 @@ case_a() {
 case_b() {
     local latency=${BENCH_LATENCY_MS:-50} concurrency steps
     for concurrency in ${BENCH_CONCURRENCIES:-64 256}; do
-        steps=${BENCH_LATENCY_STEPS:-$((concurrency / 64 * 10000))}
+        steps=${BENCH_LATENCY_STEPS:-10000}
         local dir="$WORK/b$concurrency" gwdb="$WORK/b$concurrency-gateway.sqlite"
         mkdir -p "$dir"
         start_fake "$gwdb" --latency-ms "$latency"
@@ -126,13 +126,14 @@ benchmark_main() {
     locate_vault
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-runner-benchmark.XXXXXX")
     trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
-    log "vault: $VAULT; work directory: $WORK; $(nproc) cores"
+    LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
+    log "vault: $VAULT; work directory: $WORK; $(nproc) cores; load average $LOAD_AT_START"
     local name
     for name in ${BENCH_CASES:-a b c}; do
         "case_$name"
     done
     echo
-    echo "charge runner benchmark ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ))"
+    echo "charge runner benchmark ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ); load average at start $LOAD_AT_START, now $(cut -d' ' -f1-3 /proc/loadavg))"
     echo "| case | due steps | concurrency | wall s | run s | approved/s | ideal/s | of ideal | peak RSS MB | exit | approved/unsettled |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     printf '%s\n' "${ROWS[@]}"
