@@ -22,6 +22,8 @@ public struct StepOutcome: Sendable {
     public var nextAttemptAt: Date?
     /// For `failed`: what happens to the schedule.
     public var pastDuePolicy: PastDuePolicy?
+    /// For `processing` (unsettled): how long no runner claims the step again.
+    public var holdBack: TimeInterval = 120
 }
 
 /// What the runner learns from recording an outcome.

@@ -31,6 +31,9 @@ public struct ChargeRunner: Sendable {
         public var retryBackoff: Duration = .milliseconds(200)
         /// Days ahead open-ended schedules are kept materialized.
         public var horizonDays = 400
+        /// An attempt whose outcome is unknown is re-sent (same key) only when the gateway has no
+        /// record of it *and* it is older than this: a sale still being processed must not be sent twice.
+        public var inDoubtGrace: TimeInterval = 120
 
         /// Options for a run as of `asOf`.
         public init(asOf: Date) {
@@ -199,9 +202,12 @@ public struct ChargeRunner: Sendable {
             case .error(_, retryable: true):
                 break
             case .inDoubt:
+                // Never re-send an in-doubt sale in the same run: the gateway may still be
+                // processing it. A later run settles it by lookup after the grace period.
                 if case .found(let found) = await adapter.lookup(reference: transaction.orderReference, gatewayTransactionID: result.transactionID) {
                     return found
                 }
+                return result
             default:
                 return result
             }
@@ -229,6 +235,9 @@ public struct ChargeRunner: Sendable {
         case .unavailable(let reason):
             return .inDoubt("lookup_unavailable: \(reason)")
         case .notFound:
+            guard Date().timeIntervalSince(open.updatedAt) >= options.inDoubtGrace else {
+                return .inDoubt("awaiting_gateway: not found yet, inside the grace period")
+            }
             let card = try? await cards.cardForCharge(reference: due.schedule.secureCardReference, merchantID: merchant.id)
             return await charge(open, card: card, due: due, merchant: merchant, options: options, context: context)
         }

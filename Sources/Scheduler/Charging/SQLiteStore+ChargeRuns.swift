@@ -104,9 +104,12 @@ extension SQLiteStore: ChargeRunStore {
                 [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
                  transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
                  transaction.errorCode, stamp, transaction.id])
+            // An unsettled step is held back (lease without owner) so the same run does not claim it
+            // again at once, and so a later lookup happens after the gateway had time to finish.
+            let holdUntil = outcome.stepStatus == .processing ? Timestamp.string(transaction.updatedAt.addingTimeInterval(outcome.holdBack)) : nil
             try connection.run(
-                "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?",
-                [outcome.stepStatus.rawValue, (outcome.nextAttemptAt ?? step.nextAttemptAt).map(Timestamp.string), stamp, step.id])
+                "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = ?, updated_at = ? WHERE id = ?",
+                [outcome.stepStatus.rawValue, (outcome.nextAttemptAt ?? step.nextAttemptAt).map(Timestamp.string), holdUntil, stamp, step.id])
             try connection.appendAudit(audit)
             try Self.enqueueOutcome(transaction, on: connection)
             var recorded = RecordedOutcome()
