@@ -9,7 +9,8 @@
 # Phase 2: the same checks after two `vault charge run` processes started at the same moment on one
 # database; neither may fail or log "database is locked".
 # Phase 3: a gateway that takes 3 s per sale (look-ups instant); the runner is SIGKILLed while every
-# sale is still being processed and re-run at once; the gateway must still hold one sale per step.
+# sale is still being processed and re-run at once (which must leave them in doubt, not re-send), then
+# once more after the in-doubt grace period; the gateway must still hold one sale per step.
 #
 # Seeding (scripts/seed_due_steps.py prepare): a few cards and `delayedOnce` schedules due today
 # 00:00 UTC are created through the real HTTP API (`vault serve` on port 0) and confirmed, then
@@ -19,7 +20,7 @@
 # vault` runs, with --scratch-path $SWIFT_SCRATCH_PATH when set), CRASH_STEPS (10000),
 # CRASH_KILLS (5), CRASH_CONCURRENCY (32), CRASH_LATENCY_MS (fake gateway latency, 20),
 # CRASH_LOST_RATE (share of sales whose answer the fake drops, 0.01), TWO_RUNNER_STEPS (5000),
-# CRASH_SLOW_PHASE (1; 0 skips phase 3), CRASH_SLOW_STEPS (8), CRASH_SLOW_MS (3000),
+# CRASH_SLOW_PHASE (1; 0 skips phase 3), CRASH_SLOW_STEPS (8), CRASH_SLOW_MS (3000), CRASH_GRACE_S (5),
 # KEEP_WORKDIR=1 keeps the temporary directory. Exit 0 on PASS, 1 on FAIL.
 set -euo pipefail
 
@@ -238,14 +239,18 @@ phase_two_runners() {
     return "$failed"
 }
 
-# Phase 3: SIGKILL while the gateway is still processing the sales (it answers after 3 s, look-ups
-# are instant), then an immediate re-run: the open attempts must not be charged a second time.
+# Phase 3: SIGKILL while the gateway is still processing the sales (it answers after SLOW_MS, look-ups
+# are instant), then an immediate re-run: the gateway has no record of the sales yet, so the re-run
+# must leave them in doubt (exit 1, nothing re-sent inside `runner.inDoubtGraceSeconds`, here
+# CRASH_GRACE_S). A last run after the gateway has finished and the grace has passed settles them by
+# look-up. The gateway must hold exactly one sale per step.
 phase_slow_gateway() {
-    local dir="$WORK/slow" gwdb="$WORK/slow-gateway.sqlite" rc=0 pid
-    mkdir -p "$dir"
+    local dir="$WORK/slow" gwdb="$WORK/slow-gateway.sqlite" rc_at_once=0 rc=0 pid
+    mkdir -p "$dir/config"
+    printf 'runner:\n  inDoubtGraceSeconds: %d\n' "$GRACE_S" >"$dir/config/vault.yaml"
     start_fake "$gwdb" --latency-ms "$SLOW_MS" --query-latency-ms 0 || return 1
     local fake=$FAKE_PID
-    log "phase 3: seeding $SLOW_STEPS due steps (fake NMI processing every sale for $SLOW_MS ms)"
+    log "phase 3: seeding $SLOW_STEPS due steps (fake NMI processing every sale for $SLOW_MS ms; grace ${GRACE_S} s)"
     prepare "$dir" "$SLOW_STEPS" "$FAKE_URL" >&2 || { echo "phase 3: FAILED: seeding"; return 1; }
     vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/killed.out" 2>"$dir/killed.err" &
     pid=$!
@@ -253,15 +258,25 @@ phase_slow_gateway() {
     kill -9 "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     log "phase 3: killed the runner with every sale still at the gateway; re-running at once"
+    vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/at-once.out" 2>"$dir/at-once.err" || rc_at_once=$?
+    local sent_at_once
+    sent_at_once=$(curl -s "$FAKE_URL/stats")
+    local wait_s
+    wait_s=$(awk -v ms="$SLOW_MS" -v g="$GRACE_S" 'BEGIN { w = ms / 1000 + 1; if (g + 1 > w) w = g + 1; printf "%.2f", w }')
+    log "phase 3: re-run at once exited $rc_at_once; waiting ${wait_s} s for the gateway and the grace period, then settling"
+    sleep "$wait_s"
     vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/final.out" 2>"$dir/final.err" || rc=$?
-    sleep "$(awk -v ms="$SLOW_MS" 'BEGIN { printf "%.2f", ms / 1000 + 1 }')"
     local stats
     stats=$(curl -s "$FAKE_URL/stats")
     stop_fake "$fake"
-    local failed=0
-    echo "phase 3: $SLOW_STEPS steps, killed mid-call, re-run exit $rc"
-    echo "  fake gateway: $stats"
-    ((rc == 0)) || { echo "  FAILED: the re-run exited $rc"; failed=1; }
+    local failed=0 unsettled
+    unsettled=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["outcomes"]["unsettled"]["count"])' "$dir/at-once.out" 2>/dev/null || echo "?")
+    echo "phase 3: $SLOW_STEPS steps, killed mid-call; re-run at once exit $rc_at_once ($unsettled left in doubt), settling run exit $rc"
+    echo "  fake gateway after the re-run at once: $sent_at_once"
+    echo "  fake gateway at the end: $stats"
+    ((rc_at_once == 1)) || { echo "  FAILED: the re-run at once should exit 1 (sales in doubt), exited $rc_at_once"; failed=1; }
+    [[ "$unsettled" == "$SLOW_STEPS" ]] || { echo "  FAILED: the re-run at once should leave all $SLOW_STEPS in doubt, left $unsettled"; failed=1; }
+    ((rc == 0)) || { echo "  FAILED: the settling run exited $rc"; tail -5 "$dir/final.err"; failed=1; }
     check_exactly_once "$dir" "$gwdb" "$SLOW_STEPS" "phase 3" || failed=1
     return "$failed"
 }
@@ -275,6 +290,7 @@ main() {
     TWO_STEPS=${TWO_RUNNER_STEPS:-5000}
     SLOW_STEPS=${CRASH_SLOW_STEPS:-8}
     SLOW_MS=${CRASH_SLOW_MS:-3000}
+    GRACE_S=${CRASH_GRACE_S:-5}
     command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
     command -v sqlite3 >/dev/null || { echo "sqlite3 is required"; exit 1; }
     locate_vault

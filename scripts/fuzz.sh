@@ -32,8 +32,9 @@ max_len() {
   esac
 }
 
-# The fuzz package depends on ../ by path; pin its dependencies as the main package does.
-[ -f Package.resolved ] && cp Package.resolved Fuzz/Package.resolved
+# The fuzz package depends on ../ by path; start from the main package's pins (copied once:
+# SwiftPM rewrites the copy, and replacing it on every run may trigger a rebuild of the slow sanitizer build).
+if [ -f Package.resolved ] && [ ! -f Fuzz/Package.resolved ]; then cp Package.resolved Fuzz/Package.resolved; fi
 
 echo "== building fuzzers ($CONFIGURATION, fuzzer + address sanitizers)"
 # `--sanitize=fuzzer` links libFuzzer's main and instruments C code, but swiftc 6.3 did not always add

@@ -159,7 +159,8 @@ public struct ChargeRunner: Sendable {
                 result = await charge(transaction, card: card, due: due, merchant: merchant, options: options, context: context)
             }
             transaction.apply(result, now: Date())
-            let outcome = stepOutcome(transaction, due: due)
+            var outcome = stepOutcome(transaction, due: due)
+            outcome.stepOutcome.holdBack = options.inDoubtGrace
             let recorded = try await store.recordOutcome(
                 outcome.stepOutcome, step: step, schedule: due.schedule,
                 audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "charge.\(transaction.status.rawValue)", objectType: "transaction",

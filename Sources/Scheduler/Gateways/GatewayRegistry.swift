@@ -13,12 +13,23 @@ public final class GatewayRegistry: Sendable {
     public let sandbox: SandboxGateway
     private let logger: Logger
 
+    /// The process-wide client for gateway calls. `HTTPClient.shared` keeps at most 8 connections
+    /// per host, which capped the charge runner at 8 calls in flight whatever its concurrency; this
+    /// one allows as many connections to a gateway host as the runner's largest concurrency (1,024),
+    /// so the runner's own bound is the one that holds. Like `HTTPClient.shared` it lives as long as
+    /// the process and is never shut down.
+    public static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1024
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     /// Creates a registry.
     /// - Parameters:
-    ///   - httpClient: The client for HTTP gateways; the process-wide shared client by default.
+    ///   - httpClient: The client for HTTP gateways; ``sharedClient`` by default.
     ///   - sandbox: The sandbox every `sandbox` merchant uses.
     ///   - logger: The logger adapters log to (never card data or credentials).
-    public init(httpClient: HTTPClient = .shared, sandbox: SandboxGateway = SandboxGateway(),
+    public init(httpClient: HTTPClient = GatewayRegistry.sharedClient, sandbox: SandboxGateway = SandboxGateway(),
                 logger: Logger = Logger(label: "vault.gateways")) {
         self.httpClient = httpClient
         self.sandbox = sandbox

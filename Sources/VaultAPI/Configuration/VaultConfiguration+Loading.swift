@@ -86,11 +86,12 @@ extension VaultConfiguration {
             if let value = try node.int("retentionHours", in: 1...720) { idempotencyRetentionHours = value }
         }
         if let node = try document.section("runner") {
-            try node.allow(["concurrency", "batchSize", "leaseSeconds", "gatewayRetries"])
+            try node.allow(["concurrency", "batchSize", "leaseSeconds", "gatewayRetries", "inDoubtGraceSeconds"])
             if let value = try node.int("concurrency", in: 1...1024) { runner.concurrency = value }
             if let value = try node.int("batchSize", in: 1...10_000) { runner.batchSize = value }
             if let value = try node.int("leaseSeconds", in: 10...86_400) { runner.leaseSeconds = value }
             if let value = try node.int("gatewayRetries", in: 0...10) { runner.gatewayRetries = value }
+            if let value = try node.int("inDoubtGraceSeconds", in: 1...86_400) { runner.inDoubtGraceSeconds = value }
         }
         if let node = try document.section("webhooks") {
             try node.allow(["timeoutSeconds", "retryHours", "initialBackoffSeconds", "maxBackoffSeconds", "batchSize", "pollSeconds"])

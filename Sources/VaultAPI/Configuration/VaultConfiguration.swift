@@ -84,6 +84,9 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var leaseSeconds = 300
         /// In-run retries of gateway errors.
         public var gatewayRetries = 2
+        /// How long a sale whose outcome is unknown is left alone: its step is not claimed again, and
+        /// it is re-sent (same idempotency key) only when, after this, the gateway still has no record of it.
+        public var inDoubtGraceSeconds = 120
     }
 
     /// Webhook delivery.

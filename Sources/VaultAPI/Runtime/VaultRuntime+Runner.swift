@@ -25,6 +25,7 @@ extension VaultRuntime {
         options.batchSize = configuration.runner.batchSize
         options.lease = TimeInterval(configuration.runner.leaseSeconds)
         options.gatewayRetries = configuration.runner.gatewayRetries
+        options.inDoubtGrace = TimeInterval(configuration.runner.inDoubtGraceSeconds)
         options.horizonDays = configuration.schedules.horizonDays
         return options
     }

@@ -36,7 +36,7 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
     ///   - timeout: Deadline of one HTTP exchange.
     ///   - logger: Where operations are logged (never with card data or credentials).
     public init(apiLoginID: String, transactionKey: String, endpoint: String = AuthorizeNetGateway.productionURL,
-                httpClient: HTTPClient = .shared, timeout: Duration = GatewayConfiguration.defaultTimeout,
+                httpClient: HTTPClient = GatewayRegistry.sharedClient, timeout: Duration = GatewayConfiguration.defaultTimeout,
                 logger: Logger = Logger(label: "vault.gateway.authorizenet")) {
         self.endpoint = endpoint
         requests = AuthorizeNetRequests(credentials: AuthorizeNetCredentials(apiLoginID: apiLoginID,

@@ -32,7 +32,7 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
     ///   - httpClient: The shared HTTP client.
     ///   - timeout: Deadline of one HTTP exchange.
     ///   - logger: Where operations are logged (never with card data or credentials).
-    public init(securityKey: String, baseURL: String = NMIGateway.defaultBaseURL, httpClient: HTTPClient = .shared,
+    public init(securityKey: String, baseURL: String = NMIGateway.defaultBaseURL, httpClient: HTTPClient = GatewayRegistry.sharedClient,
                 timeout: Duration = GatewayConfiguration.defaultTimeout,
                 logger: Logger = Logger(label: "vault.gateway.nmi")) {
         var base = baseURL.trimmingASCIISpaces()
