@@ -3,7 +3,8 @@
 #
 # Phase 1: >= 10,000 due steps against a fake NMI gateway on loopback (scripts/fake_nmi_gateway.py,
 # which records every sale by its order id). `vault charge run` is started and SIGKILLed after a
-# random 0.2-3 s, at least CRASH_KILLS times, then run to completion; then every step must be
+# random 0.2-3 s, at least CRASH_KILLS times, then re-run until a run exits 0 (attempts written but
+# never sent are settled after the in-doubt grace, CRASH_GRACE_S); then every step must be
 # `approved`, with exactly one approved transaction, and the gateway must hold exactly one sale per
 # step (no order id charged twice, no sale the vault does not know).
 # Phase 2: the same checks after two `vault charge run` processes started at the same moment on one
@@ -80,6 +81,13 @@ prepare() {
     local dir=$1 total=$2 url=$3
     python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
         --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY"
+}
+
+# write_config DIR: DIR/config/vault.yaml (read by vault runs in DIR) with the in-doubt grace period
+# shortened to GRACE_S, so a re-run settles sales the gateway never saw within seconds, not minutes.
+write_config() {
+    mkdir -p "$1/config"
+    printf 'runner:\n  inDoubtGraceSeconds: %d\n' "$GRACE_S" >"$1/config/vault.yaml"
 }
 
 # vault_exec DIR ARGS...: becomes vault on the database and keys of DIR. Run it in the background
@@ -164,7 +172,7 @@ approved_count() {
 # Phase 1: kill -9 at random moments, then run to completion.
 phase_kills() {
     local dir="$WORK/kills" gwdb="$WORK/kills-gateway.sqlite"
-    mkdir -p "$dir"
+    write_config "$dir"
     start_fake "$gwdb" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE" || return 1
     local fake=$FAKE_PID
     log "phase 1: seeding $STEPS due steps (fake NMI at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
@@ -191,16 +199,26 @@ phase_kills() {
             fi
         fi
     done
-    log "phase 1: final run to completion"
-    rc=0
-    vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/final.out" 2>"$dir/final.err" || rc=$?
+    # Attempts a killed runner wrote but never sent are unknown to the gateway: the next run leaves
+    # them in doubt until the grace period has passed, then re-sends them with the same key. So the
+    # crashed night is finished the way an operator would: re-run until the run exits 0.
+    local settling=0
+    while :; do
+        settling=$((settling + 1))
+        log "phase 1: run to completion (#$settling)"
+        rc=0
+        vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/final.out" 2>"$dir/final.err" || rc=$?
+        ((rc == 1 && settling < 4)) || break
+        log "phase 1: some sales in doubt; re-running after the ${GRACE_S} s grace period"
+        sleep $((GRACE_S + 1))
+    done
     local summary
     summary=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); o=s["outcomes"]; print("due %d, approved %d, unsettled %d, failed %d, %.2f s" % (s["due"]["count"], o["approved"]["count"], o["unsettled"]["count"], o["failed"]["count"], s["durationSeconds"]))' "$dir/final.out" 2>/dev/null || echo "no summary")
     local stats
     stats=$(curl -s "$FAKE_URL/stats")
     stop_fake "$fake"
     local failed=0
-    echo "phase 1: $STEPS steps, $kills SIGKILLs in $runs runs ($early ended before their kill); final run exit $rc ($summary)"
+    echo "phase 1: $STEPS steps, $kills SIGKILLs in $runs runs ($early ended before their kill); $settling run(s) to finish, the last exit $rc ($summary)"
     echo "  fake gateway: $stats"
     ((kills >= KILLS)) || { echo "  FAILED: only $kills kills"; failed=1; }
     ((rc == 0)) || { echo "  FAILED: the final run exited $rc"; tail -5 "$dir/final.err"; failed=1; }
@@ -246,8 +264,7 @@ phase_two_runners() {
 # look-up. The gateway must hold exactly one sale per step.
 phase_slow_gateway() {
     local dir="$WORK/slow" gwdb="$WORK/slow-gateway.sqlite" rc_at_once=0 rc=0 pid
-    mkdir -p "$dir/config"
-    printf 'runner:\n  inDoubtGraceSeconds: %d\n' "$GRACE_S" >"$dir/config/vault.yaml"
+    write_config "$dir"
     start_fake "$gwdb" --latency-ms "$SLOW_MS" --query-latency-ms 0 || return 1
     local fake=$FAKE_PID
     log "phase 3: seeding $SLOW_STEPS due steps (fake NMI processing every sale for $SLOW_MS ms; grace ${GRACE_S} s)"
