@@ -60,10 +60,13 @@ public struct ChargeRunRecord: Sendable, Equatable {
     public var finishedAt: Date?
     /// The summary so far (progress) or at the end, JSON.
     public var summary: String?
+    /// The process running it (``RunnerIdentity``): a `running` run whose process is gone from
+    /// this host was killed, and is shown, then recorded, as `failed`.
+    public var owner: String?
 
     /// Creates a record.
     public init(id: String, merchantID: String?, status: String, asOf: Date, dryRun: Bool, startedBy: String, startedAt: Date,
-                finishedAt: Date? = nil, summary: String? = nil) {
+                finishedAt: Date? = nil, summary: String? = nil, owner: String? = nil) {
         self.id = id
         self.merchantID = merchantID
         self.status = status
@@ -73,6 +76,7 @@ public struct ChargeRunRecord: Sendable, Equatable {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
         self.summary = summary
+        self.owner = owner
     }
 }
 

@@ -7,6 +7,9 @@ import Glibc
 /// longer exists is free at once (a runner killed with SIGKILL does not block the next run until
 /// its lease expires).
 public enum RunnerIdentity {
+    /// This process's name, for records that outlive a run (`charge_runs.owner`).
+    public static let process = make()
+
     /// A fresh owner name for this process.
     public static func make() -> String {
         "\(ProcessInfo.processInfo.hostName):\(getpid()):\(OpaqueID.random())"

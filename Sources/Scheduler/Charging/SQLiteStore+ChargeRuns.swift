@@ -113,7 +113,7 @@ extension SQLiteStore: ChargeRunStore {
             try connection.appendAudit(audit)
             try Self.enqueueOutcome(transaction, on: connection)
             var recorded = RecordedOutcome()
-            let currentStatus = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
+            var currentStatus = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
             if outcome.stepStatus == .failed, let policy = outcome.pastDuePolicy, currentStatus == "active" || currentStatus == "past_due" {
                 let newStatus: ScheduleStatus = switch policy {
                 case .continue: .pastDue
@@ -123,6 +123,7 @@ extension SQLiteStore: ChargeRunStore {
                 try connection.run(
                     "UPDATE schedules SET status = ?, paused_at = CASE WHEN ? = 'paused' THEN ? ELSE paused_at END, updated_at = ? WHERE id = ?",
                     [newStatus.rawValue, newStatus.rawValue, stamp, stamp, schedule.id])
+                currentStatus = newStatus.rawValue
                 if newStatus == .cancelled {
                     try connection.run(
                         "UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ? AND status IN ('scheduled', 'retry_pending')",
@@ -141,8 +142,7 @@ extension SQLiteStore: ChargeRunStore {
                 let open = try connection.queryOne(
                     "SELECT count(*) AS n FROM schedule_steps WHERE schedule_id = ? AND status NOT IN ('approved', 'failed', 'skipped', 'cancelled')",
                     [schedule.id])?.int("n") ?? 0
-                let status = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
-                if open == 0, status == "active" {
+                if open == 0, currentStatus == "active" {
                     try connection.run("UPDATE schedules SET status = 'completed', updated_at = ? WHERE id = ?", [stamp, schedule.id])
                     try connection.appendAudit(AuditEntry(
                         merchantID: schedule.merchantID, actor: audit.actor, action: "schedule.completed", objectType: "schedule", objectID: schedule.id))
@@ -205,13 +205,20 @@ extension SQLiteStore: ChargeRunStore {
 
     public func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry) async throws {
         try await database.write { connection in
+            // Runs left `running` by a process killed on this host are recorded as failed.
+            for row in try connection.query("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
+                guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
+                try connection.run(
+                    "UPDATE charge_runs SET status = 'failed', finished_at = ? WHERE id = ? AND status = 'running'",
+                    [Timestamp.string(run.startedAt), try row.string("id")])
+            }
             try connection.run(
                 """
-                INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [run.id, run.merchantID, run.status, Timestamp.string(run.asOf), run.dryRun, run.startedBy, Timestamp.string(run.startedAt),
-                 run.finishedAt.map(Timestamp.string), run.summary])
+                 run.finishedAt.map(Timestamp.string), run.summary, run.owner])
             try connection.appendAudit(audit)
         }
     }
@@ -233,11 +240,16 @@ extension SQLiteStore: ChargeRunStore {
                 arguments.append(merchantID)
             }
             guard let row = try connection.queryOne(sql, arguments) else { return nil }
-            return ChargeRunRecord(
+            var record = ChargeRunRecord(
                 id: try row.string("id"), merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
                 asOf: Timestamp.parse(try row.string("as_of")) ?? Date(timeIntervalSince1970: 0), dryRun: try row.bool("dry_run"),
                 startedBy: try row.string("started_by"), startedAt: Timestamp.parse(try row.string("started_at")) ?? Date(timeIntervalSince1970: 0),
-                finishedAt: try row.optionalString("finished_at").flatMap(Timestamp.parse), summary: try row.optionalString("summary"))
+                finishedAt: try row.optionalString("finished_at").flatMap(Timestamp.parse), summary: try row.optionalString("summary"),
+                owner: try row.optionalString("owner"))
+            if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
+                record.status = "failed"
+            }
+            return record
         }
     }
 }

@@ -23,10 +23,7 @@ public enum AuditChain {
 
     /// Details as canonical JSON (sorted keys), the form that is stored and hashed.
     public static func canonicalDetails(_ details: [String: String]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(details) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        CanonicalJSON.text(details)
     }
 }
 

@@ -244,5 +244,9 @@ public enum Schema {
         Migration(id: 8, name: "leased steps", sql: """
             CREATE INDEX schedule_steps_leased ON schedule_steps(lease_owner) WHERE lease_owner IS NOT NULL;
             """),
+        Migration(id: 9, name: "charge run owners", sql: """
+            ALTER TABLE charge_runs ADD COLUMN owner TEXT;
+            CREATE INDEX charge_runs_running ON charge_runs(status) WHERE status = 'running';
+            """),
     ]
 }

@@ -27,9 +27,9 @@ public struct WebhookBody: Sendable, Equatable, Codable {
     /// The canonical JSON text.
     /// - Throws: `EncodingError` (not expected for these values).
     public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        CanonicalJSON.text(.object([
+            "id": .string(id), "type": .string(type), "createdAt": .string(createdAt), "merchantId": .string(merchantId), "data": .object(data),
+        ]))
     }
 
     /// Parses a body as a receiver would.

@@ -60,7 +60,7 @@ struct ChargeCommand: AsyncParsableCommand {
             }
             let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
             let record = ChargeRunRecord(
-                id: runID, merchantID: options.merchantID, status: "running", asOf: options.asOf, dryRun: dryRun, startedBy: "cli", startedAt: Date())
+                id: runID, merchantID: options.merchantID, status: "running", asOf: options.asOf, dryRun: dryRun, startedBy: "cli", startedAt: Date(), owner: RunnerIdentity.process)
             if !dryRun {
                 try await runtime.store.insertChargeRun(
                     record, audit: AuditEntry(merchantID: options.merchantID, actor: "cli", action: "charge_run.started", objectType: "charge_run", objectID: runID))

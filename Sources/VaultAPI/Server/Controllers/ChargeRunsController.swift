@@ -38,7 +38,7 @@ struct ChargeRunsController {
             let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
             let record = ChargeRunRecord(
                 id: runID, merchantID: merchant.id, status: "running", asOf: asOf, dryRun: options.dryRun, startedBy: context.identity.actor,
-                startedAt: Date())
+                startedAt: Date(), owner: RunnerIdentity.process)
             try await runtime.store.insertChargeRun(
                 record, audit: AuditEntry(merchantID: merchant.id, actor: context.identity.actor, action: "charge_run.started", objectType: "charge_run",
                                           objectID: runID))

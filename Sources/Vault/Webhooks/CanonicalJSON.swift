@@ -1,0 +1,86 @@
+/// The canonical JSON text of audit details and webhook bodies: keys sorted by their UTF-8
+/// bytes, no insignificant whitespace, slashes not escaped, and only `"`, `\` and control
+/// characters escaped — byte for byte what `JSONEncoder` writes with `.sortedKeys` and
+/// `.withoutEscapingSlashes` for these values (a test compares the two).
+///
+/// Written by hand because it runs inside the database writer for every charge outcome (an audit
+/// event and a webhook event each): `JSONEncoder`'s generic machinery cost more there than the SQL.
+public enum CanonicalJSON {
+    /// `{"key":"value",...}` for a flat map of strings.
+    public static func text(_ object: [String: String]) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(32 + object.count * 24)
+        output.append(UInt8(ascii: "{"))
+        for (index, key) in sortedKeys(object.keys).enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            append(string: key, to: &output)
+            output.append(UInt8(ascii: ":"))
+            append(string: object[key]!, to: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The text of any webhook value.
+    public static func text(_ value: WebhookValue) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        append(value, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    static func append(_ value: WebhookValue, to output: inout [UInt8]) {
+        switch value {
+        case .string(let text):
+            append(string: text, to: &output)
+        case .int(let number):
+            output.append(contentsOf: String(number).utf8)
+        case .bool(let flag):
+            output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .array(let items):
+            output.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                append(item, to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            for (index, key) in sortedKeys(object.keys).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                append(string: key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                append(object[key]!, to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func sortedKeys(_ keys: some Collection<String>) -> [String] {
+        keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func append(string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                           hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import Vault
+@testable import Scheduler
+
+/// A run whose process was killed must not stay `running` for ever.
+@Suite struct ChargeRunRecordTests {
+    /// The identity a process that has exited had.
+    static func ownerOfAnExitedProcess() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return "\(ProcessInfo.processInfo.hostName):\(process.processIdentifier):x"
+    }
+
+    static func record(_ id: String, owner: String?) -> ChargeRunRecord {
+        ChargeRunRecord(id: id, merchantID: nil, status: "running", asOf: Date(), dryRun: false, startedBy: "cli", startedAt: Date(), owner: owner)
+    }
+
+    @Test func aRunWhoseProcessIsGoneReadsAsFailedAndIsRecordedSoByTheNextRun() async throws {
+        let fixture = try await ChargingFixture()
+        let dead = try Self.ownerOfAnExitedProcess()
+        let audit = AuditEntry(merchantID: nil, actor: "cli", action: "charge_run.started", objectType: "charge_run", objectID: "run_dead")
+        try await fixture.store.insertChargeRun(Self.record("run_dead", owner: dead), audit: audit)
+        try await fixture.store.insertChargeRun(Self.record("run_alive", owner: RunnerIdentity.process), audit: audit)
+        let shownDead = try await fixture.store.chargeRun(id: "run_dead", merchantID: nil)
+        #expect(shownDead?.status == "failed")
+        let stored = try fixture.count("SELECT count(*) AS n FROM charge_runs WHERE id = 'run_dead' AND status = 'failed' AND finished_at IS NOT NULL")
+        #expect(stored == 1, "the second run's start recorded the dead one as failed")
+        let alive = try await fixture.store.chargeRun(id: "run_alive", merchantID: nil)
+        #expect(alive?.status == "running")
+    }
+
+    @Test func runsOfThisProcessOrOfUnknownOwnersStayRunning() async throws {
+        let fixture = try await ChargingFixture()
+        let audit = AuditEntry(merchantID: nil, actor: "cli", action: "charge_run.started", objectType: "charge_run", objectID: "run_a")
+        try await fixture.store.insertChargeRun(Self.record("run_a", owner: RunnerIdentity.process), audit: audit)
+        try await fixture.store.insertChargeRun(Self.record("run_b", owner: "another-host:1:x"), audit: audit)
+        try await fixture.store.insertChargeRun(Self.record("run_c", owner: nil), audit: audit)
+        let running = try fixture.count("SELECT count(*) AS n FROM charge_runs WHERE status = 'running'")
+        #expect(running == 3)
+    }
+}
