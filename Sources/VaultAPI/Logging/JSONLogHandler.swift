@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 public import Logging
 import Synchronization
 import Vault
@@ -26,30 +29,50 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    /// Writes one line.
+    /// Writes one line (a single `write(2)`, so lines of concurrent requests never interleave).
+    ///
+    /// The line is canonical JSON (sorted keys) written by `CanonicalJSON`: with
+    /// `JSONSerialization` the access log alone took a fifth of the server's CPU under load.
     public func log(event: LogEvent) {
-        var object: [String: Any] = [
-            "time": Timestamp.string(Date()),
-            "level": event.level.rawValue,
-            "logger": label,
-            "message": event.message.description,
+        var line = Array(self.line(for: event, at: Date()).utf8)
+        line.append(0x0A)
+        line.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+
+    /// The JSON text of one line (without the newline).
+    func line(for event: LogEvent, at time: Date) -> String {
+        var object: [String: WebhookValue] = [
+            "time": .string(Timestamp.string(time)),
+            "level": .string(event.level.rawValue),
+            "logger": .string(label),
+            "message": .string(event.message.description),
         ]
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
         for (key, value) in merged where object[key] == nil {
             object[key] = Self.json(value)
         }
-        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        data.append(0x0A)
-        FileHandle.standardError.write(data)
+        return CanonicalJSON.text(.object(object))
     }
 
-    private static func json(_ value: Logger.Metadata.Value) -> Any {
+    private static func json(_ value: Logger.Metadata.Value) -> WebhookValue {
         switch value {
-        case .string(let text): text
-        case .stringConvertible(let convertible): convertible.description
-        case .array(let values): values.map(json)
-        case .dictionary(let values): values.mapValues(json)
+        case .string(let text): .string(text)
+        case .stringConvertible(let convertible): .string(convertible.description)
+        case .array(let values): .array(values.map(json))
+        case .dictionary(let values): .object(values.mapValues(json))
         }
     }
 }
