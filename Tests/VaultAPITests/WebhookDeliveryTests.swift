@@ -99,7 +99,7 @@ extension VaultProcess {
         let delivered = try await vault.runOffPool(["webhooks", "deliver", "--json"])
         #expect(delivered.status == 0, "\(delivered.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(delivered.stdout.utf8)) as? [String: Int]
-        #expect(report == ["delivered": 2, "failed": 0, "expired": 0])
+        #expect(report == ["delivered": 2, "failed": 0, "expired": 0, "purged": 0])
         #expect(Set(endpoint.received.compactMap(\.eventID)) == Set(ids))
 
         let secret = try vault.run(["webhooks", "secret", "acme"])
@@ -136,7 +136,7 @@ extension VaultProcess {
         let failed = try await vault.runOffPool(["webhooks", "deliver", "--json"])
         #expect(failed.status == 1)
         let report = try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Int]
-        #expect(report == ["delivered": 0, "failed": 1, "expired": 0])
+        #expect(report == ["delivered": 0, "failed": 1, "expired": 0, "purged": 0])
 
         let listed = try vault.run(["webhooks", "list", "--merchant", "acme", "--json"])
         #expect(listed.status == 0)

@@ -64,6 +64,7 @@ public struct WebhookDeliverer: Sendable {
         let clock = DeliveryClock(start: now)
         var report = WebhookDeliveryReport()
         report.expired = try await store.expireWebhookEvents(now: now)
+        report.purged = try await store.purgeWebhookEvents(settledBefore: now.addingTimeInterval(-settings.keepSettled), limit: 10_000)
         while shouldContinue() {
             let batch = try await store.claimWebhookEvents(
                 now: now, leaseUntil: clock.now.addingTimeInterval(settings.lease), limit: settings.batchSize)
@@ -75,7 +76,8 @@ public struct WebhookDeliverer: Sendable {
         if !report.isEmpty {
             logger.info(
                 "webhook delivery round",
-                metadata: ["delivered": "\(report.delivered)", "failed": "\(report.failed)", "expired": "\(report.expired)"])
+                metadata: ["delivered": "\(report.delivered)", "failed": "\(report.failed)", "expired": "\(report.expired)",
+                           "purged": "\(report.purged)"])
         }
         return report
     }

@@ -15,12 +15,15 @@ public struct WebhookDeliverySettings: Sendable, Equatable {
     /// Part of each delay taken off at random (0.1: the delay is 90-100 % of the nominal one),
     /// so events that failed together do not all come back at the same instant.
     public var jitter: Double
+    /// How long delivered and expired events are kept (for `GET /v1/webhook-events` and support)
+    /// before a delivery round deletes them; the outbox would otherwise grow by every charge.
+    public var keepSettled: TimeInterval
 
     /// Creates settings; values are clamped to sane minimums (a delay of at least one second,
     /// batches and concurrency of at least one).
     public init(
         timeout: Duration = .seconds(10), initialBackoff: TimeInterval = 30, maxBackoff: TimeInterval = 3600, batchSize: Int = 100,
-        concurrency: Int = 8, jitter: Double = 0.1
+        concurrency: Int = 8, jitter: Double = 0.1, keepSettled: TimeInterval = 30 * 86_400
     ) {
         self.timeout = max(timeout, .milliseconds(100))
         self.initialBackoff = max(1, initialBackoff)
@@ -28,6 +31,7 @@ public struct WebhookDeliverySettings: Sendable, Equatable {
         self.batchSize = max(1, batchSize)
         self.concurrency = max(1, concurrency)
         self.jitter = min(max(0, jitter), 0.5)
+        self.keepSettled = max(3600, keepSettled)
     }
 
     /// The delay before the attempt after failed attempt number `attempt` (1 for the first):
@@ -61,14 +65,17 @@ public struct WebhookDeliveryReport: Sendable, Equatable, Codable {
     public var failed = 0
     /// Events whose retry period ended undelivered.
     public var expired = 0
+    /// Settled events deleted after ``WebhookDeliverySettings/keepSettled``.
+    public var purged = 0
 
     /// A report with these counts.
-    public init(delivered: Int = 0, failed: Int = 0, expired: Int = 0) {
+    public init(delivered: Int = 0, failed: Int = 0, expired: Int = 0, purged: Int = 0) {
         self.delivered = delivered
         self.failed = failed
         self.expired = expired
+        self.purged = purged
     }
 
     /// True when nothing happened.
-    public var isEmpty: Bool { delivered == 0 && failed == 0 && expired == 0 }
+    public var isEmpty: Bool { delivered == 0 && failed == 0 && expired == 0 && purged == 0 }
 }

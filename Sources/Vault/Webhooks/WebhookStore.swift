@@ -18,6 +18,9 @@ public protocol WebhookStore: Sendable {
     func markWebhookFailed(id: String, error: String, nextAttemptAt: Date, countsAsAttempt: Bool) async throws
     /// Marks pending, unleased events whose retry period ended by `now` `expired`; returns how many.
     func expireWebhookEvents(now: Date) async throws -> Int
+    /// Deletes up to `limit` settled events (`delivered` or `expired`) whose last attempt was
+    /// before `cutoff`; returns how many. Pending events are never deleted.
+    func purgeWebhookEvents(settledBefore cutoff: Date, limit: Int) async throws -> Int
     /// One event.
     func webhookEvent(id: String) async throws -> WebhookEvent?
     /// A page of events, newest first, optionally of one merchant and status, before `beforeSequence`.

@@ -94,13 +94,14 @@ extension VaultConfiguration {
             if let value = try node.int("inDoubtGraceSeconds", in: 1...86_400) { runner.inDoubtGraceSeconds = value }
         }
         if let node = try document.section("webhooks") {
-            try node.allow(["timeoutSeconds", "retryHours", "initialBackoffSeconds", "maxBackoffSeconds", "batchSize", "pollSeconds"])
+            try node.allow(["timeoutSeconds", "retryHours", "initialBackoffSeconds", "maxBackoffSeconds", "batchSize", "pollSeconds", "keepDays"])
             if let value = try node.int("timeoutSeconds", in: 1...300) { webhooks.timeoutSeconds = value }
             if let value = try node.int("retryHours", in: 1...720) { webhooks.retryHours = value }
             if let value = try node.int("initialBackoffSeconds", in: 1...86_400) { webhooks.initialBackoffSeconds = value }
             if let value = try node.int("maxBackoffSeconds", in: 1...86_400) { webhooks.maxBackoffSeconds = value }
             if let value = try node.int("batchSize", in: 1...10_000) { webhooks.batchSize = value }
             if let value = try node.int("pollSeconds", in: 1...3600) { webhooks.pollSeconds = value }
+            if let value = try node.int("keepDays", in: 1...3650) { webhooks.keepDays = value }
         }
         if let node = try document.section("rateLimit") {
             try node.allow(["requestsPerSecond", "burst"])

@@ -103,6 +103,8 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var batchSize = 100
         /// Seconds between delivery rounds in `vault serve`.
         public var pollSeconds = 5
+        /// Days delivered and expired events are kept before they are deleted.
+        public var keepDays = 30
     }
 
     /// Per-API-key request rate limiting (token bucket).

@@ -49,7 +49,8 @@ extension WebhookDeliverySettings {
     public init(_ configuration: VaultConfiguration.Webhooks) {
         self.init(
             timeout: .seconds(configuration.timeoutSeconds), initialBackoff: TimeInterval(configuration.initialBackoffSeconds),
-            maxBackoff: TimeInterval(configuration.maxBackoffSeconds), batchSize: configuration.batchSize)
+            maxBackoff: TimeInterval(configuration.maxBackoffSeconds), batchSize: configuration.batchSize,
+            keepSettled: TimeInterval(configuration.keepDays) * 86_400)
     }
 }
 

@@ -139,4 +139,37 @@ struct OutcomeFailed: Error {}
         let older = try await fixture.store.webhookEvents(merchantID: nil, status: nil, beforeSequence: all[0].sequence, limit: 1)
         #expect(older.map(\.id) == [b])
     }
+
+    @Test func settledEventsArePurgedAfterTheKeepPeriodAndPendingOnesNever() async throws {
+        let fixture = try await WebhookOutboxFixture()
+        let now = WebhookOutboxFixture.now
+        let day: TimeInterval = 86_400
+        let oldDelivered = try await fixture.enqueue(fixture.withCallback, at: now.addingTimeInterval(-40 * day))
+        try await fixture.store.markWebhookDelivered(id: oldDelivered, at: now.addingTimeInterval(-40 * day))
+        let recentDelivered = try await fixture.enqueue(fixture.withCallback, at: now.addingTimeInterval(-2 * day))
+        try await fixture.store.markWebhookDelivered(id: recentDelivered, at: now.addingTimeInterval(-2 * day))
+        let oldExpired = try await fixture.enqueue(fixture.withoutCallback, at: now.addingTimeInterval(-40 * day))
+        #expect(try await fixture.store.expireWebhookEvents(now: now.addingTimeInterval(-39 * day)) == 1)
+        let oldPending = try await fixture.enqueue(fixture.withCallback, at: now.addingTimeInterval(-40 * day))
+
+        let purged = try await fixture.store.purgeWebhookEvents(settledBefore: now.addingTimeInterval(-30 * day), limit: 100)
+        #expect(purged == 2)
+        #expect(try await fixture.store.webhookEvent(id: oldDelivered) == nil)
+        #expect(try await fixture.store.webhookEvent(id: oldExpired) == nil)
+        #expect(try await fixture.store.webhookEvent(id: recentDelivered) != nil)
+        #expect(try await fixture.store.webhookEvent(id: oldPending)?.status == .pending)
+        #expect(try await fixture.store.purgeWebhookEvents(settledBefore: now, limit: 100) == 1, "the recent one, once old enough")
+        #expect(try fixture.count() == 1)
+    }
+
+    @Test func aPurgeDeletesAtMostItsLimit() async throws {
+        let fixture = try await WebhookOutboxFixture()
+        let then = WebhookOutboxFixture.now.addingTimeInterval(-100 * 86_400)
+        for _ in 0..<5 {
+            let id = try await fixture.enqueue(fixture.withCallback, at: then)
+            try await fixture.store.markWebhookDelivered(id: id, at: then)
+        }
+        #expect(try await fixture.store.purgeWebhookEvents(settledBefore: WebhookOutboxFixture.now, limit: 3) == 3)
+        #expect(try fixture.count() == 2)
+    }
 }

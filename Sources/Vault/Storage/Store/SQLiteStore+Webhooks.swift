@@ -97,6 +97,24 @@ extension SQLiteStore: WebhookStore {
         }
     }
 
+    public func purgeWebhookEvents(settledBefore cutoff: Date, limit: Int) async throws -> Int {
+        let cutoffText = Timestamp.string(cutoff)
+        return try await database.write { connection in
+            // Two range scans of webhook_events_due (status, next_attempt_at): a settled event's
+            // next_attempt_at is its last attempt (or, for an event never sent, its creation).
+            try connection.run(
+                """
+                DELETE FROM webhook_events WHERE seq IN (
+                    SELECT seq FROM webhook_events WHERE status = 'delivered' AND next_attempt_at < ?
+                    UNION ALL
+                    SELECT seq FROM webhook_events WHERE status = 'expired' AND next_attempt_at < ?
+                    LIMIT ?)
+                """,
+                [cutoffText, cutoffText, limit])
+            return connection.changes
+        }
+    }
+
     public func webhookEvent(id: String) async throws -> WebhookEvent? {
         try await database.read { connection in
             try connection.queryOne("SELECT * FROM webhook_events WHERE id = ?", [id]).map(Self.webhookEvent)
