@@ -44,6 +44,18 @@ extension SQLiteStore: TransactionStore {
                     """,
                     [update.status.rawValue, update.capturedDelta, update.refundedDelta, Timestamp.string(transaction.updatedAt),
                      update.parentID, transaction.merchantID])
+                if transaction.type == .void, update.status == .voided {
+                    // An authorization and its capture are one transaction at the gateway: voiding
+                    // either voids both, so both are recorded voided (no second void is sent).
+                    try connection.run(
+                        """
+                        UPDATE transactions SET status = 'voided', updated_at = ?
+                        WHERE merchant_id = ? AND status IN ('approved', 'captured') AND (
+                            id = (SELECT parent_id FROM transactions WHERE id = ? AND merchant_id = ? AND type = 'capture')
+                            OR (parent_id = ? AND type = 'capture'))
+                        """,
+                        [Timestamp.string(transaction.updatedAt), transaction.merchantID, update.parentID, transaction.merchantID, update.parentID])
+                }
             }
             try connection.appendAudit(audit)
             try Self.enqueueOutcome(transaction, on: connection)
