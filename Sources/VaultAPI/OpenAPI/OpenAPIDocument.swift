@@ -1613,10 +1613,16 @@ enum OpenAPIDocument {
               then: {required: [endType, day]}
             - if: {required: [type], properties: {type: {enum: [quarterly, annual]}}}
               then: {required: [month]}
+            - if: {required: [type], properties: {type: {enum: [delayedOnce, arbitraryDates]}}}
+              then: {properties: {endType: false, endDate: false, endCount: false, month: false, day: false}}
+            - if: {required: [type], properties: {type: {enum: [weekly, monthly]}}}
+              then: {properties: {month: false}}
             - if: {required: [endType], properties: {endType: {const: date}}}
-              then: {required: [endDate]}
+              then: {required: [endDate], properties: {endCount: false}}
             - if: {required: [endType], properties: {endType: {const: count}}}
-              then: {required: [endCount]}
+              then: {required: [endCount], properties: {endDate: false}}
+            - if: {required: [endType], properties: {endType: {const: never}}}
+              then: {properties: {endDate: false, endCount: false}}
           dependentRequired: {minute: [hour]}
           properties:
             secureCardReference: {type: string, description: "The card's token, `sc_...`; wins over merchantReference."}
@@ -1630,7 +1636,11 @@ enum OpenAPIDocument {
             currency: {type: string, pattern: '^[A-Z]{3}$', description: "A known ISO 4217 code, upper case."}
             description: {type: string, maxLength: 255}
             receiptEmail: {type: string, format: email, maxLength: 254}
-            receiptPhone: {type: string, description: "Optional `+`, then 7-15 digits."}
+            receiptPhone:
+              type: string
+              maxLength: 32
+              pattern: '^(\+[ ().-]*[1-9]|[ ().-]*[0-9])[ ().-]*([0-9][ ().-]*){6,14}$'
+              description: "Optional `+` (then not 0), then 7-15 digits; spaces, dashes, dots and parentheses between digits."
             externalId: {type: string, maxLength: 64}
             type: {$ref: "#/components/schemas/PlanType"}
             startDate: {type: string, format: date, description: yyyy-MM-dd; today or later.}
@@ -1677,7 +1687,7 @@ enum OpenAPIDocument {
             merchantReference: {type: string, pattern: '^[A-Za-z0-9._:-]{1,64}$'}
             description: {type: [string, "null"], maxLength: 255}
             receiptEmail: {type: [string, "null"], format: email, maxLength: 254}
-            receiptPhone: {type: [string, "null"]}
+            receiptPhone: {type: [string, "null"], maxLength: 32, pattern: '^(\+[ ().-]*[1-9]|[ ().-]*[0-9])[ ().-]*([0-9][ ().-]*){6,14}$'}
         Step:
           type: object
           required: [id, sequence, date, dueAt, amount, currency, status, attempts]
@@ -1811,15 +1821,17 @@ enum OpenAPIDocument {
             `currency` default `USD`). The card is a stored one (`secureCardReference` or `merchantReference`) or raw
             card data, not both. `secureCard` only on a raw-card sale.
           required: [type]
-          if: {properties: {type: {const: verify}}}
-          then: {properties: {amount: {const: 0}}}
-          else: {required: [amount, currency], properties: {amount: {minimum: 1}}}
-          anyOf:
-            - required: [secureCardReference]
-            - required: [merchantReference]
-            - required: [card]
-            - required: [track]
-            - required: [emv]
+          allOf:
+            - if: {properties: {type: {const: verify}}}
+              then: {properties: {amount: {const: 0}}}
+              else: {required: [amount, currency], properties: {amount: {minimum: 1}}}
+            - oneOf:
+                - anyOf: [{required: [secureCardReference]}, {required: [merchantReference]}]
+                  properties: {card: false, track: false, emv: false, secureCard: false}
+                - anyOf: [{required: [card]}, {required: [track]}, {required: [emv]}]
+                  properties: {secureCardReference: false, merchantReference: false}
+            - if: {required: [secureCard]}
+              then: {properties: {type: {const: sale}}}
           properties:
             type: {type: string, enum: [sale, authorize, verify]}
             amount: {type: integer, format: int64, minimum: 0, maximum: 99999999999, description: In minor units.}
