@@ -127,7 +127,6 @@ echo "== server on $BASE (pid $SERVER_PID), merchant 'contract': cards, schedule
 
 # schemathesis draws these values (with the given probability) instead of random ones; the rest of
 # each request is still generated from the document.
-ids() { local IFS=,; printf '"%s"' "$1"; shift; for value in "$@"; do printf ', "%s"' "$value"; done; }
 use() { # operation ids, then location.name=dictionary[@probability] (default 0.8)
   local operations=$1 pairs="" pair binding; shift
   for pair in "$@"; do
@@ -155,7 +154,7 @@ use() { # operation ids, then location.name=dictionary[@probability] (default 0.
   echo "authorizations = { values = [\"$AUTH1\", \"$AUTH2\"] }"
   echo "sales-to-refund = { values = [\"$SALE1\", \"$SALE2\"] }"
   echo "sale-to-void = { values = [\"$SALE3\"] }"
-  echo "transactions = { values = [$(ids "$AUTH1" "$SALE1" "$SALE3")] }"
+  echo "transactions = { values = [\"$AUTH1\", \"$SALE1\", \"$SALE3\"] }"
   echo "charge-runs = { values = [\"$RUN\"] }"
   echo
   use '"retrieveSecureCard", "updateSecureCard"' path.merchantReference=live-cards \
