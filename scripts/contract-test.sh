@@ -90,10 +90,10 @@ card() { # merchantReference number
     "card": {"number": "'"$2"'", "expiryDate": "1230", "holderName": "Ada Lovelace"},
     "customer": {"email": "ada@example.com", "country": "GB"}}' | field "['secureCardReference']"
 }
-schedule() { # confirm|pause|none: a monthly schedule of three steps on card sched-1, in that state
-  local body id
-  body=$(seed POST /v1/schedules '{"merchantReference": "sched-1", "amount": 1999, "currency": "USD", "type": "monthly",
-    "startDate": "2029-01-31", "endType": "count", "endCount": 3, "day": 31}')
+schedule() { # confirm|pause|none [plan]: a schedule on card sched-1 (default three monthly steps), in that state;
+  # prints its id and its steps' ids
+  local body id plan=${2:-'"type": "monthly", "startDate": "2029-01-31", "endType": "count", "endCount": 3, "day": 31'}
+  body=$(seed POST /v1/schedules '{"merchantReference": "sched-1", "amount": 1999, "currency": "USD", '"$plan"'}')
   id=$(echo "$body" | field "['id']")
   case "$1" in
     confirm) seed POST "/v1/schedules/$id/confirm" >/dev/null ;;
@@ -114,7 +114,11 @@ card cust-3 378282246310005 >/dev/null
 card sched-1 6011111111111117 >/dev/null  # the schedules' card, which no dictionary offers for deletion
 card del-1 4242424242424242 >/dev/null
 card del-2 5555555555554444 >/dev/null
-line=$(schedule confirm); read -r SCHEDULE STEP1 STEP2 STEP3 <<<"$line"
+SCHEDULE=$(schedule confirm | cut -d' ' -f1)
+# Skipping every step completes a schedule: the skip operation gets an open-ended weekly one (its
+# steps are materialized only up to the horizon, so it starts next week).
+line=$(schedule confirm '"type": "weekly", "startDate": "'"$(date -u -d '+7 days' +%F)"'", "endType": "never", "day": 1')
+read -r TO_SKIP STEPS_TO_SKIP <<<"$line"
 PENDING=$(schedule none | cut -d' ' -f1)
 TO_PAUSE=$(schedule confirm | cut -d' ' -f1)
 TO_RESUME=$(schedule pause | cut -d' ' -f1)
@@ -144,8 +148,8 @@ use() { # operation ids, then location.name=dictionary[@probability] (default 0.
   echo "test-card-numbers = { values = [\"4242424242424242\", \"4111 1111 1111 1111\", \"5555555555554444\", \"378282246310005\", \"6011111111111117\"] }"
   echo "expiry-dates = { values = [\"1230\", \"0931\", \"0129\"] }"
   echo "currencies = { values = [\"USD\", \"EUR\", \"GBP\", \"JPY\"] }"
-  echo "schedule = { values = [\"$SCHEDULE\"] }"
-  echo "schedule-steps = { values = [\"$STEP1\", \"$STEP2\", \"$STEP3\"] }"
+  echo "schedule-to-skip = { values = [\"$TO_SKIP\"] }"
+  echo "steps-to-skip = { values = [\"${STEPS_TO_SKIP// /\", \"}\"] }"
   echo "schedules-any = { values = [\"$SCHEDULE\", \"$PENDING\"] }"
   echo "schedule-pending = { values = [\"$PENDING\"] }"
   echo "schedule-to-pause = { values = [\"$TO_PAUSE\"] }"
@@ -169,7 +173,7 @@ use() { # operation ids, then location.name=dictionary[@probability] (default 0.
   use '"pauseSchedule"' path.id=schedule-to-pause
   use '"resumeSchedule"' path.id=schedule-to-resume
   use '"cancelSchedule"' path.id=schedules-to-cancel@1.0
-  use '"skipScheduleStep"' path.id=schedule path.stepId=schedule-steps
+  use '"skipScheduleStep"' path.id=schedule-to-skip path.stepId=steps-to-skip
   use '"createTransaction"' body.merchantReference=live-cards body.secureCardReference=card-tokens \
     body.currency=currencies body.card.number=test-card-numbers body.card.expiryDate=expiry-dates
   use '"getTransaction"' path.id=transactions
