@@ -82,4 +82,32 @@ import Vault
             _ = try await Self.waitForRun(client, key: fixture.adminA, id: id)
         }
     }
+
+    @Test(arguments: [
+        (#"{"dryrun": true}"#, "dryrun"),
+        (#"{"dryRun": true, "asOf": "2020-01-01T00:00:00Z", "limit": 5}"#, "limit"),
+        (#"{"4242424242424242": 1}"#, nil),
+    ])
+    func anUnknownFieldIs422AndStartsNoRun(_ body: String, _ param: String?) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let response = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA, json: body)
+            #expect(response.status == .unprocessableContent)
+            #expect(response.error["code"] as? String == "unknown_field")
+            #expect(response.error["param"] as? String == param)
+            #expect(!response.text.contains("4242"))
+        }
+        #expect(try fixture.count("charge_runs") == 0)
+    }
+
+    @Test(arguments: [(#"{"dryRun": null}"#, "dryRun"), (#"{"asOf": null, "dryRun": true}"#, "asOf"), (#"{"dryRun": "true"}"#, "dryRun")])
+    func aNullOrMistypedFieldIs422AndStartsNoRun(_ body: String, _ param: String) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let response = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA, json: body)
+            #expect(response.status == .unprocessableContent)
+            #expect(response.error["param"] as? String == param)
+        }
+        #expect(try fixture.count("charge_runs") == 0)
+    }
 }

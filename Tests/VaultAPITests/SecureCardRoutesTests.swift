@@ -239,6 +239,20 @@ import Vault
         #expect(sealed?["sealed_details"] == .null)
     }
 
+    @Test(arguments: ["purge=", "purge=1", "cancelSchedules=", "cancelSchedules=yes", "purge=TRUE"])
+    func aMalformedDeleteFlagIs422AndDeletesNothing(_ query: String) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("p1")).status == .created)
+            let refused = try await client.send(.delete, "/v1/secure-cards/p1?\(query)", key: fixture.adminA)
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.error["code"] as? String == "invalid_value")
+            #expect(refused.error["param"] as? String == String(query.prefix { $0 != "=" }))
+            #expect(try await client.send(.get, "/v1/secure-cards/p1", key: fixture.adminA).json["status"] as? String == "active")
+        }
+        #expect(try fixture.count("secure_cards WHERE sealed_card IS NOT NULL") == 1)
+    }
+
     @Test func listsPageThroughEveryCardOnceAndSearchByText() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in

@@ -101,6 +101,40 @@ import Vault
         }
     }
 
+    @Test(arguments: [
+        (HTTPRequest.Method.trace, "/v1/schedules", "GET, POST"),
+        (.delete, "/v1/transactions", "GET, POST"),
+        (.put, "/v1/schedules/sch_none", "GET, PATCH"),
+        (.get, "/v1/schedules/preview", "POST"),
+        (.post, "/v1/secure-cards/cust-1", "DELETE, GET, PATCH"),
+        (.trace, "/healthz", "GET"),
+        (.post, "/openapi.json", "GET"),
+    ])
+    func aKnownPathWithAnotherMethodGets405WithAllowAndTheEnvelope(_ method: HTTPRequest.Method, _ path: String, _ allow: String) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            for key in [fixture.adminA, nil] {
+                let response = try await client.send(method, path, key: key, json: [.get, .trace].contains(method) ? nil : "{}")
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == allow)
+                #expect(response.error["type"] as? String == "invalid_request_error")
+                #expect(response.error["code"] as? String == "method_not_allowed")
+                #expect(response.headers[HTTPField.Name("X-Request-Id")!]?.isEmpty == false)
+            }
+        }
+    }
+
+    @Test func anUnknownPathIsStill404WhateverTheMethod() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            for path in ["/v1/schedules/sch_1/nothing", "/v1/charge-runs/run_1/steps", "/v2/schedules"] {
+                let response = try await client.send(.trace, path, key: fixture.adminA)
+                #expect(response.status == .notFound, "\(path)")
+                #expect(response.headers[.allow] == nil)
+            }
+        }
+    }
+
     @Test func malformedJSONIs400AndChangesNothing() async throws {
         let fixture = try await APIFixture()
         let auditBefore = try fixture.count("audit_events")

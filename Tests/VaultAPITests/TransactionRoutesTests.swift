@@ -105,6 +105,25 @@ import Vault
         }
     }
 
+    /// Found by the contract test (issue 7): voiding a capture voids the authorization at the gateway
+    /// (they share the gateway transaction), but the authorization stays `captured` here, so a void of
+    /// it goes to the gateway, which says "Already voided", and the API answers 502 and records an
+    /// errored void. The fix belongs to the transaction service (Sources/Scheduler), not to the routes.
+    @Test func voidingAnAuthorizationWhoseCaptureWasVoidedIsAConflictNotAGatewayError() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let auth = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(amount: 5000, type: "authorize"))
+            let authID = try #require(auth.json["id"] as? String)
+            let capture = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA)
+            let captureID = try #require(capture.json["id"] as? String, "\(capture.text)")
+            #expect(try await client.send(.post, "/v1/transactions/\(captureID)/void", key: fixture.adminA).status == .created)
+            let again = try await client.send(.post, "/v1/transactions/\(authID)/void", key: fixture.adminA)
+            withKnownIssue("the authorization is not marked voided when its capture is voided; its void is a 502") {
+                #expect(again.status == .conflict, "\(again.text)")
+            }
+        }
+    }
+
     @Test func registrationBySaleRegistersOnlyWhenApproved() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in

@@ -17,7 +17,8 @@ enum OpenAPIDocument {
         request is a 409. Lists take `limit` and `cursor` and answer `{"data": [...], "nextCursor": ...}`.
         Every response carries `X-Request-Id`. Errors use one envelope:
         `{"error": {"type", "code", "message", "param"}}`; an unknown route is a 404 and a known route
-        with another method a 405, both in that envelope.
+        with another method a 405 `method_not_allowed` whose `Allow` header lists the methods the route
+        takes, both in that envelope.
     servers:
       - url: http://127.0.0.1:8080
     security:
@@ -201,6 +202,10 @@ enum OpenAPIDocument {
               content:
                 application/json:
                   schema: {$ref: "#/components/schemas/SecureCardResult"}
+              links:
+                Retrieve: {operationId: retrieveSecureCard, parameters: {merchantReference: "$response.body#/merchantReference"}}
+                Update: {operationId: updateSecureCard, parameters: {merchantReference: "$response.body#/merchantReference"}}
+                Delete: {operationId: deleteSecureCard, parameters: {merchantReference: "$response.body#/merchantReference"}}
             "400": {$ref: "#/components/responses/BadRequest"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "402": {$ref: "#/components/responses/CardDeclined"}
@@ -346,6 +351,15 @@ enum OpenAPIDocument {
               content:
                 application/json:
                   schema: {$ref: "#/components/schemas/ScheduleDetail"}
+              links:
+                Get: {operationId: getSchedule, parameters: {id: "$response.body#/id"}}
+                Change: {operationId: changeSchedule, parameters: {id: "$response.body#/id"}}
+                Steps: {operationId: listScheduleSteps, parameters: {id: "$response.body#/id"}}
+                Confirm: {operationId: confirmSchedule, parameters: {id: "$response.body#/id"}}
+                Pause: {operationId: pauseSchedule, parameters: {id: "$response.body#/id"}}
+                Resume: {operationId: resumeSchedule, parameters: {id: "$response.body#/id"}}
+                Cancel: {operationId: cancelSchedule, parameters: {id: "$response.body#/id"}}
+                SkipFirstStep: {operationId: skipScheduleStep, parameters: {id: "$response.body#/id", stepId: "$response.body#/steps/0/id"}}
             "400": {$ref: "#/components/responses/BadRequest"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "403": {$ref: "#/components/responses/Forbidden"}
@@ -646,6 +660,11 @@ enum OpenAPIDocument {
               content:
                 application/json:
                   schema: {$ref: "#/components/schemas/Transaction"}
+              links:
+                Get: {operationId: getTransaction, parameters: {id: "$response.body#/id"}}
+                Capture: {operationId: captureTransaction, parameters: {id: "$response.body#/id"}}
+                Void: {operationId: voidTransaction, parameters: {id: "$response.body#/id"}}
+                Refund: {operationId: refundTransaction, parameters: {id: "$response.body#/id"}}
             "400": {$ref: "#/components/responses/BadRequest"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "402": {$ref: "#/components/responses/TransactionDeclined"}
@@ -823,6 +842,8 @@ enum OpenAPIDocument {
               content:
                 application/json:
                   schema: {$ref: "#/components/schemas/ChargeRun"}
+              links:
+                Progress: {operationId: getChargeRun, parameters: {id: "$response.body#/id"}}
             "400": {$ref: "#/components/responses/BadRequest"}
             "401": {$ref: "#/components/responses/Unauthorized"}
             "403": {$ref: "#/components/responses/Forbidden"}
@@ -1236,6 +1257,7 @@ enum OpenAPIDocument {
       schemas:
         ChargeRunRequest:
           type: object
+          description: Any other field is a 422 `unknown_field`, and a null a 422 (a misspelt or null `dryRun` must not start a real run).
           additionalProperties: false
           properties:
             asOf: {type: string, format: date-time, description: "Charge steps due at or before this instant (not in the future; default now)."}
@@ -1378,8 +1400,10 @@ enum OpenAPIDocument {
           properties:
             number:
               type: string
+              maxLength: 64
+              pattern: '^[ -]*([0-9][ -]*){12,19}$'
               description: 12-19 digits (spaces and dashes allowed), Luhn-valid, of a known brand and a length valid for it.
-            expiryDate: {type: string, pattern: '^[0-9]{4}$', description: "MMYY; a real month, not in the past."}
+            expiryDate: {type: string, pattern: '^(0[1-9]|1[0-2])[0-9]{2}$', description: "MMYY; a real month, not in the past."}
             holderName: {type: string, description: Trimmed; at most 100 characters; no control characters.}
             cvv:
               type: string
@@ -1432,10 +1456,16 @@ enum OpenAPIDocument {
             `method` defaults to `track` when `track` is sent, `emv` when `emv` is sent, else `keyed`. Each method
             takes only its own input (`card`, `track` or `emv`); sending another's is a 422 `not_allowed`.
           required: [merchantReference]
-          anyOf:
+          oneOf:
             - required: [card]
+              not: {anyOf: [{required: [track]}, {required: [emv]}]}
+              properties: {method: {enum: [keyed, ocr]}}
             - required: [track]
+              not: {anyOf: [{required: [card]}, {required: [emv]}]}
+              properties: {method: {const: track}}
             - required: [emv]
+              not: {anyOf: [{required: [card]}, {required: [track]}]}
+              properties: {method: {const: emv}}
           properties:
             merchantReference:
               type: string
@@ -1572,9 +1602,28 @@ enum OpenAPIDocument {
             use are a 422 `not_allowed`. Dates may not be in the past (in the plan's zone); finite plans have at
             most the configured number of steps (1000 by default). A card expiring before the first step is a 422.
           required: [amount, currency, type]
-          anyOf:
-            - required: [secureCardReference]
-            - required: [merchantReference]
+          allOf:
+            - anyOf:
+                - required: [secureCardReference]
+                - required: [merchantReference]
+            - if: {required: [type], properties: {type: {const: arbitraryDates}}}
+              then: {required: [dates]}
+              else: {required: [startDate]}
+            - if: {required: [type], properties: {type: {enum: [weekly, monthly, quarterly, annual]}}}
+              then: {required: [endType, day]}
+            - if: {required: [type], properties: {type: {enum: [quarterly, annual]}}}
+              then: {required: [month]}
+            - if: {required: [type], properties: {type: {enum: [delayedOnce, arbitraryDates]}}}
+              then: {properties: {endType: false, endDate: false, endCount: false, month: false, day: false}}
+            - if: {required: [type], properties: {type: {enum: [weekly, monthly]}}}
+              then: {properties: {month: false}}
+            - if: {required: [endType], properties: {endType: {const: date}}}
+              then: {required: [endDate], properties: {endCount: false}}
+            - if: {required: [endType], properties: {endType: {const: count}}}
+              then: {required: [endCount], properties: {endDate: false}}
+            - if: {required: [endType], properties: {endType: {const: never}}}
+              then: {properties: {endDate: false, endCount: false}}
+          dependentRequired: {minute: [hour]}
           properties:
             secureCardReference: {type: string, description: "The card's token, `sc_...`; wins over merchantReference."}
             merchantReference: {type: string, pattern: '^[A-Za-z0-9._:-]{1,64}$'}
@@ -1587,7 +1636,11 @@ enum OpenAPIDocument {
             currency: {type: string, pattern: '^[A-Z]{3}$', description: "A known ISO 4217 code, upper case."}
             description: {type: string, maxLength: 255}
             receiptEmail: {type: string, format: email, maxLength: 254}
-            receiptPhone: {type: string, description: "Optional `+`, then 7-15 digits."}
+            receiptPhone:
+              type: string
+              maxLength: 32
+              pattern: '^(\+[ ().-]*[1-9]|[ ().-]*[0-9])[ ().-]*([0-9][ ().-]*){6,14}$'
+              description: "Optional `+` (then not 0), then 7-15 digits; spaces, dashes, dots and parentheses between digits."
             externalId: {type: string, maxLength: 64}
             type: {$ref: "#/components/schemas/PlanType"}
             startDate: {type: string, format: date, description: yyyy-MM-dd; today or later.}
@@ -1634,7 +1687,7 @@ enum OpenAPIDocument {
             merchantReference: {type: string, pattern: '^[A-Za-z0-9._:-]{1,64}$'}
             description: {type: [string, "null"], maxLength: 255}
             receiptEmail: {type: [string, "null"], format: email, maxLength: 254}
-            receiptPhone: {type: [string, "null"]}
+            receiptPhone: {type: [string, "null"], maxLength: 32, pattern: '^(\+[ ().-]*[1-9]|[ ().-]*[0-9])[ ().-]*([0-9][ ().-]*){6,14}$'}
         Step:
           type: object
           required: [id, sequence, date, dueAt, amount, currency, status, attempts]
@@ -1768,6 +1821,17 @@ enum OpenAPIDocument {
             `currency` default `USD`). The card is a stored one (`secureCardReference` or `merchantReference`) or raw
             card data, not both. `secureCard` only on a raw-card sale.
           required: [type]
+          allOf:
+            - if: {properties: {type: {const: verify}}}
+              then: {properties: {amount: {const: 0}}}
+              else: {required: [amount, currency], properties: {amount: {minimum: 1}}}
+            - oneOf:
+                - anyOf: [{required: [secureCardReference]}, {required: [merchantReference]}]
+                  properties: {card: false, track: false, emv: false, secureCard: false}
+                - anyOf: [{required: [card]}, {required: [track]}, {required: [emv]}]
+                  properties: {secureCardReference: false, merchantReference: false}
+            - if: {required: [secureCard]}
+              then: {properties: {type: {const: sale}}}
           properties:
             type: {type: string, enum: [sale, authorize, verify]}
             amount: {type: integer, format: int64, minimum: 0, maximum: 99999999999, description: In minor units.}

@@ -25,7 +25,8 @@ public func buildApplication(
     return app
 }
 
-/// Builds the router: operational routes at the root, the API under `/v1` behind authentication.
+/// Builds the router: operational routes at the root, the API under `/v1` behind authentication;
+/// a known path asked with another method is a 405 with `Allow`.
 /// - Parameter rateLimiter: per-key limits; by default the configured `rateLimit` on the system clock
 ///   (tests pass one with a manual clock).
 public func buildRouter(runtime: VaultRuntime, rateLimiter: RateLimiter? = nil) -> Router<VaultRequestContext> {
@@ -51,6 +52,8 @@ public func buildRouter(runtime: VaultRuntime, rateLimiter: RateLimiter? = nil) 
     TransactionsController(transactions: runtime.transactions, store: runtime.store).addRoutes(to: api)
     StatsController(store: runtime.store).addRoutes(to: api)
     ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)
+    // After the last route, so it wraps only the router's not-found responder (see the type).
+    router.add(middleware: MethodNotAllowedMiddleware(routes: RouteMethods(router.routes)))
     return router
 }
 

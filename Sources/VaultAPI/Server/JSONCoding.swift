@@ -18,7 +18,8 @@ public enum JSONCoding {
 
     /// Decodes the (already collected) body as `type`.
     ///
-    /// Not JSON or not UTF-8 is a 400; a missing field or a wrong type is a 422 naming the field.
+    /// Not JSON or not UTF-8 is a 400; a missing field or a wrong type is a 422 naming the field, and so
+    /// is a key a `ClosedRequestBody` does not take.
     public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         var request = request
         let buffer = try await request.collectBody(upTo: .max)
@@ -27,7 +28,14 @@ public enum JSONCoding {
         }
         let data = Data(buffer.readableBytesView)
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            let value = try JSONDecoder().decode(T.self, from: data)
+            if let closed = T.self as? any ClosedRequestBody.Type,
+                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let error = closed.unknownFieldError(in: object)
+            {
+                throw error
+            }
+            return value
         } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
                 (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil

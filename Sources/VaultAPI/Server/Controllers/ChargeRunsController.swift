@@ -11,9 +11,22 @@ struct ChargeRunsController {
     let runtime: VaultRuntime
     let logger: Logger
 
-    struct StartRequest: Decodable {
+    /// Closed and without nulls: a misspelt or null `dryRun` must be refused, not start a real run.
+    struct StartRequest: ClosedRequestBody {
         var asOf: String?
         var dryRun: Bool?
+
+        static let fieldNames: Set<String> = ["asOf", "dryRun"]
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            asOf = container.contains(.asOf) ? try container.decode(String.self, forKey: .asOf) : nil
+            dryRun = container.contains(.dryRun) ? try container.decode(Bool.self, forKey: .dryRun) : nil
+        }
+
+        private enum CodingKeys: String, CodingKey { case asOf, dryRun }
     }
 
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {

@@ -55,10 +55,12 @@ struct SecureCardsController {
         }
     }
 
+    /// A boolean query parameter: absent or `false`, or `true`. Anything else (an empty value, `1`)
+    /// is a 422, so a malformed `purge` or `cancelSchedules` never destroys or cancels anything.
     static func flag(_ value: String?, name: String) throws -> Bool {
         switch value {
-        case nil, "false", "0": return false
-        case "true", "1", "": return true
+        case nil, "false": return false
+        case "true": return true
         default: throw APIError.invalid("\(name) must be true or false.", code: "invalid_value", param: name)
         }
     }
