@@ -105,11 +105,10 @@ import Vault
         }
     }
 
-    /// Found by the contract test (issue 7): voiding a capture voids the authorization at the gateway
-    /// (they share the gateway transaction), but the authorization stays `captured` here, so a void of
-    /// it goes to the gateway, which says "Already voided", and the API answers 502 and records an
-    /// errored void. The fix belongs to the transaction service (Sources/Scheduler), not to the routes.
-    @Test func voidingAnAuthorizationWhoseCaptureWasVoidedIsAConflictNotAGatewayError() async throws {
+    /// Found by the contract test (issue 7): an authorization and its capture are one transaction at
+    /// the gateway, so voiding either voids both. Both are recorded voided; a second void is a 409
+    /// that never reaches the gateway (it used to be sent, answered "Already voided", and was a 502).
+    @Test func voidingACaptureVoidsItsAuthorizationAndASecondVoidIsAConflict() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
             let auth = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(amount: 5000, type: "authorize"))
@@ -117,10 +116,25 @@ import Vault
             let capture = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA)
             let captureID = try #require(capture.json["id"] as? String, "\(capture.text)")
             #expect(try await client.send(.post, "/v1/transactions/\(captureID)/void", key: fixture.adminA).status == .created)
+            let authorization = try await client.send(.get, "/v1/transactions/\(authID)", key: fixture.adminA)
+            #expect(authorization.json["status"] as? String == "voided")
             let again = try await client.send(.post, "/v1/transactions/\(authID)/void", key: fixture.adminA)
-            withKnownIssue("the authorization is not marked voided when its capture is voided; its void is a 502") {
-                #expect(again.status == .conflict, "\(again.text)")
-            }
+            #expect(again.status == .conflict, "\(again.text)")
+        }
+    }
+
+    @Test func voidingACapturedAuthorizationVoidsItsCapture() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let auth = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(amount: 5000, type: "authorize"))
+            let authID = try #require(auth.json["id"] as? String)
+            let capture = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA)
+            let captureID = try #require(capture.json["id"] as? String, "\(capture.text)")
+            #expect(try await client.send(.post, "/v1/transactions/\(authID)/void", key: fixture.adminA).status == .created)
+            let captured = try await client.send(.get, "/v1/transactions/\(captureID)", key: fixture.adminA)
+            #expect(captured.json["status"] as? String == "voided")
+            #expect(try await client.send(.post, "/v1/transactions/\(captureID)/void", key: fixture.adminA).status == .conflict)
+            #expect(try await client.send(.post, "/v1/transactions/\(captureID)/refund", key: fixture.adminA).status == .conflict)
         }
     }
 
