@@ -37,16 +37,40 @@ max_len() {
 if [ -f Package.resolved ] && [ ! -f Fuzz/Package.resolved ]; then cp Package.resolved Fuzz/Package.resolved; fi
 
 echo "== building fuzzers ($CONFIGURATION, fuzzer + address sanitizers)"
-# `--sanitize=fuzzer` links libFuzzer's main and instruments C code, but swiftc 6.3 did not always add
-# coverage to Swift code by itself (whole-package builds came out blind), so ask for it explicitly.
+# SwiftPM turns `--sanitize=fuzzer --sanitize=address` into `-fsanitize=fuzzer -fsanitize=address` for
+# clang (both apply) but into `-sanitize=address -sanitize=fuzzer` for swiftc, where the last `-sanitize=`
+# wins: the Swift code of every module (the vault's parsers included) came out with coverage and no
+# ASan, and any other order leaves it blind. One combined `-sanitize=fuzzer,address`, appended after
+# SwiftPM's own flags to every Swift compile and link (the path dependency's modules too), gives both;
+# `-sanitize=fuzzer` brings swiftc's default coverage (edge, inline 8-bit counters, PC table,
+# comparisons, stack depth). `scripts/fuzz.sh` checks the result before fuzzing (`check_instrumented`).
 BUILD=(swift build --package-path Fuzz --scratch-path "$SCRATCH" -c "$CONFIGURATION"
-  --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp)
+  --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address)
 set +e
 "${BUILD[@]}" 2>&1 | grep --line-buffered -v "Cannot export local symbol"
 build_status=${PIPESTATUS[0]}
 set -e
 [ "$build_status" -eq 0 ] || { echo "fuzz: the build failed" >&2; exit 1; }
 BIN=$("${BUILD[@]}" --show-bin-path)
+
+# The Swift modules under test must carry both libFuzzer's coverage counters and ASan's checks; a
+# module compiled without either would fuzz blind (libFuzzer's own "INITED cov:" counts the fuzz
+# targets and C code too, so it cannot tell).
+NM=$(dirname "$(command -v swift)")/llvm-nm
+[ -x "$NM" ] || NM=nm
+check_instrumented() {
+  local module=$1 objects
+  objects=("$BIN/$module.build/"*.o)
+  [ -f "${objects[0]}" ] || { echo "fuzz: no objects for $module in $BIN" >&2; return 1; }
+  local symbols
+  symbols=$("$NM" --undefined-only "${objects[@]}" 2>/dev/null)
+  grep -q "__sanitizer_cov_8bit_counters_init" <<<"$symbols" || { echo "fuzz: $module has no coverage instrumentation" >&2; return 1; }
+  grep -q "__asan_" <<<"$symbols" || { echo "fuzz: $module has no AddressSanitizer instrumentation" >&2; return 1; }
+}
+for module in Vault Scheduler FuzzSupport $TARGETS; do
+  check_instrumented "$module" || { echo "fuzz: the build is not instrumented; see the BUILD flags in $0" >&2; exit 1; }
+done
+echo "== instrumented: Vault Scheduler FuzzSupport $TARGETS (coverage + ASan)"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
 # The Swift runtime's own backtracer reads freed memory and trips ASan; libFuzzer and ASan report instead.
