@@ -7,6 +7,13 @@
 # committed one. A crash is minimised and saved as Fuzz/Corpus/<target>/crash-<sha1> (commit it,
 # and add a test to Tests/VaultTests/Capture/FuzzRegressionTests.swift); the script then exits 1.
 #
+# Run time: the first build compiles every module of the vault and its dependencies with ASan and
+# coverage, about 15 minutes on two cores (later builds are incremental: seconds). Then each target
+# replays its committed corpus (under a second) and fuzzes for FUZZ_SECONDS (60 s by default), plus up
+# to 60 s of minimisation if it crashes: `make fuzz` takes about 3.5 minutes after the build.
+# Needs only the Swift toolchain (libFuzzer, the ASan runtime, llvm-nm and llvm-symbolizer ship with
+# it) and the vault's own build dependencies (scripts/install-deps.sh).
+#
 # Environment:
 #   FUZZ_SECONDS              fuzzing time per target (default 60)
 #   FUZZ_SECONDS_<Target>     per-target override, e.g. FUZZ_SECONDS_JSONRequestFuzzer=120
@@ -73,6 +80,8 @@ done
 echo "== instrumented: Vault Scheduler FuzzSupport $TARGETS (coverage + ASan)"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
+SYMBOLIZER=$(dirname "$(command -v swift)")/llvm-symbolizer
+[ -x "$SYMBOLIZER" ] && export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-$SYMBOLIZER}
 # The Swift runtime's own backtracer reads freed memory and trips ASan; libFuzzer and ASan report instead.
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 RESULTS=()
@@ -112,8 +121,11 @@ for target in $TARGETS; do
   "$BIN/$target" "${common[@]}" -max_total_time="$seconds" -artifact_prefix="$artifacts/" \
     "$work" "$corpus" >"$logs/$target.log" 2>&1 || status=$?
   final_stat() { grep -E "^stat::$1:" "$logs/$target.log" | awk '{print $2}' | tail -1 || true; }
-  coverage=$(grep -oE "cov: [0-9]+" "$logs/$target.log" | tail -1 | awk '{print $2}' || true)
-  summary="$target ${seconds}s execs=$(final_stat number_of_executed_units) exec/s=$(final_stat average_exec_per_sec) cov=${coverage:-?} new=$(final_stat new_units_added) rss=$(final_stat peak_rss_mb)MB"
+  # cov/ft at start (after loading the corpora) -> at the end: they must grow on a fresh work corpus.
+  progress() { grep -oE "$1: [0-9]+" "$logs/$target.log" | sed -n "$2" | awk '{print $2}' || true; }
+  coverage="$(progress cov 1p)->$(progress cov '$p')"
+  features="$(progress ft 1p)->$(progress ft '$p')"
+  summary="$target ${seconds}s execs=$(final_stat number_of_executed_units) exec/s=$(final_stat average_exec_per_sec) cov=$coverage ft=$features new=$(final_stat new_units_added) work-corpus=$(find "$work" -type f | wc -l | tr -d ' ') rss=$(final_stat peak_rss_mb)MB"
   if [ "$status" -eq 0 ]; then
     RESULTS+=("$summary crashes=0")
     continue
@@ -128,7 +140,7 @@ for target in $TARGETS; do
     "$BIN/$target" "${common[@]}" -minimize_crash=1 -max_total_time=60 -exact_artifact_path="$minimized" "$crash" \
       >"$logs/$target-minimize.log" 2>&1 || true
     [ -s "$minimized" ] || minimized=$crash
-    saved=$corpus/crash-$(sha1sum "$minimized" | cut -c1-16)
+    saved=$corpus/crash-$(sha1sum "$minimized" | cut -d' ' -f1)
     cp "$minimized" "$saved"
     echo "fuzz: minimised input saved as $saved ($(wc -c <"$saved" | tr -d ' ') bytes); commit it and add a regression test" >&2
     RESULTS+=("$summary CRASH -> $saved")
