@@ -11,11 +11,11 @@ public enum CanonicalJSON {
         var output: [UInt8] = []
         output.reserveCapacity(32 + object.count * 24)
         output.append(UInt8(ascii: "{"))
-        for (index, key) in sortedKeys(object.keys).enumerated() {
+        for (index, (key, value)) in sorted(object).enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             append(string: key, to: &output)
             output.append(UInt8(ascii: ":"))
-            append(string: object[key]!, to: &output)
+            append(string: value, to: &output)
         }
         output.append(UInt8(ascii: "}"))
         return String(decoding: output, as: UTF8.self)
@@ -48,18 +48,19 @@ public enum CanonicalJSON {
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in sortedKeys(object.keys).enumerated() {
+            for (index, (key, value)) in sorted(object).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 append(string: key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                append(object[key]!, to: &output)
+                append(value, to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
     }
 
-    static func sortedKeys(_ keys: some Collection<String>) -> [String] {
-        keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    /// Entries in key order by UTF-8 bytes (what `JSONEncoder`'s `.sortedKeys` does).
+    static func sorted<Value>(_ object: [String: Value]) -> [(key: String, value: Value)] {
+        object.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
