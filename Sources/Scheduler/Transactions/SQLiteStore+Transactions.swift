@@ -130,42 +130,17 @@ extension SQLiteStore: TransactionStore {
 
     /// The `WHERE` conditions of a transaction search, bound by position.
     static func appendConditions(of filter: TransactionFilter, to sql: inout String, arguments: inout [any SQLiteBindable]) {
-        if let status = filter.status {
-            sql += " AND status = ?"
-            arguments.append(status.rawValue)
-        }
-        if let type = filter.type {
-            sql += " AND type = ?"
-            arguments.append(type.rawValue)
-        }
-        if let schedule = filter.scheduleID {
-            sql += " AND schedule_id = ?"
-            arguments.append(schedule)
-        }
-        if let card = filter.secureCardReference {
-            sql += " AND secure_card_id = ?"
-            arguments.append(card)
-        }
-        if let from = filter.createdFrom {
-            sql += " AND created_at >= ?"
-            arguments.append(Timestamp.string(from))
-        }
-        if let before = filter.createdBefore {
-            sql += " AND created_at < ?"
-            arguments.append(Timestamp.string(before))
-        }
-        if let minimum = filter.minimumAmount {
-            sql += " AND amount >= ?"
-            arguments.append(minimum)
-        }
-        if let maximum = filter.maximumAmount {
-            sql += " AND amount <= ?"
-            arguments.append(maximum)
-        }
-        if let currency = filter.currency {
-            sql += " AND currency = ?"
-            arguments.append(currency.code)
-        }
+        var conditions = SQLiteConditions()
+        conditions.add("status = ?", filter.status?.rawValue)
+        conditions.add("type = ?", filter.type?.rawValue)
+        conditions.add("schedule_id = ?", filter.scheduleID)
+        conditions.add("secure_card_id = ?", filter.secureCardReference)
+        conditions.add("created_at >= ?", filter.createdFrom.map(Timestamp.string))
+        conditions.add("created_at < ?", filter.createdBefore.map(Timestamp.string))
+        conditions.add("amount >= ?", filter.minimumAmount)
+        conditions.add("amount <= ?", filter.maximumAmount)
+        conditions.add("currency = ?", filter.currency?.code)
+        conditions.append(to: &sql, arguments: &arguments)
         if let text = filter.text, !text.isEmpty {
             let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_")

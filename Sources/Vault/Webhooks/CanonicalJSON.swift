@@ -8,17 +8,7 @@
 public enum CanonicalJSON {
     /// `{"key":"value",...}` for a flat map of strings.
     public static func text(_ object: [String: String]) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(32 + object.count * 24)
-        output.append(UInt8(ascii: "{"))
-        for (index, (key, value)) in sorted(object).enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            append(string: key, to: &output)
-            output.append(UInt8(ascii: ":"))
-            append(string: value, to: &output)
-        }
-        output.append(UInt8(ascii: "}"))
-        return String(decoding: output, as: UTF8.self)
+        text(.object(object.mapValues(WebhookValue.string)))
     }
 
     /// The text of any webhook value.
@@ -65,7 +55,9 @@ public enum CanonicalJSON {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    static func append(string: String, to output: inout [UInt8]) {
+    /// Appends `string` as a JSON string literal. Also the string writer of the gateways'
+    /// member-ordered JSON, so the project has one escaping rule.
+    public static func append(string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {

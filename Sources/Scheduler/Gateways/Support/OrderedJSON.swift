@@ -1,3 +1,5 @@
+import Vault
+
 /// A JSON value whose object members keep the order they were written in.
 ///
 /// Authorize.Net converts its JSON to XML and validates it against an XSD `sequence`, so member
@@ -37,7 +39,7 @@ indirect enum OrderedJSON: Sendable, Equatable {
             out.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &out)
+                CanonicalJSON.append(string: key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 value.write(into: &out)
             }
@@ -50,7 +52,7 @@ indirect enum OrderedJSON: Sendable, Equatable {
             }
             out.append(UInt8(ascii: "]"))
         case let .string(value):
-            Self.writeString(value, into: &out)
+            CanonicalJSON.append(string: value, to: &out)
         case let .number(value):
             out.append(contentsOf: value.utf8)
         case let .bool(value):
@@ -58,27 +60,6 @@ indirect enum OrderedJSON: Sendable, Equatable {
         case .null:
             out.append(contentsOf: "null".utf8)
         }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    private static func writeString(_ value: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20, 0x7F:
-                out.append(contentsOf: Array("\\u00".utf8))
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }
 

@@ -13,26 +13,15 @@ extension SQLiteStore: AuditStore {
                 sql += " AND merchant_id = ?"
                 arguments.append(merchantID)
             }
-            let equalities: [(column: String, value: String?)] = [
-                ("actor", filter.actor), ("action", filter.action), ("object_type", filter.objectType), ("object_id", filter.objectID),
-            ]
-            for (column, value) in equalities {
-                guard let value else { continue }
-                sql += " AND \(column) = ?"
-                arguments.append(value)
-            }
-            if let from = filter.from {
-                sql += " AND occurred_at >= ?"
-                arguments.append(Timestamp.string(from))
-            }
-            if let to = filter.to {
-                sql += " AND occurred_at <= ?"
-                arguments.append(Timestamp.string(to))
-            }
-            if let sequence {
-                sql += " AND seq < ?"
-                arguments.append(sequence)
-            }
+            var conditions = SQLiteConditions()
+            conditions.add("actor = ?", filter.actor)
+            conditions.add("action = ?", filter.action)
+            conditions.add("object_type = ?", filter.objectType)
+            conditions.add("object_id = ?", filter.objectID)
+            conditions.add("occurred_at >= ?", filter.from.map(Timestamp.string))
+            conditions.add("occurred_at <= ?", filter.to.map(Timestamp.string))
+            conditions.add("seq < ?", sequence)
+            conditions.append(to: &sql, arguments: &arguments)
             sql += " ORDER BY seq DESC LIMIT ?"
             arguments.append(limit)
             return try connection.query(sql, arguments).map(Self.auditEvent)
