@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
@@ -27,6 +28,20 @@ import Vault
         #expect(loaded.defaults.timeZone == "Europe/Paris")
     }
 
+    @Test func runnerAndWebhookSettingsReachTheRunnerAndTheDeliverer() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "runner:\n  inDoubtGraceSeconds: 5\n  concurrency: 64\nwebhooks:\n  keepDays: 7\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try VaultConfiguration.load(path: path, environment: [:])
+        let options = ChargeRunner.Options(loaded, asOf: Date(timeIntervalSince1970: 0))
+        #expect(options.inDoubtGrace == 5)
+        #expect(options.concurrency == 64)
+        #expect(WebhookDeliverySettings(loaded.webhooks).keepSettled == 7 * 86_400)
+        let defaults = ChargeRunner.Options(VaultConfiguration(), asOf: Date(timeIntervalSince1970: 0))
+        #expect(defaults.inDoubtGrace == 120)
+        #expect(WebhookDeliverySettings(VaultConfiguration().webhooks).keepSettled == 30 * 86_400)
+    }
+
     @Test(arguments: [
         ("server:\n  port: 70000\n", "server.port"),
         ("server:\n  port: abc\n", "server.port"),
@@ -38,6 +53,8 @@ import Vault
         ("defaults:\n  gateway: paypal\n", "defaults.gateway"),
         ("logging:\n  level: loud\n", "logging.level"),
         ("server: 5\n", "server"),
+        ("runner:\n  inDoubtGraceSeconds: 0\n", "runner.inDoubtGraceSeconds"),
+        ("webhooks:\n  keepDays: 0\n", "webhooks.keepDays"),
     ])
     func badConfigurationNamesTheKey(yaml: String, key: String) throws {
         let directory = TemporaryDirectory()

@@ -20,14 +20,20 @@ extension VaultRuntime {
 
     /// Runner options from the configuration, as of `asOf`.
     public func chargeRunOptions(asOf: Date) -> ChargeRunner.Options {
-        var options = ChargeRunner.Options(asOf: asOf)
-        options.concurrency = configuration.runner.concurrency
-        options.batchSize = configuration.runner.batchSize
-        options.lease = TimeInterval(configuration.runner.leaseSeconds)
-        options.gatewayRetries = configuration.runner.gatewayRetries
-        options.inDoubtGrace = TimeInterval(configuration.runner.inDoubtGraceSeconds)
-        options.horizonDays = configuration.schedules.horizonDays
-        return options
+        ChargeRunner.Options(configuration, asOf: asOf)
+    }
+}
+
+extension ChargeRunner.Options {
+    /// The options `configuration` gives (`runner` and `schedules.horizonDays`), as of `asOf`.
+    public init(_ configuration: VaultConfiguration, asOf: Date) {
+        self.init(asOf: asOf)
+        concurrency = configuration.runner.concurrency
+        batchSize = configuration.runner.batchSize
+        lease = TimeInterval(configuration.runner.leaseSeconds)
+        gatewayRetries = configuration.runner.gatewayRetries
+        inDoubtGrace = TimeInterval(configuration.runner.inDoubtGraceSeconds)
+        horizonDays = configuration.schedules.horizonDays
     }
 }
 
