@@ -32,16 +32,20 @@ public enum RecordCipher {
     }
 
     /// Verifies and decrypts what ``seal(_:key:associatedData:)`` produced.
+    /// - Parameter lifetime: `.brief` for a record opened for one operation (a pooled slot),
+    ///   `.long` (the default) for a key that will be kept.
     /// - Returns: the plaintext, in locked memory.
     /// - Throws: ``CryptoError/malformedCiphertext`` when `sealed` is shorter
     ///   than 40 bytes; ``CryptoError/authenticationFailed`` when it was
     ///   altered or the key or associated data differ;
     ///   ``CryptoError/invalidKeyLength(expected:actual:)``.
-    public static func open(_ sealed: [UInt8], key: SecureBytes, associatedData: [UInt8]) throws -> SecureBytes {
+    public static func open(_ sealed: some Collection<UInt8>, key: SecureBytes, associatedData: [UInt8], lifetime: SecureBytes.Lifetime = .long) throws
+        -> SecureBytes
+    {
         try checkKey(key)
         guard sealed.count >= overhead else { throw CryptoError.malformedCiphertext }
-        return try SecureBytes(count: sealed.count - overhead) { plaintext in
-            let status = sealed.withUnsafeBytes { input in
+        return try SecureBytes(count: sealed.count - overhead, lifetime: lifetime) { plaintext in
+            let status = sealed.withSodiumBytes { input in
                 key.withUnsafeBytes { keyBytes in
                     associatedData.withSodiumBytes { ad in
                         var plaintextLength: UInt64 = 0

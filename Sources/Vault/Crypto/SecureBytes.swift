@@ -1,21 +1,33 @@
 internal import CSodium
 
-/// Key material in `sodium_malloc`'d memory (guard pages, `mlock`ed), zeroed
-/// and freed on deinit.
+/// Key material and plaintext in locked memory (`mlock`ed, never swapped),
+/// zeroed and freed on deinit. `description` shows the length only.
 ///
-/// The bytes are filled once, while initialising, and then made read-only
-/// with `sodium_mprotect_readonly`; a stray write crashes instead of silently
-/// changing a key. `description` shows the length only.
-///
-/// Each instance costs a few pages and memory mappings: hold keys and
-/// short-lived plaintext in it, not thousands of values at once.
+/// Two lifetimes (``Lifetime``): `.long` values (keys) get their own
+/// `sodium_malloc` allocation with guard pages, filled once while
+/// initialising and then made read-only with `sodium_mprotect_readonly`, so a
+/// stray write crashes instead of silently changing a key; each costs a few
+/// pages and memory mappings. `.brief` values (a record opened for one
+/// request) take a slot of a shared locked region instead, which avoids those
+/// system calls; they are zeroed when released but not write-protected.
 public final class SecureBytes: @unchecked Sendable {
-    // @unchecked Sendable is safe: `pointer` and `count` are immutable `let`s,
-    // the pointed-to bytes are written only inside `init` (before `self`
-    // escapes) and are read-only (page protection) from then on, so threads
-    // sharing an instance only ever read the same bytes. `deinit` runs when
-    // no thread holds a reference any more.
+    // @unchecked Sendable is safe: `pointer`, `count` and `slot` are immutable
+    // `let`s, the pointed-to bytes are written only inside `init` (before
+    // `self` escapes) and never after (read-only page protection for `.long`
+    // values; no API writes them for `.brief` ones), so threads sharing an
+    // instance only ever read the same bytes. `deinit` runs when no thread
+    // holds a reference any more.
     private let pointer: UnsafeMutableRawPointer
+    private let slot: Int?
+
+    /// How long a value is meant to live, which decides where it is kept.
+    public enum Lifetime: Sendable {
+        /// Keys and anything held across requests: an own allocation with guard pages, read-only.
+        case long
+        /// Plaintext used and dropped within one operation: a slot of the shared locked pool
+        /// when one is free and large enough, else as `.long`.
+        case brief
+    }
 
     /// The number of bytes held.
     public let count: Int
@@ -27,9 +39,28 @@ public final class SecureBytes: @unchecked Sendable {
     /// memory: decrypt, derive or decode straight into the buffer.
     /// - Throws: ``CryptoError/outOfMemory`` when `sodium_malloc` fails, or
     ///   whatever `initializer` throws (the memory is then wiped and freed).
-    public init(count: Int, initializingWith initializer: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+    public convenience init(count: Int, initializingWith initializer: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+        try self.init(count: count, lifetime: .long, initializingWith: initializer)
+    }
+
+    /// Allocates `count` zeroed bytes of locked memory kept as `lifetime` says, and lets
+    /// `initializer` fill them.
+    /// - Throws: as ``init(count:initializingWith:)``.
+    public init(count: Int, lifetime: Lifetime, initializingWith initializer: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
         precondition(count >= 0, "SecureBytes count must not be negative")
         try Sodium.ensureInitialized()
+        if lifetime == .brief, let pool = LockedSlotPool.shared, let (slot, pointer) = pool.take(count: count) {
+            do {
+                try initializer(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+            } catch {
+                pool.give(back: slot, count: count)
+                throw error
+            }
+            self.pointer = pointer
+            self.count = count
+            self.slot = slot
+            return
+        }
         guard let pointer = sodium_malloc(count) else { throw CryptoError.outOfMemory }
         sodium_memzero(pointer, count)
         do {
@@ -41,6 +72,7 @@ public final class SecureBytes: @unchecked Sendable {
         _ = sodium_mprotect_readonly(pointer)
         self.pointer = pointer
         self.count = count
+        self.slot = nil
     }
 
     /// Allocates `count` zero bytes of locked memory.
@@ -71,8 +103,15 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
-        sodium_free(pointer)
+        if let slot, let pool = LockedSlotPool.shared {
+            pool.give(back: slot, count: count)
+        } else {
+            sodium_free(pointer)
+        }
     }
+
+    /// True when the bytes sit in a slot of the shared pool (a `.brief` value that got one).
+    var isPooled: Bool { slot != nil }
 
     /// Lends the bytes to `body` for reading; the pointer must not escape it.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

@@ -14,12 +14,13 @@ extension Keyring {
         return Self.versionHeader(version) + sealed
     }
 
-    /// Opens a record sealed by `sealRecord`, with the data-key version its header names.
+    /// Opens a record sealed by `sealRecord`, with the data-key version its header names, into a
+    /// brief slot of locked memory: drop the result as soon as it has been read.
     /// - Throws: `CryptoError.authenticationFailed` when the blob was tampered with or belongs to another record.
     public func openRecord(_ blob: [UInt8], merchantID: String, kind: String, recordID: String) async throws -> SecureBytes {
         guard let version = Self.keyVersion(ofSealedRecord: blob) else { throw CryptoError.malformedCiphertext }
         let (key, _) = try await key(merchantID: merchantID, purpose: .data, version: version)
-        return try RecordCipher.open(Array(blob.dropFirst(4)), key: key, associatedData: Self.recordAD(merchantID, kind, recordID, version))
+        return try RecordCipher.open(blob.dropFirst(4), key: key, associatedData: Self.recordAD(merchantID, kind, recordID, version), lifetime: .brief)
     }
 
     /// The data-key version a sealed record names, or nil when the blob is too short.

@@ -151,17 +151,16 @@ public struct MerchantService: Sendable {
     /// The merchant's gateway credentials, opened from their sealed form.
     public func gatewayCredentials(merchantID: String) async throws -> [String: String] {
         guard let sealed = try await store.sealedGatewayCredentials(merchantID: merchantID) else { return [:] }
-        let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.credentialsKind, recordID: merchantID)
-        return try plain.withUnsafeBytes { try JSONDecoder().decode([String: String].self, from: Data($0)) }
+        return try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.credentialsKind, recordID: merchantID).decodeJSON([String: String].self)
     }
 
     /// The merchant and key a bearer token belongs to, or nil when the token is unknown, revoked,
     /// or its merchant is off-boarded.
     public func authenticate(bearer: String) async throws -> (merchant: Merchant, key: APIKeyRecord)? {
         guard let keyID = APIKeys.keyID(ofBearer: bearer),
-            let (record, hash) = try await store.apiKeyCredential(id: keyID),
+            let (record, hash, merchant) = try await store.apiKeyCredential(id: keyID),
             APIKeys.matches(bearer: bearer, storedHash: hash), record.revokedAt == nil,
-            let merchant = try await store.merchant(id: record.merchantID), merchant.status == .active
+            let merchant, merchant.status == .active
         else { return nil }
         return (merchant, record)
     }

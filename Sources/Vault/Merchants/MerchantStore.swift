@@ -44,8 +44,9 @@ public protocol MerchantStore: Sendable {
     func addAPIKey(_ key: IssuedAPIKey, audit: AuditEntry) async throws
     /// Revokes a key; false when no live key with that id belongs to the merchant.
     func revokeAPIKey(id: String, merchantID: String, at: Date, audit: AuditEntry) async throws -> Bool
-    /// The key record and stored hash for an id, for authentication.
-    func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8])?
+    /// The key record, stored hash and owning merchant for an id, read together (one read
+    /// transaction: authentication is on every request's path).
+    func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)?
     /// The merchant's keys, newest first.
     func apiKeys(merchantID: String) async throws -> [APIKeyRecord]
 }

@@ -87,6 +87,12 @@ struct SealedCardData: Codable {
     var holderName: String?
 }
 
+/// The holder name alone, read from sealed card data: showing a card never turns its PAN into a
+/// Swift string (the decoder materialises only the fields a type names).
+struct SealedCardHolder: Decodable {
+    var holderName: String?
+}
+
 /// The personal details that are sealed.
 struct SealedCardDetails: Codable {
     var customer: Customer?

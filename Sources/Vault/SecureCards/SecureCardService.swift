@@ -218,7 +218,7 @@ public struct SecureCardService: Sendable {
     private func open(_ row: SecureCardRow) async throws -> SecureCard {
         var holderName: String?
         if let sealed = row.sealedCard {
-            holderName = try await openJSON(SealedCardData.self, sealed, merchantID: row.merchantID, kind: Self.cardKind, token: row.reference).holderName
+            holderName = try await openJSON(SealedCardHolder.self, sealed, merchantID: row.merchantID, kind: Self.cardKind, token: row.reference).holderName
         }
         var details = SealedCardDetails(customer: nil, customFields: [])
         if let sealed = row.sealedDetails {
@@ -233,8 +233,7 @@ public struct SecureCardService: Sendable {
     }
 
     private func openJSON<T: Decodable>(_ type: T.Type, _ sealed: [UInt8], merchantID: String, kind: String, token: String) async throws -> T {
-        let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: kind, recordID: token)
-        return try plain.withUnsafeBytes { try JSONDecoder().decode(T.self, from: Data($0)) }
+        try await keyring.openRecord(sealed, merchantID: merchantID, kind: kind, recordID: token).decodeJSON(T.self)
     }
 
     // MARK: - Rules

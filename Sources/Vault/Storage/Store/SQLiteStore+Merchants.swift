@@ -87,10 +87,12 @@ extension SQLiteStore: MerchantStore {
         }
     }
 
-    public func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8])? {
+    public func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)? {
         try await database.read { connection in
             guard let row = try connection.queryOne("SELECT * FROM api_keys WHERE id = ?", [id]) else { return nil }
-            return (try Self.apiKey(row), try row.blob("secret_hash"))
+            let record = try Self.apiKey(row)
+            let merchant = try connection.queryOne("SELECT * FROM merchants WHERE id = ?", [record.merchantID]).map(Self.merchant)
+            return (record, try row.blob("secret_hash"), merchant)
         }
     }
 

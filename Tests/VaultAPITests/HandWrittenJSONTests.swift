@@ -1,0 +1,66 @@
+import Foundation
+import PropertyBased
+import Testing
+@testable import Vault
+@testable import VaultAPI
+
+/// Hand-written response bodies must be byte for byte what `JSONCoding.encoder` writes: the
+/// OpenAPI document, the contract test and every portal read the encoder's form.
+@Suite struct HandWrittenJSONTests {
+    /// Characters that stress escaping and key order: controls, quotes, backslash, slash, both
+    /// cases, digits, accented letters, CJK and an emoji.
+    static let alphabet = Array("\u{0}\u{1}\u{8}\u{9}\u{A}\u{C}\u{D}\u{1F}\"\\/ aZz09_-.:é€中😀\u{7F}")
+    static let strings = Gen.int(in: 0...(alphabet.count - 1)).array(of: 0...10).map { String($0.map { alphabet[$0] }) }
+    static let optionalStrings = zip(Gen.int(in: 0...2), strings).map { kind, text in kind == 0 ? nil : text }
+    static let instants = Gen.int(in: -2_000_000_000_000...4_000_000_000_000).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    static let optionalInstants = zip(Gen.bool, instants).map { present, instant in present ? instant : nil }
+    static let customers = zip(Gen.bool, optionalStrings, optionalStrings, optionalStrings, optionalStrings, optionalStrings, optionalStrings)
+        .map { present, email, mobile, city, region, country, ip in
+            present ? Customer(email: email, mobileNumber: mobile, city: city, region: region, country: country, ipAddress: ip) : nil
+        }
+    static let verifications = zip(Gen.bool, strings, strings, optionalStrings, optionalStrings, optionalStrings, instants)
+        .map { present, status, gateway, transaction, avs, cvv, at in
+            present ? CardVerificationRecord(status: status, gateway: gateway, transactionId: transaction, avsResult: avs, cvvResult: cvv, verifiedAt: at) : nil
+        }
+    static let customFields = zip(strings, strings).map { CustomField(name: $0, value: $1) }.array(of: 0...3)
+    static let cards = zip(strings, strings, optionalStrings, customers, customFields, verifications, zip(instants, optionalInstants, optionalInstants))
+        .map { reference, last4, holder, customer, fields, verification, instants in
+            SecureCard(
+                reference: reference, merchantID: "m_1", merchantReference: last4 + reference, status: fields.isEmpty ? .active : .deleted,
+                cardType: .visa, bin: "424242", last4: last4, maskedNumber: "424242******" + last4, expiry: try! CardExpiry(month: 12, year: 2030),
+                entryMode: .keyed, fingerprint: reference + "f", keyVersion: fields.count + 1, holderName: holder, customer: customer,
+                customFields: fields, verification: verification, createdAt: instants.0, updatedAt: instants.0, deletedAt: instants.1,
+                purgedAt: instants.2, sequence: 7)
+        }
+
+    static func encoderBytes(_ value: some Encodable) -> [UInt8]? {
+        (try? JSONCoding.encoder.encode(value)).map(Array.init)
+    }
+
+    @Test func secureCardResponsesMatchTheEncoder() async {
+        await propertyCheck(count: 400, input: Self.cards, Self.optionalStrings, zip(Gen.bool, Self.strings.array(of: 0...3))) { card, description, deletion in
+            var response = SecureCardResponse(card, description: description)
+            if deletion.0 {
+                response.deletedReference = card.reference
+                response.secureCardReference = nil
+                response.cancelledSchedules = deletion.1
+            }
+            let expected = Self.encoderBytes(response)
+            #expect(response.jsonBytes == expected)
+        }
+    }
+
+    @Test func aMinimalCardIsExact() throws {
+        let card = SecureCard(
+            reference: "sc_1", merchantID: "m_1", merchantReference: "r/1", status: .active, cardType: .visa, bin: "424242", last4: "4242",
+            maskedNumber: "424242******4242", expiry: try CardExpiry(month: 1, year: 2031), entryMode: .keyed, fingerprint: "ab", keyVersion: 1,
+            holderName: nil, customer: nil, customFields: [], verification: nil, createdAt: Date(timeIntervalSince1970: 0),
+            updatedAt: Date(timeIntervalSince1970: 1.5), deletedAt: nil, purgedAt: nil, sequence: 1)
+        let text = String(decoding: SecureCardResponse(card, description: nil).jsonBytes, as: UTF8.self)
+        #expect(
+            text == #"{"bin":"424242","cardType":"visa","createdAt":"1970-01-01T00:00:00.000Z","customFields":[],"customer":null,"#
+                + #""deletedAt":null,"entryMode":"keyed","expiryDate":"0131","fingerprint":"ab","holderName":null,"keyVersion":1,"#
+                + #""last4":"4242","maskedNumber":"424242******4242","merchantReference":"r/1","purgedAt":null,"secureCardReference":"sc_1","#
+                + #""status":"active","updatedAt":"1970-01-01T00:00:01.500Z","verification":null}"#)
+    }
+}
