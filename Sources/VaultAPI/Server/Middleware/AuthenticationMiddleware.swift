@@ -10,16 +10,28 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let merchants: MerchantService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer "
-        else { throw APIError.unauthenticated }
-        let bearer = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        guard let header = request.headers[.authorization], let bearer = Self.bearerToken(in: header) else { throw APIError.unauthenticated }
         guard let (merchant, key) = try await merchants.authenticate(bearer: bearer) else { throw APIError.unauthenticated }
         var context = context
         context.identity = Identity(merchant: merchant, apiKey: key)
         context.logger[metadataKey: "merchant"] = "\(merchant.id)"
         context.logger[metadataKey: "apiKey"] = "\(key.id)"
         return try await next(request, context)
+    }
+
+    /// The token of `Bearer <token>` (scheme in any case, spaces and tabs around the token ignored),
+    /// or nil for another scheme or an empty token.
+    static func bearerToken(in header: String) -> String? {
+        let bytes = header.utf8
+        let scheme = "bearer ".utf8
+        guard bytes.count > scheme.count,
+            zip(bytes.prefix(scheme.count), scheme).allSatisfy({ given, expected in
+                given == expected || (expected != UInt8(ascii: " ") && given == expected - 0x20)
+            })
+        else { return nil }
+        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let token = bytes.dropFirst(scheme.count).drop(while: isBlank).reversed().drop(while: isBlank).reversed()
+        return token.isEmpty ? nil : String(decoding: token, as: UTF8.self)
     }
 }
 

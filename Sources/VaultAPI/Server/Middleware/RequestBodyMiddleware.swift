@@ -22,12 +22,18 @@ struct RequestBodyMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError.tooLarge(limit: maxBodyBytes)
         }
         if body.readableBytes > 0 {
-            let contentType = request.headers[.contentType]?.lowercased() ?? ""
-            let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            guard mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) else {
+            guard Self.isJSON(contentType: request.headers[.contentType] ?? "") else {
                 throw APIError.unsupportedMediaType
             }
         }
         return try await next(request, context)
+    }
+
+    /// `application/json` or `application/<anything>+json`, in any case, parameters ignored.
+    static func isJSON(contentType: String) -> Bool {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let mediaType = contentType.prefix { $0 != ";" }.drop(while: isBlank).reversed().drop(while: isBlank).reversed()
+        let lowered = String(mediaType).lowercased()
+        return lowered == "application/json" || (lowered.hasPrefix("application/") && lowered.hasSuffix("+json"))
     }
 }

@@ -12,10 +12,10 @@ import Logging
 struct RequestTimeoutMiddleware<Context: RequestContext>: RouterMiddleware {
     /// How long a handler may run.
     let timeout: Duration
-    /// Waits `timeout`; injected by tests so no test depends on timing.
+    /// Waits `timeout` (the shared `RequestDeadlines` watchdog); injected by tests so no test depends on timing.
     let sleep: @Sendable (Duration) async throws -> Void
 
-    init(timeout: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    init(timeout: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await RequestDeadlines.shared.wait(for: $0) }) {
         self.timeout = timeout
         self.sleep = sleep
     }
