@@ -133,6 +133,8 @@ struct PrintedSummary {
         ])
         let run = try await world.chargeRun(["--as-of", DueStepsVault.asOf, "--concurrency", "8", "--json"])
         #expect(run.status == 0, "\(run.stderr.suffix(2000))")
+        // An info line queued just before exit still reaches standard error (written at exit).
+        #expect(run.stderr.contains(#""message":"charge run finished""#))
         let summary = try PrintedSummary(run.stdout)
         #expect(summary.due == 300)
         #expect(summary.count(.approved) == 200)

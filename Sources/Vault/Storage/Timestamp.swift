@@ -14,8 +14,36 @@ public enum Timestamp {
         let minute = (msOfDay / 60_000) % 60
         let second = (msOfDay / 1000) % 60
         let ms = msOfDay % 1000
-        return pad(Int64(year), 4) + "-" + pad(Int64(month), 2) + "-" + pad(Int64(day), 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2)
-            + ":" + pad(second, 2) + "." + pad(ms, 3) + "Z"
+        guard (0...9999).contains(year) else {
+            return pad(Int64(year), 4) + "-" + pad(Int64(month), 2) + "-" + pad(Int64(day), 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2)
+                + ":" + pad(second, 2) + "." + pad(ms, 3) + "Z"
+        }
+        // Every stored and returned instant passes through here: 24 bytes written in place
+        // instead of fourteen concatenated strings.
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(Int64(year), 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(Int64(month), 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(Int64(day), 2, at: 8)
+            buffer[10] = UInt8(ascii: "T")
+            put(hour, 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(minute, 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(second, 2, at: 17)
+            buffer[19] = UInt8(ascii: ".")
+            put(ms, 3, at: 20)
+            buffer[23] = UInt8(ascii: "Z")
+            return 24
+        }
     }
 
     /// Parses RFC 3339 instants (`Z` or a numeric offset, optional fractional seconds); nil when malformed.

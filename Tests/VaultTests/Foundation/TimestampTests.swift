@@ -13,6 +13,18 @@ import Testing
         }
     }
 
+    @Test func writtenInstantsMatchFoundationsFormatter() async {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        await propertyCheck(count: 500, input: Gen.int(in: -2_000_000_000_000...32_000_000_000_000)) { millis in
+            let date = Date(timeIntervalSince1970: Double(millis) / 1000)
+            #expect(Timestamp.string(date) == formatter.string(from: date))
+        }
+        #expect(Timestamp.string(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.string(Date(timeIntervalSince1970: 951_782_400.999)) == "2000-02-29T00:00:00.999Z")
+    }
+
     @Test(arguments: [
         ("2027-03-14T07:30:00.000Z", 1_805_009_400.0), ("2027-03-14T07:30:00Z", 1_805_009_400.0),
         ("2027-03-14T02:30:00-05:00", 1_805_009_400.0), ("2027-03-14T08:30:00.250+01:00", 1_805_009_400.25),

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import VaultAPI
+
+/// Batched log output keeps every line whole and in order, and writes warnings before returning.
+@Suite struct LogOutputTests {
+    /// A pipe (64 KiB buffer: tests stay below it) and a way to read what has arrived.
+    final class Pipe: @unchecked Sendable {
+        // @unchecked Sendable is safe: the descriptors are immutable after init.
+        let read: Int32
+        let write: Int32
+        init() throws {
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+            (read, write) = (ends[0], ends[1])
+            _ = fcntl(read, F_SETFL, fcntl(read, F_GETFL) | O_NONBLOCK)
+        }
+        deinit {
+            close(read)
+            close(write)
+        }
+        func available() -> String {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress!, $0.count) }
+                guard count > 0 else { break }
+                bytes += chunk[0..<count]
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    @Test func flushedLinesArriveWholeAndInOrder() throws {
+        let pipe = try Pipe()
+        let output = LogOutput(descriptor: pipe.write)
+        for index in 0..<500 { output.write(Array("line \(index)\n".utf8), urgent: false) }
+        output.flush()
+        var received = pipe.available()
+        for _ in 0..<100 where received.split(separator: "\n").count < 500 { received += pipe.available() }
+        #expect(received.split(separator: "\n") == (0..<500).map { "line \($0)"[...] })
+    }
+
+    @Test func anUrgentLineIsWrittenBeforeWriteReturnsAfterEverythingBeforeIt() throws {
+        let pipe = try Pipe()
+        let output = LogOutput(descriptor: pipe.write)
+        output.write(Array("first\n".utf8), urgent: false)
+        output.write(Array("second\n".utf8), urgent: false)
+        output.write(Array("warning\n".utf8), urgent: true)
+        #expect(pipe.available() == "first\nsecond\nwarning\n")
+    }
+
+    @Test func concurrentWritersNeverInterleaveWithinALine() async throws {
+        let pipe = try Pipe()
+        let output = LogOutput(descriptor: pipe.write)
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    for index in 0..<100 { output.write(Array("w\(writer)-\(index)-\(String(repeating: "x", count: 40))\n".utf8), urgent: index % 50 == 0) }
+                }
+            }
+        }
+        output.flush()
+        let lines = pipe.available().split(separator: "\n")
+        #expect(lines.count == 800)
+        #expect(lines.allSatisfy { $0.hasSuffix(String(repeating: "x", count: 40)) && $0.hasPrefix("w") })
+        for writer in 0..<8 {
+            let own = lines.filter { $0.hasPrefix("w\(writer)-") }.map { Int($0.split(separator: "-")[1])! }
+            #expect(own == Array(0..<100))
+        }
+    }
+}
