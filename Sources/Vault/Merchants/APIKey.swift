@@ -59,9 +59,12 @@ public enum APIKeys {
 
     /// The stored key id a bearer string claims to be, or nil when it is not shaped like a key.
     public static func keyID(ofBearer bearer: String) -> String? {
-        let parts = bearer.split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "vk", parts[1].utf8.count == 16, parts[2].utf8.count == 32 else { return nil }
-        return "key_" + parts[1]
+        // vk_ + 16 id characters + _ + 32 secret characters, neither part containing "_".
+        let bytes = Array(bearer.utf8)
+        guard bytes.count == 52, bytes[0] == UInt8(ascii: "v"), bytes[1] == UInt8(ascii: "k"), bytes[2] == UInt8(ascii: "_"),
+            bytes[19] == UInt8(ascii: "_"), !bytes[3..<19].contains(UInt8(ascii: "_")), !bytes[20...].contains(UInt8(ascii: "_"))
+        else { return nil }
+        return "key_" + String(decoding: bytes[3..<19], as: UTF8.self)
     }
 
     /// True when `bearer` hashes to `storedHash` (constant-time comparison).

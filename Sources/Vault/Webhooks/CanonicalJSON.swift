@@ -59,6 +59,17 @@ public enum CanonicalJSON {
     /// member-ordered JSON, so the project has one escaping rule.
     public static func append(string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        var string = string
+        let plain = string.withUTF8 { bytes in
+            // Most strings need no escaping: copy those in one go.
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -22,16 +22,17 @@ struct AuthenticationMiddleware: RouterMiddleware {
     /// The token of `Bearer <token>` (scheme in any case, spaces and tabs around the token ignored),
     /// or nil for another scheme or an empty token.
     static func bearerToken(in header: String) -> String? {
-        let bytes = header.utf8
-        let scheme = "bearer ".utf8
-        guard bytes.count > scheme.count,
-            zip(bytes.prefix(scheme.count), scheme).allSatisfy({ given, expected in
-                given == expected || (expected != UInt8(ascii: " ") && given == expected - 0x20)
-            })
-        else { return nil }
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer ".utf8)
+        guard bytes.count > scheme.count else { return nil }
+        for index in scheme.indices where bytes[index] != scheme[index] {
+            guard scheme[index] != UInt8(ascii: " "), bytes[index] == scheme[index] - 0x20 else { return nil }
+        }
         let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        let token = bytes.dropFirst(scheme.count).drop(while: isBlank).reversed().drop(while: isBlank).reversed()
-        return token.isEmpty ? nil : String(decoding: token, as: UTF8.self)
+        guard let first = bytes[scheme.count...].firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
+            return nil
+        }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }
 
