@@ -82,7 +82,7 @@ public struct CardVerificationRecord: Sendable, Equatable, Codable {
 }
 
 /// The card data that is sealed: the PAN and the holder name.
-struct SealedCardData: Codable {
+struct SealedCardData: Decodable {
     var pan: String
     var holderName: String?
 }
@@ -94,7 +94,7 @@ struct SealedCardHolder: Decodable {
 }
 
 /// The personal details that are sealed.
-struct SealedCardDetails: Codable {
+struct SealedCardDetails: Decodable, Equatable {
     var customer: Customer?
     var customFields: [CustomField]
 }

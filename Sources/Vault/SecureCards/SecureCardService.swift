@@ -184,13 +184,9 @@ public struct SecureCardService: Sendable {
         token: String, merchantID: String, merchantReference: String, captured: CapturedCard, customer: Customer?, customFields: [CustomField],
         verification: CardVerificationRecord?, createdAt: Date, updatedAt: Date, sequence: Int64 = 0
     ) async throws -> SecureCardRow {
-        var cardJSON = try JSONEncoder().encode(SealedCardData(pan: captured.pan.digits, holderName: captured.holderName))
-        var cardBytes = [UInt8](cardJSON)
-        defer {
-            cardJSON.resetBytes(in: 0..<cardJSON.count)
-            cardBytes.withUnsafeMutableBytes { buffer in for index in buffer.indices { buffer[index] = 0 } }
+        let sealedCard = try await SealedCardData.withPlaintext(pan: captured.pan.digits, holderName: captured.holderName) { plaintext in
+            try await keyring.sealRecord(plaintext, merchantID: merchantID, kind: Self.cardKind, recordID: token)
         }
-        let sealedCard = try await keyring.sealRecord(cardBytes, merchantID: merchantID, kind: Self.cardKind, recordID: token)
         let sealedDetails = try await sealDetails(customer: customer, customFields: customFields, merchantID: merchantID, token: token)
         return SecureCardRow(
             reference: token, merchantID: merchantID, merchantReference: merchantReference, status: .active, cardType: captured.pan.brand,
@@ -201,8 +197,8 @@ public struct SecureCardService: Sendable {
     }
 
     private func sealDetails(customer: Customer?, customFields: [CustomField], merchantID: String, token: String) async throws -> [UInt8] {
-        let json = try JSONEncoder().encode(SealedCardDetails(customer: customer, customFields: customFields))
-        return try await keyring.sealRecord(Array(json), merchantID: merchantID, kind: Self.detailsKind, recordID: token)
+        try await keyring.sealRecord(
+            SealedCardDetails(customer: customer, customFields: customFields).plaintext, merchantID: merchantID, kind: Self.detailsKind, recordID: token)
     }
 
     /// The card as returned, from a row whose sealed parts are known in the clear already.
