@@ -28,8 +28,11 @@ extension SQLiteConnection {
         // to the kernel with a pread for most statements. No memory map: mapped pages count in
         // the process's RSS, which then grows with the database file (1 GiB mapped took the
         // runner from ~225 MB to ~800 MB on a million due steps).
-        let cache = role == .writer ? Self.writerCacheKibibytes : Self.readerCacheKibibytes
-        try execute("PRAGMA cache_size=-\(cache)")
+        switch role {
+        case .writer: try execute("PRAGMA cache_size=-\(Self.writerCacheKibibytes)")
+        case .reader: try execute("PRAGMA cache_size=-\(Self.readerCacheKibibytes)")
+        case .checkpointer: break
+        }
         if role == .reader {
             try execute("PRAGMA query_only=ON")
         }

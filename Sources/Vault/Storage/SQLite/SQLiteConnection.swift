@@ -12,6 +12,8 @@ public final class SQLiteConnection {
         case writer
         /// A reader: opened without `SQLITE_OPEN_CREATE`, then `PRAGMA query_only`.
         case reader
+        /// The background checkpointer's: copies the WAL into the database file, nothing else.
+        case checkpointer
     }
 
     /// The `sqlite3` handle; `nil` once closed.

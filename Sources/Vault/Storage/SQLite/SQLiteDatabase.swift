@@ -25,6 +25,7 @@ public final class SQLiteDatabase: Sendable {
     public let path: String
     private let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
+    private let checkpointer: SQLiteCheckpointer
 
     /// Opens (creating if needed) the database at `path` and applies pending `migrations`.
     ///
@@ -44,9 +45,13 @@ public final class SQLiteDatabase: Sendable {
         let readerConnections = try (0..<max(1, options.readerCount)).map { _ in
             try SQLiteConnection(path: path, role: .reader, busyTimeoutMilliseconds: timeout)
         }
+        let checkpointer = SQLiteCheckpointer(
+            connection: try SQLiteConnection(path: path, role: .checkpointer, busyTimeoutMilliseconds: timeout))
+        checkpointer.watch(writerConnection)
         self.path = path
+        self.checkpointer = checkpointer
         self.readers = SQLiteReaderPool(readerConnections)
-        self.writer = SQLiteWriter(connection: writerConnection, maxBatchSize: options.maxBatchSize)
+        self.writer = SQLiteWriter(connection: writerConnection, maxBatchSize: options.maxBatchSize, checkpointer: checkpointer)
     }
 
     deinit {
@@ -141,7 +146,11 @@ public final class SQLiteDatabase: Sendable {
     public func close() {
         writer.close()
         readers.close()
+        checkpointer.close()
     }
+
+    /// Background WAL checkpoints run so far; for tests.
+    var backgroundCheckpointCount: Int { checkpointer.checkpointCount }
 
     /// Batches committed by the writer so far; for tests of group commit.
     var commitCount: Int { writer.commitCount }

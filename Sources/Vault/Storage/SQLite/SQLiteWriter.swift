@@ -51,11 +51,14 @@ final class SQLiteWriter: @unchecked Sendable {
     private var isFinished = false
     private var runningThread: Thread?
     private var committedBatches = 0
+    /// Held for as long as the writer thread runs: the connection's WAL hook points at it.
+    private let checkpointer: SQLiteCheckpointer?
 
     /// Takes ownership of `connection` and starts the writer thread.
-    init(connection: SQLiteConnection, maxBatchSize: Int) {
+    init(connection: SQLiteConnection, maxBatchSize: Int, checkpointer: SQLiteCheckpointer? = nil) {
         self.connection = connection
         self.maxBatchSize = max(1, maxBatchSize)
+        self.checkpointer = checkpointer
         let thread = Thread { [self] in
             runLoop()
         }
