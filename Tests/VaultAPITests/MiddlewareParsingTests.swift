@@ -27,12 +27,12 @@ import Testing
 }
 
 @Suite struct ContentTypeTests {
-    @Test(arguments: ["application/json", "application/json; charset=utf-8", "Application/JSON", " application/json ;charset=utf-8", "application/merge-patch+json"])
+    @Test(arguments: ["application/json", "application/json; charset=utf-8", "Application/JSON", " application/json ;charset=utf-8", "application/merge-patch+json", "application/vnd.api+JSON; charset=utf-8"])
     func jsonMediaTypesAreAccepted(contentType: String) {
         #expect(RequestBodyMiddleware<BasicRequestContext>.isJSON(contentType: contentType))
     }
 
-    @Test(arguments: ["", "text/plain", "application/xml", "application/jsonx", "text/json", "application/x-www-form-urlencoded", "json"])
+    @Test(arguments: ["", "text/plain", "application/xml", "application/jsonx", "text/json", "application/x-www-form-urlencoded", "json", "application/+json", ";application/json", "application/jsön"])
     func otherMediaTypesAreRefused(contentType: String) {
         #expect(!RequestBodyMiddleware<BasicRequestContext>.isJSON(contentType: contentType))
     }
