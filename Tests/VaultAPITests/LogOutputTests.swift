@@ -69,4 +69,25 @@ import Testing
             #expect(own == Array(0..<100))
         }
     }
+
+    @Test func writersWaitForRoomInsteadOfQueueingWithoutBound() async throws {
+        let pipe = try Pipe()
+        let output = LogOutput(descriptor: pipe.write, queueLimit: 4096)
+        let line = Array((String(repeating: "y", count: 99) + "\n").utf8)
+        let lines = 2_000
+        // Nobody reads yet: the pipe (64 KiB) fills, the writing thread blocks, the queue fills.
+        let writer = Task.detached {
+            for _ in 0..<lines { output.write(line, urgent: false) }
+        }
+        var received = ""
+        while output.queuedByteCount < 4096 - line.count { await Task.yield() }
+        #expect(output.queuedByteCount <= 4096 + line.count)
+        while received.utf8.count < lines * line.count {
+            received += pipe.available()
+            await Task.yield()
+        }
+        await writer.value
+        #expect(received.utf8.count == lines * line.count)
+        #expect(received.split(separator: "\n").allSatisfy { $0.utf8.count == 99 })
+    }
 }

@@ -14,6 +14,8 @@ import Glibc
 ///
 /// `@unchecked Sendable` is safe: `pending` and `flusherWaiting` are only touched with
 /// `condition` locked, and `writeLock` serialises the writes themselves.
+///
+/// Lock order: `writeLock`, then `condition`; a writer waiting for room holds only `condition`.
 final class LogOutput: @unchecked Sendable {
     /// The process's standard error, written out at exit too.
     static let standardError: LogOutput = {
@@ -23,14 +25,17 @@ final class LogOutput: @unchecked Sendable {
     }()
 
     private let descriptor: Int32
+    private let queueLimit: Int
     private let condition = NSCondition()
     private let writeLock = NSLock()
     private var pending: [UInt8] = []
     private var flusherWaiting = false
 
-    /// An output to `descriptor`, with its own writing thread (which lives as long as the process).
-    init(descriptor: Int32) {
+    /// An output to `descriptor`, with its own writing thread (which lives as long as the process);
+    /// writers wait while more than `queueLimit` bytes are queued.
+    init(descriptor: Int32, queueLimit: Int = 4 << 20) {
         self.descriptor = descriptor
+        self.queueLimit = queueLimit
         pending.reserveCapacity(64 * 1024)
         let thread = Thread { [self] in drainForever() }
         thread.name = "vault.log"
@@ -50,6 +55,11 @@ final class LogOutput: @unchecked Sendable {
             return
         }
         condition.lock()
+        // A reader of standard error that stops reading must not make the queue grow without
+        // bound: past `queueLimit` writers wait, as they did when every line was its own write(2).
+        while pending.count > queueLimit {
+            condition.wait()
+        }
         pending.append(contentsOf: line)
         if flusherWaiting {
             flusherWaiting = false
@@ -68,6 +78,13 @@ final class LogOutput: @unchecked Sendable {
         writeAll(batch)
     }
 
+    /// Bytes queued and not yet taken by a write (for tests).
+    var queuedByteCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return pending.count
+    }
+
     private func drainForever() {
         while true {
             condition.lock()
@@ -83,8 +100,9 @@ final class LogOutput: @unchecked Sendable {
     /// The queued bytes, leaving an empty buffer of the same capacity. Call with `condition` locked.
     private func takePending() -> [UInt8] {
         var batch: [UInt8] = []
-        batch.reserveCapacity(pending.capacity)
+        batch.reserveCapacity(min(pending.capacity, 64 * 1024))
         swap(&batch, &pending)
+        condition.broadcast()
         return batch
     }
 
