@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+@testable import Scheduler
 import Testing
 @testable import Vault
 @testable import VaultAPI
@@ -62,5 +63,46 @@ import Testing
                 + #""deletedAt":null,"entryMode":"keyed","expiryDate":"0131","fingerprint":"ab","holderName":null,"keyVersion":1,"#
                 + #""last4":"4242","maskedNumber":"424242******4242","merchantReference":"r/1","purgedAt":null,"secureCardReference":"sc_1","#
                 + #""status":"active","updatedAt":"1970-01-01T00:00:01.500Z","verification":null}"#)
+    }
+
+    static let optionalInts = zip(Gen.bool, Gen.int(in: -5...5_000)).map { present, number in present ? number : nil }
+    static let steps = zip(Self.optionalStrings, Gen.int(in: 0...400), Self.strings, Self.instants, Gen.int(in: 0...9_999_999), Self.strings, Gen.int(in: 0...4))
+        .map { id, sequence, date, dueAt, amount, status, attempts in
+            var step = StepResponse(
+                ScheduleStep(
+                    id: id ?? "", scheduleID: "sch_1", sequence: sequence, date: CivilDate(year: 2027, month: 1, day: 31)!, dueAt: dueAt,
+                    amount: Int64(amount), currency: try! Currency(code: "EUR"), status: .scheduled, attempts: attempts, nextAttemptAt: nil))
+            step.date = date
+            step.status = status
+            return step
+        }
+
+    static func schedule() -> ScheduleResponse {
+        let schedule = Schedule(
+            id: "sch_1", merchantID: "m_1", secureCardReference: "sc_1", status: .active, plan: PlanRequest(type: "monthly"), amount: 1999,
+            currency: try! Currency(code: "USD"), description: nil, externalID: nil, receiptEmail: nil, receiptPhone: nil, materializedThrough: nil,
+            createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0), confirmedAt: nil, expiresAt: nil, pausedAt: nil,
+            sequence: 1)
+        return ScheduleResponse(ScheduleView(schedule: schedule, steps: [], warnings: []))
+    }
+
+    @Test func scheduleResponsesMatchTheEncoder() async {
+        let texts = zip(Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings)
+        let numbers = zip(Self.optionalInts, Self.optionalInts, Self.optionalInts, Self.optionalInts, Self.optionalInts, Gen.int(in: -99_999...99_999_999))
+        let others = zip(Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.strings.array(of: 0...3), zip(Gen.bool, Self.strings.array(of: 0...3)), zip(Self.optionalInstants, Self.optionalInstants, Self.instants, Self.instants))
+        let stepLists = zip(Gen.bool, Self.steps.array(of: 0...3)).map { present, steps in present ? steps : nil }
+        await propertyCheck(count: 300, input: texts, numbers, others, stepLists) { texts, numbers, others, steps in
+            var response = Self.schedule()
+            (response.description, response.externalId, response.receiptEmail, response.receiptPhone, response.type, response.startDate, response.endType) = texts
+            (response.endCount, response.month, response.day, response.hour, response.minute) = (numbers.0, numbers.1, numbers.2, numbers.3, numbers.4)
+            response.amount = Int64(numbers.5)
+            (response.endDate, response.timeZone, response.materializedThrough) = (others.0, others.1, others.2)
+            response.warnings = others.3
+            response.dates = others.4.0 ? others.4.1 : nil
+            (response.confirmedAt, response.expiresAt, response.createdAt, response.updatedAt) = others.5
+            response.steps = steps
+            let expected = Self.encoderBytes(response)
+            #expect(response.jsonBytes == expected)
+        }
     }
 }

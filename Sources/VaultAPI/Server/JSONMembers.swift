@@ -71,6 +71,18 @@ struct JSONMembers {
         output.append(contentsOf: String(value).utf8)
     }
 
+    /// `"key":123`, or nothing when `value` is nil.
+    mutating func intIfPresent(_ name: String, _ value: (some BinaryInteger)?) {
+        guard let value else { return }
+        int(name, value)
+    }
+
+    /// `"key":"2026-11-22T07:30:00.000Z"`, or nothing when `value` is nil.
+    mutating func instantIfPresent(_ name: String, _ value: Date?) {
+        guard let value else { return }
+        instant(name, value)
+    }
+
     /// `"key":"2026-11-22T07:30:00.000Z"`, or `"key":null`.
     mutating func instant(_ name: String, _ value: Date?) {
         string(name, value.map(Timestamp.string))
@@ -79,6 +91,11 @@ struct JSONMembers {
     /// `"key":["a","b"]`, or nothing when `values` is nil.
     mutating func stringsIfPresent(_ name: String, _ values: [String]?) {
         guard let values else { return }
+        strings(name, values)
+    }
+
+    /// `"key":["a","b"]`.
+    mutating func strings(_ name: String, _ values: [String]) {
         key(name)
         output.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -95,6 +112,12 @@ struct JSONMembers {
         var inner = JSONMembers(continuing: take())
         body(value, &inner)
         output = inner.finished()
+    }
+
+    /// `"key":[{...},...]`, or nothing when `values` is nil.
+    mutating func objectsIfPresent<Value>(_ name: String, _ values: [Value]?, _ body: (Value, inout JSONMembers) -> Void) {
+        guard let values else { return }
+        objects(name, values, body)
     }
 
     /// `"key":[{...},...]`, each element written by `body`.
