@@ -26,6 +26,7 @@ public final class SQLiteConnection {
     ///
     /// - Throws: `SQLiteError` if the file cannot be opened or WAL mode cannot be set.
     init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws {
+        _ = Self.processSettings
         self.path = path
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         if role == .writer {
@@ -47,6 +48,12 @@ public final class SQLiteConnection {
     deinit {
         close()
     }
+
+    /// SQLite's process-wide settings, applied once before the first connection opens: no memory
+    /// statistics, whose global mutex every allocation and free of every connection would take.
+    private static let processSettings: Void = {
+        _ = csqlite_disable_memory_statistics()
+    }()
 
     /// Finalizes every cached statement and closes the connection. Idempotent.
     func close() {

@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import CSodium
 
 /// One prepared SQL statement, finalized when released.
 ///
@@ -13,6 +14,12 @@ final class Statement {
     /// Set while the statement is being stepped, so a re-entrant use of the same SQL
     /// (from inside a `forEachRow` body) gets its own statement instead of resetting this one.
     var isInUse = false
+    /// The bytes of the bound text and blobs of the current execution, copied here at once and
+    /// bound without SQLite copying each into an allocation of its own (`SQLITE_STATIC`): valid
+    /// until `reset`, which zeroes them, so no bound value lingers. Kept between executions.
+    private var arena: UnsafeMutableRawPointer?
+    private var arenaCapacity = 0
+    private var arenaUsed = 0
 
     /// Prepares exactly one statement from `sql`.
     ///
@@ -46,6 +53,10 @@ final class Statement {
 
     deinit {
         sqlite3_finalize(handle)
+        if let arena {
+            sodium_memzero(arena, arenaCapacity)
+            arena.deallocate()
+        }
     }
 
     /// Binds `arguments` to the `?` parameters, in order.
@@ -60,6 +71,7 @@ final class Statement {
                 sql: sql
             )
         }
+        reserveArena(for: arguments)
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
@@ -70,21 +82,50 @@ final class Statement {
                 code = sqlite3_bind_int64(handle, index, value)
             case .real(let value):
                 code = sqlite3_bind_double(handle, index, value)
-            case .text(let value):
-                let length = Int32(clamping: value.utf8.count)
-                code = value.withCString { sqlite3_bind_text(handle, index, $0, length, csqlite_transient()) }
-            case .blob(let bytes):
+            case .text(var value):
+                let bytes = value.withUTF8 { copyIntoArena(UnsafeRawBufferPointer($0)) }
+                code = sqlite3_bind_text(handle, index, bytes.assumingMemoryBound(to: CChar.self), Int32(clamping: value.utf8.count), nil)
+            case .blob(let value):
                 // A nil pointer would bind NULL, so the empty blob needs its own call.
-                code = bytes.isEmpty
+                code = value.isEmpty
                     ? sqlite3_bind_zeroblob(handle, index, 0)
-                    : bytes.withUnsafeBytes {
-                        sqlite3_bind_blob(handle, index, $0.baseAddress, Int32(clamping: $0.count), csqlite_transient())
-                    }
+                    : sqlite3_bind_blob(handle, index, value.withUnsafeBytes { copyIntoArena($0) }, Int32(clamping: value.count), nil)
             }
             guard code == SQLITE_OK else {
                 throw SQLiteError.last(on: sqlite3_db_handle(handle), code: code, sql: sql)
             }
         }
+    }
+
+    /// Makes room in the arena for every text and blob among `arguments`, before any is bound
+    /// (growing it later would move bytes already bound).
+    private func reserveArena(for arguments: [any SQLiteBindable]) {
+        clearArena()
+        var needed = 1
+        for argument in arguments {
+            switch argument.sqliteValue {
+            case .text(let value): needed += value.utf8.count
+            case .blob(let value): needed += value.count
+            default: break
+            }
+        }
+        guard needed > arenaCapacity else { return }
+        arena?.deallocate()
+        arenaCapacity = max(needed, 2 * arenaCapacity, 256)
+        arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 8)
+    }
+
+    /// Copies `bytes` into the arena (reserved by `reserveArena`) and returns where.
+    private func copyIntoArena(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutableRawPointer {
+        guard let arena, arenaUsed + bytes.count <= arenaCapacity else {
+            preconditionFailure("the arena is reserved for every argument before binding")
+        }
+        let start = arena + arenaUsed
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            start.copyMemory(from: base, byteCount: bytes.count)
+        }
+        arenaUsed += bytes.count
+        return start
     }
 
     /// Advances the statement: `true` when a row is ready, `false` when done.
@@ -97,10 +138,18 @@ final class Statement {
         }
     }
 
-    /// Resets the statement and clears its bindings, ready for the next use.
+    /// Resets the statement, clears its bindings and zeroes the bound bytes, ready for the next use.
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        clearArena()
+    }
+
+    private func clearArena() {
+        if let arena, arenaUsed > 0 {
+            sodium_memzero(arena, arenaUsed)
+        }
+        arenaUsed = 0
     }
 
     /// The result column names of the current execution.
