@@ -20,6 +20,13 @@ public final class SQLiteConnection {
     let path: String
     /// Prepared statements keyed by SQL text.
     private var statementCache: [String: Statement] = [:]
+    /// The audit chain's head while a write transaction is open, so it is read once per transaction
+    /// instead of once per event; dropped at `BEGIN`, on every rollback (also to a savepoint) and at
+    /// the transaction's end (see `appendAudit`).
+    var auditHead: AuditHead?
+    /// Set when the open transaction appended audit events: `meta.audit_head` is then written once,
+    /// just before `COMMIT`, instead of once per event.
+    var auditHeadIsPending = false
 
     /// Opens and configures a connection: WAL, `synchronous=FULL`, foreign keys,
     /// secure delete, busy timeout, defensive mode, and `query_only` for readers.
