@@ -9,7 +9,7 @@ extension SQLiteStore: ChargeRunStore {
         let asOfText = Timestamp.string(asOf)
         let nowText = Timestamp.string(now)
         let leaseText = Timestamp.string(leaseUntil)
-        return try await database.write { connection in
+        let claimed = try await database.write { connection in
             // Three index range scans (schedule_steps_due, schedule_steps_retry, and the partial
             // lease index), each stopping at `limit` rows, instead of one OR over the whole table:
             // a claim runs inside the writer, so it must cost O(limit), not O(steps).
@@ -49,115 +49,39 @@ extension SQLiteStore: ChargeRunStore {
                     if isOwnerGone(try row.string("owner")) { candidates.append(try Self.step(row)) }
                 }
             }
-            var claimed: [DueStep] = []
-            var schedules: [String: Schedule] = [:]
+            // Only the leases are written here; schedules and open attempts are decoded after the
+            // write returns, off the single writer thread.
+            var claimed: [(step: ScheduleStep, open: SQLiteRow?)] = []
+            var schedules: [String: SQLiteRow] = [:]
             for step in candidates where claimed.count < limit {
                 try connection.run(
                     "UPDATE schedule_steps SET lease_owner = ?, lease_until = ? WHERE id = ?", [owner, leaseText, step.id])
-                let schedule: Schedule
-                if let known = schedules[step.scheduleID] {
-                    schedule = known
-                } else {
+                if schedules[step.scheduleID] == nil {
                     guard let row = try connection.queryOne("SELECT * FROM schedules WHERE id = ?", [step.scheduleID]) else { continue }
-                    schedule = try Self.schedule(row)
-                    schedules[step.scheduleID] = schedule
+                    schedules[step.scheduleID] = row
                 }
-                var open: Transaction?
+                var open: SQLiteRow?
                 if step.status == .processing {
-                    open = try connection.queryOne(
-                        "SELECT * FROM transactions WHERE step_id = ? AND attempt = ?", [step.id, step.attempts]
-                    ).map(Self.transaction)
+                    open = try connection.queryOne("SELECT * FROM transactions WHERE step_id = ? AND attempt = ?", [step.id, step.attempts])
                 }
-                claimed.append(DueStep(step: step, schedule: schedule, openAttempt: open))
+                claimed.append((step, open))
             }
-            return claimed
+            return (steps: claimed, schedules: schedules)
+        }
+        let schedules = try claimed.schedules.mapValues(Self.schedule)
+        return try claimed.steps.compactMap { step, open in
+            guard let schedule = schedules[step.scheduleID] else { return nil }
+            return DueStep(step: step, schedule: schedule, openAttempt: try open.map(Self.transaction))
         }
     }
 
-    public func recordAttempt(_ transaction: Transaction, step: ScheduleStep, audit: AuditEntry) async throws {
+    public func releaseLeases(stepIDs: [String], owner: String) async throws {
+        guard !stepIDs.isEmpty else { return }
         try await database.write { connection in
-            let existing = try connection.queryOne("SELECT id FROM transactions WHERE id = ?", [transaction.id])
-            if existing == nil {
-                try Self.insert(transaction, on: connection)
-            } else {
+            for stepID in stepIDs {
                 try connection.run(
-                    "UPDATE transactions SET status = 'pending', error_code = NULL, updated_at = ? WHERE id = ?",
-                    [Timestamp.string(transaction.updatedAt), transaction.id])
+                    "UPDATE schedule_steps SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?", [stepID, owner])
             }
-            try connection.run(
-                "UPDATE schedule_steps SET status = 'processing', attempts = ?, updated_at = ? WHERE id = ?",
-                [transaction.attempt ?? step.attempts, Timestamp.string(transaction.updatedAt), step.id])
-            try connection.appendAudit(audit)
-        }
-    }
-
-    public func recordOutcome(_ outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry) async throws -> RecordedOutcome {
-        let transaction = outcome.transaction
-        return try await database.write { connection in
-            let stamp = Timestamp.string(transaction.updatedAt)
-            try connection.run(
-                """
-                UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
-                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
-                WHERE id = ?
-                """,
-                [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
-                 transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
-                 transaction.errorCode, stamp, transaction.id])
-            // An unsettled step is held back (lease without owner) so the same run does not claim it
-            // again at once, and so a later lookup happens after the gateway had time to finish.
-            let holdUntil = outcome.stepStatus == .processing ? Timestamp.string(transaction.updatedAt.addingTimeInterval(outcome.holdBack)) : nil
-            try connection.run(
-                "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = ?, updated_at = ? WHERE id = ?",
-                [outcome.stepStatus.rawValue, (outcome.nextAttemptAt ?? step.nextAttemptAt).map(Timestamp.string), holdUntil, stamp, step.id])
-            try connection.appendAudit(audit)
-            try Self.enqueueOutcome(transaction, on: connection)
-            var recorded = RecordedOutcome()
-            var currentStatus = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
-            if outcome.stepStatus == .failed, let policy = outcome.pastDuePolicy, currentStatus == "active" || currentStatus == "past_due" {
-                let newStatus: ScheduleStatus = switch policy {
-                case .continue: .pastDue
-                case .pause: .paused
-                case .cancel: .cancelled
-                }
-                try connection.run(
-                    "UPDATE schedules SET status = ?, paused_at = CASE WHEN ? = 'paused' THEN ? ELSE paused_at END, updated_at = ? WHERE id = ?",
-                    [newStatus.rawValue, newStatus.rawValue, stamp, stamp, schedule.id])
-                currentStatus = newStatus.rawValue
-                if newStatus == .cancelled {
-                    try connection.run(
-                        "UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ? AND status IN ('scheduled', 'retry_pending')",
-                        [stamp, schedule.id])
-                }
-                try connection.appendAudit(AuditEntry(
-                    merchantID: schedule.merchantID, actor: audit.actor, action: "schedule.past_due", objectType: "schedule", objectID: schedule.id,
-                    details: ["step": step.id, "policy": policy.rawValue, "status": newStatus.rawValue]))
-                try connection.enqueueWebhook(
-                    .schedulePastDue, merchantID: schedule.merchantID,
-                    data: ["scheduleId": .string(schedule.id), "stepId": .string(step.id), "status": .string(newStatus.rawValue),
-                           "declineCode": .optional(transaction.declineCode)])
-                recorded.schedulePastDue = true
-            }
-            if outcome.stepStatus.isSettled, schedule.plan.endType != "never" {
-                let open = try connection.queryOne(
-                    "SELECT count(*) AS n FROM schedule_steps WHERE schedule_id = ? AND status NOT IN ('approved', 'failed', 'skipped', 'cancelled')",
-                    [schedule.id])?.int("n") ?? 0
-                if open == 0, currentStatus == "active" {
-                    try connection.run("UPDATE schedules SET status = 'completed', updated_at = ? WHERE id = ?", [stamp, schedule.id])
-                    try connection.appendAudit(AuditEntry(
-                        merchantID: schedule.merchantID, actor: audit.actor, action: "schedule.completed", objectType: "schedule", objectID: schedule.id))
-                    try connection.enqueueWebhook(.scheduleCompleted, merchantID: schedule.merchantID, data: ["scheduleId": .string(schedule.id)])
-                    recorded.scheduleCompleted = true
-                }
-            }
-            return recorded
-        }
-    }
-
-    public func releaseLease(stepID: String, owner: String) async throws {
-        try await database.write { connection in
-            try connection.run(
-                "UPDATE schedule_steps SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?", [stepID, owner])
         }
     }
 
