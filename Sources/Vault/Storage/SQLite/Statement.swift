@@ -71,44 +71,57 @@ final class Statement {
                 sql: sql
             )
         }
-        reserveArena(for: arguments)
-        for (offset, argument) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32
-            switch argument.sqliteValue {
-            case .null:
-                code = sqlite3_bind_null(handle, index)
-            case .integer(let value):
-                code = sqlite3_bind_int64(handle, index, value)
-            case .real(let value):
-                code = sqlite3_bind_double(handle, index, value)
-            case .text(var value):
-                let bytes = value.withUTF8 { copyIntoArena(UnsafeRawBufferPointer($0)) }
-                code = sqlite3_bind_text(handle, index, bytes.assumingMemoryBound(to: CChar.self), Int32(clamping: value.utf8.count), nil)
-            case .blob(let value):
-                // A nil pointer would bind NULL, so the empty blob needs its own call.
-                code = value.isEmpty
-                    ? sqlite3_bind_zeroblob(handle, index, 0)
-                    : sqlite3_bind_blob(handle, index, value.withUnsafeBytes { copyIntoArena($0) }, Int32(clamping: value.count), nil)
+        guard !arguments.isEmpty else {
+            clearArena()
+            return
+        }
+        try withUnsafeTemporaryAllocation(of: SQLiteValue.self, capacity: arguments.count) { values in
+            var needed = 1
+            for (offset, argument) in arguments.enumerated() {
+                let value = argument.sqliteValue
+                switch value {
+                case .text(let text): needed += text.utf8.count
+                case .blob(let bytes): needed += bytes.count
+                default: break
+                }
+                (values.baseAddress! + offset).initialize(to: value)
             }
-            guard code == SQLITE_OK else {
-                throw SQLiteError.last(on: sqlite3_db_handle(handle), code: code, sql: sql)
+            defer { values.baseAddress!.deinitialize(count: arguments.count) }
+            reserveArena(needed)
+            for (offset, value) in values.enumerated() {
+                try bind(value, at: Int32(offset + 1))
             }
         }
     }
 
-    /// Makes room in the arena for every text and blob among `arguments`, before any is bound
-    /// (growing it later would move bytes already bound).
-    private func reserveArena(for arguments: [any SQLiteBindable]) {
-        clearArena()
-        var needed = 1
-        for argument in arguments {
-            switch argument.sqliteValue {
-            case .text(let value): needed += value.utf8.count
-            case .blob(let value): needed += value.count
-            default: break
-            }
+    private func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let value):
+            code = sqlite3_bind_int64(handle, index, value)
+        case .real(let value):
+            code = sqlite3_bind_double(handle, index, value)
+        case .text(var value):
+            let count = Int32(clamping: value.utf8.count)
+            let bytes = value.withUTF8 { copyIntoArena(UnsafeRawBufferPointer($0)) }
+            code = sqlite3_bind_text(handle, index, bytes.assumingMemoryBound(to: CChar.self), count, nil)
+        case .blob(let value):
+            // A nil pointer would bind NULL, so the empty blob needs its own call.
+            code = value.isEmpty
+                ? sqlite3_bind_zeroblob(handle, index, 0)
+                : sqlite3_bind_blob(handle, index, value.withUnsafeBytes { copyIntoArena($0) }, Int32(clamping: value.count), nil)
         }
+        guard code == SQLITE_OK else {
+            throw SQLiteError.last(on: sqlite3_db_handle(handle), code: code, sql: sql)
+        }
+    }
+
+    /// Makes room in the arena for `needed` bytes of text and blobs, before any is bound (growing
+    /// it later would move bytes already bound).
+    private func reserveArena(_ needed: Int) {
+        clearArena()
         guard needed > arenaCapacity else { return }
         arena?.deallocate()
         arenaCapacity = max(needed, 2 * arenaCapacity, 256)
