@@ -9,7 +9,7 @@ extension SQLiteStore: ChargeRunStore {
         let asOfText = Timestamp.string(asOf)
         let nowText = Timestamp.string(now)
         let leaseText = Timestamp.string(leaseUntil)
-        let claimed = try await database.write { connection in
+        let leased = try await database.write { connection in
             // Three index range scans (schedule_steps_due, schedule_steps_retry, and the partial
             // lease index), each stopping at `limit` rows, instead of one OR over the whole table:
             // a claim runs inside the writer, so it must cost O(limit), not O(steps).
@@ -20,7 +20,7 @@ extension SQLiteStore: ChargeRunStore {
                 ("s.status = 'retry_pending' AND s.next_attempt_at <= ? AND \(free)", "s.next_attempt_at", [asOfText, nowText]),
                 ("s.status = 'scheduled' AND s.due_at <= ? AND \(free)", "s.due_at", [asOfText, nowText]),
             ]
-            var candidates: [ScheduleStep] = []
+            var candidates: [SQLiteRow] = []
             for (condition, order, values) in ranges where candidates.count < limit {
                 var arguments = values
                 if let merchantID { arguments.append(merchantID) }
@@ -30,8 +30,7 @@ extension SQLiteStore: ChargeRunStore {
                     SELECT s.* FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
                     WHERE \(condition) AND sc.status IN ('active', 'past_due')\(merchantFilter)
                     ORDER BY \(order) LIMIT ?
-                    """, arguments
-                ).map(Self.step)
+                    """, arguments)
             }
             if candidates.count < limit {
                 // Steps leased by a runner that died on this machine are free at once.
@@ -46,32 +45,40 @@ extension SQLiteStore: ChargeRunStore {
                          OR s.status = 'processing')
                     AND sc.status IN ('active', 'past_due')\(merchantFilter) LIMIT 1000
                     """, arguments) where candidates.count < limit {
-                    if isOwnerGone(try row.string("owner")) { candidates.append(try Self.step(row)) }
+                    if isOwnerGone(try row.string("owner")) { candidates.append(row) }
                 }
             }
-            // Only the leases are written here; schedules and open attempts are decoded after the
-            // write returns, off the single writer thread.
-            var claimed: [(step: ScheduleStep, open: SQLiteRow?)] = []
-            var schedules: [String: SQLiteRow] = [:]
-            for step in candidates where claimed.count < limit {
-                try connection.run(
-                    "UPDATE schedule_steps SET lease_owner = ?, lease_until = ? WHERE id = ?", [owner, leaseText, step.id])
-                if schedules[step.scheduleID] == nil {
-                    guard let row = try connection.queryOne("SELECT * FROM schedules WHERE id = ?", [step.scheduleID]) else { continue }
-                    schedules[step.scheduleID] = row
-                }
-                var open: SQLiteRow?
-                if step.status == .processing {
-                    open = try connection.queryOne("SELECT * FROM transactions WHERE step_id = ? AND attempt = ?", [step.id, step.attempts])
-                }
-                claimed.append((step, open))
+            // Only the leases are written here: the steps, their schedules and open attempts are
+            // read and decoded after the write returns, off the single writer thread.
+            for row in candidates {
+                try connection.run("UPDATE schedule_steps SET lease_owner = ?, lease_until = ? WHERE seq = ?", [owner, leaseText, try row.int64("seq")])
             }
-            return (steps: claimed, schedules: schedules)
+            return candidates
         }
-        let schedules = try claimed.schedules.mapValues(Self.schedule)
-        return try claimed.steps.compactMap { step, open in
+        let steps = try leased.map(Self.step)
+        guard !steps.isEmpty else { return [] }
+        let scheduleIDs = CanonicalJSON.text(.array(Set(steps.map(\.scheduleID)).map { .string($0) }))
+        let rows = try await database.read { connection in
+            let schedules = try connection.query("SELECT * FROM schedules WHERE id IN (SELECT value FROM json_each(?))", [scheduleIDs])
+            var open: [String: SQLiteRow] = [:]
+            for step in steps where step.status == .processing {
+                open[step.id] = try connection.queryOne("SELECT * FROM transactions WHERE step_id = ? AND attempt = ?", [step.id, step.attempts])
+            }
+            return (schedules: schedules, open: open)
+        }
+        // Schedules of one batch often share a plan: each distinct plan text is decoded once.
+        var plans: [String: PlanRequest] = [:]
+        var schedules: [String: Schedule] = [:]
+        for row in rows.schedules {
+            let text = try row.string("plan")
+            let plan = try plans[text] ?? JSONDecoder().decode(PlanRequest.self, from: Data(text.utf8))
+            plans[text] = plan
+            let schedule = try Self.schedule(row, plan: plan)
+            schedules[schedule.id] = schedule
+        }
+        return try steps.compactMap { step in
             guard let schedule = schedules[step.scheduleID] else { return nil }
-            return DueStep(step: step, schedule: schedule, openAttempt: try open.map(Self.transaction))
+            return DueStep(step: step, schedule: schedule, openAttempt: try rows.open[step.id].map(Self.transaction))
         }
     }
 
