@@ -44,6 +44,7 @@ extension ChargeRunner {
             limit: limit, isOwnerGone: RunnerIdentity.isGone)
         var batch = ClaimedBatch(claimed: claimed.count)
         var knownMerchants: [String: Merchant] = [:]
+        var openedCards: [String: ChargeCard?] = [:]
         var attempts: [ChargeAttempt] = []
         var waiting: [ReadyCharge] = []
         for due in claimed {
@@ -66,7 +67,15 @@ extension ChargeRunner {
                 batch.ready.append(ReadyCharge(due: due, merchant: merchant, transaction: open, settlesOpenAttempt: true))
                 continue
             }
-            let card = try? await cards.cardForCharge(reference: due.schedule.secureCardReference, merchantID: merchant.id)
+            // A card charged for several steps of the batch is opened once.
+            let reference = due.schedule.secureCardReference
+            let card: ChargeCard?
+            if let opened = openedCards[reference] {
+                card = opened
+            } else {
+                card = try? await cards.cardForCharge(reference: reference, merchantID: merchant.id)
+                openedCards[reference] = .some(card)
+            }
             let transaction = newAttempt(due, merchant: merchant, card: card)
             attempts.append(ChargeAttempt(transaction: transaction, step: due.step))
             waiting.append(ReadyCharge(due: due, merchant: merchant, transaction: transaction, settlesOpenAttempt: false, card: card))

@@ -135,12 +135,14 @@ extension SQLiteStore {
             }
         }
         if let completion = item.completion {
-            // Completed when it is still active and this was its last open step.
+            // Completed when it is still active and this was its last open step. (Comparisons, not
+            // NOT IN: SQLite builds a temporary index for a list of more than two constants on every run.)
             try connection.run(
                 """
                 UPDATE schedules SET status = 'completed', updated_at = ?
                 WHERE id = ? AND status = 'active' AND NOT EXISTS (
-                    SELECT 1 FROM schedule_steps WHERE schedule_id = ? AND status NOT IN ('approved', 'failed', 'skipped', 'cancelled'))
+                    SELECT 1 FROM schedule_steps WHERE schedule_id = ?
+                    AND status <> 'approved' AND status <> 'failed' AND status <> 'skipped' AND status <> 'cancelled')
                 """,
                 [stamp, schedule.id, schedule.id])
             if connection.changes > 0 {
