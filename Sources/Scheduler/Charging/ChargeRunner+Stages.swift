@@ -28,14 +28,24 @@ extension ChargeRunner {
     struct ClaimedBatch: Sendable {
         /// Steps claimed (0: nothing is due any more).
         var claimed: Int
-        /// Steps ready for their gateway call.
-        var ready: [ReadyCharge] = []
-        /// Steps that cannot be charged in this run (merchant unknown, attempt not written).
+        /// New attempts, to be written before their gateway calls.
+        var attempts: [ReadyCharge] = []
+        /// Open attempts to settle: ready for their look-up.
+        var settling: [ReadyCharge] = []
+        /// Steps that cannot be charged in this run (merchant unknown).
         var held: [HeldStep] = []
     }
 
-    /// Claims up to `limit` due steps and writes the new attempts among them in one write, before
-    /// any of their gateway calls.
+    /// What writing a group of attempts gave.
+    struct RecordedAttempts: Sendable {
+        /// Attempts on disk, ready for their gateway calls.
+        var ready: [ReadyCharge] = []
+        /// Steps whose attempt could not be written.
+        var held: [HeldStep] = []
+    }
+
+    /// Claims up to `limit` due steps and prepares their attempts (merchant, card, transaction);
+    /// the attempts are written later, in groups, shortly before their gateway calls.
     func claimBatch(_ run: RunState, limit: Int) async throws -> ClaimedBatch {
         let options = run.options
         let now = Date()
@@ -45,8 +55,6 @@ extension ChargeRunner {
         var batch = ClaimedBatch(claimed: claimed.count)
         var knownMerchants: [String: Merchant] = [:]
         var openedCards: [String: ChargeCard?] = [:]
-        var attempts: [ChargeAttempt] = []
-        var waiting: [ReadyCharge] = []
         for due in claimed {
             let merchant: Merchant
             do {
@@ -64,7 +72,7 @@ extension ChargeRunner {
                 continue
             }
             if let open = due.openAttempt {
-                batch.ready.append(ReadyCharge(due: due, merchant: merchant, transaction: open, settlesOpenAttempt: true))
+                batch.settling.append(ReadyCharge(due: due, merchant: merchant, transaction: open, settlesOpenAttempt: true))
                 continue
             }
             // A card charged for several steps of the batch is opened once.
@@ -77,23 +85,35 @@ extension ChargeRunner {
                 openedCards[reference] = .some(card)
             }
             let transaction = newAttempt(due, merchant: merchant, card: card)
-            attempts.append(ChargeAttempt(transaction: transaction, step: due.step))
-            waiting.append(ReadyCharge(due: due, merchant: merchant, transaction: transaction, settlesOpenAttempt: false, card: card))
+            batch.attempts.append(ReadyCharge(due: due, merchant: merchant, transaction: transaction, settlesOpenAttempt: false, card: card))
         }
-        guard !attempts.isEmpty else { return batch }
+        return batch
+    }
+
+    /// Writes new attempts in one write (each on its own); none of their gateway calls has started.
+    /// Their time is the time they are written: the in-doubt grace period counts from it.
+    func recordAttempts(_ charges: [ReadyCharge]) async -> RecordedAttempts {
+        let now = Date()
+        let stamped = charges.map { charge in
+            var charge = charge
+            charge.transaction.createdAt = now
+            charge.transaction.updatedAt = now
+            return charge
+        }
+        var recorded = RecordedAttempts()
         do {
-            let errors = try await store.recordAttempts(attempts)
-            for (charge, error) in zip(waiting, errors) {
+            let errors = try await store.recordAttempts(stamped.map { ChargeAttempt(transaction: $0.transaction, step: $0.due.step) })
+            for (charge, error) in zip(stamped, errors) {
                 if let error {
-                    batch.held.append(held(charge.due.step, error))
+                    recorded.held.append(held(charge.due.step, error))
                 } else {
-                    batch.ready.append(charge)
+                    recorded.ready.append(charge)
                 }
             }
         } catch {
-            batch.held += waiting.map { held($0.due.step, error) }
+            recorded.held = stamped.map { held($0.due.step, error) }
         }
-        return batch
+        return recorded
     }
 
     /// The transaction of a step's next attempt, with the idempotency key `<step id>-a<attempt>`.
