@@ -141,6 +141,10 @@ public protocol ChargeRunStore: Sendable {
     func recordOutcomes(_ outcomes: [AttemptOutcome]) async throws -> [Result<RecordedOutcome, any Error>]
     /// Releases leases held by `owner` without changing anything else.
     func releaseLeases(stepIDs: [String], owner: String) async throws
+    /// Steps in doubt and held back: an attempt whose outcome is unknown, not to be looked up again
+    /// before its hold (the in-doubt grace period) ends — of active or past-due schedules, of
+    /// `merchantID` when given. No run can settle them before then.
+    func heldBackSteps(merchantID: String?, now: Date) async throws -> Int
     /// Counts and totals (per currency) of steps due by `asOf`, without claiming them.
     func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64])
     /// Open-ended schedules that may need more steps (active, paused or past due).

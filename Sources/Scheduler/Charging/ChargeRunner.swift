@@ -91,6 +91,15 @@ public struct ChargeRunner: Sendable {
         // Steps whose attempt or outcome could not be written stay leased until the run ends, so
         // this run does not claim them again; then they are free for the next run.
         try? await store.releaseLeases(stepIDs: held, owner: owner)
+        // Steps in doubt from this or an earlier run (crashed, or whose gateway did not answer) are
+        // held back until their grace period ends: the night is not settled until a run after it.
+        let heldBack = try await store.heldBackSteps(merchantID: options.merchantID, now: Date())
+        if heldBack > 0 {
+            summary.settled = false
+            logger.info(
+                "steps in doubt, held back until their grace period has passed; re-run after it",
+                metadata: ["run": "\(runID)", "steps": "\(heldBack)"])
+        }
         summary.durationSeconds = Self.seconds(since: started)
         summary.chargesPerSecond = summary.durationSeconds > 0 ? Double(summary.processed) / summary.durationSeconds : 0
         logger.info(

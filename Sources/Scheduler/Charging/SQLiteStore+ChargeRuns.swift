@@ -92,6 +92,23 @@ extension SQLiteStore: ChargeRunStore {
         }
     }
 
+    public func heldBackSteps(merchantID: String?, now: Date) async throws -> Int {
+        let nowText = Timestamp.string(now)
+        return try await database.read { connection in
+            // An unsettled outcome holds its step back with a lease that has no owner.
+            var sql = """
+                SELECT count(*) AS n FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                WHERE s.status = 'processing' AND s.lease_owner IS NULL AND s.lease_until > ? AND sc.status IN ('active', 'past_due')
+                """
+            var arguments: [any SQLiteBindable] = [nowText]
+            if let merchantID {
+                sql += " AND s.merchant_id = ?"
+                arguments.append(merchantID)
+            }
+            return try connection.queryOne(sql, arguments)?.int("n") ?? 0
+        }
+    }
+
     public func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64]) {
         let asOfText = Timestamp.string(asOf)
         return try await database.read { connection in
