@@ -50,13 +50,14 @@ extension ChargeRunner {
     /// outcomes in groups.
     ///
     /// Four stages run side by side, driven by this loop (no timers): claiming (leases, merchants,
-    /// cards; at most two batches at once), writing attempts (up to `attemptGroup` per write, at
-    /// most two writes at once, only while fewer than `concurrency` written attempts wait for a
-    /// call), gateway calls, and outcome writes (at most two at once, each taking every answer that
-    /// arrived meanwhile, so groups grow with the load). A step's gateway call starts only after
-    /// its attempt is on disk, and its outcome is written after the call. Attempts are written
-    /// just ahead of the calls, so a crash leaves at most about three times `concurrency` attempts
-    /// in doubt (settled by the next run after the grace period), however far claims run ahead.
+    /// cards; at most two batches at once), writing attempts (`attemptGroup` per write, at most
+    /// two writes at once, only while fewer than `concurrency` + `attemptGroup` written attempts
+    /// wait for a call), gateway calls, and outcome writes (at most two at once, each taking every
+    /// answer that arrived meanwhile, so groups grow with the load). A step's gateway call starts
+    /// only after its attempt is on disk, and its outcome is written after the call. Attempts are
+    /// written just ahead of the calls, so a crash leaves at most about `concurrency` +
+    /// 2 × `attemptGroup` attempts in doubt (settled by the next run after the grace period),
+    /// however far claims run ahead.
     /// At most `window` claimed steps are unfinished at any time, so memory stays flat however
     /// many are due.
     func chargeDueSteps(
