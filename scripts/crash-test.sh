@@ -18,7 +18,9 @@
 # copied row by row in SQL (INSERT ... SELECT over a recursive CTE; only ids are new).
 #
 # Settings (environment): VAULT_BIN (a built `vault`; otherwise `swift build -c release --product
-# vault` runs, with --scratch-path $SWIFT_SCRATCH_PATH when set), CRASH_STEPS (10000),
+# vault` runs, with --scratch-path $SWIFT_SCRATCH_PATH when set), CRASH_STEPS (30000: the runner
+# charges ~1,400 steps/s against this fake at concurrency 32, so 10,000 were often all charged
+# before the fifth kill at 0.2-3 s),
 # CRASH_KILLS (5), CRASH_CONCURRENCY (32), CRASH_LATENCY_MS (fake gateway latency, 20),
 # CRASH_LOST_RATE (share of sales whose answer the fake drops, 0.01), TWO_RUNNER_STEPS (5000),
 # CRASH_SLOW_PHASE (1; 0 skips phase 3), CRASH_SLOW_STEPS (8), CRASH_SLOW_MS (3000), CRASH_GRACE_S (5),
@@ -299,7 +301,7 @@ phase_slow_gateway() {
 }
 
 main() {
-    STEPS=${CRASH_STEPS:-10000}
+    STEPS=${CRASH_STEPS:-30000}
     KILLS=${CRASH_KILLS:-5}
     CONCURRENCY=${CRASH_CONCURRENCY:-32}
     LATENCY_MS=${CRASH_LATENCY_MS:-20}

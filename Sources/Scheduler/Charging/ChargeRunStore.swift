@@ -26,6 +26,40 @@ public struct StepOutcome: Sendable {
     public var holdBack: TimeInterval = 120
 }
 
+/// A new attempt, written before its gateway call.
+public struct ChargeAttempt: Sendable {
+    /// The attempt's transaction: `pending`, with the idempotency key `<step id>-a<attempt>`.
+    public var transaction: Transaction
+    /// The step it charges.
+    public var step: ScheduleStep
+
+    /// Creates a value.
+    public init(transaction: Transaction, step: ScheduleStep) {
+        self.transaction = transaction
+        self.step = step
+    }
+}
+
+/// An attempt's outcome, written after its gateway call.
+public struct AttemptOutcome: Sendable {
+    /// The transaction with the gateway's answer applied, and the step's new status.
+    public var outcome: StepOutcome
+    /// The step as claimed.
+    public var step: ScheduleStep
+    /// Its schedule as claimed (its status is read again when the outcome is written).
+    public var schedule: Schedule
+    /// The charge's audit event (`charge.<status>`).
+    public var audit: AuditEntry
+
+    /// Creates a value.
+    public init(outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry) {
+        self.outcome = outcome
+        self.step = step
+        self.schedule = schedule
+        self.audit = audit
+    }
+}
+
 /// What the runner learns from recording an outcome.
 public struct RecordedOutcome: Sendable, Equatable {
     /// The schedule became `completed`.
@@ -90,14 +124,27 @@ public protocol ChargeRunStore: Sendable {
         asOf: Date, merchantID: String?, owner: String, now: Date, leaseUntil: Date, limit: Int,
         isOwnerGone: @escaping @Sendable (String) -> Bool
     ) async throws -> [DueStep]
-    /// Writes an attempt before its gateway call: the transaction (new, or the open one reset to
-    /// `pending`) and the step's attempt count, status `processing`.
-    func recordAttempt(_ transaction: Transaction, step: ScheduleStep, audit: AuditEntry) async throws
-    /// Writes the outcome, the step's new status (releasing its lease), the schedule's change
-    /// (completed, past due by policy), audit events and webhook events, in one transaction.
-    func recordOutcome(_ outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry) async throws -> RecordedOutcome
-    /// Releases a lease without changing anything else.
-    func releaseLease(stepID: String, owner: String) async throws
+    /// Writes attempts before their gateway calls, all in one write: for each, the transaction (new,
+    /// or the open one reset to `pending`) and the step's attempt count, status `processing`.
+    ///
+    /// Each attempt is written on its own (a savepoint), so one that fails changes nothing and
+    /// leaves the others written. Returns once they are on disk (a gateway call may follow).
+    /// - Returns: per attempt, in order, `nil` when it was written, else why not.
+    /// - Throws: when the write as a whole failed: then none was written.
+    func recordAttempts(_ attempts: [ChargeAttempt]) async throws -> [(any Error)?]
+    /// Writes outcomes, all in one write: for each, in one transaction of its own (a savepoint), the
+    /// transaction's outcome, the step's new status (releasing its lease), the schedule's change
+    /// (completed, past due by policy), audit events and webhook events.
+    ///
+    /// - Returns: per outcome, in order, what changed, or why it was not written (then nothing of it was).
+    /// - Throws: when the write as a whole failed: then none was written.
+    func recordOutcomes(_ outcomes: [AttemptOutcome]) async throws -> [Result<RecordedOutcome, any Error>]
+    /// Releases leases held by `owner` without changing anything else.
+    func releaseLeases(stepIDs: [String], owner: String) async throws
+    /// Steps in doubt and held back: an attempt whose outcome is unknown, not to be looked up again
+    /// before its hold (the in-doubt grace period) ends — of active or past-due schedules, of
+    /// `merchantID` when given. No run can settle them before then.
+    func heldBackSteps(merchantID: String?, now: Date) async throws -> Int
     /// Counts and totals (per currency) of steps due by `asOf`, without claiming them.
     func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64])
     /// Open-ended schedules that may need more steps (active, paused or past due).

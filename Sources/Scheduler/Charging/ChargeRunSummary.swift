@@ -49,7 +49,8 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     public var durationSeconds: Double
     /// Steps processed per second.
     public var chargesPerSecond: Double
-    /// Whether every processed step was settled (approved or declined).
+    /// Whether every processed step was settled (approved or declined) and no due step is left in
+    /// doubt, held back until its grace period has passed (a later run settles it).
     public var settled: Bool
 
     /// An empty summary.

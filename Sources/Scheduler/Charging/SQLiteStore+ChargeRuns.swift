@@ -9,7 +9,7 @@ extension SQLiteStore: ChargeRunStore {
         let asOfText = Timestamp.string(asOf)
         let nowText = Timestamp.string(now)
         let leaseText = Timestamp.string(leaseUntil)
-        return try await database.write { connection in
+        let leased = try await database.write { connection in
             // Three index range scans (schedule_steps_due, schedule_steps_retry, and the partial
             // lease index), each stopping at `limit` rows, instead of one OR over the whole table:
             // a claim runs inside the writer, so it must cost O(limit), not O(steps).
@@ -20,7 +20,7 @@ extension SQLiteStore: ChargeRunStore {
                 ("s.status = 'retry_pending' AND s.next_attempt_at <= ? AND \(free)", "s.next_attempt_at", [asOfText, nowText]),
                 ("s.status = 'scheduled' AND s.due_at <= ? AND \(free)", "s.due_at", [asOfText, nowText]),
             ]
-            var candidates: [ScheduleStep] = []
+            var candidates: [SQLiteRow] = []
             for (condition, order, values) in ranges where candidates.count < limit {
                 var arguments = values
                 if let merchantID { arguments.append(merchantID) }
@@ -30,8 +30,7 @@ extension SQLiteStore: ChargeRunStore {
                     SELECT s.* FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
                     WHERE \(condition) AND sc.status IN ('active', 'past_due')\(merchantFilter)
                     ORDER BY \(order) LIMIT ?
-                    """, arguments
-                ).map(Self.step)
+                    """, arguments)
             }
             if candidates.count < limit {
                 // Steps leased by a runner that died on this machine are free at once.
@@ -46,118 +45,67 @@ extension SQLiteStore: ChargeRunStore {
                          OR s.status = 'processing')
                     AND sc.status IN ('active', 'past_due')\(merchantFilter) LIMIT 1000
                     """, arguments) where candidates.count < limit {
-                    if isOwnerGone(try row.string("owner")) { candidates.append(try Self.step(row)) }
+                    if isOwnerGone(try row.string("owner")) { candidates.append(row) }
                 }
             }
-            var claimed: [DueStep] = []
-            var schedules: [String: Schedule] = [:]
-            for step in candidates where claimed.count < limit {
-                try connection.run(
-                    "UPDATE schedule_steps SET lease_owner = ?, lease_until = ? WHERE id = ?", [owner, leaseText, step.id])
-                let schedule: Schedule
-                if let known = schedules[step.scheduleID] {
-                    schedule = known
-                } else {
-                    guard let row = try connection.queryOne("SELECT * FROM schedules WHERE id = ?", [step.scheduleID]) else { continue }
-                    schedule = try Self.schedule(row)
-                    schedules[step.scheduleID] = schedule
-                }
-                var open: Transaction?
-                if step.status == .processing {
-                    open = try connection.queryOne(
-                        "SELECT * FROM transactions WHERE step_id = ? AND attempt = ?", [step.id, step.attempts]
-                    ).map(Self.transaction)
-                }
-                claimed.append(DueStep(step: step, schedule: schedule, openAttempt: open))
+            // Only the leases are written here: the steps, their schedules and open attempts are
+            // read and decoded after the write returns, off the single writer thread.
+            for row in candidates {
+                try connection.run("UPDATE schedule_steps SET lease_owner = ?, lease_until = ? WHERE seq = ?", [owner, leaseText, try row.int64("seq")])
             }
-            return claimed
+            return candidates
+        }
+        let steps = try leased.map(Self.step)
+        guard !steps.isEmpty else { return [] }
+        let scheduleIDs = CanonicalJSON.text(.array(Set(steps.map(\.scheduleID)).map { .string($0) }))
+        let rows = try await database.read { connection in
+            let schedules = try connection.query("SELECT * FROM schedules WHERE id IN (SELECT value FROM json_each(?))", [scheduleIDs])
+            var open: [String: SQLiteRow] = [:]
+            for step in steps where step.status == .processing {
+                open[step.id] = try connection.queryOne("SELECT * FROM transactions WHERE step_id = ? AND attempt = ?", [step.id, step.attempts])
+            }
+            return (schedules: schedules, open: open)
+        }
+        // Schedules of one batch often share a plan: each distinct plan text is decoded once.
+        var plans: [String: PlanRequest] = [:]
+        var schedules: [String: Schedule] = [:]
+        for row in rows.schedules {
+            let text = try row.string("plan")
+            let plan = try plans[text] ?? JSONDecoder().decode(PlanRequest.self, from: Data(text.utf8))
+            plans[text] = plan
+            let schedule = try Self.schedule(row, plan: plan)
+            schedules[schedule.id] = schedule
+        }
+        return try steps.compactMap { step in
+            guard let schedule = schedules[step.scheduleID] else { return nil }
+            return DueStep(step: step, schedule: schedule, openAttempt: try rows.open[step.id].map(Self.transaction))
         }
     }
 
-    public func recordAttempt(_ transaction: Transaction, step: ScheduleStep, audit: AuditEntry) async throws {
+    public func releaseLeases(stepIDs: [String], owner: String) async throws {
+        guard !stepIDs.isEmpty else { return }
         try await database.write { connection in
-            let existing = try connection.queryOne("SELECT id FROM transactions WHERE id = ?", [transaction.id])
-            if existing == nil {
-                try Self.insert(transaction, on: connection)
-            } else {
+            for stepID in stepIDs {
                 try connection.run(
-                    "UPDATE transactions SET status = 'pending', error_code = NULL, updated_at = ? WHERE id = ?",
-                    [Timestamp.string(transaction.updatedAt), transaction.id])
+                    "UPDATE schedule_steps SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?", [stepID, owner])
             }
-            try connection.run(
-                "UPDATE schedule_steps SET status = 'processing', attempts = ?, updated_at = ? WHERE id = ?",
-                [transaction.attempt ?? step.attempts, Timestamp.string(transaction.updatedAt), step.id])
-            try connection.appendAudit(audit)
         }
     }
 
-    public func recordOutcome(_ outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry) async throws -> RecordedOutcome {
-        let transaction = outcome.transaction
-        return try await database.write { connection in
-            let stamp = Timestamp.string(transaction.updatedAt)
-            try connection.run(
+    public func heldBackSteps(merchantID: String?, now: Date) async throws -> Int {
+        let nowText = Timestamp.string(now)
+        return try await database.read { connection in
+            // An unsettled outcome holds its step back with a lease that has no owner.
+            var sql = """
+                SELECT count(*) AS n FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                WHERE s.status = 'processing' AND s.lease_owner IS NULL AND s.lease_until > ? AND sc.status IN ('active', 'past_due')
                 """
-                UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
-                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
-                WHERE id = ?
-                """,
-                [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
-                 transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
-                 transaction.errorCode, stamp, transaction.id])
-            // An unsettled step is held back (lease without owner) so the same run does not claim it
-            // again at once, and so a later lookup happens after the gateway had time to finish.
-            let holdUntil = outcome.stepStatus == .processing ? Timestamp.string(transaction.updatedAt.addingTimeInterval(outcome.holdBack)) : nil
-            try connection.run(
-                "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = ?, updated_at = ? WHERE id = ?",
-                [outcome.stepStatus.rawValue, (outcome.nextAttemptAt ?? step.nextAttemptAt).map(Timestamp.string), holdUntil, stamp, step.id])
-            try connection.appendAudit(audit)
-            try Self.enqueueOutcome(transaction, on: connection)
-            var recorded = RecordedOutcome()
-            var currentStatus = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
-            if outcome.stepStatus == .failed, let policy = outcome.pastDuePolicy, currentStatus == "active" || currentStatus == "past_due" {
-                let newStatus: ScheduleStatus = switch policy {
-                case .continue: .pastDue
-                case .pause: .paused
-                case .cancel: .cancelled
-                }
-                try connection.run(
-                    "UPDATE schedules SET status = ?, paused_at = CASE WHEN ? = 'paused' THEN ? ELSE paused_at END, updated_at = ? WHERE id = ?",
-                    [newStatus.rawValue, newStatus.rawValue, stamp, stamp, schedule.id])
-                currentStatus = newStatus.rawValue
-                if newStatus == .cancelled {
-                    try connection.run(
-                        "UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ? AND status IN ('scheduled', 'retry_pending')",
-                        [stamp, schedule.id])
-                }
-                try connection.appendAudit(AuditEntry(
-                    merchantID: schedule.merchantID, actor: audit.actor, action: "schedule.past_due", objectType: "schedule", objectID: schedule.id,
-                    details: ["step": step.id, "policy": policy.rawValue, "status": newStatus.rawValue]))
-                try connection.enqueueWebhook(
-                    .schedulePastDue, merchantID: schedule.merchantID,
-                    data: ["scheduleId": .string(schedule.id), "stepId": .string(step.id), "status": .string(newStatus.rawValue),
-                           "declineCode": .optional(transaction.declineCode)])
-                recorded.schedulePastDue = true
+            var arguments: [any SQLiteBindable] = [nowText]
+            if let merchantID {
+                sql += " AND s.merchant_id = ?"
+                arguments.append(merchantID)
             }
-            if outcome.stepStatus.isSettled, schedule.plan.endType != "never" {
-                let open = try connection.queryOne(
-                    "SELECT count(*) AS n FROM schedule_steps WHERE schedule_id = ? AND status NOT IN ('approved', 'failed', 'skipped', 'cancelled')",
-                    [schedule.id])?.int("n") ?? 0
-                if open == 0, currentStatus == "active" {
-                    try connection.run("UPDATE schedules SET status = 'completed', updated_at = ? WHERE id = ?", [stamp, schedule.id])
-                    try connection.appendAudit(AuditEntry(
-                        merchantID: schedule.merchantID, actor: audit.actor, action: "schedule.completed", objectType: "schedule", objectID: schedule.id))
-                    try connection.enqueueWebhook(.scheduleCompleted, merchantID: schedule.merchantID, data: ["scheduleId": .string(schedule.id)])
-                    recorded.scheduleCompleted = true
-                }
-            }
-            return recorded
-        }
-    }
-
-    public func releaseLease(stepID: String, owner: String) async throws {
-        try await database.write { connection in
-            try connection.run(
-                "UPDATE schedule_steps SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?", [stepID, owner])
+            return try connection.queryOne(sql, arguments)?.int("n") ?? 0
         }
     }
 

@@ -116,8 +116,12 @@ extension SQLiteStore: ScheduleStore {
     }
 
     static func schedule(_ row: SQLiteRow) throws -> Schedule {
-        let plan = try JSONDecoder().decode(PlanRequest.self, from: Data(try row.string("plan").utf8))
-        return Schedule(
+        try schedule(row, plan: JSONDecoder().decode(PlanRequest.self, from: Data(try row.string("plan").utf8)))
+    }
+
+    /// A schedule from its row and its already decoded `plan` column.
+    static func schedule(_ row: SQLiteRow, plan: PlanRequest) throws -> Schedule {
+        Schedule(
             id: try row.string("id"), merchantID: try row.string("merchant_id"), secureCardReference: try row.string("secure_card_id"),
             status: ScheduleStatus(rawValue: try row.string("status")) ?? .cancelled, plan: plan, amount: try row.int64("amount"),
             currency: try Currency(code: try row.string("currency")), description: try row.optionalString("description"),

@@ -156,11 +156,18 @@ extension SQLiteStore: TransactionStore {
 
     /// Queues `transaction.approved` / `transaction.declined` in the outcome's own transaction.
     static func enqueueOutcome(_ transaction: Transaction, on connection: SQLiteConnection) throws {
+        guard let event = try outcomeEvent(transaction) else { return }
+        try connection.enqueueWebhook(event, merchantHasCallback: connection.merchantHasCallback(transaction.merchantID))
+    }
+
+    /// The `transaction.approved` / `transaction.declined` event of a settled transaction; nil for any other status.
+    /// - Throws: `EncodingError` (not expected).
+    static func outcomeEvent(_ transaction: Transaction, now: Date = Date()) throws -> PendingWebhookEvent? {
         let type: WebhookEventType
         switch transaction.status {
         case .approved: type = .transactionApproved
         case .declined: type = .transactionDeclined
-        default: return
+        default: return nil
         }
         var data: [String: WebhookValue] = [
             "transactionId": .string(transaction.id), "type": .string(transaction.type.rawValue), "status": .string(transaction.status.rawValue),
@@ -172,23 +179,28 @@ extension SQLiteStore: TransactionStore {
         if let code = transaction.declineCode {
             data["decline"] = .object(["code": .string(code), "category": .optional(transaction.declineCategory)])
         }
-        try connection.enqueueWebhook(type, merchantID: transaction.merchantID, data: data)
+        return try PendingWebhookEvent(type, merchantID: transaction.merchantID, data: data, now: now)
     }
 
-    static func insert(_ transaction: Transaction, on connection: SQLiteConnection) throws {
+    /// Inserts `transaction`; with `resettingOpen`, one already recorded under its id (an open
+    /// attempt sent again) is set back to `pending` instead.
+    static func insert(_ transaction: Transaction, on connection: SQLiteConnection, resettingOpen: Bool = false) throws {
         try connection.run(
-            """
-            INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
-                masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
-                gateway_transaction_id, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+            resettingOpen ? insertOrResetSQL : insertSQL,
             [transaction.id, transaction.merchantID, transaction.type.rawValue, transaction.status.rawValue, transaction.amount,
              transaction.currency.code, transaction.secureCardReference, transaction.merchantReference, transaction.cardType,
              transaction.maskedNumber, transaction.scheduleID, transaction.stepID, transaction.attempt, transaction.parentID,
              transaction.idempotencyKey, transaction.orderReference, transaction.description, transaction.gateway,
              transaction.gatewayTransactionID, Timestamp.string(transaction.createdAt), Timestamp.string(transaction.updatedAt)])
     }
+
+    private static let insertSQL = """
+        INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
+            masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
+            gateway_transaction_id, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    private static let insertOrResetSQL = insertSQL + " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"
 
     static func transaction(_ row: SQLiteRow) throws -> Transaction {
         var transaction = Transaction(

@@ -42,7 +42,7 @@ public struct TransactionService: Sendable {
         }
 
         var transaction = Transaction(
-            id: OpaqueToken.make(prefix: "txn_", randomBits: 100), merchantID: merchant.id, type: type, amount: amount, currency: currency,
+            id: Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: currency,
             gateway: merchant.gateway.name, now: now)
         transaction.description = request.description
         let card: PaymentCard
@@ -151,7 +151,7 @@ public struct TransactionService: Sendable {
         guard let parent = try await store.transaction(merchantID: merchant.id, id: parentID) else { throw TransactionError.notFound }
         let amount = try Self.followUpAmount(type, parent: parent, requested: requested)
         var child = Transaction(
-            id: OpaqueToken.make(prefix: "txn_", randomBits: 100), merchantID: merchant.id, type: type, amount: amount, currency: parent.currency,
+            id: Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: parent.currency,
             gateway: parent.gateway, now: now)
         child.parentID = parent.id
         child.secureCardReference = parent.secureCardReference

@@ -11,13 +11,29 @@ public enum AuditChain {
         previous: [UInt8], sequence: Int64, id: String, occurredAt: String, merchantID: String?, actor: String,
         action: String, objectType: String, objectID: String?, details: String
     ) -> [UInt8] {
-        var message = previous
-        for field in [String(sequence), id, occurredAt, merchantID ?? "\u{0}", actor, action, objectType, objectID ?? "\u{0}", details] {
-            let bytes = Array(field.utf8)
-            message.append(contentsOf: Array(String(bytes.count).utf8))
-            message.append(0x3A)
-            message.append(contentsOf: bytes)
+        // Each field as `<decimal byte count>:<bytes>`, appended in place (this runs on the writer
+        // thread for every event: no array of fields, no copies of them).
+        var message: [UInt8] = []
+        message.reserveCapacity(previous.count + 9 * 6 + id.utf8.count + occurredAt.utf8.count + (merchantID?.utf8.count ?? 1)
+            + actor.utf8.count + action.utf8.count + objectType.utf8.count + (objectID?.utf8.count ?? 1) + details.utf8.count + 20)
+        message += previous
+        func append(_ field: String) {
+            var field = field
+            field.withUTF8 { bytes in
+                message.append(contentsOf: String(bytes.count).utf8)
+                message.append(0x3A)
+                message.append(contentsOf: bytes)
+            }
         }
+        append(String(sequence))
+        append(id)
+        append(occurredAt)
+        append(merchantID ?? "\u{0}")
+        append(actor)
+        append(action)
+        append(objectType)
+        append(objectID ?? "\u{0}")
+        append(details)
         return Digest.sha256(message)
     }
 

@@ -248,5 +248,12 @@ public enum Schema {
             ALTER TABLE charge_runs ADD COLUMN owner TEXT;
             CREATE INDEX charge_runs_running ON charge_runs(status) WHERE status = 'running';
             """),
+        // The same constraints, without the temporary index SQLite builds for an IN list on every
+        // write of the column (see `rewriteCheckListsAsComparisons`): the tables each charge writes.
+        Migration(id: 10, name: "status and type checks as comparisons") { connection in
+            try connection.rewriteCheckListsAsComparisons([
+                "transactions": ["type", "status"], "schedule_steps": ["status"], "schedules": ["status"], "webhook_events": ["status"],
+            ])
+        },
     ]
 }

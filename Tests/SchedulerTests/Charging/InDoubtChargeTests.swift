@@ -81,6 +81,7 @@ import Vault
         #expect(calls.count == 1, "an in-doubt sale is never re-sent in the same run")
         let second = try await runner.run(setup.options)
         #expect(second.processed == 0, "the unsettled step is held back for the grace period")
+        #expect(!second.settled, "a run that leaves a step held back in doubt has not settled the night")
 
         // A killed runner's open attempt whose lease has expired, still inside the grace period:
         // the gateway has no record, but it may still be processing it, so nothing is sent.
@@ -103,6 +104,7 @@ import Vault
         #expect(first.outcomes[ChargeOutcome.unsettled.rawValue]?.count == 1)
         let second = try await runner.run(setup.options)
         #expect(second.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
+        #expect(second.settled)
         #expect(calls.count == 2)
         #expect(setup.fixture.sandbox.transactionCount == 1)
         let step = try await step(setup)

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 @testable import Vault
 
@@ -59,5 +60,32 @@ import Testing
         #expect(events.map(\.action) == ["api_key.created", "merchant.created"])
         let older = try await fixture.store.auditEvents(merchantID: merchant.id, before: events[0].sequence, limit: 10)
         #expect(older.map(\.action) == ["merchant.created"])
+    }
+
+    /// The chain's message format as first written: every field as `<byte count>:<bytes>` after
+    /// the previous hash. Stored chains must keep verifying, so the format can never change.
+    static func referenceHash(previous: [UInt8], fields: [String]) -> [UInt8] {
+        var message = previous
+        for field in fields {
+            let bytes = Array(field.utf8)
+            message.append(contentsOf: Array(String(bytes.count).utf8))
+            message.append(0x3A)
+            message.append(contentsOf: bytes)
+        }
+        return Digest.sha256(message)
+    }
+
+    @Test func theHashKeepsTheFormatStoredChainsWereWrittenIn() async {
+        await propertyCheck(count: 200, input: Gen.int(in: 1...Int(Int32.max)), Gen.character(in: " "..."~").string(of: 0...40), Gen.bool) { sequence, text, absent in
+            let previous = Digest.sha256(Array(text.utf8))
+            let merchantID: String? = absent ? nil : "mer_" + text
+            let objectID: String? = absent ? "obj é" + text : nil
+            let fields = [String(sequence), "ae_" + text, "2027-03-01T00:00:00.000Z", merchantID ?? "\u{0}", "actor✓", text, "type",
+                          objectID ?? "\u{0}", "{\"k\":\"" + text + "\"}"]
+            let hash = AuditChain.hash(
+                previous: previous, sequence: Int64(sequence), id: fields[1], occurredAt: fields[2], merchantID: merchantID, actor: fields[4],
+                action: fields[5], objectType: fields[6], objectID: objectID, details: fields[8])
+            #expect(hash == Self.referenceHash(previous: previous, fields: fields))
+        }
     }
 }

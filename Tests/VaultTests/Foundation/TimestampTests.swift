@@ -37,4 +37,13 @@ import Testing
     func malformedInstantsAreRejected(text: String) {
         #expect(Timestamp.parse(text) == nil)
     }
+
+    @Test(arguments: [
+        (0.0, "1970-01-01T00:00:00.000Z"), (1_805_009_400.25, "2027-03-14T07:30:00.250Z"), (-0.5, "1969-12-31T23:59:59.500Z"),
+        (951_782_400.0, "2000-02-29T00:00:00.000Z"), (253_402_300_799.0, "9999-12-31T23:59:59.000Z"),
+        (-62_135_596_800.0, "0001-01-01T00:00:00.000Z"), (253_402_300_800.0, "10000-01-01T00:00:00.000Z"),
+    ])
+    func instantsAreWrittenFixedWidthInUTC(seconds: Double, text: String) {
+        #expect(Timestamp.string(Date(timeIntervalSince1970: seconds)) == text)
+    }
 }

@@ -39,6 +39,28 @@ import Testing
         }
     }
 
+    @Test func aCachedStatementBindsEachExecutionsOwnTextAndBlobsWhateverTheirSizes() async throws {
+        try await Self.withValuesTable { database in
+            let sizes = [0, 3, 5000, 1, 70_000, 0, 12]
+            try database.writeNow { connection in
+                try connection.run("CREATE TABLE many (a, b, c, d)")
+                for size in sizes {
+                    let text = String(repeating: "x", count: size) + "é"
+                    let blob = [UInt8](repeating: UInt8(size % 251), count: size)
+                    try connection.run("INSERT INTO many VALUES (?, ?, ?, ?)", [text, blob, "", size])
+                }
+            }
+            let rows = try database.readNow { try $0.query("SELECT * FROM many ORDER BY rowid") }
+            #expect(rows.count == sizes.count)
+            for (row, size) in zip(rows, sizes) {
+                #expect(try row.string("a") == String(repeating: "x", count: size) + "é")
+                #expect(try row.blob("b") == [UInt8](repeating: UInt8(size % 251), count: size))
+                #expect(row["c"] == .text(""))
+                #expect(try row.int("d") == size)
+            }
+        }
+    }
+
     @Test func swiftTypesBindAndReadBackTyped() async throws {
         try await Self.withValuesTable { database in
             let bytes: [UInt8] = [9, 0, 255]

@@ -35,6 +35,11 @@ extension SQLiteConnection {
         }
         if role == .reader {
             try execute("PRAGMA query_only=ON")
+        } else {
+            // Every write body runs in a savepoint, which copies each page it changes into the
+            // statement journal; past 64 KiB SQLite spills that journal to a temporary file, a
+            // pwrite per page. In memory it is a copy, freed when the savepoint is released.
+            try execute("PRAGMA temp_store=MEMORY")
         }
     }
 

@@ -35,6 +35,7 @@ extension SQLiteConnection {
                 try? run("ROLLBACK TO SAVEPOINT vault")
                 try? run("RELEASE SAVEPOINT vault")
             }
+            auditHead = nil
             throw error
         }
         try run("RELEASE SAVEPOINT vault")
@@ -53,6 +54,7 @@ extension SQLiteConnection {
         while true {
             do {
                 try run("BEGIN IMMEDIATE")
+                endTransactionState()
                 return
             } catch let error as SQLiteError where error.isBusy && retries < Self.busyBeginRetries {
                 retries += 1
@@ -60,14 +62,17 @@ extension SQLiteConnection {
         }
     }
 
-    /// `COMMIT`, rolling back if SQLite left the transaction open after a failed commit.
+    /// `COMMIT` (after writing what is deferred to it, the audit chain's head), rolling back if
+    /// SQLite left the transaction open after a failure.
     func commitTransaction() throws {
         do {
+            try recordPendingAuditHead()
             try run("COMMIT")
         } catch {
             rollbackIfStillInTransaction()
             throw error
         }
+        endTransactionState()
     }
 
     /// `ROLLBACK` unless SQLite already ended the transaction; errors are dropped so the
@@ -76,6 +81,13 @@ extension SQLiteConnection {
         if isInTransaction {
             try? run("ROLLBACK")
         }
+        endTransactionState()
+    }
+
+    /// Forgets what was cached or deferred for the transaction that just began or ended.
+    private func endTransactionState() {
+        auditHead = nil
+        auditHeadIsPending = false
     }
 
     private func completeTransaction<T>(_ body: () throws -> T) throws -> T {

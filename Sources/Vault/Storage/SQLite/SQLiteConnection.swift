@@ -22,12 +22,20 @@ public final class SQLiteConnection {
     let path: String
     /// Prepared statements keyed by SQL text.
     private var statementCache: [String: Statement] = [:]
+    /// The audit chain's head while a write transaction is open, so it is read once per transaction
+    /// instead of once per event; dropped at `BEGIN`, on every rollback (also to a savepoint) and at
+    /// the transaction's end (see `appendAudit`).
+    var auditHead: AuditHead?
+    /// Set when the open transaction appended audit events: `meta.audit_head` is then written once,
+    /// just before `COMMIT`, instead of once per event.
+    var auditHeadIsPending = false
 
     /// Opens and configures a connection: WAL, `synchronous=FULL`, foreign keys,
     /// secure delete, busy timeout, defensive mode, and `query_only` for readers.
     ///
     /// - Throws: `SQLiteError` if the file cannot be opened or WAL mode cannot be set.
     init(path: String, role: Role, busyTimeoutMilliseconds: Int32) throws {
+        _ = Self.processSettings
         self.path = path
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         if role == .writer {
@@ -49,6 +57,12 @@ public final class SQLiteConnection {
     deinit {
         close()
     }
+
+    /// SQLite's process-wide settings, applied once before the first connection opens: no memory
+    /// statistics, whose global mutex every allocation and free of every connection would take.
+    private static let processSettings: Void = {
+        _ = csqlite_disable_memory_statistics()
+    }()
 
     /// Finalizes every cached statement and closes the connection. Idempotent.
     func close() {

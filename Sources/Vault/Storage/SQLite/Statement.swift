@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import CSodium
 
 /// One prepared SQL statement, finalized when released.
 ///
@@ -13,6 +14,12 @@ final class Statement {
     /// Set while the statement is being stepped, so a re-entrant use of the same SQL
     /// (from inside a `forEachRow` body) gets its own statement instead of resetting this one.
     var isInUse = false
+    /// The bytes of the bound text and blobs of the current execution, copied here at once and
+    /// bound without SQLite copying each into an allocation of its own (`SQLITE_STATIC`): valid
+    /// until `reset`, which zeroes them, so no bound value lingers. Kept between executions.
+    private var arena: UnsafeMutableRawPointer?
+    private var arenaCapacity = 0
+    private var arenaUsed = 0
 
     /// Prepares exactly one statement from `sql`.
     ///
@@ -46,6 +53,10 @@ final class Statement {
 
     deinit {
         sqlite3_finalize(handle)
+        if let arena {
+            sodium_memzero(arena, arenaCapacity)
+            arena.deallocate()
+        }
     }
 
     /// Binds `arguments` to the `?` parameters, in order.
@@ -60,31 +71,74 @@ final class Statement {
                 sql: sql
             )
         }
-        for (offset, argument) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32
-            switch argument.sqliteValue {
-            case .null:
-                code = sqlite3_bind_null(handle, index)
-            case .integer(let value):
-                code = sqlite3_bind_int64(handle, index, value)
-            case .real(let value):
-                code = sqlite3_bind_double(handle, index, value)
-            case .text(let value):
-                let length = Int32(clamping: value.utf8.count)
-                code = value.withCString { sqlite3_bind_text(handle, index, $0, length, csqlite_transient()) }
-            case .blob(let bytes):
-                // A nil pointer would bind NULL, so the empty blob needs its own call.
-                code = bytes.isEmpty
-                    ? sqlite3_bind_zeroblob(handle, index, 0)
-                    : bytes.withUnsafeBytes {
-                        sqlite3_bind_blob(handle, index, $0.baseAddress, Int32(clamping: $0.count), csqlite_transient())
-                    }
+        guard !arguments.isEmpty else {
+            clearArena()
+            return
+        }
+        try withUnsafeTemporaryAllocation(of: SQLiteValue.self, capacity: arguments.count) { values in
+            var needed = 1
+            for (offset, argument) in arguments.enumerated() {
+                let value = argument.sqliteValue
+                switch value {
+                case .text(let text): needed += text.utf8.count
+                case .blob(let bytes): needed += bytes.count
+                default: break
+                }
+                (values.baseAddress! + offset).initialize(to: value)
             }
-            guard code == SQLITE_OK else {
-                throw SQLiteError.last(on: sqlite3_db_handle(handle), code: code, sql: sql)
+            defer { values.baseAddress!.deinitialize(count: arguments.count) }
+            reserveArena(needed)
+            for (offset, value) in values.enumerated() {
+                try bind(value, at: Int32(offset + 1))
             }
         }
+    }
+
+    private func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let value):
+            code = sqlite3_bind_int64(handle, index, value)
+        case .real(let value):
+            code = sqlite3_bind_double(handle, index, value)
+        case .text(var value):
+            let count = Int32(clamping: value.utf8.count)
+            let bytes = value.withUTF8 { copyIntoArena(UnsafeRawBufferPointer($0)) }
+            code = sqlite3_bind_text(handle, index, bytes.assumingMemoryBound(to: CChar.self), count, nil)
+        case .blob(let value):
+            // A nil pointer would bind NULL, so the empty blob needs its own call.
+            code = value.isEmpty
+                ? sqlite3_bind_zeroblob(handle, index, 0)
+                : sqlite3_bind_blob(handle, index, value.withUnsafeBytes { copyIntoArena($0) }, Int32(clamping: value.count), nil)
+        }
+        guard code == SQLITE_OK else {
+            throw SQLiteError.last(on: sqlite3_db_handle(handle), code: code, sql: sql)
+        }
+    }
+
+    /// Makes room in the arena for `needed` bytes of text and blobs, before any is bound (growing
+    /// it later would move bytes already bound).
+    private func reserveArena(_ needed: Int) {
+        clearArena()
+        guard needed > arenaCapacity else { return }
+        arena?.deallocate()
+        arenaCapacity = max(needed, 2 * arenaCapacity, 256)
+        arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 8)
+    }
+
+    /// Copies `bytes` into the arena (reserved by `reserveArena`) and returns where.
+    private func copyIntoArena(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutableRawPointer {
+        guard let arena, arenaUsed + bytes.count <= arenaCapacity else {
+            preconditionFailure("the arena is reserved for every argument before binding")
+        }
+        let start = arena + arenaUsed
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            start.copyMemory(from: base, byteCount: bytes.count)
+        }
+        arenaUsed += bytes.count
+        return start
     }
 
     /// Advances the statement: `true` when a row is ready, `false` when done.
@@ -97,10 +151,18 @@ final class Statement {
         }
     }
 
-    /// Resets the statement and clears its bindings, ready for the next use.
+    /// Resets the statement, clears its bindings and zeroes the bound bytes, ready for the next use.
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        clearArena()
+    }
+
+    private func clearArena() {
+        if let arena, arenaUsed > 0 {
+            sodium_memzero(arena, arenaUsed)
+        }
+        arenaUsed = 0
     }
 
     /// The result column names of the current execution.

@@ -21,19 +21,33 @@ extension SQLiteConnection {
         _ type: WebhookEventType, merchantID: String, data: [String: WebhookValue], now: Date = Date(),
         retention: TimeInterval = 72 * 3600
     ) throws -> String {
-        let id = OpaqueToken.make(prefix: "evt_", randomBits: 128)
-        let body = try WebhookBody(id: id, type: type, createdAt: now, merchantID: merchantID, data: data).json()
-        let merchant = try queryOne("SELECT callback_url FROM merchants WHERE id = ?", [merchantID])
-        let hasCallback = try merchant?.optionalString("callback_url") != nil
-        let created = Timestamp.string(now)
+        let event = try PendingWebhookEvent(type, merchantID: merchantID, data: data, now: now, retention: retention)
+        try enqueueWebhook(event, merchantHasCallback: merchantHasCallback(merchantID))
+        return event.id
+    }
+
+    /// Queues a prepared webhook event inside the caller's transaction.
+    ///
+    /// - Parameters:
+    ///   - event: the event.
+    ///   - merchantHasCallback: whether its merchant has a `callbackUrl` (``merchantHasCallback(_:)``,
+    ///     asked once per write body for many events); without one the event waits undelivered, with
+    ///     `last_error` "no callbackUrl", until it expires.
+    /// - Throws: `SQLiteError` (including a foreign-key failure for an unknown merchant).
+    public func enqueueWebhook(_ event: PendingWebhookEvent, merchantHasCallback: Bool) throws {
         try run(
             """
             INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at, expires_at)
             VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
             """,
-            [id, merchantID, type.rawValue, body, created, hasCallback ? nil : SQLiteStore.noCallbackError, created,
-             Timestamp.string(now.addingTimeInterval(retention))])
-        return id
+            [event.id, event.merchantID, event.type.rawValue, event.body, event.createdAt, merchantHasCallback ? nil : SQLiteStore.noCallbackError,
+             event.createdAt, event.expiresAt])
+    }
+
+    /// Whether the merchant has a `callbackUrl` (false for an unknown merchant).
+    /// - Throws: `SQLiteError`.
+    public func merchantHasCallback(_ merchantID: String) throws -> Bool {
+        try queryOne("SELECT callback_url FROM merchants WHERE id = ?", [merchantID])?.optionalString("callback_url") != nil
     }
 }
 

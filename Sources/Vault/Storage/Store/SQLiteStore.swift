@@ -31,23 +31,54 @@ public final class SQLiteStore: Sendable {
 extension SQLiteConnection {
     /// Appends an audit event inside the current transaction, extending the hash chain.
     public func appendAudit(_ entry: AuditEntry, now: Date = Date()) throws {
-        let last = try queryOne("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1")
-        let sequence = (try last?.int64("seq") ?? 0) + 1
-        let previous = try last?.blob("hash") ?? AuditChain.genesis
-        let id = OpaqueToken.make(prefix: "ae_", randomBits: 80)
-        let occurredAt = Timestamp.string(now)
-        let details = AuditChain.canonicalDetails(entry.details)
+        try appendAudit(PendingAuditEvent(entry, at: now))
+    }
+
+    /// Appends a prepared audit event inside the current transaction (outside one, in a transaction
+    /// of its own), extending the hash chain.
+    ///
+    /// The chain's head is read from `audit_events` at the transaction's first event and then kept
+    /// on the connection: no other connection can append while this one holds the write lock, and
+    /// every rollback drops it. `meta.audit_head` is written once, before `COMMIT`.
+    /// - Throws: `SQLiteError`.
+    public func appendAudit(_ event: PendingAuditEvent) throws {
+        guard isInTransaction else {
+            return try inTransaction { try appendAudit(event) }
+        }
+        let previous = try auditHead ?? readAuditHead()
+        let sequence = previous.sequence + 1
         let hash = AuditChain.hash(
-            previous: previous, sequence: sequence, id: id, occurredAt: occurredAt, merchantID: entry.merchantID,
-            actor: entry.actor, action: entry.action, objectType: entry.objectType, objectID: entry.objectID, details: details)
+            previous: previous.hash, sequence: sequence, id: event.id, occurredAt: event.occurredAt, merchantID: event.merchantID,
+            actor: event.actor, action: event.action, objectType: event.objectType, objectID: event.objectID, details: event.details)
         try run(
             """
             INSERT INTO audit_events (seq, id, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [sequence, id, occurredAt, entry.merchantID, entry.actor, entry.action, entry.objectType, entry.objectID, details, previous, hash])
-        try run(
-            "INSERT INTO meta (key, value) VALUES ('audit_head', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [String(sequence) + ":" + Encoding.hex(hash)])
+            [sequence, event.id, event.occurredAt, event.merchantID, event.actor, event.action, event.objectType, event.objectID,
+             event.details, previous.hash, hash])
+        auditHead = AuditHead(sequence: sequence, hash: hash)
+        auditHeadIsPending = true
+    }
+
+    /// The last event's sequence and hash, as stored.
+    func readAuditHead() throws -> AuditHead {
+        guard let last = try queryOne("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return .genesis }
+        return AuditHead(sequence: try last.int64("seq"), hash: try last.blob("hash"))
+    }
+
+    /// Writes `meta.audit_head` when the open transaction appended audit events (called before `COMMIT`).
+    ///
+    /// Read from `audit_events` when a savepoint rollback dropped the cached head, so the recorded head
+    /// is always the last event that commits.
+    func recordPendingAuditHead() throws {
+        guard auditHeadIsPending, isInTransaction else { return }
+        let head = try auditHead ?? readAuditHead()
+        if head.sequence > 0 {
+            try run(
+                "INSERT INTO meta (key, value) VALUES ('audit_head', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [String(head.sequence) + ":" + Encoding.hex(head.hash)])
+        }
+        auditHeadIsPending = false
     }
 }

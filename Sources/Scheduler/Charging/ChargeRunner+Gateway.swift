@@ -1,0 +1,91 @@
+import Foundation
+import Vault
+
+extension ChargeRunner {
+    /// A new attempt: declined locally when the card is gone or expires before the due date,
+    /// otherwise sent, with in-run retries for gateway errors (same idempotency key).
+    func charge(
+        _ transaction: Transaction, card: (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?)?, due: DueStep, merchant: Merchant,
+        options: Options, context: RunContext
+    ) async -> GatewayResult {
+        guard let card else {
+            return GatewayResult(outcome: .declined(code: "card_unavailable", category: .hard), responseText: "The secure card is deleted or purged.")
+        }
+        if card.expiry.year * 12 + card.expiry.month < due.step.date.year * 12 + due.step.date.month {
+            return GatewayResult(outcome: .declined(code: "expired_card", category: .hard), responseText: "Declined by the vault: the card expires before the due date.")
+        }
+        guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {
+            return .error("gateway_not_configured", retryable: true)
+        }
+        let request = ChargeRequest(
+            idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference,
+            amount: Money(minorUnits: transaction.amount, currency: transaction.currency),
+            card: PaymentCard(pan: card.pan, expiry: card.expiry, holderName: card.holderName, cvv: nil, postalCode: nil),
+            description: transaction.description)
+        var result = await adapter.sale(request)
+        var attempt = 0
+        while attempt < options.gatewayRetries {
+            switch result.outcome {
+            case .error(_, retryable: true):
+                break
+            case .inDoubt:
+                // Never re-send an in-doubt sale in the same run: the gateway may still be
+                // processing it. A later run settles it by lookup after the grace period.
+                if case .found(let found) = await adapter.lookup(reference: transaction.orderReference, gatewayTransactionID: result.transactionID) {
+                    return found
+                }
+                return result
+            default:
+                return result
+            }
+            try? await Task.sleep(for: options.retryBackoff * (1 << attempt))
+            attempt += 1
+            result = await adapter.sale(request)
+        }
+        return result
+    }
+
+    /// An open attempt: look it up by its reference; re-send with the same key only when the
+    /// gateway has no record of it.
+    func settle(_ open: Transaction, due: DueStep, merchant: Merchant, options: Options, context: RunContext) async -> GatewayResult {
+        if [.approved, .declined].contains(open.status) {
+            return GatewayResult(
+                outcome: open.status == .approved ? .approved : .declined(code: open.declineCode ?? "card_declined", category: DeclineCategory(rawValue: open.declineCategory ?? "hard") ?? .hard),
+                transactionID: open.gatewayTransactionID, authCode: open.authCode, responseCode: open.responseCode, responseText: open.responseText)
+        }
+        guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {
+            return .error("gateway_not_configured", retryable: true)
+        }
+        switch await adapter.lookup(reference: open.orderReference, gatewayTransactionID: open.gatewayTransactionID) {
+        case .found(let result):
+            return result
+        case .unavailable(let reason):
+            return .inDoubt("lookup_unavailable: \(reason)")
+        case .notFound:
+            guard Date().timeIntervalSince(open.updatedAt) >= options.inDoubtGrace else {
+                return .inDoubt("awaiting_gateway: not found yet, inside the grace period")
+            }
+            let card = try? await cards.cardForCharge(reference: due.schedule.secureCardReference, merchantID: merchant.id)
+            return await charge(open, card: card, due: due, merchant: merchant, options: options, context: context)
+        }
+    }
+
+    func stepOutcome(_ transaction: Transaction, due: DueStep) -> (stepOutcome: StepOutcome, summary: ChargeOutcome) {
+        let attempt = transaction.attempt ?? 1
+        switch transaction.status {
+        case .approved:
+            return (StepOutcome(transaction: transaction, stepStatus: .approved), .approved)
+        case .declined where transaction.declineCategory == "soft":
+            let previous = due.step.nextAttemptAt ?? due.step.dueAt
+            if let next = policy.nextAttempt(after: attempt, previousDueAt: previous) {
+                return (StepOutcome(transaction: transaction, stepStatus: .retryPending, nextAttemptAt: next), .retryScheduled)
+            }
+            return (StepOutcome(transaction: transaction, stepStatus: .failed, pastDuePolicy: policy.pastDuePolicy), .failed)
+        case .declined:
+            let summary: ChargeOutcome = transaction.declineCode == "expired_card" && transaction.gatewayTransactionID == nil ? .expiredCard : .failed
+            return (StepOutcome(transaction: transaction, stepStatus: .failed, pastDuePolicy: policy.pastDuePolicy), summary)
+        default:
+            return (StepOutcome(transaction: transaction, stepStatus: .processing), .unsettled)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Logging
+import Vault
+
+extension ChargeRunner {
+    /// The card of a new attempt, opened for its gateway call.
+    typealias ChargeCard = (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?)
+
+    /// A claimed step whose attempt is on disk (or whose open attempt is to be settled), waiting for a gateway slot.
+    struct ReadyCharge: Sendable {
+        var due: DueStep
+        var merchant: Merchant
+        var transaction: Transaction
+        /// Settle the open attempt (look it up) instead of sending a new one.
+        var settlesOpenAttempt: Bool
+        /// A new attempt's card; nil when it is deleted or purged (declined locally).
+        var card: ChargeCard?
+    }
+
+    /// A gateway's answer, applied to the attempt's transaction, waiting for its outcome to be written.
+    struct AnsweredCharge: Sendable {
+        var due: DueStep
+        var merchant: Merchant
+        var transaction: Transaction
+    }
+
+    /// What claiming a batch gave.
+    struct ClaimedBatch: Sendable {
+        /// Steps claimed (0: nothing is due any more).
+        var claimed: Int
+        /// New attempts, to be written before their gateway calls.
+        var attempts: [ReadyCharge] = []
+        /// Open attempts to settle: ready for their look-up.
+        var settling: [ReadyCharge] = []
+        /// Steps that cannot be charged in this run (merchant unknown).
+        var held: [HeldStep] = []
+    }
+
+    /// What writing a group of attempts gave.
+    struct RecordedAttempts: Sendable {
+        /// Attempts on disk, ready for their gateway calls.
+        var ready: [ReadyCharge] = []
+        /// Steps whose attempt could not be written.
+        var held: [HeldStep] = []
+    }
+
+    /// Claims up to `limit` due steps and prepares their attempts (merchant, card, transaction);
+    /// the attempts are written later, in groups, shortly before their gateway calls.
+    func claimBatch(_ run: RunState, limit: Int) async throws -> ClaimedBatch {
+        let options = run.options
+        let now = Date()
+        let claimed = try await store.claimDueSteps(
+            asOf: options.asOf, merchantID: options.merchantID, owner: run.owner, now: now, leaseUntil: now.addingTimeInterval(options.lease),
+            limit: limit, isOwnerGone: RunnerIdentity.isGone)
+        var batch = ClaimedBatch(claimed: claimed.count)
+        var knownMerchants: [String: Merchant] = [:]
+        var openedCards: [String: ChargeCard?] = [:]
+        for due in claimed {
+            let merchant: Merchant
+            do {
+                if let known = knownMerchants[due.schedule.merchantID] {
+                    merchant = known
+                } else if let found = try await run.context.merchant(due.schedule.merchantID, store: merchants) {
+                    merchant = found
+                    knownMerchants[found.id] = found
+                } else {
+                    batch.held.append(HeldStep(stepID: due.step.id, result: .unsettled(due.step)))
+                    continue
+                }
+            } catch {
+                batch.held.append(held(due.step, error))
+                continue
+            }
+            if let open = due.openAttempt {
+                batch.settling.append(ReadyCharge(due: due, merchant: merchant, transaction: open, settlesOpenAttempt: true))
+                continue
+            }
+            // A card charged for several steps of the batch is opened once.
+            let reference = due.schedule.secureCardReference
+            let card: ChargeCard?
+            if let opened = openedCards[reference] {
+                card = opened
+            } else {
+                card = try? await cards.cardForCharge(reference: reference, merchantID: merchant.id)
+                openedCards[reference] = .some(card)
+            }
+            let transaction = newAttempt(due, merchant: merchant, card: card)
+            batch.attempts.append(ReadyCharge(due: due, merchant: merchant, transaction: transaction, settlesOpenAttempt: false, card: card))
+        }
+        return batch
+    }
+
+    /// Writes new attempts in one write (each on its own); none of their gateway calls has started.
+    /// Their time is the time they are written: the in-doubt grace period counts from it.
+    func recordAttempts(_ charges: [ReadyCharge]) async -> RecordedAttempts {
+        let now = Date()
+        let stamped = charges.map { charge in
+            var charge = charge
+            charge.transaction.createdAt = now
+            charge.transaction.updatedAt = now
+            return charge
+        }
+        var recorded = RecordedAttempts()
+        do {
+            let errors = try await store.recordAttempts(stamped.map { ChargeAttempt(transaction: $0.transaction, step: $0.due.step) })
+            for (charge, error) in zip(stamped, errors) {
+                if let error {
+                    recorded.held.append(held(charge.due.step, error))
+                } else {
+                    recorded.ready.append(charge)
+                }
+            }
+        } catch {
+            recorded.held = stamped.map { held($0.due.step, error) }
+        }
+        return recorded
+    }
+
+    /// The transaction of a step's next attempt, with the idempotency key `<step id>-a<attempt>`.
+    private func newAttempt(_ due: DueStep, merchant: Merchant, card: ChargeCard?) -> Transaction {
+        let step = due.step
+        let attempt = step.attempts + 1
+        let now = Date()
+        var transaction = Transaction(
+            id: Transaction.makeID(at: now), merchantID: merchant.id, type: .sale, amount: step.amount, currency: step.currency,
+            gateway: merchant.gateway.name, now: now, idempotencyKey: "\(step.id)-a\(attempt)",
+            orderReference: Self.orderReference(stepID: step.id, attempt: attempt))
+        transaction.secureCardReference = due.schedule.secureCardReference
+        transaction.scheduleID = due.schedule.id
+        transaction.stepID = step.id
+        transaction.attempt = attempt
+        transaction.description = due.schedule.description
+        transaction.maskedNumber = card?.pan.masked
+        transaction.cardType = card?.pan.brand.rawValue
+        return transaction
+    }
+
+    /// Sends a new attempt (or declines it locally), or settles an open one, and applies the answer.
+    func call(_ charge: ReadyCharge, run: RunState) async -> AnsweredCharge {
+        let result = if charge.settlesOpenAttempt {
+            await settle(charge.transaction, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context)
+        } else {
+            await self.charge(charge.transaction, card: charge.card, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context)
+        }
+        var transaction = charge.transaction
+        transaction.apply(result, now: Date())
+        return AnsweredCharge(due: charge.due, merchant: charge.merchant, transaction: transaction)
+    }
+
+    /// Writes a group of outcomes in one write; a step whose outcome could not be written is held.
+    func record(_ answers: [AnsweredCharge], run: RunState) async -> [Result<StepResult, HeldError>] {
+        var outcomes: [AttemptOutcome] = []
+        var summaries: [ChargeOutcome] = []
+        for answer in answers {
+            let transaction = answer.transaction
+            let step = answer.due.step
+            var (outcome, summary) = stepOutcome(transaction, due: answer.due)
+            outcome.holdBack = run.options.inDoubtGrace
+            summaries.append(summary)
+            outcomes.append(AttemptOutcome(
+                outcome: outcome, step: step, schedule: answer.due.schedule,
+                audit: AuditEntry(
+                    merchantID: answer.merchant.id, actor: run.actor, action: "charge.\(transaction.status.rawValue)", objectType: "transaction",
+                    objectID: transaction.id,
+                    details: ["step": step.id, "attempt": String(transaction.attempt ?? 0), "schedule": answer.due.schedule.id,
+                              "amount": String(transaction.amount), "currency": transaction.currency.code,
+                              "stepStatus": outcome.stepStatus.rawValue])))
+        }
+        let written: [Result<RecordedOutcome, any Error>]
+        do {
+            written = try await store.recordOutcomes(outcomes)
+        } catch {
+            return answers.map { .failure(HeldError(held: held($0.due.step, error))) }
+        }
+        return zip(answers, zip(summaries, written)).map { answer, outcome in
+            let step = answer.due.step
+            switch outcome.1 {
+            case .success(let recorded):
+                return .success(StepResult(outcome: outcome.0, amount: step.amount, currency: step.currency.code, recorded: recorded))
+            case .failure(let error):
+                return .failure(HeldError(held: held(step, error)))
+            }
+        }
+    }
+
+    /// Logs why a step could not be recorded; it stays leased until the run ends, unsettled.
+    private func held(_ step: ScheduleStep, _ error: any Error) -> HeldStep {
+        logger.error("could not record a charge", metadata: ["step": "\(step.id)", "error": "\(error)"])
+        return HeldStep(stepID: step.id, result: .unsettled(step))
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+public import Vault
+
+extension SQLiteStore {
+    public func recordAttempts(_ attempts: [ChargeAttempt]) async throws -> [(any Error)?] {
+        try await database.writeEach(attempts) { connection in
+            { attempt in try Self.record(attempt, on: connection) }
+        }.map { result in
+            guard case .failure(let error) = result else { return nil }
+            return error
+        }
+    }
+
+    public func recordOutcomes(_ outcomes: [AttemptOutcome]) async throws -> [Result<RecordedOutcome, any Error>] {
+        // Events, bodies and timestamps are built here, on the caller's task; the write body only
+        // links, inserts and updates.
+        let prepared = outcomes.map { outcome in Result { try PreparedOutcome(outcome) } }
+        return try await database.writeEach(prepared) { connection in
+            var callbacks: [String: Bool] = [:]
+            return { item in try Self.record(try item.get(), on: connection, callbacks: &callbacks) }
+        }
+    }
+
+    private static func record(_ attempt: ChargeAttempt, on connection: SQLiteConnection) throws {
+        let transaction = attempt.transaction
+        let stamp = Timestamp.string(transaction.updatedAt)
+        try insert(transaction, on: connection, resettingOpen: true)
+        try connection.run(
+            "UPDATE schedule_steps SET status = 'processing', attempts = ?, updated_at = ? WHERE id = ?",
+            [transaction.attempt ?? attempt.step.attempts, stamp, attempt.step.id])
+    }
+
+    /// An outcome with its audit and webhook events built before the write.
+    private struct PreparedOutcome: Sendable {
+        var outcome: StepOutcome
+        var step: ScheduleStep
+        var schedule: Schedule
+        var audit: PendingAuditEvent
+        var transactionEvent: PendingWebhookEvent?
+        /// For a failed step whose schedule's policy applies: the new status and its events.
+        var pastDue: (status: ScheduleStatus, audit: PendingAuditEvent, event: PendingWebhookEvent)?
+        /// For a settled step of a schedule that ends: the events if it completes the schedule.
+        var completion: (audit: PendingAuditEvent, event: PendingWebhookEvent)?
+
+        init(_ item: AttemptOutcome) throws {
+            let transaction = item.outcome.transaction
+            let schedule = item.schedule
+            let now = Date()
+            outcome = item.outcome
+            step = item.step
+            self.schedule = schedule
+            audit = PendingAuditEvent(item.audit, at: now)
+            transactionEvent = try SQLiteStore.outcomeEvent(transaction, now: now)
+            if item.outcome.stepStatus == .failed, let policy = item.outcome.pastDuePolicy {
+                let status: ScheduleStatus = switch policy {
+                case .continue: .pastDue
+                case .pause: .paused
+                case .cancel: .cancelled
+                }
+                pastDue = (
+                    status,
+                    PendingAuditEvent(
+                        AuditEntry(
+                            merchantID: schedule.merchantID, actor: item.audit.actor, action: "schedule.past_due", objectType: "schedule",
+                            objectID: schedule.id, details: ["step": item.step.id, "policy": policy.rawValue, "status": status.rawValue]),
+                        at: now),
+                    try PendingWebhookEvent(
+                        .schedulePastDue, merchantID: schedule.merchantID,
+                        data: ["scheduleId": .string(schedule.id), "stepId": .string(item.step.id), "status": .string(status.rawValue),
+                               "declineCode": .optional(transaction.declineCode)],
+                        now: now))
+            }
+            if item.outcome.stepStatus.isSettled, schedule.plan.endType != "never" {
+                completion = (
+                    PendingAuditEvent(
+                        AuditEntry(
+                            merchantID: schedule.merchantID, actor: item.audit.actor, action: "schedule.completed", objectType: "schedule",
+                            objectID: schedule.id),
+                        at: now),
+                    try PendingWebhookEvent(.scheduleCompleted, merchantID: schedule.merchantID, data: ["scheduleId": .string(schedule.id)], now: now))
+            }
+        }
+    }
+
+    private static func record(_ item: PreparedOutcome, on connection: SQLiteConnection, callbacks: inout [String: Bool]) throws -> RecordedOutcome {
+        let transaction = item.outcome.transaction
+        let stamp = Timestamp.string(transaction.updatedAt)
+        func hasCallback(_ merchantID: String) throws -> Bool {
+            if let known = callbacks[merchantID] { return known }
+            let found = try connection.merchantHasCallback(merchantID)
+            callbacks[merchantID] = found
+            return found
+        }
+        try connection.run(
+            """
+            UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
+                avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
+            WHERE id = ?
+            """,
+            [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
+             transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
+             transaction.errorCode, stamp, transaction.id])
+        // An unsettled step is held back (lease without owner) so the same run does not claim it
+        // again at once, and so a later lookup happens after the gateway had time to finish.
+        let holdUntil = item.outcome.stepStatus == .processing
+            ? Timestamp.string(transaction.updatedAt.addingTimeInterval(item.outcome.holdBack)) : nil
+        try connection.run(
+            "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = ?, updated_at = ? WHERE id = ?",
+            [item.outcome.stepStatus.rawValue, (item.outcome.nextAttemptAt ?? item.step.nextAttemptAt).map(Timestamp.string), holdUntil, stamp,
+             item.step.id])
+        try connection.appendAudit(item.audit)
+        if let event = item.transactionEvent {
+            try connection.enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID))
+        }
+        var recorded = RecordedOutcome()
+        let schedule = item.schedule
+        if let pastDue = item.pastDue {
+            // The schedule's status is the one in the database now (the API may have paused or
+            // cancelled it since the claim): only an active or past-due schedule takes the policy.
+            try connection.run(
+                """
+                UPDATE schedules SET status = ?, paused_at = CASE WHEN ? = 'paused' THEN ? ELSE paused_at END, updated_at = ?
+                WHERE id = ? AND status IN ('active', 'past_due')
+                """,
+                [pastDue.status.rawValue, pastDue.status.rawValue, stamp, stamp, schedule.id])
+            if connection.changes > 0 {
+                if pastDue.status == .cancelled {
+                    try connection.run(
+                        "UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ? AND status IN ('scheduled', 'retry_pending')",
+                        [stamp, schedule.id])
+                }
+                try connection.appendAudit(pastDue.audit)
+                try connection.enqueueWebhook(pastDue.event, merchantHasCallback: hasCallback(pastDue.event.merchantID))
+                recorded.schedulePastDue = true
+            }
+        }
+        if let completion = item.completion {
+            // Completed when it is still active and this was its last open step. (Comparisons, not
+            // NOT IN: SQLite builds a temporary index for a list of more than two constants on every run.)
+            try connection.run(
+                """
+                UPDATE schedules SET status = 'completed', updated_at = ?
+                WHERE id = ? AND status = 'active' AND NOT EXISTS (
+                    SELECT 1 FROM schedule_steps WHERE schedule_id = ?
+                    AND status <> 'approved' AND status <> 'failed' AND status <> 'skipped' AND status <> 'cancelled')
+                """,
+                [stamp, schedule.id, schedule.id])
+            if connection.changes > 0 {
+                try connection.appendAudit(completion.audit)
+                try connection.enqueueWebhook(completion.event, merchantHasCallback: hasCallback(completion.event.merchantID))
+                recorded.scheduleCompleted = true
+            }
+        }
+        return recorded
+    }
+}

@@ -1,0 +1,72 @@
+internal import CSQLite
+import Foundation
+
+extension SQLiteConnection {
+    /// Rewrites `CHECK (column IN ('a', 'b', ...))` in the stored definitions of `tables` (table
+    /// name to columns) as `CHECK (column = 'a' OR column = 'b' OR ...)`, the same constraint.
+    ///
+    /// SQLite evaluates an `IN` over more than two constants by building a temporary index, on
+    /// every insert and on every update of the column: on the charge runner's writer that was a
+    /// sixth of a run. Comparisons cost nothing of the kind. A CHECK constraint is not part of
+    /// the file format, so the change is made as SQLite documents for it (ALTER TABLE, "making
+    /// other kinds of table schema changes"): the definitions are edited in `sqlite_schema` with
+    /// `PRAGMA writable_schema`, the schema version is incremented so every connection reloads
+    /// them, and each table is read back under the new definition. Runs inside the migration's
+    /// transaction; defensive mode is off only meanwhile.
+    /// - Throws: `SQLiteError` when a table or one of its `IN` checks is not found as expected
+    ///   (nothing is changed then), or when SQLite refuses the new definitions.
+    func rewriteCheckListsAsComparisons(_ tables: [String: [String]]) throws {
+        guard let handle else { throw SQLiteError.misuse("the database connection is closed") }
+        guard csqlite_disable_defensive(handle) == SQLITE_OK else {
+            throw SQLiteError.last(on: handle, code: SQLITE_ERROR, sql: nil)
+        }
+        defer { _ = csqlite_enable_defensive(handle) }
+        try execute("PRAGMA writable_schema = ON")
+        defer { try? execute("PRAGMA writable_schema = OFF") }
+        for (table, columns) in tables.sorted(by: { $0.key < $1.key }) {
+            guard let stored = try queryOne("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [table]) else {
+                throw SQLiteError.misuse("no table \(table) to rewrite")
+            }
+            let (sql, rewritten) = Self.checkListsAsComparisons(try stored.string("sql"), columns: columns)
+            guard rewritten.sorted() == columns.sorted() else {
+                throw SQLiteError.misuse("table \(table): expected CHECK (... IN (...)) on \(columns), found it on \(rewritten)")
+            }
+            try run("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?", [sql, table])
+        }
+        guard case .integer(let version) = try singleValue("PRAGMA schema_version") else {
+            throw SQLiteError.misuse("no schema version")
+        }
+        try execute("PRAGMA schema_version = \(version + 1)")
+        try execute("PRAGMA writable_schema = OFF")
+        for table in tables.keys.sorted() {
+            _ = try query("SELECT * FROM \(table) LIMIT 0")
+        }
+    }
+
+    /// `sql` with each `CHECK (<column> IN ('...', ...))` of one of `columns` written as
+    /// comparisons joined by OR, and the columns rewritten, in order.
+    static func checkListsAsComparisons(_ sql: String, columns: [String]) -> (sql: String, rewritten: [String]) {
+        // CHECK ( column IN ( 'a' , 'b' ... ) ): literals without quotes inside, any white space.
+        guard let pattern = try? Regex(#"CHECK\s*\(\s*(\w+)\s+IN\s*\(((?:\s*'[^']*'\s*,)*\s*'[^']*'\s*)\)\s*\)"#) else {
+            return (sql, [])
+        }
+        var output = ""
+        var rewritten: [String] = []
+        var rest = sql[...]
+        while let match = rest.firstMatch(of: pattern) {
+            output += rest[..<match.range.lowerBound]
+            let column = match.output[1].substring.map(String.init) ?? ""
+            let list = match.output[2].substring ?? ""
+            if columns.contains(column), let literal = try? Regex(#"'[^']*'"#) {
+                let values = list.matches(of: literal).map { String(list[$0.range]) }
+                output += "CHECK (" + values.map { "\(column) = \($0)" }.joined(separator: " OR ") + ")"
+                rewritten.append(column)
+            } else {
+                output += rest[match.range]
+            }
+            rest = rest[match.range.upperBound...]
+        }
+        output += rest
+        return (output, rewritten)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import Vault
+@testable import Scheduler
+
+/// When one step's attempt or outcome cannot be written, the run charges every other step
+/// exactly once, never charges that step twice, ends, and the next run picks the step up.
+@Suite struct ChargeRunnerWriteFailureTests {
+    static let now = Timestamp.parse("2027-03-01T00:00:00Z")!
+
+    struct Setup {
+        let fixture: ChargingFixture
+        let stepIDs: [String]
+        let options: ChargeRunner.Options
+
+        func refuse(_ event: String, when condition: String) async throws {
+            try await fixture.store.database.write { connection in
+                try connection.run("CREATE TRIGGER refuse BEFORE \(event) WHEN \(condition) BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+            }
+        }
+
+        func stopRefusing() async throws {
+            try await fixture.store.database.write { try $0.run("DROP TRIGGER refuse") }
+        }
+
+        func step(_ index: Int) async throws -> ScheduleStep {
+            let id = stepIDs[index]
+            return try #require(try await fixture.store.database.read { connection in
+                try connection.queryOne("SELECT * FROM schedule_steps WHERE id = ?", [id]).map(SQLiteStore.step)
+            })
+        }
+
+        func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws -> Int {
+            try fixture.count(sql, arguments)
+        }
+    }
+
+    /// `count` approving `delayedOnce` steps due 2027-03-02, charged two at a time in batches of three.
+    static func setUp(count: Int) async throws -> Setup {
+        let fixture = try await ChargingFixture()
+        let merchant = try await fixture.merchant("m", zone: "UTC")
+        let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: now)
+        var stepIDs: [String] = []
+        for _ in 0..<count {
+            let view = try await fixture.schedule(
+                card, amount: 500, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
+            stepIDs.append(try #require(view.steps.first).id)
+        }
+        var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
+        options.concurrency = 2
+        options.batchSize = 3
+        options.retryBackoff = .milliseconds(1)
+        options.inDoubtGrace = 3600
+        return Setup(fixture: fixture, stepIDs: stepIDs, options: options)
+    }
+
+    @Test func aStepWhoseAttemptCannotBeWrittenIsNotChargedAndTheRunEnds() async throws {
+        let setup = try await Self.setUp(count: 7)
+        try await setup.refuse("INSERT ON transactions", when: "NEW.step_id = '\(setup.stepIDs[4])'")
+        let runner = setup.fixture.runner()
+        let first = try await runner.run(setup.options)
+        #expect(first.outcomes[ChargeOutcome.approved.rawValue]?.count == 6)
+        #expect(first.outcomes[ChargeOutcome.unsettled.rawValue]?.count == 1)
+        #expect(setup.fixture.sandbox.transactionCount == 6)
+        let skipped = try await setup.step(4)
+        #expect(skipped.status == .scheduled && skipped.attempts == 0)
+        #expect(try setup.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL OR lease_until IS NOT NULL") == 0)
+
+        try await setup.stopRefusing()
+        let second = try await runner.run(setup.options)
+        #expect(second.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
+        #expect(setup.fixture.sandbox.transactionCount == 7)
+        #expect(try setup.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 7)
+        #expect(try setup.count("SELECT count(DISTINCT step_id) AS n FROM transactions") == 7)
+    }
+
+    @Test func aStepWhoseOutcomeCannotBeWrittenIsSettledByTheNextRunWithoutASecondSale() async throws {
+        let setup = try await Self.setUp(count: 7)
+        try await setup.refuse("UPDATE OF status ON schedule_steps", when: "NEW.id = '\(setup.stepIDs[1])' AND NEW.status = 'approved'")
+        let runner = setup.fixture.runner()
+        let first = try await runner.run(setup.options)
+        #expect(first.outcomes[ChargeOutcome.approved.rawValue]?.count == 6)
+        #expect(first.outcomes[ChargeOutcome.unsettled.rawValue]?.count == 1)
+        #expect(setup.fixture.sandbox.transactionCount == 7, "the sale was made; only its outcome is missing")
+        let open = try await setup.step(1)
+        #expect(open.status == .processing && open.attempts == 1)
+
+        try await setup.stopRefusing()
+        let second = try await runner.run(setup.options)
+        #expect(second.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
+        #expect(setup.fixture.sandbox.transactionCount == 7, "settled by look-up, not sent again")
+        let settled = try await setup.step(1)
+        #expect(settled.status == .approved && settled.attempts == 1)
+        #expect(try setup.count("SELECT count(*) AS n FROM transactions") == 7)
+        #expect(try setup.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'transaction.approved'") == 7)
+        #expect(try await setup.fixture.store.verifyAuditChain() == .intact(events: Int64(try setup.count("SELECT count(*) AS n FROM audit_events"))))
+    }
+
+    @Test func everyStepOfManyBatchesIsChargedOnceWithMixedOutcomes() async throws {
+        let fixture = try await ChargingFixture()
+        let merchant = try await fixture.merchant("m", zone: "UTC")
+        let registered = Timestamp.parse("2027-01-01T00:00:00Z")!
+        let cards = [
+            try await fixture.card("ok", pan: "4242424242424242", merchant: merchant, now: registered),
+            try await fixture.card("hard", pan: "4000000000000002", merchant: merchant, now: registered),
+            try await fixture.card("soft", pan: "4000000000009995", merchant: merchant, now: registered),
+            try await fixture.card("old", pan: "5555555555554444", merchant: merchant, now: registered),
+        ]
+        for index in 0..<40 {
+            _ = try await fixture.schedule(
+                cards[index % 4], amount: 100, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant,
+                now: registered)
+        }
+        // Expired by the due date (a schedule cannot be created on such a card): declined locally.
+        try await fixture.store.database.write { connection in
+            try connection.run("UPDATE secure_cards SET expiry_month = 2, expiry_year = 2027 WHERE merchant_reference = 'old'")
+        }
+        var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
+        options.concurrency = 3
+        options.batchSize = 4
+        let summary = try await fixture.runner().run(options)
+        #expect(summary.processed == 40 && summary.settled)
+        #expect(summary.outcomes[ChargeOutcome.approved.rawValue]?.count == 10)
+        #expect(summary.outcomes[ChargeOutcome.failed.rawValue]?.count == 10)
+        #expect(summary.outcomes[ChargeOutcome.retryScheduled.rawValue]?.count == 10)
+        #expect(summary.outcomes[ChargeOutcome.expiredCard.rawValue]?.count == 10)
+        #expect(summary.schedulesCompleted == 10 && summary.schedulesPastDue == 20)
+        #expect(fixture.sandbox.transactionCount == 30)
+        #expect(try fixture.count("SELECT count(*) AS n FROM transactions") == 40)
+        #expect(try fixture.count("SELECT count(DISTINCT step_id) AS n FROM transactions") == 40)
+        #expect(try fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type IN ('transaction.approved', 'transaction.declined')") == 40)
+        #expect(try fixture.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL") == 0)
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: Int64(try fixture.count("SELECT count(*) AS n FROM audit_events"))))
+    }
+}
