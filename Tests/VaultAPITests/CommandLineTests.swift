@@ -24,30 +24,20 @@ struct VaultProcess {
         var stderr: String
     }
 
-    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Subprocess {
         var env = ProcessInfo.processInfo.environment
         for key in env.keys where key.hasPrefix("VAULT_") { env[key] = nil }
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        return (process, out, err)
+        return try Subprocess(executable: Self.executable.path, arguments: arguments, environment: env, directory: directory.path)
     }
 
     @discardableResult
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
-        let (process, out, err) = try start(arguments, environment: environment)
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let process = try start(arguments, environment: environment)
+        let stdout = process.standardOutput.readDataToEndOfFile()
+        let stderr = process.standardError.readDataToEndOfFile()
+        let status = process.waitUntilExit()
+        return Outcome(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
 
@@ -158,12 +148,12 @@ struct VaultProcess {
     @Test func serveAnswersAndExitsCleanlyOnSIGTERM() async throws {
         let vault = VaultProcess()
         try vault.run(["keys", "init"])
-        let (process, out, _) = try vault.start(["serve", "--dev-merchant", "dev"], environment: ["VAULT_PORT": "0"])
+        let process = try vault.start(["serve", "--dev-merchant", "dev"], environment: ["VAULT_PORT": "0"])
         var port: Int?
         var printed = ""
         let deadline = Date().addingTimeInterval(60)
         while port == nil, Date() < deadline, process.isRunning {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = process.standardOutput.availableData
             printed += String(decoding: chunk, as: UTF8.self)
             if let range = printed.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 port = Int(printed[range].split(separator: ":").last ?? "")
@@ -176,8 +166,7 @@ struct VaultProcess {
         let body = try await response.body.collect(upTo: 1 << 16)
         #expect(String(buffer: body).contains("ok"))
         process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        #expect(process.waitUntilExit() == 0)
+        #expect(process.exitedNormally)
     }
 }

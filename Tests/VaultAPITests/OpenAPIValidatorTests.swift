@@ -58,15 +58,10 @@ import Testing
 
     /// Runs `executable` and returns its exit status and its standard output and error together.
     static func run(_ executable: String, arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let process = try Subprocess(executable: executable, arguments: arguments, environment: ProcessInfo.processInfo.environment)
+        let output = process.standardOutput.readDataToEndOfFile()
+        let errors = process.standardError.readDataToEndOfFile()
+        let status = process.waitUntilExit()
+        return (status, String(decoding: output + errors, as: UTF8.self))
     }
 }
