@@ -7,6 +7,8 @@ extension SealedCardData {
     /// is never in an encoder's intermediate buffers, and the copy is wiped, not just freed.
     static func withPlaintext<R>(pan: String, holderName: String?, _ body: ([UInt8]) async throws -> R) async rethrows -> R {
         var plaintext: [UInt8] = []
+        // Room for the worst case (45 bytes of framing and a 19-digit PAN, six bytes per escaped
+        // name byte), so the array never grows: a reallocation would leave a copy that is not zeroed.
         plaintext.reserveCapacity(64 + (holderName?.utf8.count ?? 0) * 6)
         plaintext.append(UInt8(ascii: "{"))
         if let holderName {

@@ -19,7 +19,8 @@ public enum CanonicalJSON {
         return String(decoding: output, as: UTF8.self)
     }
 
-    static func append(_ value: WebhookValue, to output: inout [UInt8]) {
+    /// Appends the canonical text of `value` to `output` (for callers that want bytes, not a `String`).
+    public static func append(_ value: WebhookValue, to output: inout [UInt8]) {
         switch value {
         case .string(let text):
             append(string: text, to: &output)
