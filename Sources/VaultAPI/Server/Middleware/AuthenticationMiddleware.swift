@@ -28,11 +28,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
         for index in scheme.indices where bytes[index] != scheme[index] {
             guard scheme[index] != UInt8(ascii: " "), bytes[index] == scheme[index] - 0x20 else { return nil }
         }
-        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        guard let first = bytes[scheme.count...].firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
-            return nil
-        }
-        return String(decoding: bytes[first...last], as: UTF8.self)
+        let token = HeaderBytes.trimmed(bytes[scheme.count...])
+        return token.isEmpty ? nil : String(decoding: token, as: UTF8.self)
     }
 }
 

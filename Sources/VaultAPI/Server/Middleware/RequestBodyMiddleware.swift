@@ -32,13 +32,9 @@ struct RequestBodyMiddleware<Context: RequestContext>: RouterMiddleware {
     /// `application/json` or `application/<anything>+json`, in any case, parameters ignored.
     static func isJSON(contentType: String) -> Bool {
         let bytes = Array(contentType.utf8)
-        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
         let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
-        guard let first = bytes[..<end].firstIndex(where: { !isBlank($0) }), let last = bytes[..<end].lastIndex(where: { !isBlank($0) }) else {
-            return false
-        }
         // ASCII lower case; media types are ASCII.
-        let mediaType = bytes[first...last].map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 0x20 : $0 }
+        let mediaType = HeaderBytes.trimmed(bytes[..<end]).map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 0x20 : $0 }
         let application = Array("application/".utf8)
         return mediaType == Array("application/json".utf8)
             || (mediaType.starts(with: application) && mediaType.count > application.count + 5 && mediaType.suffix(5).elementsEqual("+json".utf8))
