@@ -105,16 +105,21 @@ import Vault
         }
     }
 
+    /// Authorizes 50.00 on a raw card and captures it: the two transaction ids.
+    static func authorizeAndCapture(_ client: some TestClientProtocol, key: String) async throws -> (authorization: String, capture: String) {
+        let auth = try await client.send(.post, "/v1/transactions", key: key, json: Self.rawSale(amount: 5000, type: "authorize"))
+        let authID = try #require(auth.json["id"] as? String)
+        let capture = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: key)
+        return (authID, try #require(capture.json["id"] as? String, "\(capture.text)"))
+    }
+
     /// Found by the contract test (issue 7): an authorization and its capture are one transaction at
     /// the gateway, so voiding either voids both. Both are recorded voided; a second void is a 409
     /// that never reaches the gateway (it used to be sent, answered "Already voided", and was a 502).
     @Test func voidingACaptureVoidsItsAuthorizationAndASecondVoidIsAConflict() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
-            let auth = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(amount: 5000, type: "authorize"))
-            let authID = try #require(auth.json["id"] as? String)
-            let capture = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA)
-            let captureID = try #require(capture.json["id"] as? String, "\(capture.text)")
+            let (authID, captureID) = try await Self.authorizeAndCapture(client, key: fixture.adminA)
             #expect(try await client.send(.post, "/v1/transactions/\(captureID)/void", key: fixture.adminA).status == .created)
             let authorization = try await client.send(.get, "/v1/transactions/\(authID)", key: fixture.adminA)
             #expect(authorization.json["status"] as? String == "voided")
@@ -126,10 +131,7 @@ import Vault
     @Test func voidingACapturedAuthorizationVoidsItsCapture() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
-            let auth = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: Self.rawSale(amount: 5000, type: "authorize"))
-            let authID = try #require(auth.json["id"] as? String)
-            let capture = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA)
-            let captureID = try #require(capture.json["id"] as? String, "\(capture.text)")
+            let (authID, captureID) = try await Self.authorizeAndCapture(client, key: fixture.adminA)
             #expect(try await client.send(.post, "/v1/transactions/\(authID)/void", key: fixture.adminA).status == .created)
             let captured = try await client.send(.get, "/v1/transactions/\(captureID)", key: fixture.adminA)
             #expect(captured.json["status"] as? String == "voided")
