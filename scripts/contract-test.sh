@@ -22,6 +22,8 @@
 #   VAULT_BIN               use this vault binary instead of building one
 #   CONTRACT_REPORT_DIR     where the JUnit and NDJSON reports go (default .build-contract/report)
 set -euo pipefail
+# The vault refuses a database directory or file open to group or others (SPEC §14).
+umask 077
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 ROOT=$PWD

@@ -26,6 +26,8 @@
 # CRASH_SLOW_PHASE (1; 0 skips phase 3), CRASH_SLOW_STEPS (8), CRASH_SLOW_MS (3000), CRASH_GRACE_S (5),
 # KEEP_WORKDIR=1 keeps the temporary directory. Exit 0 on PASS, 1 on FAIL.
 set -euo pipefail
+# The vault refuses a database directory or file open to group or others (SPEC §14).
+umask 077
 
 SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$SCRIPTS/.." && pwd)

@@ -24,6 +24,8 @@
 #   LOAD_ENFORCE=1       exit 1 when a SPEC §12 target is missed (default: report only)
 # Exit status 1 also when a run saw errors or the server died.
 set -euo pipefail
+# The vault refuses a database directory or file open to group or others (SPEC §14).
+umask 077
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 

@@ -17,6 +17,8 @@
 # BENCH_RSS_CAP_SECONDS (0: none; else each (c) run is SIGKILLed after that many seconds and its row
 # counts the steps approved by then), BENCH_CASES ("a b c"), KEEP_WORKDIR=1.
 set -euo pipefail
+# The vault refuses a database directory or file open to group or others (SPEC §14).
+umask 077
 
 SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=crash-test.sh

@@ -145,7 +145,27 @@ struct VaultProcess {
         #expect(broken.stdout.contains("BROKEN at event 2"))
     }
 
-    @Test func serveAnswersAndExitsCleanlyOnSIGTERM() async throws {
+    @Test func theServerRefusesADatabaseDirectoryOrFileOpenToOthersAndSaysHowToFixIt() throws {
+        let vault = VaultProcess()
+        try vault.run(["keys", "init"])
+        #expect(try vault.run(["migrate"]).status == 0)
+        let data = vault.directory.file("data")
+        #expect(DatabaseFiles.mode(of: data) == 0o700)
+        #expect(DatabaseFiles.mode(of: data + "/vault.sqlite") == 0o600)
+        chmod(data, 0o755)
+        let refusedDirectory = try vault.run(["serve"])
+        #expect(refusedDirectory.status == 1)
+        #expect(refusedDirectory.stderr.contains("chmod 700"))
+        chmod(data, 0o700)
+        chmod(data + "/vault.sqlite", 0o644)
+        let refusedFile = try vault.run(["charge", "run"])
+        #expect(refusedFile.status == 1)
+        #expect(refusedFile.stderr.contains("chmod 600"))
+        chmod(data + "/vault.sqlite", 0o600)
+        #expect(try vault.run(["audit", "verify"]).status == 0)
+    }
+
+    @Test func serveRunsWithoutCoreDumpsAnswersAndExitsCleanlyOnSIGTERM() async throws {
         let vault = VaultProcess()
         try vault.run(["keys", "init"])
         let process = try vault.start(["serve", "--dev-merchant", "dev"], environment: ["VAULT_PORT": "0"])
@@ -161,6 +181,9 @@ struct VaultProcess {
         }
         let bound = try #require(port)
         #expect(printed.contains("API key (admin, shown once): vk_"))
+        let limits = try String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+        #expect(core?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(bound)/healthz"), timeout: .seconds(10))
         #expect(response.status.code == 200)
         let body = try await response.body.collect(upTo: 1 << 16)

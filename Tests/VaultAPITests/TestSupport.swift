@@ -16,7 +16,7 @@ final class TemporaryDirectory: Sendable {
 
     init() {
         path = NSTemporaryDirectory() + "vault-api-tests-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     func file(_ name: String) -> String { path + "/" + name }

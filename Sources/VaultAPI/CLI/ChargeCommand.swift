@@ -48,6 +48,7 @@ struct ChargeCommand: AsyncParsableCommand {
             let configuration = try global.loadConfiguration()
             VaultLogging.bootstrap(configuration.logging)
             let logger = Logger(label: "vault.runner")
+            if !ProcessHardening.disableCoreDumps() { logger.warning("could not turn core dumps off") }
             let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
             defer { runtime.close() }
             var options = runtime.chargeRunOptions(asOf: asOf.flatMap(Timestamp.parse) ?? Date())

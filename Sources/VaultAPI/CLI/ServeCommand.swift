@@ -19,6 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
         VaultLogging.bootstrap(configuration.logging)
         var logger = Logger(label: "vault.server")
         logger.logLevel = configuration.logging.level
+        if !ProcessHardening.disableCoreDumps() { logger.warning("could not turn core dumps off") }
         let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
         defer { runtime.close() }
         if let devMerchant {

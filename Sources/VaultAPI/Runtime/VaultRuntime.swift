@@ -27,14 +27,16 @@ public struct VaultRuntime: Sendable {
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///
     /// The key is loaded and checked for permissions before the database is touched, so a
-    /// refused key changes nothing.
-    /// - Throws: key-file, configuration, SQLite and `KeyringError` errors.
+    /// refused key changes nothing; so are the database's directory and files (SPEC §14: a
+    /// group- or world-accessible one is refused with the `chmod` that fixes it).
+    /// - Throws: key-file, `DatabaseFiles.InsecurePermissions`, configuration, SQLite and `KeyringError` errors.
     /// - Parameter gateways: the adapters to use (tests pass a sandbox with injected behaviour).
     public static func open(configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry = GatewayRegistry()) async throws
         -> VaultRuntime
     {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
+        try DatabaseFiles.check(path: configuration.database.path)
         var options = SQLiteDatabase.Options()
         options.readerCount = configuration.database.readers
         let store = try SQLiteStore(path: configuration.database.path, options: options)

@@ -29,16 +29,15 @@ public final class SQLiteDatabase: Sendable {
 
     /// Opens (creating if needed) the database at `path` and applies pending `migrations`.
     ///
-    /// Creates the parent directory, opens and configures the writer, migrates, then opens
-    /// the readers and starts the writer thread. `path` must be a file on a local disk
+    /// Creates the parent directory (0700) and the file (0600) when missing, opens and configures
+    /// the writer, migrates, then opens the readers and starts the writer thread. `path` must be a file on a local disk
     /// (WAL needs shared memory); `:memory:` is refused.
     /// - Throws: `SQLiteError` if the file cannot be opened, WAL cannot be enabled, migration
     ///   ids are not strictly increasing, the database was migrated by a newer build, or a
-    ///   migration fails; file-system errors creating the directory.
+    ///   migration fails; `DatabaseFiles.IOError` creating the directory or the file.
     public init(path: String, options: Options = .init(), migrations: [Migration]) throws {
         let migrator = try Migrator(migrations)
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try DatabaseFiles.prepare(path: path)
         let timeout = options.busyTimeoutMilliseconds
         let writerConnection = try SQLiteConnection(path: path, role: .writer, busyTimeoutMilliseconds: timeout)
         try migrator.migrate(writerConnection)
