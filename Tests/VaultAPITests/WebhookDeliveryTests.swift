@@ -70,6 +70,13 @@ final class TestWebhookEndpoint: Sendable {
 }
 
 extension VaultProcess {
+    /// Writes the working directory's `config/vault.yaml` with `webhooks.allowPrivateTargets: true`,
+    /// so callbacks may go to the test endpoint on 127.0.0.1.
+    func allowPrivateCallbackTargets() throws {
+        try FileManager.default.createDirectory(atPath: directory.file("config"), withIntermediateDirectories: true)
+        try Data("webhooks:\n  allowPrivateTargets: true\n".utf8).write(to: URL(fileURLWithPath: directory.file("config/vault.yaml")))
+    }
+
     /// `run` on a thread of its own, so the cooperative pool stays free to serve the in-process
     /// endpoint the command delivers to.
     func runOffPool(_ arguments: [String]) async throws -> Outcome {
@@ -84,6 +91,7 @@ extension VaultProcess {
         let endpoint = TestWebhookEndpoint()
         try await endpoint.start()
         let vault = VaultProcess()
+        try vault.allowPrivateCallbackTargets()
         try vault.run(["keys", "init"])
         let created = try vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
         #expect(created.status == 0, "\(created.stderr)")
@@ -124,6 +132,7 @@ extension VaultProcess {
         try await endpoint.start()
         endpoint.answer(500)
         let vault = VaultProcess()
+        try vault.allowPrivateCallbackTargets()
         try vault.run(["keys", "init"])
         let created = try vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
         let merchantID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["merchantId"] as? String)
@@ -153,7 +162,10 @@ extension VaultProcess {
     @Test func theServerDeliversInTheBackground() async throws {
         let endpoint = TestWebhookEndpoint()
         try await endpoint.start()
-        let fixture = try await APIFixture { $0.webhooks.pollSeconds = 1 }
+        let fixture = try await APIFixture {
+            $0.webhooks.pollSeconds = 1
+            $0.webhooks.allowPrivateTargets = true
+        }
         _ = try await fixture.runtime.merchants.update(name: "merchant-a", settings: MerchantSettings(callbackURL: endpoint.url), actor: "test")
         let merchantID = fixture.merchantA.id
         let id = try await fixture.runtime.store.database.write { connection in
@@ -169,7 +181,7 @@ extension VaultProcess {
     @Test func theDeliveryServiceStopsOnGracefulShutdown() async throws {
         let endpoint = TestWebhookEndpoint()
         try await endpoint.start()
-        let fixture = try await APIFixture()
+        let fixture = try await APIFixture { $0.webhooks.allowPrivateTargets = true }
         _ = try await fixture.runtime.merchants.update(name: "merchant-b", settings: MerchantSettings(callbackURL: endpoint.url), actor: "test")
         let merchantID = fixture.merchantB.id
         try await fixture.runtime.store.database.write { connection in

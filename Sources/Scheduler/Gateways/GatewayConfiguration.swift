@@ -52,7 +52,7 @@ public enum GatewayConfigurationError: Error, Sendable, Equatable, CustomStringC
     case unknownGateway(String)
     /// A required credential is absent or empty; names the key, never a value.
     case missingCredential(gateway: String, key: String)
-    /// The endpoint override is not an absolute `http`/`https` URL.
+    /// The endpoint override is not an `https` URL (or `http` to a loopback host) with a standard host.
     case invalidURL(gateway: String)
 
     /// A sentence for operators, naming the gateway and credential key only.
@@ -64,7 +64,7 @@ public enum GatewayConfigurationError: Error, Sendable, Equatable, CustomStringC
         case let .missingCredential(gateway, key):
             "The \(gateway) gateway needs the credential '\(key)'."
         case let .invalidURL(gateway):
-            "The \(gateway) gateway URL override is not an absolute http(s) URL."
+            "The \(gateway) gateway URL override is not an absolute https URL (plain http is allowed only for loopback hosts)."
         }
     }
 

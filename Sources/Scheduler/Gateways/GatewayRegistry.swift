@@ -16,13 +16,26 @@ public final class GatewayRegistry: Sendable {
     /// The process-wide client for gateway calls. `HTTPClient.shared` keeps at most 8 connections
     /// per host, which capped the charge runner at 8 calls in flight whatever its concurrency; this
     /// one allows as many connections to a gateway host as the runner's largest concurrency (1,024),
-    /// so the runner's own bound is the one that holds. Like `HTTPClient.shared` it lives as long as
-    /// the process and is never shut down.
+    /// so the runner's own bound is the one that holds. It never follows redirects
+    /// (``clientConfiguration()``). Like `HTTPClient.shared` it lives as long as the process and is
+    /// never shut down.
     public static let sharedClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
+        var configuration = clientConfiguration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1024
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+
+    /// The configuration every HTTP client that talks to a gateway must start from: redirects are
+    /// never followed. AsyncHTTPClient follows them by default and re-sends a 307/308's body, so a
+    /// gateway endpoint (or whoever controls it) answering 307 would receive the card number, the
+    /// CVV and the gateway credentials at the address of its choice. A redirect is answered as a
+    /// gateway error instead (``GatewayHTTP/unexpectedStatus(_:)``).
+    public static func clientConfiguration() -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        return configuration
+    }
 
     /// Creates a registry.
     /// - Parameters:

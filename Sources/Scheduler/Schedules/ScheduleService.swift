@@ -302,6 +302,11 @@ public struct ScheduleService: Sendable {
 
     static func checkText(_ text: String, field: String, max: Int) throws {
         guard text.count <= max else { throw ScheduleError.invalid(field: field, rule: "too_long", message: "\(field) is longer than \(max) characters.") }
+        do {
+            try CardNumberShape.refuse(text, field: field)
+        } catch {
+            throw ScheduleError.invalid(field: field, rule: error.code, message: error.message)
+        }
     }
 
     static func lastValidDate(_ expiry: CardExpiry) -> CivilDate {

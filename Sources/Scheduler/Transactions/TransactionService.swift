@@ -33,6 +33,11 @@ public struct TransactionService: Sendable {
                 throw TransactionError.invalid(field: "amount", code: "out_of_range", message: "amount must be between 1 and \(ScheduleService.maximumAmount) minor units.")
             }
         }
+        do {
+            try CardNumberShape.refuse(request.description, field: "description")
+        } catch {
+            throw TransactionError.invalid(field: error.field, code: error.code, message: error.message)
+        }
         let byToken = request.secureCardReference != nil || request.merchantReference != nil
         if byToken && request.source.isPresent {
             throw TransactionError.invalid(field: "secureCardReference", code: "not_allowed", message: "Give a secureCardReference (or merchantReference) or card data, not both.")
@@ -300,6 +305,13 @@ public struct TransactionService: Sendable {
                 try customer.normalized().validate()
             } catch {
                 throw TransactionError.invalid(field: "secureCard." + error.field, code: error.code, message: error.message)
+            }
+        }
+        for (index, field) in (registration.customFields ?? []).enumerated() {
+            do {
+                try CardNumberShape.refuse(field.value, field: "secureCard.customFields[\(index)].value")
+            } catch {
+                throw TransactionError.invalid(field: error.field, code: error.code, message: error.message)
             }
         }
         if (try? await cards.retrieve(merchantReference: registration.merchantReference, merchant: merchant)) != nil {

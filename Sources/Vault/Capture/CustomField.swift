@@ -38,7 +38,8 @@ public struct CustomFieldDefinition: Codable, Sendable, Equatable {
 
     /// Validates a merchant's whole set of definitions.
     /// - Throws: ``CardDataError`` on `fields` (`too_many`), `fields[i].name` (`missing`,
-    ///   `too_long`, `invalid_format`, `duplicate`) or `fields[i].maxLength` (`out_of_range`).
+    ///   `too_long`, `invalid_format`, `duplicate`, `card_number_not_allowed`) or
+    ///   `fields[i].maxLength` (`out_of_range`).
     public static func validateDefinitions(_ definitions: [CustomFieldDefinition]) throws(CardDataError) {
         guard definitions.count <= maximumCount else {
             throw CardDataError(field: "fields", code: CardDataError.Code.tooMany,
@@ -72,6 +73,7 @@ public struct CustomFieldDefinition: Codable, Sendable, Equatable {
             throw CardDataError(field: field, code: CardDataError.Code.invalidFormat,
                                 message: "The field name may contain only letters, digits, '_', '.' and '-'.")
         }
+        try CardNumberShape.refuse(name, field: field)
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {

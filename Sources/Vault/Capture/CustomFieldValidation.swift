@@ -7,6 +7,7 @@ public enum CustomFieldValidation {
     /// - a name given twice: `duplicate` on `customFields[i].name`;
     /// - a value longer than the definition's `maxLength` characters: `too_long` on `customFields[i].value`;
     /// - a value with control characters: `invalid_format` on `customFields[i].value`;
+    /// - a value holding a card number: `card_number_not_allowed` on `customFields[i].value`;
     /// - a required field that is absent or empty: `required` on `customFields`, naming the field
     ///   in the message (custom field names are not sensitive).
     /// Names match exactly (case-sensitive). Lengths count characters (grapheme clusters).
@@ -36,6 +37,7 @@ public enum CustomFieldValidation {
                 throw CardDataError(field: path + ".value", code: CardDataError.Code.invalidFormat,
                                     message: "The custom field '\(field.name)' contains control characters.")
             }
+            try CardNumberShape.refuse(field.value, field: path + ".value")
             if !field.value.isEmpty { filled.insert(field.name) }
         }
         for definition in definitions where definition.required && !filled.contains(definition.name) {

@@ -50,8 +50,14 @@ public struct Customer: Codable, Sendable, Equatable {
     /// - `city`, `region`: 1-100 characters, no control characters.
     /// - `country`: an assigned ISO 3166-1 alpha-2 code, upper case.
     /// - `ipAddress`: IPv4 dotted quad or IPv6 text form, as `inet_pton` accepts them.
-    /// - Throws: ``CardDataError`` on `customer.<field>`: `invalid_format`, or `too_long`.
+    /// - No field may hold a card number (``CardNumberShape``): `card_number_not_allowed`.
+    /// - Throws: ``CardDataError`` on `customer.<field>`: `invalid_format`, `too_long` or
+    ///   `card_number_not_allowed`.
     public func validate() throws(CardDataError) {
+        try CardNumberShape.refuse(email, field: "customer.email")
+        try CardNumberShape.refuse(mobileNumber, field: "customer.mobileNumber")
+        try CardNumberShape.refuse(city, field: "customer.city")
+        try CardNumberShape.refuse(region, field: "customer.region")
         if let email { try CustomerFieldRules.validateEmail(email, field: "customer.email") }
         if let mobileNumber { try CustomerFieldRules.validatePhone(mobileNumber, field: "customer.mobileNumber") }
         if let city { try CustomerFieldRules.validatePlace(city, field: "customer.city") }

@@ -9,7 +9,8 @@ public struct MerchantReference: Sendable, Hashable, Codable, CustomStringConver
 
     /// Validates a reference.
     /// - Throws: ``CardDataError`` on `merchantReference`: `missing` when empty, `too_long` past
-    ///   64 characters, `invalid_format` for any character outside `[A-Za-z0-9._:-]`.
+    ///   64 characters, `invalid_format` for any character outside `[A-Za-z0-9._:-]`,
+    ///   `card_number_not_allowed` for a card-number-shaped reference (``CardNumberShape``).
     public init(validating value: String) throws(CardDataError) {
         let bytes = value.utf8
         guard !bytes.isEmpty else {
@@ -24,6 +25,7 @@ public struct MerchantReference: Sendable, Hashable, Codable, CustomStringConver
             throw CardDataError(field: "merchantReference", code: CardDataError.Code.tooLong,
                                 message: "The merchant reference must be at most \(Self.maximumLength) characters.")
         }
+        try CardNumberShape.refuse(value, field: "merchantReference")
         self.value = value
     }
 

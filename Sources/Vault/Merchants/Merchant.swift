@@ -66,7 +66,8 @@ public struct GatewaySettings: Sendable, Equatable, Codable {
     }
 }
 
-/// Rules a merchant name follows: 1-64 characters of letters, digits, `.`, `_`, `-`.
+/// Rules a merchant name follows: 1-64 characters of letters, digits, `.`, `_`, `-`, and not
+/// card-number-shaped (the name is in audit details and logs, in clear).
 public enum MerchantName {
     /// True when `name` is acceptable.
     public static func isValid(_ name: String) -> Bool {
@@ -74,6 +75,6 @@ public enum MerchantName {
         return name.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || byte == 0x2E || byte == 0x5F || byte == 0x2D
-        }
+        } && !CardNumberShape.contains(name)
     }
 }

@@ -53,13 +53,18 @@ public struct MerchantService: Sendable {
     private let keyring: Keyring
     private let defaultTimeZone: String
     private let defaultGateway: String
+    private let allowPrivateCallbackTargets: Bool
 
     /// A service over `store`, sealing with `keyring`.
-    public init(store: any MerchantStore & KeyStore, keyring: Keyring, defaultTimeZone: String, defaultGateway: String) {
+    /// - Parameter allowPrivateCallbackTargets: whether callback URLs may name loopback, private
+    ///   or link-local addresses (`webhooks.allowPrivateTargets`; off by default).
+    public init(store: any MerchantStore & KeyStore, keyring: Keyring, defaultTimeZone: String, defaultGateway: String,
+                allowPrivateCallbackTargets: Bool = false) {
         self.store = store
         self.keyring = keyring
         self.defaultTimeZone = defaultTimeZone
         self.defaultGateway = defaultGateway
+        self.allowPrivateCallbackTargets = allowPrivateCallbackTargets
     }
 
     /// Creates a merchant with fresh keys and its first API key.
@@ -73,7 +78,7 @@ public struct MerchantService: Sendable {
             id: OpaqueToken.make(prefix: "mer_", randomBits: 80), sequence: try await store.nextMerchantSequence(), name: name,
             status: .active, gateway: GatewaySettings(name: defaultGateway), timeZone: defaultTimeZone, callbackURL: nil,
             verifyOnRegistration: true, createdAt: now, updatedAt: now)
-        try Self.apply(settings, to: &merchant)
+        try apply(settings, to: &merchant)
         let keys = try keyring.newMerchantKeys(merchantID: merchant.id, now: now)
         let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: 1)
         let apiKey = APIKeys.issue(merchantID: merchant.id, role: role, now: now)
@@ -87,7 +92,7 @@ public struct MerchantService: Sendable {
     /// Changes a merchant's settings.
     public func update(name: String, settings: MerchantSettings, actor: String, now: Date = Date()) async throws -> Merchant {
         var merchant = try await existing(name)
-        try Self.apply(settings, to: &merchant)
+        try apply(settings, to: &merchant)
         merchant.updatedAt = now
         let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: nil)
         var changed = settings.changedNames
@@ -178,7 +183,7 @@ public struct MerchantService: Sendable {
         return try await keyring.sealRecord(Array(json), merchantID: merchantID, kind: Self.credentialsKind, recordID: merchantID, dataKeyVersion: dataKeyVersion)
     }
 
-    private static func apply(_ settings: MerchantSettings, to merchant: inout Merchant) throws {
+    private func apply(_ settings: MerchantSettings, to merchant: inout Merchant) throws {
         if let gateway = settings.gateway {
             guard GatewaySettings.knownGateways.contains(gateway) else {
                 throw MerchantSettingError(setting: "gateway", message: "unknown gateway '\(gateway)' (sandbox, authorizenet, nmi)")
@@ -187,11 +192,15 @@ public struct MerchantService: Sendable {
             merchant.gateway.name = gateway
         }
         if let url = settings.gatewayURL {
-            guard isHTTPURL(url) else { throw MerchantSettingError(setting: "gateway-url", message: "must be an absolute http(s) URL") }
+            do {
+                try EndpointPolicy.gatewayEndpoint(url)
+            } catch {
+                throw MerchantSettingError(setting: "gateway-url", message: error.message)
+            }
             merchant.gateway.url = url
         }
         if let credentials = settings.gatewayCredentials {
-            let allowed = credentialNames[merchant.gateway.name] ?? []
+            let allowed = Self.credentialNames[merchant.gateway.name] ?? []
             for name in credentials.keys.sorted() where !allowed.contains(name) {
                 throw MerchantSettingError(
                     setting: "gateway-credential",
@@ -203,15 +212,14 @@ public struct MerchantService: Sendable {
             merchant.timeZone = zone
         }
         if let url = settings.callbackURL {
-            guard isHTTPURL(url) else { throw MerchantSettingError(setting: "callback-url", message: "must be an absolute http(s) URL") }
+            do {
+                try EndpointPolicy.callbackEndpoint(url, allowPrivateTargets: allowPrivateCallbackTargets)
+            } catch {
+                throw MerchantSettingError(setting: "callback-url", message: error.message)
+            }
             merchant.callbackURL = url
         }
         if let verify = settings.verifyOnRegistration { merchant.verifyOnRegistration = verify }
-    }
-
-    private static func isHTTPURL(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return false }
-        return scheme == "http" || scheme == "https"
     }
 }
 

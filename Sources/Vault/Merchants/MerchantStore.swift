@@ -14,8 +14,10 @@ public enum MerchantError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .nameTaken(let name): "a merchant named '\(name)' already exists"
-        case .notFound(let name): "no merchant '\(name)'"
-        case .invalidName(let name): "merchant name '\(name)' must be 1-64 characters of letters, digits, '.', '_' or '-'"
+        case .notFound(let name): "no merchant '\(CardNumberShape.masked(name))'"
+        case .invalidName(let name):
+            "merchant name \(CardNumberShape.contains(name) ? "" : "'\(name)' ")must be 1-64 characters of letters, digits, '.', '_' or '-', "
+                + "and not a card number"
         case .apiKeyNotFound(let id): "no API key '\(id)'"
         }
     }

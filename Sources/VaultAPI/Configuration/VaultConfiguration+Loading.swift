@@ -94,7 +94,10 @@ extension VaultConfiguration {
             if let value = try node.int("inDoubtGraceSeconds", in: 1...86_400) { runner.inDoubtGraceSeconds = value }
         }
         if let node = try document.section("webhooks") {
-            try node.allow(["timeoutSeconds", "retryHours", "initialBackoffSeconds", "maxBackoffSeconds", "batchSize", "pollSeconds", "keepDays"])
+            try node.allow([
+                "timeoutSeconds", "retryHours", "initialBackoffSeconds", "maxBackoffSeconds", "batchSize", "pollSeconds", "keepDays",
+                "allowPrivateTargets",
+            ])
             if let value = try node.int("timeoutSeconds", in: 1...300) { webhooks.timeoutSeconds = value }
             if let value = try node.int("retryHours", in: 1...720) { webhooks.retryHours = value }
             if let value = try node.int("initialBackoffSeconds", in: 1...86_400) { webhooks.initialBackoffSeconds = value }
@@ -102,6 +105,7 @@ extension VaultConfiguration {
             if let value = try node.int("batchSize", in: 1...10_000) { webhooks.batchSize = value }
             if let value = try node.int("pollSeconds", in: 1...3600) { webhooks.pollSeconds = value }
             if let value = try node.int("keepDays", in: 1...3650) { webhooks.keepDays = value }
+            if let value = try node.bool("allowPrivateTargets") { webhooks.allowPrivateTargets = value }
         }
         if let node = try document.section("rateLimit") {
             try node.allow(["requestsPerSecond", "burst"])
@@ -193,6 +197,14 @@ private struct ConfigNode {
             throw ConfigurationError(key: qualified(key), message: "must be between \(range.lowerBound) and \(range.upperBound) (got \(value))")
         }
         return value
+    }
+
+    func bool(_ key: String) throws -> Bool? {
+        guard let node = mapping[key] else { return nil }
+        guard let scalar = node.scalar, scalar.string == "true" || scalar.string == "false" else {
+            throw ConfigurationError(key: qualified(key), message: "must be true or false")
+        }
+        return scalar.string == "true"
     }
 
     func intList(_ key: String, each range: ClosedRange<Int>) throws -> [Int]? {

@@ -105,6 +105,11 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var pollSeconds = 5
         /// Days delivered and expired events are kept before they are deleted.
         public var keepDays = 30
+        /// Whether callback URLs may point at loopback, private or link-local addresses (checked
+        /// when a merchant's callback URL is set and again on the resolved address at every
+        /// delivery). Off: a callback cannot be used to reach services on the vault's own host or
+        /// network. Tests and local development turn it on for receivers on 127.0.0.1.
+        public var allowPrivateTargets = false
     }
 
     /// Per-API-key request rate limiting (token bucket).

@@ -49,7 +49,8 @@ public struct VaultRuntime: Sendable {
         }
         logger.debug("vault opened", metadata: ["database": "\(configuration.database.path)", "keySource": "\(source.summary)"])
         let merchants = MerchantService(
-            store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway)
+            store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway,
+            allowPrivateCallbackTargets: configuration.webhooks.allowPrivateTargets)
         let merchantGateways = MerchantGateways(registry: gateways, merchants: merchants)
         let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, logger: logger)
         let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)

@@ -40,7 +40,10 @@ extension VaultRuntime {
 
     /// ``webhooks`` logging to `logger`.
     public func webhookDeliverer(logger: Logger) -> WebhookDeliverer {
-        WebhookDeliverer(store: store, merchants: store, keyring: keyring, settings: WebhookDeliverySettings(configuration.webhooks), logger: logger)
+        WebhookDeliverer(
+            store: store, merchants: store, keyring: keyring,
+            transport: HTTPWebhookTransport(allowPrivateTargets: configuration.webhooks.allowPrivateTargets),
+            settings: WebhookDeliverySettings(configuration.webhooks), logger: logger)
     }
 }
 

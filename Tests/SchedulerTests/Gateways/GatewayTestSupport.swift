@@ -88,9 +88,9 @@ func expectAbsent(_ needle: String, in haystack: String, _ what: String, sourceL
 }
 
 /// An HTTP client that fails a connection attempt at once instead of retrying until the
-/// deadline; shut down by the caller.
+/// deadline, and like every gateway client never follows redirects; shut down by the caller.
 func makeNoRetryHTTPClient() -> HTTPClient {
-    var configuration = HTTPClient.Configuration()
+    var configuration = GatewayRegistry.clientConfiguration()
     configuration.connectionPool.retryConnectionEstablishment = false
     return HTTPClient(configuration: configuration)
 }

@@ -171,7 +171,9 @@ struct WebhookDeliveryFixture {
         store = try SQLiteStore(path: path + "/vault.sqlite")
         keyring = Keyring(masterKeys: ring, store: store)
         try await keyring.verifyMasterKey()
-        merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox")
+        // The receiver listens on 127.0.0.1: a private target, allowed as an operator would allow it.
+        merchants = MerchantService(
+            store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", allowPrivateCallbackTargets: true)
         merchant = try await merchants.create(
             name: "acme", role: .admin, settings: MerchantSettings(callbackURL: callback ? receiver.url : nil), actor: "test").merchant
     }
@@ -182,7 +184,7 @@ struct WebhookDeliveryFixture {
     ) -> WebhookDeliverer {
         let store = store ?? self.store
         return WebhookDeliverer(
-            store: store, merchants: store, keyring: keyring ?? self.keyring,
+            store: store, merchants: store, keyring: keyring ?? self.keyring, transport: HTTPWebhookTransport(allowPrivateTargets: true),
             settings: WebhookDeliverySettings(
                 timeout: timeout, initialBackoff: 30, maxBackoff: 3600, batchSize: batchSize, concurrency: concurrency, jitter: 0.1),
             logger: logs.logger, random: { 0 })

@@ -12,7 +12,7 @@ struct WebhookOutboxFixture {
     init() async throws {
         vault = try await VaultFixture()
         withCallback = try await vault.merchants.create(
-            name: "hooked", role: .admin, settings: MerchantSettings(callbackURL: "http://127.0.0.1:9/hooks"), actor: "test").merchant
+            name: "hooked", role: .admin, settings: MerchantSettings(callbackURL: "https://hooks.example.com/vault"), actor: "test").merchant
         withoutCallback = try await vault.merchants.create(name: "silent", role: .admin, settings: .init(), actor: "test").merchant
     }
 
@@ -72,7 +72,7 @@ struct OutcomeFailed: Error {}
         let now = WebhookOutboxFixture.now
         #expect(try await fixture.store.claimWebhookEvents(now: now, leaseUntil: now.addingTimeInterval(20), limit: 10).isEmpty)
         _ = try await fixture.vault.merchants.update(
-            name: "silent", settings: MerchantSettings(callbackURL: "http://127.0.0.1:9/later"), actor: "test")
+            name: "silent", settings: MerchantSettings(callbackURL: "https://hooks.example.com/later"), actor: "test")
         let claimed = try await fixture.store.claimWebhookEvents(now: now, leaseUntil: now.addingTimeInterval(20), limit: 10)
         #expect(claimed.map(\.id) == [id])
     }

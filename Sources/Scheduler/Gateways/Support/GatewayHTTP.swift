@@ -122,8 +122,16 @@ struct GatewayHTTP: Sendable {
     /// The result of an HTTP status other than 200 from a transaction endpoint: 5xx may have
     /// been processed (in doubt); 408 and 429 were not (retry later); other 4xx are
     /// configuration mistakes (final).
+    ///
+    /// A 3xx is `gateway_redirect`, a final error: clients never follow redirects
+    /// (``GatewayRegistry/clientConfiguration()``), so the request reached nothing but the
+    /// redirecting endpoint, which did not process it (nothing was charged). It is not in doubt and
+    /// not retryable: the runner does not send it again in the run, the step stays open and
+    /// unsettled (the run exits 1), and a later run looks the charge up before re-sending it with the
+    /// same key once the endpoint is fixed. A sale or verification over the API answers 502.
     static func unexpectedStatus(_ status: Int) -> GatewayResult {
         switch status {
+        case 300...399: .error("gateway_redirect", retryable: false, text: "The gateway endpoint answered with a redirect (HTTP \(status)); redirects are never followed.")
         case 500...599: .inDoubt("http_\(status)")
         case 408, 429: .error("http_\(status)", retryable: true)
         default: .error("http_\(status)", retryable: false)

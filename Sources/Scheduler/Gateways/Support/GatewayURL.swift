@@ -1,9 +1,11 @@
+import Vault
+
 /// Endpoint URL checks and safe printing.
 enum GatewayURL {
-    /// Whether `url` is an absolute `http`/`https` URL with a host.
+    /// Whether `url` is a gateway endpoint the vault may call: `https`, or `http` to a loopback
+    /// host (a local fake), with a standard host (``EndpointPolicy/gatewayEndpoint(_:)``).
     static func isValid(_ url: String) -> Bool {
-        guard let parts = split(url) else { return false }
-        return !parts.host.isEmpty && !parts.host.contains(" ")
+        (try? EndpointPolicy.gatewayEndpoint(url)) != nil
     }
 
     /// The URL with its path replaced by `path` when it has none (or only `/`); otherwise as is.
