@@ -8,7 +8,7 @@ import Testing
         (.milliseconds(5), "5.00"), (.seconds(3) + .microseconds(456_789), "3456.78"), (.nanoseconds(10_000), "0.01"),
     ])
     func durationsAreWrittenInMillisecondsWithTwoDecimals(elapsed: Duration, expected: String) {
-        #expect(ErrorEnvelopeMiddleware<BasicRequestContext>.milliseconds(elapsed) == expected)
+        #expect(AccessLog.milliseconds(elapsed) == expected)
     }
 }
 

@@ -14,7 +14,7 @@ import Testing
 
     @Test func theServedDocumentPassesTheOpenAPISpecValidator() async throws {
         let fixture = try await APIFixture()
-        let app = buildApplication(runtime: fixture.runtime, logger: fixture.logger)
+        let app = try buildApplication(runtime: fixture.runtime, logger: fixture.logger)
         let served = try await app.test(.router) { client in
             let response = try await client.send(.get, "/openapi.json", key: nil)
             #expect(response.status == .ok)

@@ -67,7 +67,7 @@ struct APIFixture {
 
     /// Runs `body` against the application on a real port.
     func live(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = buildApplication(runtime: runtime, logger: logger)
+        let app = try buildApplication(runtime: runtime, logger: logger)
         try await app.test(.live, body)
     }
 

@@ -16,6 +16,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try global.loadConfiguration()
+        // Before the database is opened: a refused listener touches nothing.
+        try VaultHTTPServer.checkPlaintext(configuration.server)
         VaultLogging.bootstrap(configuration.logging)
         var logger = Logger(label: "vault.server")
         logger.logLevel = configuration.logging.level
@@ -25,8 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let devMerchant {
             try await ensureDevelopmentMerchant(devMerchant, runtime: runtime)
         }
-        let app = buildApplication(runtime: runtime, logger: logger) { port in
-            print("vault listening on http://\(configuration.server.host):\(port)")
+        let app = try buildApplication(runtime: runtime, logger: logger) { port in
+            print("vault listening on \(configuration.server.tls == nil ? "http" : "https")://\(configuration.server.host):\(port)")
             fflush(nil)
         }
         try await app.runService()

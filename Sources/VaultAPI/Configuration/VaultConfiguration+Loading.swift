@@ -42,11 +42,12 @@ extension VaultConfiguration {
         let document = try ConfigNode(root, path: "")
         try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit"])
         if let node = try document.section("server") {
-            try node.allow(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"])
+            try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
             if let value = try node.string("host") { server.host = value }
             if let value = try node.int("port", in: 0...65535) { server.port = value }
             if let value = try node.int("maxBodyBytes", in: 1024...(64 << 20)) { server.maxBodyBytes = value }
             if let value = try node.int("requestTimeoutSeconds", in: 1...3600) { server.requestTimeoutSeconds = value }
+            try applyConnectionSettings(node)
         }
         if let node = try document.section("database") {
             try node.allow(["path", "readers"])
@@ -124,6 +125,32 @@ extension VaultConfiguration {
                 guard value == "json" || value == "text" else { throw ConfigurationError(key: "logging.format", message: "must be json or text") }
                 logging.format = value
             }
+        }
+    }
+
+    /// The `server.` keys of the connection limits, failed-authentication limiter and TLS.
+    private static let connectionKeys = [
+        "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections",
+        "failedAuthLimit", "failedAuthWindowSeconds", "tls", "allowPlaintext",
+    ]
+
+    private mutating func applyConnectionSettings(_ node: ConfigNode) throws {
+        if let value = try node.int("headerReadTimeoutSeconds", in: 1...300) { server.headerReadTimeoutSeconds = value }
+        if let value = try node.int("bodyReadTimeoutSeconds", in: 1...300) { server.bodyReadTimeoutSeconds = value }
+        if let value = try node.int("idleTimeoutSeconds", in: 1...3600) { server.idleTimeoutSeconds = value }
+        if let value = try node.int("maxConnections", in: 1...1_000_000) { server.maxConnections = value }
+        if let value = try node.int("failedAuthLimit", in: 1...1_000_000) { server.failedAuthLimit = value }
+        if let value = try node.int("failedAuthWindowSeconds", in: 1...86_400) { server.failedAuthWindowSeconds = value }
+        if let value = try node.bool("allowPlaintext") { server.allowPlaintext = value }
+        if let tls = try node.section("tls") {
+            try tls.allow(["certificateFile", "keyFile"])
+            guard let certificate = try tls.string("certificateFile"), !certificate.isEmpty else {
+                throw ConfigurationError(key: "server.tls.certificateFile", message: "is required with server.tls (a PEM certificate chain file)")
+            }
+            guard let key = try tls.string("keyFile"), !key.isEmpty else {
+                throw ConfigurationError(key: "server.tls.keyFile", message: "is required with server.tls (a PEM private key file)")
+            }
+            server.tls = Server.TLS(certificateFile: certificate, keyFile: key)
         }
     }
 

@@ -12,6 +12,36 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var maxBodyBytes = 1_048_576
         /// How long one request may take.
         public var requestTimeoutSeconds = 30
+        /// How long a client may take to send a request's head once its first byte arrived.
+        public var headerReadTimeoutSeconds = 10
+        /// How long a client may take to send a request's body once its head arrived.
+        public var bodyReadTimeoutSeconds = 10
+        /// How long a connection may sit with no request in progress before it is closed.
+        public var idleTimeoutSeconds = 10
+        /// Open connections at most; further ones get a 503 and are closed at once.
+        public var maxConnections = 4096
+        /// Failed authentications one client address may make before it gets 429s.
+        public var failedAuthLimit = 20
+        /// Seconds over which a client address's failed-authentication budget refills completely.
+        public var failedAuthWindowSeconds = 60
+        /// HTTPS certificate and key; nil serves plain HTTP.
+        public var tls: TLS?
+        /// Whether plain HTTP may be served on an address other than loopback.
+        public var allowPlaintext = false
+
+        /// The listener's certificate and private key, PEM files.
+        public struct TLS: Sendable, Equatable {
+            /// The certificate chain (leaf first), PEM.
+            public var certificateFile: String
+            /// The private key, PEM.
+            public var keyFile: String
+
+            /// Both files.
+            public init(certificateFile: String, keyFile: String) {
+                self.certificateFile = certificateFile
+                self.keyFile = keyFile
+            }
+        }
     }
 
     /// The embedded database.

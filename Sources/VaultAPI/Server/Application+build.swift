@@ -10,12 +10,16 @@ import Vault
 ///   - runtime: database, keys and services.
 ///   - logger: the server's logger.
 ///   - onServerRunning: called with the bound port once listening (tests bind port 0).
+/// - Throws: `ConfigurationError` when the listener settings are refused: plain HTTP beyond
+///   loopback without `server.allowPlaintext`, unusable `server.tls` files.
 public func buildApplication(
     runtime: VaultRuntime, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) -> some ApplicationProtocol {
+) throws -> some ApplicationProtocol {
     let server = runtime.configuration.server
+    let connections = OpenConnections(limit: VaultHTTPServer.fittedConnectionLimit(server.maxConnections, logger: logger))
     var app = Application(
         router: buildRouter(runtime: runtime),
+        server: try VaultHTTPServer.builder(server, connections: connections),
         configuration: .init(address: .hostname(server.host, port: server.port), serverName: "vault"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger)
@@ -29,6 +33,9 @@ public func buildApplication(
 /// a known path asked with another method is a 405 with `Allow`.
 /// - Parameter rateLimiter: per-key limits; by default the configured `rateLimit` on the system clock
 ///   (tests pass one with a manual clock).
+///
+/// Everything decided from the head (authentication, the failed-authentication limit, the rate
+/// limit, the role) runs before the body is read.
 public func buildRouter(runtime: VaultRuntime, rateLimiter: RateLimiter? = nil) -> Router<VaultRequestContext> {
     let router = Router(context: VaultRequestContext.self)
     router.add(middleware: ErrorEnvelopeMiddleware())
@@ -38,11 +45,12 @@ public func buildRouter(runtime: VaultRuntime, rateLimiter: RateLimiter? = nil) 
     OpenAPIController().addRoutes(to: router)
 
     let api = router.group("v1")
-        .add(middleware: RequestBodyMiddleware(maxBodyBytes: runtime.configuration.server.maxBodyBytes))
-        .add(middleware: AuthenticationMiddleware(merchants: runtime.merchants))
+        .add(middleware: AuthenticationMiddleware(
+            merchants: runtime.merchants, failures: FailedAuthenticationLimiter(configuration: runtime.configuration.server)))
         .group(context: AuthenticatedContext.self)
         .add(middleware: RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(configuration: runtime.configuration.rateLimit)))
         .add(middleware: RoleMiddleware())
+        .add(middleware: RequestBodyMiddleware<AuthenticatedContext>(maxBodyBytes: runtime.configuration.server.maxBodyBytes))
         .add(middleware: IdempotencyMiddleware(store: runtime.store))
         .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(runtime.configuration.server.requestTimeoutSeconds)))
     AuditController(store: runtime.store).addRoutes(to: api)

@@ -3,15 +3,27 @@ import Hummingbird
 import Logging
 import Vault
 
-/// Checks `Authorization: Bearer <api key>` and fills in the caller's identity; 401 otherwise.
+/// Checks `Authorization: Bearer <api key>` and fills in the caller's identity; 401 otherwise, or
+/// 429 once the client address has failed too often (``FailedAuthenticationLimiter``).
+///
+/// Decided from the head alone: it runs before anything reads the request body, so an
+/// unauthenticated client cannot make the server buffer one.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = VaultRequestContext
 
     let merchants: MerchantService
+    let failures: FailedAuthenticationLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], let bearer = Self.bearerToken(in: header) else { throw APIError.unauthenticated }
-        guard let (merchant, key) = try await merchants.authenticate(bearer: bearer) else { throw APIError.unauthenticated }
+        guard let header = request.headers[.authorization], let bearer = Self.bearerToken(in: header),
+            let (merchant, key) = try await merchants.authenticate(bearer: bearer)
+        else {
+            switch failures.recordFailure(from: context.clientAddress) {
+            case .unauthenticated: throw APIError.unauthenticated
+            case .limited(let seconds): throw APIError.authenticationRateLimited(retryAfterSeconds: seconds)
+            }
+        }
+        context.caller.record(merchantID: merchant.id, apiKeyID: key.id)
         var context = context
         context.identity = Identity(merchant: merchant, apiKey: key)
         context.logger[metadataKey: "merchant"] = "\(merchant.id)"

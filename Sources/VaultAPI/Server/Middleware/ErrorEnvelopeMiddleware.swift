@@ -7,7 +7,10 @@ import NIOCore
 /// The outermost middleware: gives every response a request id header, logs one access line, and
 /// turns every error into SPEC §9's envelope. Unknown errors become a bare 500 whose detail is
 /// only logged, never sent.
-struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
+///
+/// The access line says who asked: the merchant and API key ids the request authenticated as
+/// (`-` when it did not) and the connection's remote address.
+struct ErrorEnvelopeMiddleware<Context: VaultContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
         var response: Response
@@ -17,20 +20,16 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             response = Self.response(for: error, request: request, context: context)
         }
         response.headers[.requestID] = context.id
+        let caller = context.caller.recorded
         context.logger.info(
             "request",
             metadata: [
-                "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-                "durationMs": "\(Self.milliseconds(ContinuousClock.now - started))",
+                "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": "\(response.status.code)",
+                "durationMs": .string(AccessLog.milliseconds(ContinuousClock.now - started)),
+                "merchant": .string(caller?.merchantID ?? "-"), "apiKey": .string(caller?.apiKeyID ?? "-"),
+                "clientAddress": .string(context.clientAddress),
             ])
         return response
-    }
-
-    /// A duration in milliseconds with two decimals (`12.07`), without `String(format:)`'s cost.
-    static func milliseconds(_ elapsed: Duration) -> String {
-        let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     static func response(for error: any Error, request: Request, context: Context) -> Response {
@@ -68,6 +67,16 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
                 code: error.status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"),
                 message: error.body ?? error.status.reasonPhrase)
         }
+    }
+}
+
+/// Formatting of the access line.
+enum AccessLog {
+    /// A duration in milliseconds with two decimals (`12.07`), without `String(format:)`'s cost.
+    static func milliseconds(_ elapsed: Duration) -> String {
+        let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }
 
