@@ -23,11 +23,15 @@ enum KeyFileIO {
         return lstat(path, &status) == 0
     }
 
-    /// Opens `path` read-only, or returns `nil` when it does not exist.
+    /// Opens `path` read-only without following a symbolic link at its last component
+    /// (`O_NOFOLLOW`), or returns `nil` when it does not exist.
+    /// - Throws: ``MasterKeyFile/LoadError/symbolicLink(path:)`` for a symbolic link (even a
+    ///   dangling one: a link could be re-pointed between the check and the read); ``MasterKeyFile/IOError``.
     static func openForReading(_ path: String) throws -> Int32? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
+            if errno == ELOOP { throw MasterKeyFile.LoadError.symbolicLink(path: path) }
             throw failure("open", path)
         }
         return descriptor
@@ -38,13 +42,16 @@ enum KeyFileIO {
         _ = close(descriptor)
     }
 
-    /// File type and permission bits of an open file.
-    static func modeAndSize(_ descriptor: Int32, path: String) throws -> (isRegularFile: Bool, permissions: UInt16, size: Int) {
+    /// File type, permission bits, size and owner of an open file.
+    static func modeAndSize(_ descriptor: Int32, path: String) throws -> (isRegularFile: Bool, permissions: UInt16, size: Int, owner: UInt32) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure("fstat", path) }
         let mode = UInt32(status.st_mode)
-        return (mode & 0o170000 == 0o100000, UInt16(mode & 0o7777), Int(status.st_size))
+        return (mode & 0o170000 == 0o100000, UInt16(mode & 0o7777), Int(status.st_size), UInt32(status.st_uid))
     }
+
+    /// The effective user id of this process: a key file must belong to it.
+    static var processOwner: UInt32 { UInt32(geteuid()) }
 
     /// Reads up to `buffer.count` bytes; returns how many were read before end of file.
     static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {

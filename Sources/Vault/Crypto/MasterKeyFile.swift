@@ -19,6 +19,10 @@ public struct MasterKeyFile: Sendable {
         case malformed(path: String, line: Int, reason: String)
         /// The file holds no key line.
         case empty(path: String)
+        /// The path is a symbolic link; key files are opened without following links.
+        case symbolicLink(path: String)
+        /// The file belongs to another user than the one running the vault.
+        case wrongOwner(path: String, owner: UInt32, expected: UInt32)
 
         /// A message for operators: path, problem and remedy.
         public var description: String {
@@ -31,6 +35,10 @@ public struct MasterKeyFile: Sendable {
                 line > 0 ? "master key file \(path), line \(line): \(reason)" : "master key file \(path): \(reason)"
             case .empty(let path):
                 "master key file \(path) contains no keys"
+            case .symbolicLink(let path):
+                "master key file \(path) is a symbolic link; key files are not read through links (put the file itself there)"
+            case .wrongOwner(let path, let owner, let expected):
+                "master key file \(path) belongs to uid \(owner), not to uid \(expected) running the vault (chown \(expected) \(path))"
             }
         }
 
@@ -55,13 +63,17 @@ public struct MasterKeyFile: Sendable {
 
     /// Loads every version from the key file at `path`.
     ///
-    /// Permissions are checked on the opened file before a byte is read.
+    /// The file is opened without following a symbolic link; its type, owner (the process's
+    /// effective uid) and permissions are checked on the opened file before a byte is read.
+    /// - Parameter owner: the uid the file must belong to (the process's, unless a test says otherwise).
     /// - Throws: ``LoadError``; ``IOError``; ``CryptoError/outOfMemory``.
-    public static func load(path: String) throws -> MasterKeyRing {
+    public static func load(path: String, owner: UInt32? = nil) throws -> MasterKeyRing {
         guard let descriptor = try KeyFileIO.openForReading(path) else { throw LoadError.missing(path: path) }
         defer { KeyFileIO.closeDescriptor(descriptor) }
         let file = try KeyFileIO.modeAndSize(descriptor, path: path)
         guard file.isRegularFile else { throw LoadError.malformed(path: path, line: 0, reason: "not a regular file") }
+        let expectedOwner = owner ?? KeyFileIO.processOwner
+        guard file.owner == expectedOwner else { throw LoadError.wrongOwner(path: path, owner: file.owner, expected: expectedOwner) }
         guard file.permissions & 0o077 == 0 else {
             throw LoadError.insecurePermissions(path: path, mode: file.permissions)
         }

@@ -36,7 +36,7 @@ public final class Keyring: Sendable {
     public static let newestVersionInterval: Duration = .seconds(5)
 
     private let store: any KeyStore
-    private let masterKeys: Mutex<MasterKeyRing>
+    private let masterKeys: MasterKeyHolder
     private let cache = Mutex<[CacheKey: CachedKey]>([:])
     private let newest = Mutex<[PurposeKey: (version: Int, at: ContinuousClock.Instant)]>([:])
 
@@ -59,21 +59,24 @@ public final class Keyring: Sendable {
     /// A keyring over `masterKeys`, with wrapped keys kept in `store`.
     public init(masterKeys: MasterKeyRing, store: any KeyStore) {
         self.store = store
-        self.masterKeys = Mutex(masterKeys)
+        self.masterKeys = MasterKeyHolder(masterKeys)
+        store.attachSystemKeyCustodian(self.masterKeys)
     }
 
     /// The KEK versions held in memory.
-    public var masterKeyVersions: [Int] { masterKeys.withLock { $0.versions } }
+    public var masterKeyVersions: [Int] { masterKeys.ring.withLock { $0.versions } }
 
     /// The KEK version new keys are wrapped under.
-    public var currentMasterKeyVersion: Int { masterKeys.withLock { $0.currentVersion } }
+    public var currentMasterKeyVersion: Int { masterKeys.ring.withLock { $0.currentVersion } }
 
     /// Checks the KEK against the database before anything is served: every known version the
     /// source holds must open its check value, and every version still wrapping keys must be
-    /// held. Registers the current version on first use.
-    /// - Throws: `KeyringError.wrongMasterKey`, `.missingMasterKeyVersion`.
-    public func verifyMasterKey(now: Date = Date()) async throws {
-        let ring = masterKeys.withLock { $0 }
+    /// held. Registers the current version on first use, and makes sure the audit chain has its key.
+    /// - Parameter upgradingUnkeyedAuditChain: key an audit chain written unkeyed by an older build
+    ///   (the operator's `vault audit upgrade`); otherwise events without a key are refused.
+    /// - Throws: `KeyringError.wrongMasterKey`, `.missingMasterKeyVersion`; `AuditChainError`.
+    public func verifyMasterKey(now: Date = Date(), upgradingUnkeyedAuditChain: Bool = false) async throws {
+        let ring = masterKeys.ring.withLock { $0 }
         let known = try await store.kekVersions()
         for record in known {
             guard let key = ring.key(version: record.version) else {
@@ -86,9 +89,11 @@ public final class Keyring: Sendable {
                 throw KeyringError.wrongMasterKey(version: record.version)
             }
         }
+        try await store.checkAuditKey(upgradingUnkeyedChain: upgradingUnkeyedAuditChain)
         if !known.contains(where: { $0.version == ring.currentVersion }) {
             try await store.registerKEKVersion(try checkRecord(ring: ring, version: ring.currentVersion, now: now))
         }
+        try await store.ensureAuditKey()
     }
 
     /// Fresh random data, fingerprint and webhook keys for a new merchant, wrapped under the current KEK.
@@ -152,7 +157,7 @@ public final class Keyring: Sendable {
 
     /// Replaces the KEKs held in memory (after the key file gained a version).
     public func replaceMasterKeys(_ ring: MasterKeyRing) {
-        masterKeys.withLock { $0 = ring }
+        masterKeys.ring.withLock { $0 = ring }
     }
 
     /// Rewraps every key still under an older KEK with the current one, in batches, then retires
@@ -173,6 +178,7 @@ public final class Keyring: Sendable {
             }
             total += try await store.rewrap(pairs)
         }
+        _ = try await store.rewrapSystemKeys(kekVersionBelow: current, with: masterKeys)
         try await store.retireKEKVersions(
             below: current, at: now,
             audit: AuditEntry(merchantID: nil, actor: actor, action: "keys.kek_rotated", objectType: "kek", objectID: String(current),
@@ -181,13 +187,13 @@ public final class Keyring: Sendable {
     }
 
     private func wrap(_ key: SecureBytes, merchantID: String, purpose: KeyPurpose, version: Int, now: Date) throws -> WrappedKey {
-        let (kekVersion, kek) = masterKeys.withLock { ($0.currentVersion, $0.current) }
+        let (kekVersion, kek) = masterKeys.ring.withLock { ($0.currentVersion, $0.current) }
         let wrapped = try RecordCipher.seal(key, key: kek, associatedData: Self.wrapAD(merchantID, purpose, version, kekVersion))
         return WrappedKey(merchantID: merchantID, purpose: purpose, version: version, kekVersion: kekVersion, wrapped: wrapped, createdAt: now)
     }
 
     private func unwrap(_ wrapped: [UInt8], kekVersion: Int, merchantID: String, purpose: KeyPurpose, version: Int) throws -> SecureBytes {
-        guard let kek = masterKeys.withLock({ $0.key(version: kekVersion) }) else {
+        guard let kek = masterKeys.ring.withLock({ $0.key(version: kekVersion) }) else {
             throw KeyringError.missingMasterKeyVersion(kekVersion)
         }
         return try RecordCipher.open(wrapped, key: kek, associatedData: Self.wrapAD(merchantID, purpose, version, kekVersion))
@@ -203,5 +209,31 @@ public final class Keyring: Sendable {
 
     private static func wrapAD(_ merchantID: String, _ purpose: KeyPurpose, _ version: Int, _ kekVersion: Int) -> [UInt8] {
         Array("vault/merchant-key/\(merchantID)/\(purpose.rawValue)/v\(version)/kek\(kekVersion)".utf8)
+    }
+}
+
+/// The KEK versions in memory, shared with the store for its system keys (the audit key), so
+/// the store holds no reference back to the keyring.
+final class MasterKeyHolder: SystemKeyCustodian {
+    let ring: Mutex<MasterKeyRing>
+
+    init(_ ring: MasterKeyRing) {
+        self.ring = Mutex(ring)
+    }
+
+    func unwrapSystemKey(_ wrapped: [UInt8], purpose: String, kekVersion: Int) throws -> SecureBytes {
+        guard let kek = ring.withLock({ $0.key(version: kekVersion) }) else {
+            throw KeyringError.missingMasterKeyVersion(kekVersion)
+        }
+        return try RecordCipher.open(wrapped, key: kek, associatedData: Self.systemWrapAD(purpose, kekVersion))
+    }
+
+    func wrapSystemKey(_ key: SecureBytes, purpose: String) throws -> (kekVersion: Int, wrapped: [UInt8]) {
+        let (kekVersion, kek) = ring.withLock { ($0.currentVersion, $0.current) }
+        return (kekVersion, try RecordCipher.seal(key, key: kek, associatedData: Self.systemWrapAD(purpose, kekVersion)))
+    }
+
+    private static func systemWrapAD(_ purpose: String, _ kekVersion: Int) -> [UInt8] {
+        Array("vault/system-key/\(purpose)/kek\(kekVersion)".utf8)
     }
 }

@@ -75,6 +75,15 @@ public protocol KeyStore: Sendable {
     func storeWrappedKeys(_ keys: [WrappedKey], audit: AuditEntry) async throws
     /// Destroys every key of a merchant irreversibly and marks it off-boarded.
     func destroyMerchantKeys(merchantID: String, at: Date, audit: AuditEntry) async throws
-    /// How many live keys each KEK version wraps.
+    /// How many live merchant keys each KEK version wraps.
     func wrappedKeyCounts() async throws -> [Int: Int]
+    /// Makes `custodian` (the keyring) the one that unwraps the store's system keys.
+    func attachSystemKeyCustodian(_ custodian: any SystemKeyCustodian)
+    /// Refuses audit events without an audit key unless `upgradingUnkeyedChain` (see `SQLiteStore.checkAuditKey`).
+    func checkAuditKey(upgradingUnkeyedChain: Bool) async throws
+    /// Creates the audit chain's key if there is none (see `SQLiteStore.ensureAuditKey`).
+    func ensureAuditKey() async throws
+    /// Rewraps every system key under a KEK older than `kekVersion` with the custodian's current KEK.
+    /// - Returns: how many were rewrapped.
+    func rewrapSystemKeys(kekVersionBelow kekVersion: Int, with custodian: any SystemKeyCustodian) async throws -> Int
 }

@@ -255,5 +255,15 @@ public enum Schema {
                 "transactions": ["type", "status"], "schedule_steps": ["status"], "schedules": ["status"], "webhook_events": ["status"],
             ])
         },
+        // The audit chain's MAC key, wrapped under the KEK like the merchants' keys (rewrapped by
+        // `keys rotate`). Created at the first start after this migration (`ensureAuditKey`).
+        Migration(id: 13, name: "system keys (the audit chain's key)", sql: """
+            CREATE TABLE system_keys (
+                purpose TEXT PRIMARY KEY CHECK (purpose = 'audit'),
+                kek_version INTEGER NOT NULL REFERENCES kek_versions(version),
+                wrapped_key BLOB NOT NULL,
+                created_at TEXT NOT NULL
+            ) STRICT;
+            """),
     ]
 }

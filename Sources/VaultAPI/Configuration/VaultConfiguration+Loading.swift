@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Logging
 import Yams
 
@@ -10,8 +10,14 @@ extension VaultConfiguration {
     ///
     /// Unknown keys, wrong types and out-of-range values are errors naming the key; a missing
     /// file is an error unless it is the default path, which falls back to built-in defaults.
+    /// Without `environment`, the process environment is read, and the variables holding key
+    /// material (`VAULT_MASTER_KEY`, `VAULT_MASTER_PASSPHRASE`) are then removed from it.
     /// - Throws: `ConfigurationError`.
-    public static func load(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> VaultConfiguration {
+    public static func load(path: String?, environment: [String: String]? = nil) throws -> VaultConfiguration {
+        guard let environment else {
+            defer { ProcessEnvironment.scrub(ProcessEnvironment.secretVariables) }
+            return try load(path: path, environment: ProcessInfo.processInfo.environment)
+        }
         var configuration = VaultConfiguration()
         let filePath = path ?? defaultPath
         if FileManager.default.fileExists(atPath: filePath) {

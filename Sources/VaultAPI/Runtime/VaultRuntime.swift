@@ -31,9 +31,10 @@ public struct VaultRuntime: Sendable {
     /// group- or world-accessible one is refused with the `chmod` that fixes it).
     /// - Throws: key-file, `DatabaseFiles.InsecurePermissions`, configuration, SQLite and `KeyringError` errors.
     /// - Parameter gateways: the adapters to use (tests pass a sandbox with injected behaviour).
-    public static func open(configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry = GatewayRegistry()) async throws
-        -> VaultRuntime
-    {
+    /// - Parameter upgradingUnkeyedAuditChain: key an audit chain written by a build before the keyed chain (`vault audit upgrade`).
+    public static func open(
+        configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry = GatewayRegistry(), upgradingUnkeyedAuditChain: Bool = false
+    ) async throws -> VaultRuntime {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
         try DatabaseFiles.check(path: configuration.database.path)
@@ -42,7 +43,7 @@ public struct VaultRuntime: Sendable {
         let store = try SQLiteStore(path: configuration.database.path, options: options)
         let keyring = Keyring(masterKeys: ring, store: store)
         do {
-            try await keyring.verifyMasterKey()
+            try await keyring.verifyMasterKey(upgradingUnkeyedAuditChain: upgradingUnkeyedAuditChain)
         } catch {
             store.close()
             throw error

@@ -12,8 +12,18 @@ import Testing
         AuditEntry(merchantID: nil, actor: "test", action: "test.event", objectType: "test", objectID: "o\(number)", details: ["n": String(number)])
     }
 
+    /// The recorded head's sequence and link (without its tag).
     static func recordedHead(_ store: SQLiteStore) throws -> String? {
         try store.database.readNow { try $0.queryOne("SELECT value FROM meta WHERE key = 'audit_head'")?.string("value") }
+            .map { $0.split(separator: ":").prefix(2).joined(separator: ":") }
+    }
+
+    /// A store with a keyring over it, so its audit chain is keyed; keep the keyring as long as the store.
+    static func keyedStore(_ path: String, ring: MasterKeyRing? = nil) async throws -> (SQLiteStore, Keyring) {
+        let store = try SQLiteStore(path: path)
+        let keyring = Keyring(masterKeys: try ring ?? MasterKeyRing(keys: [1: SecureBytes.random(count: 32)]), store: store)
+        try await keyring.verifyMasterKey()
+        return (store, keyring)
     }
 
     static func lastEvent(_ store: SQLiteStore) throws -> String? {
@@ -26,8 +36,9 @@ import Testing
 
     @Test func bodiesOfOneCommitThatFailAfterAppendingLeaveAnIntactChain() async throws {
         let directory = TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.file("vault.sqlite"))
+        let (store, keyring) = try await Self.keyedStore(directory.file("vault.sqlite"))
         defer { store.close() }
+        defer { withExtendedLifetime(keyring) {} }
         try await store.appendAudit(Self.entry(0))
         let gate = WriterGate()
         async let held: Void = store.database.write { _ in gate.holdWriter() }
@@ -55,16 +66,18 @@ import Testing
             #expect(written == 4)
         }
         try await held
-        #expect(try await store.verifyAuditChain() == .intact(events: 9))
+        #expect(try await store.verifyAuditChain() == .intact(events: 10))
         #expect(try Self.recordedHead(store) == Self.lastEvent(store))
     }
 
     @Test func twoConnectionsAppendingInTurnKeepOneChain() async throws {
         let directory = TemporaryDirectory()
-        let first = try SQLiteStore(path: directory.file("vault.sqlite"))
+        let ring = try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
+        let (first, firstKeyring) = try await Self.keyedStore(directory.file("vault.sqlite"), ring: ring)
         defer { first.close() }
-        let second = try SQLiteStore(path: directory.file("vault.sqlite"))
+        let (second, secondKeyring) = try await Self.keyedStore(directory.file("vault.sqlite"), ring: ring)
         defer { second.close() }
+        defer { withExtendedLifetime((firstKeyring, secondKeyring)) {} }
         for number in 0..<10 {
             try await first.appendAudit(Self.entry(number))
             try await second.appendAudit(Self.entry(number + 100))
@@ -76,15 +89,16 @@ import Testing
             }
             try await group.waitForAll()
         }
-        #expect(try await first.verifyAuditChain() == .intact(events: 60))
-        #expect(try await second.verifyAuditChain() == .intact(events: 60))
+        #expect(try await first.verifyAuditChain() == .intact(events: 61))
+        #expect(try await second.verifyAuditChain() == .intact(events: 61))
         #expect(try Self.recordedHead(first) == Self.lastEvent(first))
     }
 
     @Test func itemsOfOneWriteEachShareOneHeadAndAFailingItemLeavesNoGap() async throws {
         let directory = TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.file("vault.sqlite"))
+        let (store, keyring) = try await Self.keyedStore(directory.file("vault.sqlite"))
         defer { store.close() }
+        defer { withExtendedLifetime(keyring) {} }
         let results = try await store.database.writeEach(Array(1...8)) { connection in
             { number in
                 try connection.appendAudit(Self.entry(number))
@@ -92,14 +106,15 @@ import Testing
             }
         }
         #expect(results.filter { (try? $0.get()) == nil }.count == 1)
-        #expect(try await store.verifyAuditChain() == .intact(events: 7))
+        #expect(try await store.verifyAuditChain() == .intact(events: 8))
         #expect(try Self.recordedHead(store) == Self.lastEvent(store))
     }
 
     @Test func aPreparedEventIsStoredAsPrepared() async throws {
         let directory = TemporaryDirectory()
-        let store = try SQLiteStore(path: directory.file("vault.sqlite"))
+        let (store, keyring) = try await Self.keyedStore(directory.file("vault.sqlite"))
         defer { store.close() }
+        defer { withExtendedLifetime(keyring) {} }
         let at = Date(timeIntervalSince1970: 1_800_000_000)
         let event = PendingAuditEvent(Self.entry(7), at: at)
         try await store.database.write { try $0.appendAudit(event) }
@@ -107,6 +122,6 @@ import Testing
         #expect(stored.id == event.id && event.id.hasPrefix("ae_"))
         #expect(stored.occurredAt == at)
         #expect(stored.details == ["n": "7"])
-        #expect(try await store.verifyAuditChain() == .intact(events: 1))
+        #expect(try await store.verifyAuditChain() == .intact(events: 2))
     }
 }

@@ -36,6 +36,7 @@ extension SQLiteConnection {
                 try? run("RELEASE SAVEPOINT vault")
             }
             auditHead = nil
+            if auditKeyIsPending { auditKey = nil }
             throw error
         }
         try run("RELEASE SAVEPOINT vault")
@@ -81,6 +82,7 @@ extension SQLiteConnection {
         if isInTransaction {
             try? run("ROLLBACK")
         }
+        if auditKeyIsPending { auditKey = nil }
         endTransactionState()
     }
 
@@ -88,6 +90,7 @@ extension SQLiteConnection {
     private func endTransactionState() {
         auditHead = nil
         auditHeadIsPending = false
+        auditKeyIsPending = false
     }
 
     private func completeTransaction<T>(_ body: () throws -> T) throws -> T {

@@ -29,6 +29,12 @@ public final class SQLiteConnection {
     /// Set when the open transaction appended audit events: `meta.audit_head` is then written once,
     /// just before `COMMIT`, instead of once per event.
     var auditHeadIsPending = false
+    /// Where this database's audit key comes from (set by `SQLiteDatabase` on every connection).
+    var auditKeySlot: AuditKeySlot?
+    /// The writer's copy of the audit key, fetched once (see `auditChainKey`), in locked memory.
+    var auditKey: SecureBytes?
+    /// Set when the open transaction created the audit key: a rollback then drops `auditKey`.
+    var auditKeyIsPending = false
 
     /// Opens and configures a connection: WAL, `synchronous=FULL`, foreign keys,
     /// secure delete, busy timeout, defensive mode, and `query_only` for readers.

@@ -23,6 +23,8 @@ public final class SQLiteDatabase: Sendable {
 
     /// The database file path.
     public let path: String
+    /// The audit chain's key, shared by this database's connections.
+    public let auditKeys: AuditKeySlot
     private let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let checkpointer: SQLiteCheckpointer
@@ -47,6 +49,10 @@ public final class SQLiteDatabase: Sendable {
         let checkpointer = SQLiteCheckpointer(
             connection: try SQLiteConnection(path: path, role: .checkpointer, busyTimeoutMilliseconds: timeout))
         checkpointer.watch(writerConnection)
+        let auditKeys = AuditKeySlot()
+        writerConnection.auditKeySlot = auditKeys
+        readerConnections.forEach { $0.auditKeySlot = auditKeys }
+        self.auditKeys = auditKeys
         self.path = path
         self.checkpointer = checkpointer
         self.readers = SQLiteReaderPool(readerConnections)

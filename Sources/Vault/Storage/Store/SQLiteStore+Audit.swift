@@ -30,40 +30,67 @@ extension SQLiteStore: AuditStore {
 
     public func verifyAuditChain() async throws -> AuditVerification {
         try await database.read { connection in
-            var previous = AuditChain.genesis
-            var expected: Int64 = 1
-            var broken: AuditVerification?
-            try connection.forEachRow("SELECT * FROM audit_events ORDER BY seq") { row in
-                guard broken == nil else { return }
-                let sequence = try row.int64("seq")
-                guard sequence == expected else {
-                    broken = .broken(sequence: expected, reason: "event \(expected) is missing")
-                    return
+            let key = try connection.auditKeySlot?.cachedKey(on: connection)
+            var keyedFrom: Int64 = 1
+            if let record = try connection.queryOne("SELECT value FROM meta WHERE key = 'audit_keyed_from'")?.string("value") {
+                guard let key, let sequence = record.split(separator: ":").first.flatMap({ Int64($0) }),
+                    constantTimeEquals(Array(record.utf8), Array(try AuditChain.keyedFromRecord(key: key, sequence: sequence).utf8))
+                else {
+                    return .broken(sequence: 1, reason: "the recorded start of the keyed chain is not authentic")
                 }
-                guard try row.blob("prev_hash") == previous else {
-                    broken = .broken(sequence: sequence, reason: "does not link to the event before it")
-                    return
-                }
-                let hash = AuditChain.hash(
-                    previous: previous, sequence: sequence, id: try row.string("id"), occurredAt: try row.string("occurred_at"),
-                    merchantID: try row.optionalString("merchant_id"), actor: try row.string("actor"), action: try row.string("action"),
-                    objectType: try row.string("object_type"), objectID: try row.optionalString("object_id"),
-                    details: try row.string("details"))
-                guard try row.blob("hash") == hash else {
-                    broken = .broken(sequence: sequence, reason: "its contents do not match its hash (edited)")
-                    return
-                }
-                previous = hash
-                expected += 1
+                keyedFrom = sequence
             }
-            if let broken { return broken }
-            let count = expected - 1
+            let walk = try AuditChainWalk(connection: connection, key: key, keyedFrom: keyedFrom)
+            if let broken = walk.verification { return broken }
+            let (count, previous) = (walk.count, walk.last)
+            guard keyedFrom == 1 || keyedFrom <= count else {
+                return .broken(sequence: count + 1, reason: "the chain ends before its keyed part begins (events were deleted from the end)")
+            }
             let head = try connection.queryOne("SELECT value FROM meta WHERE key = 'audit_head'")?.string("value")
-            let expectedHead = count == 0 ? nil : String(count) + ":" + Encoding.hex(previous)
-            guard head == expectedHead else {
+            guard count > 0 else {
+                return head == nil ? .intact(events: 0) : .broken(sequence: 1, reason: "the recorded head names events that are gone")
+            }
+            guard let key, let head, constantTimeEquals(Array(head.utf8), Array(try AuditChain.headRecord(key: key, sequence: count, link: previous).utf8))
+            else {
                 return .broken(sequence: count + 1, reason: "the chain ends before the recorded head (events were deleted from the end)")
             }
             return .intact(events: count)
+        }
+    }
+
+    /// Refuses a chain that has events but no key, unless `upgradingUnkeyedChain` (the operator's
+    /// `vault audit upgrade`), which lets the key be created over the unkeyed events once they verify.
+    /// - Throws: `AuditChainError.unkeyedEvents`.
+    public func checkAuditKey(upgradingUnkeyedChain: Bool) async throws {
+        let (hasKey, events) = try await database.read { connection in
+            (try connection.queryOne("SELECT 1 AS one FROM system_keys WHERE purpose = 'audit'") != nil,
+             try connection.queryOne("SELECT count(*) AS n FROM audit_events")?.int64("n") ?? 0)
+        }
+        guard !hasKey, events > 0 else { return }
+        guard upgradingUnkeyedChain else { throw AuditChainError.unkeyedEvents(count: events) }
+        database.auditKeys.allowUpgradingUnkeyedChain()
+    }
+
+    /// Creates the audit chain's key if the database has none, in a write of its own, and records
+    /// an `audit.key_created` event: on a database whose events were written unkeyed (before
+    /// migration 13, upgraded by the operator) that event's MAC covers their last link, anchoring them.
+    /// - Throws: `AuditChainError`, `SQLiteError`.
+    public func ensureAuditKey() async throws {
+        try await database.write { connection in
+            guard try connection.auditChainKey(creating: false) == nil else { return }
+            let legacy = try connection.queryOne("SELECT count(*) AS n FROM audit_events")?.int64("n") ?? 0
+            _ = try connection.auditChainKey(creating: true)
+            try connection.appendAudit(AuditEntry(
+                merchantID: nil, actor: "system", action: "audit.key_created", objectType: "audit_key", objectID: nil,
+                details: ["unkeyedEvents": String(legacy)]))
+        }
+    }
+
+    /// The recorded head of the chain (`<sequence>:<link>` in hex), for an external anchor; nil when empty.
+    public func auditChainHead() async throws -> String? {
+        try await database.read { connection in
+            guard let value = try connection.queryOne("SELECT value FROM meta WHERE key = 'audit_head'")?.string("value") else { return nil }
+            return value.split(separator: ":").prefix(2).joined(separator: ":")
         }
     }
 
@@ -76,5 +103,59 @@ extension SQLiteStore: AuditStore {
             merchantID: try row.optionalString("merchant_id"), actor: try row.string("actor"), action: try row.string("action"),
             objectType: try row.string("object_type"), objectID: try row.optionalString("object_id"), details: details,
             hash: Encoding.hex(try row.blob("hash")))
+    }
+}
+
+/// One pass over the chain in sequence order: events before `keyedFrom` are checked with the
+/// unkeyed SHA-256 link, the rest with the MAC under `key`.
+struct AuditChainWalk {
+    /// The first break, or nil.
+    let verification: AuditVerification?
+    /// Events checked before the first break.
+    let count: Int64
+    /// The last good link.
+    let last: [UInt8]
+
+    init(connection: SQLiteConnection, key: SecureBytes?, keyedFrom: Int64) throws {
+        var previous = AuditChain.genesis
+        var expected: Int64 = 1
+        var broken: AuditVerification?
+        try connection.forEachRow("SELECT * FROM audit_events ORDER BY seq") { row in
+            guard broken == nil else { return }
+            let sequence = try row.int64("seq")
+            guard sequence == expected else {
+                broken = .broken(sequence: expected, reason: "event \(expected) is missing")
+                return
+            }
+            guard try row.blob("prev_hash") == previous else {
+                broken = .broken(sequence: sequence, reason: "does not link to the event before it")
+                return
+            }
+            let (id, occurredAt, merchantID) = (try row.string("id"), try row.string("occurred_at"), try row.optionalString("merchant_id"))
+            let (actor, action, objectType) = (try row.string("actor"), try row.string("action"), try row.string("object_type"))
+            let (objectID, details) = (try row.optionalString("object_id"), try row.string("details"))
+            let link: [UInt8]
+            if sequence < keyedFrom {
+                link = AuditChain.hash(
+                    previous: previous, sequence: sequence, id: id, occurredAt: occurredAt, merchantID: merchantID, actor: actor,
+                    action: action, objectType: objectType, objectID: objectID, details: details)
+            } else if let key {
+                link = try AuditChain.mac(
+                    key: key, previous: previous, sequence: sequence, id: id, occurredAt: occurredAt, merchantID: merchantID, actor: actor,
+                    action: action, objectType: objectType, objectID: objectID, details: details)
+            } else {
+                broken = .broken(sequence: sequence, reason: "the audit key is missing, so the event cannot be authenticated")
+                return
+            }
+            guard constantTimeEquals(try row.blob("hash"), link) else {
+                broken = .broken(sequence: sequence, reason: "its contents do not match its hash (edited)")
+                return
+            }
+            previous = link
+            expected += 1
+        }
+        verification = broken
+        count = expected - 1
+        last = previous
     }
 }

@@ -104,6 +104,24 @@ extension SQLiteStore: KeyStore {
         }
     }
 
+    public func attachSystemKeyCustodian(_ custodian: any SystemKeyCustodian) {
+        database.auditKeys.attach(custodian)
+    }
+
+    public func rewrapSystemKeys(kekVersionBelow kekVersion: Int, with custodian: any SystemKeyCustodian) async throws -> Int {
+        try await database.write { connection in
+            var changed = 0
+            for row in try connection.query("SELECT purpose, kek_version, wrapped_key FROM system_keys WHERE kek_version < ?", [kekVersion]) {
+                let purpose = try row.string("purpose")
+                let key = try custodian.unwrapSystemKey(try row.blob("wrapped_key"), purpose: purpose, kekVersion: try row.int("kek_version"))
+                let (newVersion, wrapped) = try custodian.wrapSystemKey(key, purpose: purpose)
+                try connection.run("UPDATE system_keys SET kek_version = ?, wrapped_key = ? WHERE purpose = ?", [newVersion, wrapped, purpose])
+                changed += connection.changes
+            }
+            return changed
+        }
+    }
+
     static func insertKey(_ key: WrappedKey, on connection: SQLiteConnection) throws {
         try connection.run(
             "INSERT INTO merchant_keys (merchant_id, purpose, version, kek_version, wrapped_key, created_at) VALUES (?, ?, ?, ?, ?, ?)",

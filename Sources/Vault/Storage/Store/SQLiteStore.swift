@@ -35,20 +35,22 @@ extension SQLiteConnection {
     }
 
     /// Appends a prepared audit event inside the current transaction (outside one, in a transaction
-    /// of its own), extending the hash chain.
+    /// of its own), extending the keyed chain.
     ///
     /// The chain's head is read from `audit_events` at the transaction's first event and then kept
     /// on the connection: no other connection can append while this one holds the write lock, and
-    /// every rollback drops it. `meta.audit_head` is written once, before `COMMIT`.
-    /// - Throws: `SQLiteError`.
+    /// every rollback drops it. `meta.audit_head` is written once, before `COMMIT`. The audit key
+    /// is fetched once per connection (`auditChainKey`), not per event.
+    /// - Throws: `SQLiteError` (`misuse` when no keyring is open over the store).
     public func appendAudit(_ event: PendingAuditEvent) throws {
         guard isInTransaction else {
             return try inTransaction { try appendAudit(event) }
         }
+        let key = try auditChainKey(creating: true)!
         let previous = try auditHead ?? readAuditHead()
         let sequence = previous.sequence + 1
-        let hash = AuditChain.hash(
-            previous: previous.hash, sequence: sequence, id: event.id, occurredAt: event.occurredAt, merchantID: event.merchantID,
+        let link = try AuditChain.mac(
+            key: key, previous: previous.hash, sequence: sequence, id: event.id, occurredAt: event.occurredAt, merchantID: event.merchantID,
             actor: event.actor, action: event.action, objectType: event.objectType, objectID: event.objectID, details: event.details)
         try run(
             """
@@ -56,28 +58,48 @@ extension SQLiteConnection {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [sequence, event.id, event.occurredAt, event.merchantID, event.actor, event.action, event.objectType, event.objectID,
-             event.details, previous.hash, hash])
-        auditHead = AuditHead(sequence: sequence, hash: hash)
+             event.details, previous.hash, link])
+        auditHead = AuditHead(sequence: sequence, hash: link)
         auditHeadIsPending = true
     }
 
-    /// The last event's sequence and hash, as stored.
+    /// The audit key on the writer: this connection's copy, else the stored key, else (when
+    /// `creating`) a new one inserted in the open transaction. Nil only when not `creating` and
+    /// the database has none.
+    func auditChainKey(creating: Bool) throws -> SecureBytes? {
+        if let auditKey { return auditKey }
+        guard let slot = auditKeySlot else {
+            throw SQLiteError.misuse("the audit chain's key is not available on this connection")
+        }
+        if let stored = try slot.load(on: self) {
+            auditKey = stored
+            return stored
+        }
+        guard creating else { return nil }
+        let created = try slot.create(on: self, now: Timestamp.string(Date()))
+        auditKey = created
+        auditKeyIsPending = true
+        return created
+    }
+
+    /// The last event's sequence and link, as stored.
     func readAuditHead() throws -> AuditHead {
         guard let last = try queryOne("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return .genesis }
         return AuditHead(sequence: try last.int64("seq"), hash: try last.blob("hash"))
     }
 
-    /// Writes `meta.audit_head` when the open transaction appended audit events (called before `COMMIT`).
+    /// Writes `meta.audit_head` (sequence, link and their tag under the audit key) when the open
+    /// transaction appended audit events (called before `COMMIT`).
     ///
     /// Read from `audit_events` when a savepoint rollback dropped the cached head, so the recorded head
     /// is always the last event that commits.
     func recordPendingAuditHead() throws {
         guard auditHeadIsPending, isInTransaction else { return }
         let head = try auditHead ?? readAuditHead()
-        if head.sequence > 0 {
+        if head.sequence > 0, let key = try auditChainKey(creating: false) {
             try run(
                 "INSERT INTO meta (key, value) VALUES ('audit_head', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [String(head.sequence) + ":" + Encoding.hex(head.hash)])
+                [try AuditChain.headRecord(key: key, sequence: head.sequence, link: head.hash)])
         }
         auditHeadIsPending = false
     }

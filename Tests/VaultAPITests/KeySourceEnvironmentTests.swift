@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import Vault
+@testable import VaultAPI
+
+/// The master key and passphrase leave the process environment once read: child processes do not
+/// inherit them and `/proc/<pid>/environ` (or a core dump) no longer shows them.
+@Suite struct KeySourceEnvironmentTests {
+    @Test func theMasterKeyVariablesAreGoneFromTheEnvironmentAfterLoading() throws {
+        let key = Encoding.base64(RandomBytes.make(32))
+        setenv("VAULT_MASTER_KEY", key, 1)
+        setenv("VAULT_MASTER_PASSPHRASE", "correct horse battery staple", 1)
+        let loaded = try VaultConfiguration.load(path: nil)
+        #expect(loaded.keys.masterKeyFromEnvironment == key)
+        #expect(loaded.keys.passphraseFromEnvironment == "correct horse battery staple")
+        #expect(getenv("VAULT_MASTER_KEY") == nil)
+        #expect(getenv("VAULT_MASTER_PASSPHRASE") == nil)
+        #expect(ProcessInfo.processInfo.environment["VAULT_MASTER_KEY"] == nil)
+    }
+
+    @Test func aRunningServerNoLongerShowsTheKeyInItsEnvironmentBlock() async throws {
+        let vault = VaultProcess()
+        let key = Encoding.base64(RandomBytes.make(32))
+        let process = try vault.start(["serve"], environment: ["VAULT_MASTER_KEY": key, "VAULT_PORT": "0"])
+        defer {
+            process.terminate()
+            _ = process.waitUntilExit()
+        }
+        _ = try #require(try ServerProcess.waitForPort(process))
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.pid)/environ"))
+        #expect(!environ.isEmpty)
+        #expect(environ.range(of: Data(key.utf8)) == nil)
+        #expect(environ.range(of: Data("VAULT_PORT=0".utf8)) != nil)
+    }
+}
+
+/// Starting `vault serve` subprocesses in tests.
+enum ServerProcess {
+    /// Reads the server's standard output until it prints its port (nil if it exits or takes over 60 s).
+    static func waitForPort(_ process: Subprocess) throws -> Int? {
+        var printed = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, process.isRunning {
+            let chunk = process.standardOutput.availableData
+            if chunk.isEmpty { continue }
+            printed += String(decoding: chunk, as: UTF8.self)
+            if let range = printed.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                return Int(printed[range].split(separator: ":").last ?? "")
+            }
+        }
+        return nil
+    }
+}
