@@ -59,6 +59,17 @@ import Testing
         }
     }
 
+    @Test func anOversizedHeadIsRefusedAndTheConnectionClosed() async throws {
+        let fixture = try await Self.fixture { _ in }
+        try await fixture.serving { port in
+            let connection = try await RawConnection.open(port: port)
+            let padding = (0..<40).map { "X-Pad-\($0): " + String(repeating: "a", count: 500) + "\r\n" }.joined()
+            try await connection.send("GET /healthz HTTP/1.1\r\nHost: vault\r\n" + padding + "\r\n")
+            #expect(await connection.waitForClose(within: Self.bound))
+            #expect(connection.received.hasPrefix("HTTP/1.1 400"), "\(connection.received.prefix(40))")
+        }
+    }
+
     @Test func idleConnectionsAreClosedWithinTheIdleTimeoutBeforeAndAfterARequest() async throws {
         let fixture = try await Self.fixture { $0.idleTimeoutSeconds = 2 }
         try await fixture.serving { port in

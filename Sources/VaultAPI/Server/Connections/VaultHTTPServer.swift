@@ -13,6 +13,12 @@ enum VaultHTTPServer {
     /// Descriptors kept free for everything that is not a client connection (database, log, key files).
     static let reservedDescriptors = 256
 
+    /// The largest request head accepted (a 400 and the connection closed beyond it): API requests
+    /// carry a few short headers, and a flood of half-sent heads may hold this much per connection
+    /// (Hummingbird's default is 80 KiB).
+    static let headLimits = HTTP1Channel.Configuration.DecoderConfiguration(
+        maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
+
     /// The server builder for `settings`.
     /// - Parameter connections: the cap's counter (tests read it); a new one of `maxConnections` by default.
     /// - Throws: `ConfigurationError` naming the setting when plain HTTP would be served beyond
@@ -30,7 +36,8 @@ enum VaultHTTPServer {
             answersRefusals: tls == nil)
         return HTTPServerBuilder { responder in
             let http = HTTP1Channel(
-                responder: responder, configuration: .init(additionalChannelHandlers: [HTTPExchangeObserver()], idleTimeout: nil))
+                responder: responder,
+                configuration: .init(additionalChannelHandlers: [HTTPExchangeObserver()], idleTimeout: nil, httpDecoderConfiguration: headLimits))
             guard let tls else { return GuardedServerChannel(base: http, policy: policy) }
             return GuardedServerChannel(base: try TLSChannel(http, tlsConfiguration: tls), policy: policy)
         }
