@@ -35,4 +35,9 @@ public protocol ScheduleStore: Sendable {
     func steps(scheduleID: String) async throws -> [ScheduleStep]
     /// Marks unconfirmed schedules past their expiry `expired`; returns their ids.
     func expireUnconfirmedSchedules(now: Date) async throws -> [String]
+    /// Up to `limit` schedules whose receipt contacts are still in the clear columns (written
+    /// before they were sealed).
+    func schedulesWithClearContacts(limit: Int) async throws -> [Schedule]
+    /// Stores a schedule's sealed contacts and empties the clear columns.
+    func sealScheduleContacts(id: String, sealedContacts: [UInt8]?) async throws
 }

@@ -90,7 +90,10 @@ struct KeysCommand: AsyncParsableCommand {
             try await Task.sleep(for: Keyring.newestVersionInterval + .seconds(1))
             for merchant in merchants {
                 let resealed = try await runtime.cards.resealAll(merchantID: merchant.id)
-                print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards")
+                // Stored idempotent responses too: none is left needing a superseded data key.
+                let responses = try await runtime.idempotency.resealAll(merchantID: merchant.id)
+                print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards"
+                    + " and \(responses) stored idempotent responses")
             }
         }
     }
