@@ -12,7 +12,7 @@ import Testing
         ("masked_number", "masked_number = '424242******4243'"),
         ("card_type", "card_type = 'mastercard'"),
         ("entry_mode", "entry_mode = 'track'"),
-        ("fingerprint", "fingerprint = 'ab' || substr(fingerprint, 3)"),
+        ("fingerprint", "fingerprint = (CASE WHEN substr(fingerprint, 1, 2) = 'ab' THEN 'cd' ELSE 'ab' END) || substr(fingerprint, 3)"),
     ]
 
     @Test(arguments: edits.map(\.column))
