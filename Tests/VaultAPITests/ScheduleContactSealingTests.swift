@@ -50,6 +50,14 @@ import Vault
             #expect(changed.json["receiptPhone"] is NSNull || changed.json["receiptPhone"] == nil)
             stored = try Self.columns(fixture, id)
             #expect(stored.email == nil && stored.phone == nil && stored.sealed != nil)
+
+            // `keys rotate --data` re-encrypts them, so the old data key is no longer needed.
+            #expect(try await fixture.runtime.merchants.rotateDataKey(merchantID: fixture.merchantA.id, actor: "test") == 2)
+            #expect(try await fixture.runtime.schedules.resealContacts(merchantID: fixture.merchantA.id) == 1)
+            #expect(try await fixture.runtime.schedules.resealContacts(merchantID: fixture.merchantA.id) == 0)
+            #expect(try Self.columns(fixture, id).sealed.flatMap(Keyring.keyVersion(ofSealedRecord:)) == 2)
+            let rotated = try await client.send(.get, "/v1/schedules/\(id)", key: fixture.adminA)
+            #expect(rotated.json["receiptEmail"] as? String == "new.address@contacts.example")
         }
     }
 

@@ -143,6 +143,30 @@ extension SQLiteStore: ScheduleStore {
         }
     }
 
+    public func schedulesToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws
+        -> [(id: String, sealed: [UInt8])]
+    {
+        // The first four bytes of a sealed record are its key version, big-endian: blobs compare
+        // bytewise, so `substr(...) < header` selects older versions.
+        let header: [UInt8] = [UInt8(truncatingIfNeeded: keyVersion >> 24), UInt8(truncatingIfNeeded: keyVersion >> 16),
+                               UInt8(truncatingIfNeeded: keyVersion >> 8), UInt8(truncatingIfNeeded: keyVersion)]
+        return try await database.read { connection in
+            try connection.query(
+                """
+                SELECT id, sealed_contacts FROM schedules
+                WHERE merchant_id = ? AND sealed_contacts IS NOT NULL AND substr(sealed_contacts, 1, 4) < ? LIMIT ?
+                """, [merchantID, header, limit]
+            ).map { (try $0.string("id"), try $0.blob("sealed_contacts")) }
+        }
+    }
+
+    public func resealScheduleContacts(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("UPDATE schedules SET sealed_contacts = ? WHERE id = ? AND sealed_contacts = ?", [new, id, old])
+            return connection.changes == 1
+        }
+    }
+
     public func sealScheduleContacts(id: String, sealedContacts: [UInt8]?) async throws {
         try await database.write { connection in
             try connection.run(

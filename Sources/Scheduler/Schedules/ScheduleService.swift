@@ -304,6 +304,26 @@ public struct ScheduleService: Sendable {
         return schedule
     }
 
+    /// Re-encrypts a merchant's sealed receipt contacts under its newest data key (`keys rotate
+    /// --data`), so no schedule needs a superseded data key; safe while serving.
+    /// - Returns: how many schedules were resealed.
+    public func resealContacts(merchantID: String, batchSize: Int = 500) async throws -> Int {
+        let (_, newest) = try await keyring.key(merchantID: merchantID, purpose: .data)
+        var total = 0
+        while true {
+            let batch = try await store.schedulesToReseal(merchantID: merchantID, belowKeyVersion: newest, limit: batchSize)
+            if batch.isEmpty { return total }
+            var changed = 0
+            for (id, sealed) in batch {
+                let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.contactsKind, recordID: id)
+                let resealed = try await keyring.sealRecord(plain, merchantID: merchantID, kind: Self.contactsKind, recordID: id)
+                if try await store.resealScheduleContacts(id: id, old: sealed, new: resealed) { changed += 1 }
+            }
+            total += changed
+            if changed == 0 { return total }
+        }
+    }
+
     /// Seals the receipt contacts of schedules written before they were sealed and empties the clear
     /// columns (run at start-up, before serving).
     /// - Returns: how many schedules were sealed.

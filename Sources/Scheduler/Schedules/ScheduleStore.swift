@@ -40,4 +40,9 @@ public protocol ScheduleStore: Sendable {
     func schedulesWithClearContacts(limit: Int) async throws -> [Schedule]
     /// Stores a schedule's sealed contacts and empties the clear columns.
     func sealScheduleContacts(id: String, sealedContacts: [UInt8]?) async throws
+    /// Up to `limit` of a merchant's schedules whose contacts are sealed under a data-key version
+    /// below `keyVersion` (read from the sealed blob's version header): id and sealed contacts.
+    func schedulesToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [(id: String, sealed: [UInt8])]
+    /// Replaces a schedule's sealed contacts if they are still `old`; returns whether they were.
+    func resealScheduleContacts(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool
 }
