@@ -110,6 +110,7 @@ let package = Package(
             name: "VaultAPITests",
             dependencies: [
                 "VaultAPI",
+                "CSodium",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

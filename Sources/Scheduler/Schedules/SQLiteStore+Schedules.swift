@@ -7,12 +7,12 @@ extension SQLiteStore: ScheduleStore {
         try await database.write { connection in
             try connection.run(
                 """
-                INSERT INTO schedules (id, merchant_id, secure_card_id, status, plan, amount, currency, description, external_id, receipt_email,
-                    receipt_phone, time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO schedules (id, merchant_id, secure_card_id, status, plan, amount, currency, description, external_id, sealed_contacts,
+                    time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [schedule.id, schedule.merchantID, schedule.secureCardReference, schedule.status.rawValue, plan, schedule.amount,
-                 schedule.currency.code, schedule.description, schedule.externalID, schedule.receiptEmail, schedule.receiptPhone,
+                 schedule.currency.code, schedule.description, schedule.externalID, schedule.sealedContacts,
                  schedule.plan.timeZone ?? "UTC", schedule.materializedThrough?.iso, Timestamp.string(schedule.createdAt),
                  Timestamp.string(schedule.updatedAt), schedule.confirmedAt.map(Timestamp.string), schedule.expiresAt.map(Timestamp.string),
                  schedule.pausedAt.map(Timestamp.string)])
@@ -27,12 +27,12 @@ extension SQLiteStore: ScheduleStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE schedules SET secure_card_id = ?, status = ?, amount = ?, description = ?, receipt_email = ?, receipt_phone = ?,
-                    materialized_through = ?, updated_at = ?, confirmed_at = ?, expires_at = ?, paused_at = ?
+                UPDATE schedules SET secure_card_id = ?, status = ?, amount = ?, description = ?, receipt_email = NULL, receipt_phone = NULL,
+                    sealed_contacts = ?, materialized_through = ?, updated_at = ?, confirmed_at = ?, expires_at = ?, paused_at = ?
                 WHERE id = ? AND merchant_id = ? AND status = ?
                 """,
-                [schedule.secureCardReference, schedule.status.rawValue, schedule.amount, schedule.description, schedule.receiptEmail,
-                 schedule.receiptPhone, schedule.materializedThrough?.iso, Timestamp.string(schedule.updatedAt),
+                [schedule.secureCardReference, schedule.status.rawValue, schedule.amount, schedule.description, schedule.sealedContacts,
+                 schedule.materializedThrough?.iso, Timestamp.string(schedule.updatedAt),
                  schedule.confirmedAt.map(Timestamp.string), schedule.expiresAt.map(Timestamp.string), schedule.pausedAt.map(Timestamp.string),
                  schedule.id, schedule.merchantID, expectedStatus.rawValue])
             guard connection.changes == 1 else {
@@ -131,7 +131,47 @@ extension SQLiteStore: ScheduleStore {
             createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"),
             confirmedAt: try row.optionalString("confirmed_at").flatMap(Timestamp.parse),
             expiresAt: try row.optionalString("expires_at").flatMap(Timestamp.parse),
-            pausedAt: try row.optionalString("paused_at").flatMap(Timestamp.parse), sequence: try row.int64("seq"))
+            pausedAt: try row.optionalString("paused_at").flatMap(Timestamp.parse), sequence: try row.int64("seq"),
+            sealedContacts: try row.optionalBlob("sealed_contacts"))
+    }
+
+    public func schedulesWithClearContacts(limit: Int) async throws -> [Schedule] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT * FROM schedules WHERE receipt_email IS NOT NULL OR receipt_phone IS NOT NULL ORDER BY seq LIMIT ?", [limit]
+            ).map(Self.schedule)
+        }
+    }
+
+    public func schedulesToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws
+        -> [(id: String, sealed: [UInt8])]
+    {
+        // The first four bytes of a sealed record are its key version, big-endian: blobs compare
+        // bytewise, so `substr(...) < header` selects older versions.
+        let header: [UInt8] = [UInt8(truncatingIfNeeded: keyVersion >> 24), UInt8(truncatingIfNeeded: keyVersion >> 16),
+                               UInt8(truncatingIfNeeded: keyVersion >> 8), UInt8(truncatingIfNeeded: keyVersion)]
+        return try await database.read { connection in
+            try connection.query(
+                """
+                SELECT id, sealed_contacts FROM schedules
+                WHERE merchant_id = ? AND sealed_contacts IS NOT NULL AND substr(sealed_contacts, 1, 4) < ? LIMIT ?
+                """, [merchantID, header, limit]
+            ).map { (try $0.string("id"), try $0.blob("sealed_contacts")) }
+        }
+    }
+
+    public func resealScheduleContacts(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("UPDATE schedules SET sealed_contacts = ? WHERE id = ? AND sealed_contacts = ?", [new, id, old])
+            return connection.changes == 1
+        }
+    }
+
+    public func sealScheduleContacts(id: String, sealedContacts: [UInt8]?) async throws {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE schedules SET sealed_contacts = ?, receipt_email = NULL, receipt_phone = NULL WHERE id = ?", [sealedContacts, id])
+        }
     }
 
     static func step(_ row: SQLiteRow) throws -> ScheduleStep {

@@ -81,6 +81,9 @@ public struct Schedule: Sendable, Equatable {
     public var pausedAt: Date?
     /// Insertion order.
     public var sequence: Int64
+    /// `receiptEmail` and `receiptPhone` sealed under the merchant's data key, as stored (the clear
+    /// columns stay empty); nil when there are none.
+    public var sealedContacts: [UInt8]? = nil
 }
 
 /// One dated charge of a schedule.

@@ -40,13 +40,17 @@ public struct ScheduleView: Sendable {
 
 /// Schedules (SPEC §7): expansion into steps, preview, confirmation and the lifecycle.
 public struct ScheduleService: Sendable {
+    static let contactsKind = "schedule_contacts"
+
     private let store: any ScheduleStore & SecureCardStore
     private let settings: ScheduleSettings
+    private let keyring: Keyring
 
-    /// A service over `store`.
-    public init(store: any ScheduleStore & SecureCardStore, settings: ScheduleSettings) {
+    /// A service over `store`; receipt contacts are sealed with `keyring`.
+    public init(store: any ScheduleStore & SecureCardStore, settings: ScheduleSettings, keyring: Keyring) {
         self.store = store
         self.settings = settings
+        self.keyring = keyring
     }
 
     /// Expands a request into steps without saving anything.
@@ -59,7 +63,7 @@ public struct ScheduleService: Sendable {
     public func create(_ request: ScheduleRequest, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
         let view = try await expand(request, merchant: merchant, now: now, id: OpaqueToken.make(prefix: "sch_", randomBits: 100))
         try await store.insertSchedule(
-            view.schedule, steps: view.steps,
+            try await sealed(view.schedule), steps: view.steps,
             audit: audit(view.schedule, actor: actor, action: "schedule.created",
                          details: ["secureCardReference": view.schedule.secureCardReference, "steps": String(view.steps.count),
                                    "amount": String(view.schedule.amount), "currency": view.schedule.currency.code]))
@@ -76,7 +80,11 @@ public struct ScheduleService: Sendable {
     /// A page of schedules.
     public func list(merchant: Merchant, status: ScheduleStatus?, afterSequence: Int64?, limit: Int, now: Date = Date()) async throws -> [Schedule] {
         _ = try await store.expireUnconfirmedSchedules(now: now)
-        return try await store.schedules(merchantID: merchant.id, status: status, afterSequence: afterSequence, limit: limit)
+        var page: [Schedule] = []
+        for schedule in try await store.schedules(merchantID: merchant.id, status: status, afterSequence: afterSequence, limit: limit) {
+            page.append(try await opened(schedule))
+        }
+        return page
     }
 
     /// `pending_confirmation` → `active` (seed: scheduleStepsConfirm).
@@ -174,6 +182,7 @@ public struct ScheduleService: Sendable {
         case .set(let text): try Self.checkText(text, field: "description", max: 255); schedule.description = text; changed.append("description")
         }
         schedule.updatedAt = now
+        if change.receiptEmail != .absent || change.receiptPhone != .absent { schedule = try await sealed(schedule) }
         try await store.saveSchedule(
             schedule, expectedStatus: previous, stepUpdates: updates, newSteps: [],
             audit: audit(schedule, actor: actor, action: "schedule.changed",
@@ -269,7 +278,69 @@ public struct ScheduleService: Sendable {
 
     private func existing(_ id: String, merchant: Merchant) async throws -> Schedule {
         guard let schedule = try await store.schedule(merchantID: merchant.id, id: id) else { throw ScheduleError.notFound("schedule") }
+        return try await opened(schedule)
+    }
+
+    // MARK: - Sealed contacts
+
+    /// The receipt contacts sealed: what is stored (`sealedContacts`); nil when there are none.
+    private func sealed(_ schedule: Schedule) async throws -> Schedule {
+        var schedule = schedule
+        let contacts = SealedContacts(receiptEmail: schedule.receiptEmail, receiptPhone: schedule.receiptPhone)
+        schedule.sealedContacts = contacts.isEmpty ? nil : try await keyring.sealRecord(
+            try JSONEncoder().encode(contacts), merchantID: schedule.merchantID, kind: Self.contactsKind, recordID: schedule.id)
         return schedule
+    }
+
+    /// The receipt contacts opened from `sealedContacts` (rows written before sealing keep their
+    /// clear values until `sealLegacyContacts` runs).
+    private func opened(_ schedule: Schedule) async throws -> Schedule {
+        guard let sealed = schedule.sealedContacts else { return schedule }
+        var schedule = schedule
+        let contacts = try await keyring.openRecord(sealed, merchantID: schedule.merchantID, kind: Self.contactsKind, recordID: schedule.id)
+            .decodeJSON(SealedContacts.self)
+        schedule.receiptEmail = contacts.receiptEmail
+        schedule.receiptPhone = contacts.receiptPhone
+        return schedule
+    }
+
+    /// Re-encrypts a merchant's sealed receipt contacts under its newest data key (`keys rotate
+    /// --data`), so no schedule needs a superseded data key; safe while serving.
+    /// - Returns: how many schedules were resealed.
+    public func resealContacts(merchantID: String, batchSize: Int = 500) async throws -> Int {
+        let (_, newest) = try await keyring.key(merchantID: merchantID, purpose: .data)
+        var total = 0
+        while true {
+            let batch = try await store.schedulesToReseal(merchantID: merchantID, belowKeyVersion: newest, limit: batchSize)
+            if batch.isEmpty { return total }
+            var changed = 0
+            for (id, sealed) in batch {
+                let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.contactsKind, recordID: id)
+                let resealed = try await keyring.sealRecord(plain, merchantID: merchantID, kind: Self.contactsKind, recordID: id)
+                if try await store.resealScheduleContacts(id: id, old: sealed, new: resealed) { changed += 1 }
+            }
+            total += changed
+            if changed == 0 { return total }
+        }
+    }
+
+    /// Seals the receipt contacts of schedules written before they were sealed and empties the clear
+    /// columns (run at start-up, before serving).
+    /// - Returns: how many schedules were sealed.
+    public func sealLegacyContacts(batchSize: Int = 500) async throws -> Int {
+        var total = 0
+        while true {
+            let batch = try await store.schedulesWithClearContacts(limit: batchSize)
+            if batch.isEmpty { return total }
+            for schedule in batch {
+                do {
+                    try await store.sealScheduleContacts(id: schedule.id, sealedContacts: try await sealed(schedule).sealedContacts)
+                } catch KeyringError.keyUnavailable {
+                    try await store.sealScheduleContacts(id: schedule.id, sealedContacts: nil)  // off-boarded: nothing may stay readable
+                }
+                total += 1
+            }
+        }
     }
 
     private func isFullyMaterialized(_ schedule: Schedule) -> Bool {
@@ -320,4 +391,12 @@ public struct ScheduleService: Sendable {
                 message: "The card expires \(card.expiry.mmyy) (MMYY), before the first step on \(firstDate.iso).")
         }
     }
+}
+
+/// The receipt contacts of a schedule, as sealed.
+struct SealedContacts: Codable, Equatable {
+    var receiptEmail: String?
+    var receiptPhone: String?
+
+    var isEmpty: Bool { receiptEmail == nil && receiptPhone == nil }
 }

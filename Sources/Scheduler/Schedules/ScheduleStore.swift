@@ -35,4 +35,14 @@ public protocol ScheduleStore: Sendable {
     func steps(scheduleID: String) async throws -> [ScheduleStep]
     /// Marks unconfirmed schedules past their expiry `expired`; returns their ids.
     func expireUnconfirmedSchedules(now: Date) async throws -> [String]
+    /// Up to `limit` schedules whose receipt contacts are still in the clear columns (written
+    /// before they were sealed).
+    func schedulesWithClearContacts(limit: Int) async throws -> [Schedule]
+    /// Stores a schedule's sealed contacts and empties the clear columns.
+    func sealScheduleContacts(id: String, sealedContacts: [UInt8]?) async throws
+    /// Up to `limit` of a merchant's schedules whose contacts are sealed under a data-key version
+    /// below `keyVersion` (read from the sealed blob's version header): id and sealed contacts.
+    func schedulesToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [(id: String, sealed: [UInt8])]
+    /// Replaces a schedule's sealed contacts if they are still `old`; returns whether they were.
+    func resealScheduleContacts(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool
 }

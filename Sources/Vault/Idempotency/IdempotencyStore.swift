@@ -1,25 +1,83 @@
 public import Foundation
 
-/// What a POST with an `Idempotency-Key` finds when it starts.
+/// What a POST with an `Idempotency-Key` finds when it starts, as stored.
 public enum IdempotencyClaim: Sendable, Equatable {
     /// First use of the key: the request runs, then `completeIdempotentRequest` stores its answer.
     case started
-    /// The same key and body already ran: answer with the stored response.
-    case replay(status: Int, body: [UInt8])
+    /// The same key and request already ran: its response, sealed under the merchant's data key.
+    case replay(status: Int, sealedBody: [UInt8])
     /// The same key was used with a different request.
     case mismatch
     /// The first request with this key has not finished yet.
     case inProgress
+    /// The response was destroyed because the card it concerned was purged.
+    case purged
+}
+
+/// A stored response to re-encrypt under a newer data key.
+public struct SealedIdempotentResponse: Sendable, Equatable {
+    /// The merchant's Idempotency-Key.
+    public var key: String
+    /// HTTP status.
+    public var status: Int
+    /// The sealed body.
+    public var sealedBody: [UInt8]
+    /// The data-key version that sealed it.
+    public var keyVersion: Int
+
+    /// Creates a value.
+    public init(key: String, status: Int, sealedBody: [UInt8], keyVersion: Int) {
+        self.key = key
+        self.status = status
+        self.sealedBody = sealedBody
+        self.keyVersion = keyVersion
+    }
+}
+
+/// A row written before request fingerprints were keyed: an unkeyed SHA-256 of the request and,
+/// once completed, the response in the clear. Upgraded once at start-up.
+public struct LegacyIdempotencyRow: Sendable, Equatable {
+    /// Owner.
+    public var merchantID: String
+    /// The merchant's Idempotency-Key.
+    public var key: String
+    /// The unkeyed SHA-256 as stored.
+    public var requestHash: [UInt8]
+    /// HTTP status, when completed.
+    public var status: Int?
+    /// The clear response, when completed.
+    public var body: [UInt8]?
 }
 
 /// Remembers POST responses per merchant and key so that a retried request is answered, not re-run.
+///
+/// Nothing stored here lets a request be recognised without the merchant's keys: the request is
+/// kept only as a keyed MAC and the response only sealed (see `IdempotencyService`).
 public protocol IdempotencyStore: Sendable {
-    /// Claims `key` for a request whose method, path and body hash to `requestHash`.
-    func claimIdempotencyKey(merchantID: String, key: String, requestHash: [UInt8], now: Date) async throws -> IdempotencyClaim
-    /// Stores the response of a claimed request.
-    func completeIdempotentRequest(merchantID: String, key: String, status: Int, body: [UInt8]) async throws
+    /// Claims `key` for a request whose keyed MAC is `requestMAC`.
+    /// - Parameter legacyRequestMAC: the MAC of the request's unkeyed SHA-256, asked for only when
+    ///   the row was upgraded from an unkeyed fingerprint (rows older than the upgrade).
+    func claimIdempotencyKey(
+        merchantID: String, key: String, requestMAC: [UInt8], legacyRequestMAC: @escaping @Sendable () throws -> [UInt8], now: Date
+    ) async throws -> IdempotencyClaim
+    /// Stores the sealed response of a claimed request, with the secure card it concerns (if any),
+    /// so purging that card destroys it.
+    func completeIdempotentRequest(
+        merchantID: String, key: String, status: Int, sealedBody: [UInt8], keyVersion: Int, secureCardID: String?
+    ) async throws
     /// Releases a claim whose request failed on the server side, so the client may retry.
     func releaseIdempotencyKey(merchantID: String, key: String) async throws
     /// Forgets keys older than `date`; returns how many.
     func purgeIdempotencyKeys(olderThan date: Date) async throws -> Int
+    /// Up to `limit` stored responses of a merchant sealed under a data key older than `keyVersion`.
+    func idempotentResponsesToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SealedIdempotentResponse]
+    /// Replaces sealed responses still at the version they were read with; returns how many changed.
+    func resealIdempotentResponses(merchantID: String, _ rows: [(old: SealedIdempotentResponse, new: SealedIdempotentResponse)]) async throws -> Int
+    /// Up to `limit` rows still holding an unkeyed fingerprint (and a clear response).
+    func legacyIdempotencyRows(limit: Int) async throws -> [LegacyIdempotencyRow]
+    /// Replaces a legacy row's fingerprint by `requestMAC` (a MAC of the old SHA-256) and its
+    /// clear response by the sealed one.
+    func upgradeLegacyIdempotencyRow(
+        _ row: LegacyIdempotencyRow, requestMAC: [UInt8], sealedBody: [UInt8]?, keyVersion: Int?, secureCardID: String?
+    ) async throws
 }

@@ -12,4 +12,8 @@ public enum SecureCardError: Error, Equatable, Sendable {
     case verificationUnavailable(reason: String)
     /// The card data was purged; it cannot be charged or re-verified.
     case purged
+    /// The stored record failed its integrity check: its sealed data does not open with the clear
+    /// metadata beside it (expiry, masked number, brand, entry mode or fingerprint were edited in
+    /// the database, or the blob was replaced). The card is not shown, charged or re-sealed.
+    case integrityFailed
 }

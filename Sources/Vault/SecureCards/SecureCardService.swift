@@ -148,7 +148,8 @@ public struct SecureCardService: Sendable {
             throw SecureCardError.notFound
         }
         guard let sealed = row.sealedCard else { throw SecureCardError.purged }
-        let data = try await openJSON(SealedCardData.self, sealed, merchantID: merchantID, kind: Self.cardKind, token: reference)
+        let data = try await openJSON(
+            SealedCardData.self, sealed, merchantID: merchantID, kind: Self.cardKind, token: reference, binding: Self.metadataBinding(row))
         return (try PrimaryAccountNumber(validating: data.pan), row.expiry, data.holderName)
     }
 
@@ -163,9 +164,11 @@ public struct SecureCardService: Sendable {
             var pairs: [(old: SecureCardRow, new: SecureCardRow)] = []
             for old in batch {
                 var new = old
+                new.metadataBound = true
                 if let sealed = old.sealedCard {
-                    let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.cardKind, recordID: old.reference)
-                    new.sealedCard = try await keyring.sealRecord(plain, merchantID: merchantID, kind: Self.cardKind, recordID: old.reference)
+                    let plain = try await openCardRecord(sealed, row: old)
+                    new.sealedCard = try await keyring.sealRecord(
+                        plain, merchantID: merchantID, kind: Self.cardKind, recordID: old.reference, binding: Self.metadataBinding(new))
                 }
                 if let sealed = old.sealedDetails {
                     let plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.detailsKind, recordID: old.reference)
@@ -178,27 +181,87 @@ public struct SecureCardService: Sendable {
         }
     }
 
+    /// Seals the card data of records written before it bound the clear metadata, each under the
+    /// data-key version its row names (run at start-up, before serving). A record that does not
+    /// open (an off-boarded merchant's, or one already tampered with) is left as it is: it is
+    /// refused wherever it is used.
+    /// - Returns: how many records were bound.
+    public func bindLegacyMetadata(batchSize: Int = 500) async throws -> Int {
+        var total = 0
+        var after: Int64 = 0
+        while true {
+            let batch = try await store.secureCardsWithUnboundMetadata(afterSequence: after, limit: batchSize)
+            guard let last = batch.last else { return total }
+            after = last.sequence
+            for old in batch {
+                guard let sealed = old.sealedCard else { continue }
+                var new = old
+                new.metadataBound = true
+                let plain: SecureBytes
+                do {
+                    plain = try await openCardRecord(sealed, row: old)
+                } catch KeyringError.keyUnavailable {
+                    continue
+                } catch SecureCardError.integrityFailed {
+                    continue
+                }
+                let bound = try await keyring.sealRecord(
+                    plain, merchantID: old.merchantID, kind: Self.cardKind, recordID: old.reference, dataKeyVersion: old.keyVersion,
+                    binding: Self.metadataBinding(new))
+                if try await store.bindSecureCardMetadata(old, sealedCard: bound) { total += 1 }
+            }
+        }
+    }
+
     // MARK: - Sealing
+
+    /// The clear metadata a card's sealed data is bound to (its associated data): brand, masked
+    /// number (so BIN and last four), expiry, entry mode and fingerprint. Editing any of them in
+    /// the database makes the record fail to open. Empty for a record sealed before binding.
+    static func metadataBinding(_ row: SecureCardRow) -> [UInt8] {
+        guard row.metadataBound else { return [] }
+        return Array(
+            "card-metadata/v1|\(row.cardType.rawValue)|\(row.maskedNumber)|\(row.expiry.month)/\(row.expiry.year)|\(row.entryMode.rawValue)|\(row.fingerprint)"
+                .utf8)
+    }
+
+    /// Opens a card's sealed PAN and holder name, checking its bound metadata.
+    /// - Throws: `SecureCardError.integrityFailed` when the record or its metadata was altered.
+    private func openCardRecord(_ sealed: [UInt8], row: SecureCardRow) async throws -> SecureBytes {
+        do {
+            return try await keyring.openRecord(sealed, merchantID: row.merchantID, kind: Self.cardKind, recordID: row.reference, binding: Self.metadataBinding(row))
+        } catch CryptoError.authenticationFailed {
+            throw SecureCardError.integrityFailed
+        }
+    }
 
     private func sealedRow(
         token: String, merchantID: String, merchantReference: String, captured: CapturedCard, customer: Customer?, customFields: [CustomField],
         verification: CardVerificationRecord?, createdAt: Date, updatedAt: Date, sequence: Int64 = 0
     ) async throws -> SecureCardRow {
-        let sealedCard = try await SealedCardData.withPlaintext(pan: captured.pan.digits, holderName: captured.holderName) { plaintext in
-            try await keyring.sealRecord(plaintext, merchantID: merchantID, kind: Self.cardKind, recordID: token)
-        }
-        let sealedDetails = try await sealDetails(customer: customer, customFields: customFields, merchantID: merchantID, token: token)
-        return SecureCardRow(
+        var row = SecureCardRow(
             reference: token, merchantID: merchantID, merchantReference: merchantReference, status: .active, cardType: captured.pan.brand,
             bin: captured.pan.bin, last4: captured.pan.last4, maskedNumber: captured.pan.masked, expiry: captured.expiry,
             entryMode: captured.entryMode, fingerprint: try await keyring.fingerprint(ofPAN: captured.pan.digits, merchantID: merchantID),
-            keyVersion: Keyring.keyVersion(ofSealedRecord: sealedCard) ?? 1, sealedCard: sealedCard, sealedDetails: sealedDetails,
-            verification: verification, createdAt: createdAt, updatedAt: updatedAt, deletedAt: nil, purgedAt: nil, sequence: sequence)
+            keyVersion: 1, sealedCard: nil, sealedDetails: nil, verification: verification, createdAt: createdAt, updatedAt: updatedAt,
+            deletedAt: nil, purgedAt: nil, sequence: sequence, metadataBound: true)
+        let binding = Self.metadataBinding(row)
+        let sealedCard = try await SealedCardData.withPlaintext(pan: captured.pan.digits, holderName: captured.holderName) { plaintext in
+            try await keyring.sealRecord(plaintext, merchantID: merchantID, kind: Self.cardKind, recordID: token, binding: binding)
+        }
+        row.sealedCard = sealedCard
+        row.keyVersion = Keyring.keyVersion(ofSealedRecord: sealedCard) ?? 1
+        row.sealedDetails = try await sealDetails(
+            customer: customer, customFields: customFields, merchantID: merchantID, token: token, dataKeyVersion: row.keyVersion)
+        return row
     }
 
-    private func sealDetails(customer: Customer?, customFields: [CustomField], merchantID: String, token: String) async throws -> [UInt8] {
+    private func sealDetails(customer: Customer?, customFields: [CustomField], merchantID: String, token: String, dataKeyVersion: Int? = nil)
+        async throws -> [UInt8]
+    {
         try await keyring.sealRecord(
-            SealedCardDetails(customer: customer, customFields: customFields).plaintext, merchantID: merchantID, kind: Self.detailsKind, recordID: token)
+            SealedCardDetails(customer: customer, customFields: customFields).plaintext, merchantID: merchantID, kind: Self.detailsKind, recordID: token,
+            dataKeyVersion: dataKeyVersion)
     }
 
     /// The card as returned, from a row whose sealed parts are known in the clear already.
@@ -214,7 +277,9 @@ public struct SecureCardService: Sendable {
     private func open(_ row: SecureCardRow) async throws -> SecureCard {
         var holderName: String?
         if let sealed = row.sealedCard {
-            holderName = try await openJSON(SealedCardHolder.self, sealed, merchantID: row.merchantID, kind: Self.cardKind, token: row.reference).holderName
+            holderName = try await openJSON(
+                SealedCardHolder.self, sealed, merchantID: row.merchantID, kind: Self.cardKind, token: row.reference, binding: Self.metadataBinding(row)
+            ).holderName
         }
         var details = SealedCardDetails(customer: nil, customFields: [])
         if let sealed = row.sealedDetails {
@@ -228,8 +293,16 @@ public struct SecureCardService: Sendable {
             deletedAt: row.deletedAt, purgedAt: row.purgedAt, sequence: row.sequence)
     }
 
-    private func openJSON<T: Decodable>(_ type: T.Type, _ sealed: [UInt8], merchantID: String, kind: String, token: String) async throws -> T {
-        try await keyring.openRecord(sealed, merchantID: merchantID, kind: kind, recordID: token).decodeJSON(T.self)
+    private func openJSON<T: Decodable>(_ type: T.Type, _ sealed: [UInt8], merchantID: String, kind: String, token: String, binding: [UInt8] = [])
+        async throws -> T
+    {
+        let plain: SecureBytes
+        do {
+            plain = try await keyring.openRecord(sealed, merchantID: merchantID, kind: kind, recordID: token, binding: binding)
+        } catch CryptoError.authenticationFailed {
+            throw SecureCardError.integrityFailed
+        }
+        return try plain.decodeJSON(T.self)
     }
 
     // MARK: - Rules

@@ -42,6 +42,9 @@ public struct SecureCardRow: Sendable, Equatable {
     public var purgedAt: Date?
     /// Insertion order, for pagination.
     public var sequence: Int64
+    /// Whether `sealedCard` was sealed with the clear metadata as associated data (every record
+    /// sealed since issue 12; older ones are bound at start-up).
+    public var metadataBound: Bool = true
 }
 
 /// How to find secure cards.
@@ -95,4 +98,9 @@ public protocol SecureCardStore: Sendable {
     func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow]
     /// Replaces the sealed blobs of cards still at the key version they were read with.
     func resealSecureCards(_ rows: [(old: SecureCardRow, new: SecureCardRow)]) async throws -> Int
+    /// Up to `limit` cards after insertion sequence `afterSequence` whose sealed card data does not
+    /// bind their clear metadata yet, in insertion order.
+    func secureCardsWithUnboundMetadata(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow]
+    /// Replaces a card's sealed card data by one bound to its metadata, if the row is unchanged.
+    func bindSecureCardMetadata(_ old: SecureCardRow, sealedCard: [UInt8]) async throws -> Bool
 }

@@ -255,6 +255,27 @@ public enum Schema {
                 "transactions": ["type", "status"], "schedule_steps": ["status"], "schedules": ["status"], "webhook_events": ["status"],
             ])
         },
+        // Issue 12 (findings 1, 10): idempotency rows keep a keyed MAC of the request (`request_scheme`
+        // says which kind; 0 = an unkeyed SHA-256 from before, upgraded at start-up), the data-key
+        // version of the sealed response and the card it concerns (destroyed when the card is
+        // purged); secure cards say whether their sealed card data binds the clear metadata (0 =
+        // sealed before, bound at start-up).
+        Migration(id: 11, name: "keyed idempotency fingerprints, bound card metadata", sql: """
+            ALTER TABLE idempotency_keys ADD COLUMN request_scheme INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE idempotency_keys ADD COLUMN key_version INTEGER;
+            ALTER TABLE idempotency_keys ADD COLUMN secure_card_id TEXT;
+            CREATE INDEX idempotency_keys_legacy ON idempotency_keys(merchant_id) WHERE request_scheme = 0;
+            CREATE INDEX idempotency_keys_by_card ON idempotency_keys(merchant_id, secure_card_id) WHERE secure_card_id IS NOT NULL;
+
+            ALTER TABLE secure_cards ADD COLUMN metadata_bound INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX secure_cards_unbound ON secure_cards(seq) WHERE metadata_bound = 0 AND sealed_card IS NOT NULL;
+            """),
+        // Issue 12 (finding 2): schedules' receipt contacts are sealed; the clear columns stay NULL
+        // (values from before are sealed at start-up).
+        Migration(id: 12, name: "sealed schedule contacts", sql: """
+            ALTER TABLE schedules ADD COLUMN sealed_contacts BLOB;
+            CREATE INDEX schedules_clear_contacts ON schedules(seq) WHERE receipt_email IS NOT NULL OR receipt_phone IS NOT NULL;
+            """),
         // The audit chain's MAC key, wrapped under the KEK like the merchants' keys (rewrapped by
         // `keys rotate`). Created at the first start after this migration (`ensureAuditKey`).
         Migration(id: 13, name: "system keys (the audit chain's key)", sql: """

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Scheduler
 import Vault
 
 /// `vault keys init|rotate|status`: the master key and the key hierarchy.
@@ -90,7 +91,12 @@ struct KeysCommand: AsyncParsableCommand {
             try await Task.sleep(for: Keyring.newestVersionInterval + .seconds(1))
             for merchant in merchants {
                 let resealed = try await runtime.cards.resealAll(merchantID: merchant.id)
-                print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards")
+                // Stored idempotent responses and schedule contacts too: none is left needing a
+                // superseded data key.
+                let responses = try await runtime.idempotency.resealAll(merchantID: merchant.id)
+                let contacts = try await runtime.schedules.resealContacts(merchantID: merchant.id)
+                print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards,"
+                    + " \(responses) stored idempotent responses and \(contacts) schedules' receipt contacts")
             }
         }
     }

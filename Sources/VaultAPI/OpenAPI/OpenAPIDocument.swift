@@ -918,7 +918,8 @@ enum OpenAPIDocument {
             1-255 visible ASCII characters (otherwise a 400 `invalid_idempotency_key`). Responses below 500 are
             stored per merchant and replayed for the same method, path, query and body; another request with
             the key is a 409 `idempotency_key_reused`, and one while the first is still running a 409
-            `idempotency_key_in_use`.
+            `idempotency_key_in_use`. When the card a stored response concerns is purged, the response is
+            destroyed and the key answers a 409 `idempotency_response_destroyed` (the request is not run again).
           schema: {type: string, minLength: 1, maxLength: 255, pattern: '^[!-~]{1,255}$'}
         merchantReference:
           name: merchantReference
@@ -1208,7 +1209,8 @@ enum OpenAPIDocument {
         Conflict:
           description: >
             Conflicts with the current state (`conflict_error`: e.g. `merchant_reference_taken`, `card_in_use`,
-            `invalid_schedule_status`, `step_not_skippable`), or an Idempotency-Key reused with another request
+            `invalid_schedule_status`, `step_not_skippable`, `card_integrity_failed` for a stored card whose
+            record was altered), or an Idempotency-Key reused with another request
             or still in progress (`idempotency_error`).
           headers: {X-Request-Id: {$ref: "#/components/headers/RequestId"}}
           content:
@@ -1217,7 +1219,8 @@ enum OpenAPIDocument {
         IdempotencyConflict:
           description: >
             The Idempotency-Key was used with another request, or that request is still in progress
-            (`idempotency_error`: `idempotency_key_reused`, `idempotency_key_in_use`).
+            (`idempotency_error`: `idempotency_key_reused`, `idempotency_key_in_use`), or its stored response
+            was destroyed with its purged card (`idempotency_response_destroyed`).
           headers: {X-Request-Id: {$ref: "#/components/headers/RequestId"}}
           content:
             application/json:

@@ -23,6 +23,8 @@ public struct VaultRuntime: Sendable {
     public let schedules: ScheduleService
     /// Sales, authorizations, verifications and follow-ups.
     public let transactions: TransactionService
+    /// Idempotency-Keys: keyed request MACs and sealed responses.
+    public let idempotency: IdempotencyService
 
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///
@@ -60,11 +62,35 @@ public struct VaultRuntime: Sendable {
             store: store,
             settings: ScheduleSettings(
                 defaultTime: defaultTime, maxStepCount: configuration.schedules.maxStepCount, horizonDays: configuration.schedules.horizonDays,
-                confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600))
+                confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
+            keyring: keyring)
         let transactions = TransactionService(store: store, cards: cards, gateways: merchantGateways)
-        return VaultRuntime(
+        let idempotency = IdempotencyService(store: store, keyring: keyring)
+        let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
-            schedules: schedules, transactions: transactions)
+            schedules: schedules, transactions: transactions, idempotency: idempotency)
+        do {
+            try await runtime.protectLegacyRecords(logger: logger)
+        } catch {
+            store.close()
+            throw error
+        }
+        return runtime
+    }
+
+    /// Brings records written before issue 12's protections up to them, once, before anything is
+    /// served (each step finds nothing to do through a partial index once done): idempotency rows
+    /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
+    /// clear metadata, schedules with receipt contacts in the clear.
+    func protectLegacyRecords(logger: Logger) async throws {
+        let idempotencyRows = try await idempotency.upgradeLegacyRows()
+        let boundCards = try await cards.bindLegacyMetadata()
+        let sealedContacts = try await schedules.sealLegacyContacts()
+        if idempotencyRows + boundCards + sealedContacts > 0 {
+            logger.notice(
+                "protected records written before keyed idempotency, bound card metadata and sealed contacts",
+                metadata: ["idempotencyRows": "\(idempotencyRows)", "cards": "\(boundCards)", "schedules": "\(sealedContacts)"])
+        }
     }
 
     /// Closes the database.

@@ -33,6 +33,10 @@ extension SecureCardError: APIErrorConvertible {
                 message: "The gateway could not verify the card right now; nothing was stored. Retry later.")
         case .purged:
             return .conflict("This card's data was purged; register the card again.", code: "card_purged", param: "merchantReference")
+        case .integrityFailed:
+            return .conflict(
+                "This card's stored record failed its integrity check (it was altered); it is not used. Register the card again.",
+                code: "card_integrity_failed", param: "merchantReference")
         }
     }
 }

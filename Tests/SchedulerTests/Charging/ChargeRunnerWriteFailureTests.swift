@@ -111,10 +111,12 @@ import Vault
                 cards[index % 4], amount: 100, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant,
                 now: registered)
         }
-        // Expired by the due date (a schedule cannot be created on such a card): declined locally.
-        try await fixture.store.database.write { connection in
-            try connection.run("UPDATE secure_cards SET expiry_month = 2, expiry_year = 2027 WHERE merchant_reference = 'old'")
-        }
+        // Expired by the due date (a schedule cannot be created on such a card, so the card is
+        // replaced afterwards; editing the expiry column would fail its integrity check): declined locally.
+        _ = try await fixture.cards.update(
+            merchantReference: "old",
+            with: SecureCardUpdate(source: CardSource(method: "ocr", card: CardInput(number: "5555555555554444", expiryDate: "0227"))),
+            merchant: merchant, actor: "test", now: registered)
         var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
         options.concurrency = 3
         options.batchSize = 4

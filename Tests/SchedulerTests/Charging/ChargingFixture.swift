@@ -28,7 +28,8 @@ struct ChargingFixture {
         merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox")
         cards = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
         schedules = ScheduleService(
-            store: store, settings: ScheduleSettings(defaultTime: LocalTime(hour: 9, minute: 0)!, maxStepCount: 1000, horizonDays: horizonDays))
+            store: store, settings: ScheduleSettings(defaultTime: LocalTime(hour: 9, minute: 0)!, maxStepCount: 1000, horizonDays: horizonDays),
+            keyring: keyring)
         self.sandbox = sandbox
         registry = GatewayRegistry(sandbox: sandbox)
     }

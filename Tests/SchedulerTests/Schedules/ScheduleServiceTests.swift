@@ -29,7 +29,8 @@ struct ScheduleFixture {
             SecureCardRegistration(
                 merchantReference: "cust-1", source: CardSource(method: "ocr", card: CardInput(number: "4242424242424242", expiryDate: expiry))),
             merchant: merchant, actor: "test", now: Self.now)
-        service = ScheduleService(store: store, settings: ScheduleSettings(defaultTime: LocalTime(hour: 9, minute: 0)!, maxStepCount: 100, horizonDays: 60))
+        service = ScheduleService(
+            store: store, settings: ScheduleSettings(defaultTime: LocalTime(hour: 9, minute: 0)!, maxStepCount: 100, horizonDays: 60), keyring: keyring)
     }
 
     /// 2027-01-10 12:00 UTC: "now" for every test here.

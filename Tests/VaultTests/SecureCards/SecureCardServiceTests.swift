@@ -117,7 +117,7 @@ func registration(_ reference: String, pan: String, expiry: String = "1230") -> 
         try fixture.store.database.writeNow { connection in
             try connection.run("UPDATE secure_cards SET sealed_card = (SELECT sealed_card FROM secure_cards WHERE id = ?) WHERE merchant_reference = 'b'", [a.reference])
         }
-        await #expect(throws: CryptoError.authenticationFailed) {
+        await #expect(throws: SecureCardError.integrityFailed) {
             _ = try await service.retrieve(merchantReference: "b", merchant: merchant)
         }
     }

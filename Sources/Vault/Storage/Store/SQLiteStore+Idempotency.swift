@@ -1,27 +1,58 @@
 public import Foundation
 
+/// `idempotency_keys.request_scheme`: how `request_hash` was made.
+enum IdempotencyRequestScheme {
+    /// Unkeyed SHA-256 of the request, written before migration 11; upgraded at start-up.
+    static let legacyUnkeyed = 0
+    /// Keyed MAC of that old unkeyed SHA-256 (an upgraded legacy row).
+    static let macOfLegacyHash = 1
+    /// Keyed MAC of the request.
+    static let mac = 2
+}
+
 extension SQLiteStore: IdempotencyStore {
-    public func claimIdempotencyKey(merchantID: String, key: String, requestHash: [UInt8], now: Date) async throws -> IdempotencyClaim {
+    public func claimIdempotencyKey(
+        merchantID: String, key: String, requestMAC: [UInt8], legacyRequestMAC: @escaping @Sendable () throws -> [UInt8], now: Date
+    ) async throws -> IdempotencyClaim {
         try await database.write { connection in
             if let row = try connection.queryOne(
                 "SELECT * FROM idempotency_keys WHERE merchant_id = ? AND key = ?", [merchantID, key])
             {
-                guard try row.blob("request_hash") == requestHash else { return .mismatch }
-                guard try row.string("state") == "completed" else { return .inProgress }
-                return .replay(status: try row.int("status_code"), body: try row.optionalBlob("response_body") ?? [])
+                let completed = try row.string("state") == "completed"
+                let sealed = try row.optionalBlob("response_body")
+                if completed && sealed == nil { return .purged }
+                let stored = try row.blob("request_hash")
+                switch try row.int("request_scheme") {
+                case IdempotencyRequestScheme.mac:
+                    guard constantTimeEquals(stored, requestMAC) else { return .mismatch }
+                case IdempotencyRequestScheme.macOfLegacyHash:
+                    guard constantTimeEquals(stored, try legacyRequestMAC()) else { return .mismatch }
+                default:
+                    return .inProgress  // not upgraded yet: the upgrade runs before anything is served
+                }
+                guard completed, let sealed else { return .inProgress }
+                return .replay(status: try row.int("status_code"), sealedBody: sealed)
             }
             try connection.run(
-                "INSERT INTO idempotency_keys (merchant_id, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_progress', ?)",
-                [merchantID, key, requestHash, Timestamp.string(now)])
+                """
+                INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, created_at)
+                VALUES (?, ?, ?, ?, 'in_progress', ?)
+                """,
+                [merchantID, key, requestMAC, IdempotencyRequestScheme.mac, Timestamp.string(now)])
             return .started
         }
     }
 
-    public func completeIdempotentRequest(merchantID: String, key: String, status: Int, body: [UInt8]) async throws {
+    public func completeIdempotentRequest(
+        merchantID: String, key: String, status: Int, sealedBody: [UInt8], keyVersion: Int, secureCardID: String?
+    ) async throws {
         try await database.write { connection in
             try connection.run(
-                "UPDATE idempotency_keys SET state = 'completed', status_code = ?, response_body = ? WHERE merchant_id = ? AND key = ?",
-                [status, body, merchantID, key])
+                """
+                UPDATE idempotency_keys SET state = 'completed', status_code = ?, response_body = ?, key_version = ?, secure_card_id = ?
+                WHERE merchant_id = ? AND key = ?
+                """,
+                [status, sealedBody, keyVersion, secureCardID, merchantID, key])
         }
     }
 
@@ -36,5 +67,81 @@ extension SQLiteStore: IdempotencyStore {
             try connection.run("DELETE FROM idempotency_keys WHERE created_at < ?", [Timestamp.string(date)])
             return connection.changes
         }
+    }
+
+    public func idempotentResponsesToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws
+        -> [SealedIdempotentResponse]
+    {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT key, status_code, response_body, key_version FROM idempotency_keys
+                WHERE merchant_id = ? AND key_version < ? AND response_body IS NOT NULL LIMIT ?
+                """, [merchantID, keyVersion, limit]
+            ).map { row in
+                SealedIdempotentResponse(
+                    key: try row.string("key"), status: try row.int("status_code"), sealedBody: try row.blob("response_body"),
+                    keyVersion: try row.int("key_version"))
+            }
+        }
+    }
+
+    public func resealIdempotentResponses(merchantID: String, _ rows: [(old: SealedIdempotentResponse, new: SealedIdempotentResponse)]) async throws
+        -> Int
+    {
+        let updates = rows.map { ($0.old.key, $0.old.keyVersion, $0.new.keyVersion, $0.new.sealedBody) }
+        return try await database.write { connection in
+            var changed = 0
+            for (key, oldVersion, newVersion, sealed) in updates {
+                try connection.run(
+                    """
+                    UPDATE idempotency_keys SET key_version = ?, response_body = ?
+                    WHERE merchant_id = ? AND key = ? AND key_version = ? AND response_body IS NOT NULL
+                    """, [newVersion, sealed, merchantID, key, oldVersion])
+                changed += connection.changes
+            }
+            return changed
+        }
+    }
+
+    public func legacyIdempotencyRows(limit: Int) async throws -> [LegacyIdempotencyRow] {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT merchant_id, key, request_hash, status_code, response_body FROM idempotency_keys
+                WHERE request_scheme = \(IdempotencyRequestScheme.legacyUnkeyed) LIMIT ?
+                """, [limit]
+            ).map { row in
+                LegacyIdempotencyRow(
+                    merchantID: try row.string("merchant_id"), key: try row.string("key"), requestHash: try row.blob("request_hash"),
+                    status: try row.optionalInt("status_code"), body: try row.optionalBlob("response_body"))
+            }
+        }
+    }
+
+    public func upgradeLegacyIdempotencyRow(
+        _ row: LegacyIdempotencyRow, requestMAC: [UInt8], sealedBody: [UInt8]?, keyVersion: Int?, secureCardID: String?
+    ) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE idempotency_keys SET request_hash = ?, request_scheme = \(IdempotencyRequestScheme.macOfLegacyHash),
+                    response_body = ?, key_version = ?, secure_card_id = ?
+                WHERE merchant_id = ? AND key = ? AND request_scheme = \(IdempotencyRequestScheme.legacyUnkeyed)
+                """, [requestMAC, sealedBody, keyVersion, secureCardID, row.merchantID, row.key])
+        }
+    }
+}
+
+extension SQLiteConnection {
+    /// Destroys what the idempotency store keeps about a purged card: the stored responses that
+    /// concern it and their request fingerprints. The rows stay (answering 409), so a retried key
+    /// is never run a second time.
+    func shredIdempotentResponses(merchantID: String, secureCardID: String) throws {
+        try run(
+            """
+            UPDATE idempotency_keys SET state = 'completed', request_hash = X'', status_code = NULL, response_body = NULL, key_version = NULL
+            WHERE merchant_id = ? AND secure_card_id = ?
+            """, [merchantID, secureCardID])
     }
 }

@@ -7,12 +7,14 @@ extension SQLiteStore: SecureCardStore {
                 try connection.run(
                     """
                     INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
-                        expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at)
-                    VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at,
+                        metadata_bound)
+                    VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [row.reference, row.merchantID, row.merchantReference, row.cardType.rawValue, row.maskedNumber,
                      row.expiry.month, row.expiry.year, row.entryMode.rawValue, row.fingerprint, row.keyVersion, row.sealedCard,
-                     row.sealedDetails, try Self.json(row.verification), Timestamp.string(row.createdAt), Timestamp.string(row.updatedAt)])
+                     row.sealedDetails, try Self.json(row.verification), Timestamp.string(row.createdAt), Timestamp.string(row.updatedAt),
+                     row.metadataBound])
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw SecureCardError.referenceTaken(row.merchantReference)
             }
@@ -26,12 +28,13 @@ extension SQLiteStore: SecureCardStore {
             try connection.run(
                 """
                 UPDATE secure_cards SET card_type = ?, masked_number = ?, expiry_month = ?, expiry_year = ?,
-                    entry_mode = ?, fingerprint = ?, key_version = ?, sealed_card = ?, sealed_details = ?, verification = ?, updated_at = ?
+                    entry_mode = ?, fingerprint = ?, key_version = ?, sealed_card = ?, sealed_details = ?, verification = ?, updated_at = ?,
+                    metadata_bound = ?
                 WHERE id = ? AND merchant_id = ? AND status = 'active'
                 """,
                 [row.cardType.rawValue, row.maskedNumber, row.expiry.month, row.expiry.year, row.entryMode.rawValue,
                  row.fingerprint, row.keyVersion, row.sealedCard, row.sealedDetails, try Self.json(row.verification),
-                 Timestamp.string(row.updatedAt), row.reference, row.merchantID])
+                 Timestamp.string(row.updatedAt), row.metadataBound, row.reference, row.merchantID])
             guard connection.changes == 1 else { throw SecureCardError.notFound }
             try connection.appendAudit(audit)
             try connection.enqueueWebhook(.secureCardUpdated, merchantID: row.merchantID, data: Self.webhookData(row))
@@ -112,6 +115,7 @@ extension SQLiteStore: SecureCardStore {
                     [stamp, stamp, reference, merchantID])
             }
             guard connection.changes == 1 else { throw SecureCardError.notFound }
+            if purge { try connection.shredIdempotentResponses(merchantID: merchantID, secureCardID: reference) }
             try connection.appendAudit(audit)
             try connection.enqueueWebhook(
                 .secureCardDeleted, merchantID: merchantID,
@@ -130,16 +134,41 @@ extension SQLiteStore: SecureCardStore {
     }
 
     public func resealSecureCards(_ rows: [(old: SecureCardRow, new: SecureCardRow)]) async throws -> Int {
-        let updates = rows.map { ($0.old.reference, $0.old.keyVersion, $0.new.keyVersion, $0.new.sealedCard, $0.new.sealedDetails) }
+        let updates = rows.map {
+            ($0.old.reference, $0.old.keyVersion, $0.new.keyVersion, $0.new.sealedCard, $0.new.sealedDetails, $0.new.metadataBound)
+        }
         return try await database.write { connection in
             var changed = 0
-            for (reference, oldVersion, newVersion, card, details) in updates {
+            for (reference, oldVersion, newVersion, card, details, bound) in updates {
                 try connection.run(
-                    "UPDATE secure_cards SET key_version = ?, sealed_card = ?, sealed_details = ? WHERE id = ? AND key_version = ? AND purged_at IS NULL",
-                    [newVersion, card, details, reference, oldVersion])
+                    """
+                    UPDATE secure_cards SET key_version = ?, sealed_card = ?, sealed_details = ?, metadata_bound = ?
+                    WHERE id = ? AND key_version = ? AND purged_at IS NULL
+                    """,
+                    [newVersion, card, details, bound, reference, oldVersion])
                 changed += connection.changes
             }
             return changed
+        }
+    }
+
+    public func secureCardsWithUnboundMetadata(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT * FROM secure_cards WHERE metadata_bound = 0 AND sealed_card IS NOT NULL AND seq > ? ORDER BY seq LIMIT ?", [afterSequence, limit]
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func bindSecureCardMetadata(_ old: SecureCardRow, sealedCard: [UInt8]) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE secure_cards SET sealed_card = ?, metadata_bound = 1
+                WHERE id = ? AND merchant_id = ? AND metadata_bound = 0 AND key_version = ? AND sealed_card = ?
+                """,
+                [sealedCard, old.reference, old.merchantID, old.keyVersion, old.sealedCard])
+            return connection.changes == 1
         }
     }
 
@@ -183,6 +212,7 @@ extension SQLiteStore: SecureCardStore {
             keyVersion: try row.int("key_version"), sealedCard: try row.optionalBlob("sealed_card"),
             sealedDetails: try row.optionalBlob("sealed_details"), verification: verification, createdAt: try date(row, "created_at"),
             updatedAt: try date(row, "updated_at"), deletedAt: try row.optionalString("deleted_at").flatMap(Timestamp.parse),
-            purgedAt: try row.optionalString("purged_at").flatMap(Timestamp.parse), sequence: try row.int64("seq"))
+            purgedAt: try row.optionalString("purged_at").flatMap(Timestamp.parse), sequence: try row.int64("seq"),
+            metadataBound: try row.bool("metadata_bound"))
     }
 }

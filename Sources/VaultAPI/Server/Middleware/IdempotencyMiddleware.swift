@@ -7,11 +7,13 @@ import Vault
 /// `Idempotency-Key` on POSTs (SPEC §9): the first response to a key is stored; the same key with
 /// the same request replays it; the same key with another request is a 409.
 ///
-/// Responses of 5xx are not stored (the claim is released) so the client may retry.
+/// Responses of 5xx are not stored (the claim is released) so the client may retry. The request is
+/// remembered as a keyed MAC and the response sealed (`IdempotencyService`): nothing stored lets a
+/// card number or holder data be recovered without the merchant's keys.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AuthenticatedContext
 
-    let store: any IdempotencyStore
+    let service: IdempotencyService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, let key = request.headers[.idempotencyKey] else {
@@ -26,11 +28,17 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var fingerprint = Array("\(request.method.rawValue) \(request.uri.path)?\(request.uri.query ?? "")\n".utf8)
         fingerprint.append(contentsOf: body.readableBytesView)
         let merchantID = context.merchant.id
-        switch try await store.claimIdempotencyKey(merchantID: merchantID, key: key, requestHash: Digest.sha256(fingerprint), now: Date()) {
+        switch try await service.claim(merchantID: merchantID, key: key, request: fingerprint) {
         case .replay(let status, let stored):
             var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
             headers[.idempotentReplayed] = "true"
-            return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: stored)))
+            let buffer = stored.withUnsafeBytes { ByteBuffer(bytes: $0) }
+            return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: buffer))
+        case .responseDestroyed:
+            throw APIError(
+                status: .conflict, type: "idempotency_error", code: "idempotency_response_destroyed",
+                message: "The response to this Idempotency-Key was destroyed when its card was purged; the request is not run again.",
+                param: "Idempotency-Key")
         case .mismatch:
             throw APIError(
                 status: .conflict, type: "idempotency_error", code: "idempotency_key_reused",
@@ -51,9 +59,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
             let bytes = collector.bytes
             response.body = ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
             if response.status.code < 500 {
-                try await store.completeIdempotentRequest(merchantID: merchantID, key: key, status: Int(response.status.code), body: bytes)
+                try await service.complete(merchantID: merchantID, key: key, status: Int(response.status.code), body: bytes)
             } else {
-                try await store.releaseIdempotencyKey(merchantID: merchantID, key: key)
+                try await service.release(merchantID: merchantID, key: key)
             }
             return response
         }
