@@ -106,6 +106,20 @@ import Vault
         }
     }
 
+    @Test func anIdempotencyKeyShapedLikeACardNumberIsRefusedBeforeAnythingIsStored() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let refused = try await client.send(
+                .post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c1", verify: false), headers: [.idempotencyKey: "4111111111111111-1250"])
+            Self.expectRefused(refused, param: "Idempotency-Key")
+            #expect(try fixture.count("idempotency_keys") == 0)
+            #expect(try fixture.count("secure_cards") == 0)
+            let accepted = try await client.send(
+                .post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c1", verify: false), headers: [.idempotencyKey: "order-1250-a"])
+            #expect(accepted.status == .created, "\(accepted.status)")
+        }
+    }
+
     @Test func theCommandLineRefusesACardNumberAsMerchantNameWithoutPrintingIt() throws {
         let vault = VaultProcess()
         try vault.run(["keys", "init"])
