@@ -74,6 +74,7 @@ import Vault
                 card, amount: 1234, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
             var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
             options.retryBackoff = .milliseconds(1)
+            options.inDoubtGrace = 0
             let summary = try await fixture.runner().run(options)
 
             #expect((summary.outcomes[ChargeOutcome.approved.rawValue]?.count ?? 0) == 0)
@@ -85,6 +86,15 @@ import Vault
             #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE status IN ('approved', 'in_doubt')") == 0)
             let step = try #require(try await fixture.steps(view.schedule.id).first)
             #expect(step.status != .approved)
+
+            // The next run looks the attempt up (redirected too) and never re-sends it, nor calls it in doubt.
+            let again = try await fixture.runner().run(options)
+            #expect(!again.settled)
+            #expect(redirector.core.requests.filter { $0.path == "/api/transact.php" }.count == 1)
+            #expect(redirector.core.requests.filter { $0.path == "/api/query.php" }.count >= 1)
+            #expect(target.core.requests.count == 0)
+            #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND error_code = 'gateway_redirect'") == 1)
+            #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE status IN ('approved', 'in_doubt')") == 0)
         }
     }
 }
