@@ -55,6 +55,8 @@ import Vault
         ("server: 5\n", "server"),
         ("runner:\n  inDoubtGraceSeconds: 0\n", "runner.inDoubtGraceSeconds"),
         ("webhooks:\n  keepDays: 0\n", "webhooks.keepDays"),
+        ("webhooks:\n  allowPrivateTargets: yes\n", "webhooks.allowPrivateTargets"),
+        ("webhooks:\n  allowPrivateTargets: 1\n", "webhooks.allowPrivateTargets"),
     ])
     func badConfigurationNamesTheKey(yaml: String, key: String) throws {
         let directory = TemporaryDirectory()
@@ -66,6 +68,16 @@ import Vault
         } catch let error as ConfigurationError {
             #expect(error.key == key)
         }
+    }
+
+    @Test func privateCallbackTargetsAreOffUnlessTheFileTurnsThemOn() throws {
+        #expect(VaultConfiguration().webhooks.allowPrivateTargets == false)
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "webhooks:\n  allowPrivateTargets: true\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try VaultConfiguration.load(path: path, environment: [:]).webhooks.allowPrivateTargets == true)
+        try "webhooks:\n  allowPrivateTargets: false\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try VaultConfiguration.load(path: path, environment: [:]).webhooks.allowPrivateTargets == false)
     }
 
     @Test func aBadPortInTheEnvironmentNamesTheVariable() {

@@ -60,6 +60,11 @@ extension ChargeRunner {
         case .found(let result):
             return result
         case .unavailable(let reason):
+            // A sale the endpoint redirected was never processed: while a look-up cannot be made it
+            // stays that error (not charged), rather than becoming in doubt.
+            if open.status == .error, open.errorCode == "gateway_redirect" {
+                return .error("gateway_redirect", retryable: false, text: "The gateway endpoint still cannot be reached without a redirect.")
+            }
             return .inDoubt("lookup_unavailable: \(reason)")
         case .notFound:
             guard Date().timeIntervalSince(open.updatedAt) >= options.inDoubtGrace else {

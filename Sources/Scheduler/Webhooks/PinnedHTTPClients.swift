@@ -50,6 +50,19 @@ final class PinnedHTTPClients: Sendable {
     /// How many pinned clients are open (kept or retiring), for tests.
     var openCount: Int { state.withLock { $0.entries.count + $0.retiring.count } }
 
+    /// Shuts every client down (a cache that is not the process-wide one must be emptied before
+    /// it is released: AsyncHTTPClient requires every client to be shut down).
+    func shutDownAll() async {
+        let clients = state.withLock { state -> [HTTPClient] in
+            defer {
+                state.entries = [:]
+                state.retiring = [:]
+            }
+            return state.entries.values.map(\.client) + state.retiring.values.map(\.client)
+        }
+        for client in clients { try? await client.shutdown() }
+    }
+
     private func acquire(_ key: Key) -> HTTPClient {
         let (client, retired) = state.withLock { state -> (HTTPClient, HTTPClient?) in
             state.tick += 1
@@ -61,7 +74,8 @@ final class PinnedHTTPClients: Sendable {
             }
             var configuration = HTTPWebhookTransport.clientConfiguration()
             // Both spellings: the client looks the override up by the host as its URL parser reports it.
-            configuration.dnsOverride = [key.host: key.address, key.host.lowercased(): key.address]
+            configuration.dnsOverride[key.host] = key.address
+            configuration.dnsOverride[key.host.lowercased()] = key.address
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             state.entries[key] = Entry(client: client, inFlight: 1, lastUse: state.tick)
             guard state.entries.count > capacity,

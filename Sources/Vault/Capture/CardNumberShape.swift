@@ -1,3 +1,5 @@
+import Foundation
+
 /// Finds card numbers in free text, so they are refused where text is stored in clear and masked
 /// where text is logged.
 ///
@@ -45,6 +47,18 @@ public enum CardNumberShape {
             output.append(hidden.contains(index) ? "*" : text.unicodeScalars[index])
         }
         return String(output)
+    }
+
+    /// A request path (or query) for a log line: ``masked(_:)`` of the percent-decoded text when
+    /// decoding reveals a card number (`/v1/secure-cards/4111%201111%201111%201111`), otherwise
+    /// ``masked(_:)`` of the text as it came.
+    public static func maskedURLPath(_ path: String) -> String {
+        if path.contains("%") || path.contains("+"), let decoded = path.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+            contains(decoded)
+        {
+            return masked(decoded)
+        }
+        return masked(path)
     }
 
     /// Refuses a free-text or reference value that holds a card number (SPEC §14): such fields

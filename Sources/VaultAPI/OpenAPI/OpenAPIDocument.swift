@@ -1172,7 +1172,8 @@ enum OpenAPIDocument {
               schema: {$ref: "#/components/schemas/Error"}
         BadRequest:
           description: >
-            Malformed request: the body is missing, not JSON or not UTF-8 (`invalid_json`, `missing_body`), or the
+            Malformed request: the body is missing, not JSON or not UTF-8 (`invalid_json`, `missing_body`), an object in
+            it gives a key twice (`duplicate_key`, at any depth: ambiguous input is refused, never guessed), or the
             Idempotency-Key is malformed (`invalid_idempotency_key`).
           headers: {X-Request-Id: {$ref: "#/components/headers/RequestId"}}
           content:
@@ -1240,7 +1241,9 @@ enum OpenAPIDocument {
         Invalid:
           description: >
             Well-formed JSON or query that breaks a rule (`invalid_request_error`); `code` says which rule and
-            `param` names the field, e.g. `card.number`, `customFields[0].name`, `plan` fields such as `day`.
+            `param` names the field, e.g. `card.number`, `customFields[0].name`, `plan` fields such as `day`. A card
+            number (a Luhn-valid run of 13-19 digits, also typed in groups with spaces or dashes) in a reference or
+            free-text field is `card_number_not_allowed`: card numbers are accepted only as card data.
           headers: {X-Request-Id: {$ref: "#/components/headers/RequestId"}}
           content:
             application/json:

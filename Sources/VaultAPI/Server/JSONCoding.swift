@@ -18,13 +18,18 @@ public enum JSONCoding {
 
     /// Decodes the (already collected) body as `type`.
     ///
-    /// Not JSON or not UTF-8 is a 400; a missing field or a wrong type is a 422 naming the field, and so
-    /// is a key a `ClosedRequestBody` does not take.
+    /// Not JSON or not UTF-8 is a 400, and so is an object that gives a key twice (`duplicate_key`,
+    /// at any depth: `{"amount":100,"amount":999999}` is ambiguous and refused before anything is
+    /// decoded); a missing field or a wrong type is a 422 naming the field, and so is a key a
+    /// `ClosedRequestBody` does not take.
     public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         var request = request
         let buffer = try await request.collectBody(upTo: .max)
         guard buffer.readableBytes > 0 else {
             throw APIError.malformed("The request needs a JSON body.", code: "missing_body")
+        }
+        if let key = buffer.withUnsafeReadableBytes(JSONDuplicateKeys.firstDuplicate) {
+            throw duplicateKeyError(key)
         }
         let data = Data(buffer.readableBytesView)
         do {
@@ -50,6 +55,17 @@ public enum JSONCoding {
         } catch {
             throw APIError.malformed("The request body is not valid JSON.")
         }
+    }
+
+    /// The 400 for a key given twice; names the key only when it looks like a field name, so client
+    /// text (possibly card data used as a key) never reaches a message.
+    static func duplicateKeyError(_ key: String) -> APIError {
+        let looksLikeName = (1...64).contains(key.utf8.count)
+            && key.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F }
+            && key.utf8.filter { (0x30...0x39).contains($0) }.count < 6
+        return looksLikeName
+            ? .malformed("The body gives the key '\(key)' more than once in one object; send each key once.", code: "duplicate_key", param: key)
+            : .malformed("The body gives a key more than once in one object; send each key once.", code: "duplicate_key")
     }
 
     /// A JSON response with `status`.

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import Testing
 import Vault
 @testable import Scheduler
 
@@ -62,6 +63,7 @@ final class WebhookReceiver: Sendable {
             let body = try await request.body.collect(upTo: 1 << 20)
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.canonicalName] = field.value }
+            if let authority = request.head.authority { headers["host"] = authority }
             let status = await self.record(ReceivedWebhook(headers: headers, body: Array(body.readableBytesView)))
             return Response(status: HTTPResponse.Status(code: status))
         }
@@ -180,11 +182,12 @@ struct WebhookDeliveryFixture {
 
     /// A deliverer with 30 s initial backoff, 1 h maximum and no jitter.
     func deliverer(
-        store: SQLiteStore? = nil, keyring: Keyring? = nil, batchSize: Int = 100, concurrency: Int = 8, timeout: Duration = .seconds(10)
+        store: SQLiteStore? = nil, keyring: Keyring? = nil, batchSize: Int = 100, concurrency: Int = 8, timeout: Duration = .seconds(10),
+        transport: any WebhookTransport = HTTPWebhookTransport(allowPrivateTargets: true)
     ) -> WebhookDeliverer {
         let store = store ?? self.store
         return WebhookDeliverer(
-            store: store, merchants: store, keyring: keyring ?? self.keyring, transport: HTTPWebhookTransport(allowPrivateTargets: true),
+            store: store, merchants: store, keyring: keyring ?? self.keyring, transport: transport,
             settings: WebhookDeliverySettings(
                 timeout: timeout, initialBackoff: 30, maxBackoff: 3600, batchSize: batchSize, concurrency: concurrency, jitter: 0.1),
             logger: logs.logger, random: { 0 })
@@ -201,6 +204,19 @@ struct WebhookDeliveryFixture {
             try connection.enqueueWebhook(type, merchantID: merchantID, data: data, now: now, retention: retention)
         }
     }
+
+    /// Stores `url` as the merchant's callback URL without the checks merchant settings apply, as
+    /// a URL written before the rules (or straight into the database) would be.
+    func storeCallbackURL(_ url: String) async throws {
+        var merchant = try #require(try await store.merchant(id: self.merchant.id))
+        merchant.callbackURL = url
+        try await store.updateMerchant(
+            merchant, sealedGatewayCredentials: nil,
+            audit: AuditEntry(merchantID: merchant.id, actor: "test", action: "merchant.updated", objectType: "merchant", objectID: merchant.id))
+    }
+
+    /// The receiver's port.
+    var receiverPort: Int { URL(string: receiver.url)?.port ?? 0 }
 
     /// The merchant's signing key, as bytes (what `vault webhooks secret` prints, decoded).
     func signingKey() async throws -> [UInt8] {

@@ -89,6 +89,14 @@ import Testing
         #expect(CardNumberShape.masked("order 1234") == "order 1234")
     }
 
+    @Test func requestPathsAreMaskedEvenWhenPercentEncoded() {
+        #expect(CardNumberShape.maskedURLPath("/v1/secure-cards/4111%201111%201111%201111") == "/v1/secure-cards/4111 11** **** 1111")
+        #expect(CardNumberShape.maskedURLPath("/v1/secure-cards/%34111111111111111") == "/v1/secure-cards/411111******1111")
+        #expect(CardNumberShape.maskedURLPath("/v1/secure-cards/4111111111111111") == "/v1/secure-cards/411111******1111")
+        #expect(CardNumberShape.maskedURLPath("/v1/secure-cards/cust%2D1") == "/v1/secure-cards/cust%2D1")
+        #expect(CardNumberShape.maskedURLPath("/v1/transactions/txn_01JD") == "/v1/transactions/txn_01JD")
+    }
+
     @Test func theRefusalNamesTheFieldAndNeverTheValue() {
         do {
             try CardNumberShape.refuse("my card 4111 1111 1111 1111", field: "customFields[2].value")

@@ -23,6 +23,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
             throw APIError.malformed(
                 "Idempotency-Key must be 1-255 visible ASCII characters.", code: "invalid_idempotency_key", param: "Idempotency-Key")
         }
+        // Keys are stored (and shown in support tools) in clear: a card number must not be one.
+        if CardNumberShape.contains(key) {
+            throw APIError.invalid(
+                "Idempotency-Key looks like it contains a card number; use a random or opaque key.", code: CardNumberShape.errorCode,
+                param: "Idempotency-Key")
+        }
         var request = request
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         var fingerprint = Array("\(request.method.rawValue) \(request.uri.path)?\(request.uri.query ?? "")\n".utf8)
