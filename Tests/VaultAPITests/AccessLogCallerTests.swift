@@ -56,4 +56,21 @@ import Vault
         #expect(Self.accessLines(fixture).first?["clientAddress"]?.description == "127.0.0.1")
         #expect(!fixture.logText.contains("203.0.113.9"))
     }
+
+    @Test(arguments: ["/v1/secure-cards/4111111111111111", "/v1/secure-cards/4111%201111%201111%201111", "/v1/secure-cards/4111-1111-1111-1111"])
+    func aCardNumberSentAsAPathSegmentIsMaskedInTheAccessLine(path: String) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            _ = try await client.send(.get, path, key: fixture.adminA)
+        }
+        let logged = try #require(Self.accessLines(fixture).first?["path"]?.description)
+        #expect(logged.hasPrefix("/v1/secure-cards/4111"))
+        #expect(!logged.filter(\.isNumber).contains("111111111111"))
+        #expect(!fixture.logText.filter(\.isNumber).contains("4111111111111111"), "the card number reached the log")
+    }
+
+    @Test func ordinaryPathsAreLoggedAsTheyCame() {
+        #expect(AccessLog.path("/v1/secure-cards/cust-1") == "/v1/secure-cards/cust-1")
+        #expect(AccessLog.path("/v1/schedules/sch_12/steps/stp_34/skip") == "/v1/schedules/sch_12/steps/stp_34/skip")
+    }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Vault
 
 /// The outermost middleware: gives every response a request id header, logs one access line, and
 /// turns every error into SPEC §9's envelope. Unknown errors become a bare 500 whose detail is
@@ -24,7 +25,7 @@ struct ErrorEnvelopeMiddleware<Context: VaultContext>: RouterMiddleware {
         context.logger.info(
             "request",
             metadata: [
-                "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": "\(response.status.code)",
+                "method": .string(request.method.rawValue), "path": .string(AccessLog.path(request.uri.path)), "status": "\(response.status.code)",
                 "durationMs": .string(AccessLog.milliseconds(ContinuousClock.now - started)),
                 "merchant": .string(caller?.merchantID ?? "-"), "apiKey": .string(caller?.apiKeyID ?? "-"),
                 "clientAddress": .string(context.clientAddress),
@@ -72,6 +73,18 @@ struct ErrorEnvelopeMiddleware<Context: VaultContext>: RouterMiddleware {
 
 /// Formatting of the access line.
 enum AccessLog {
+    /// The request path as logged: a card-number-shaped run in it (a card number sent where a
+    /// reference belongs, plain or percent-encoded) is masked as `maskedNumber` shows a card.
+    /// Paths with fewer than 13 digits and no percent-escapes (nearly all) are returned as they are.
+    static func path(_ path: String) -> String {
+        var digits = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") { return CardNumberShape.maskedURLPath(path) }
+            if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { digits += 1 }
+        }
+        return digits < 13 ? path : CardNumberShape.maskedURLPath(path)
+    }
+
     /// A duration in milliseconds with two decimals (`12.07`), without `String(format:)`'s cost.
     static func milliseconds(_ elapsed: Duration) -> String {
         let hundredths = elapsed.components.seconds * 100_000 + elapsed.components.attoseconds / 10_000_000_000_000
