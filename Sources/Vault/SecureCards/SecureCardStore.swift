@@ -95,4 +95,7 @@ public protocol SecureCardStore: Sendable {
     func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow]
     /// Replaces the sealed blobs of cards still at the key version they were read with.
     func resealSecureCards(_ rows: [(old: SecureCardRow, new: SecureCardRow)]) async throws -> Int
+    /// Records the audit event of a read of card data without waiting for it to be stored: it is
+    /// appended with the next group commit (lost only if the process crashes before that).
+    func recordRead(_ audit: AuditEntry)
 }

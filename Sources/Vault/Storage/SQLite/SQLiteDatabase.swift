@@ -28,6 +28,7 @@ public final class SQLiteDatabase: Sendable {
     private let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let checkpointer: SQLiteCheckpointer
+    private let deferredAudit = DeferredAuditQueue()
 
     /// Opens (creating if needed) the database at `path` and applies pending `migrations`.
     ///
@@ -57,7 +58,8 @@ public final class SQLiteDatabase: Sendable {
         self.path = path
         self.checkpointer = checkpointer
         self.readers = SQLiteReaderPool(readerConnections)
-        self.writer = SQLiteWriter(connection: writerConnection, maxBatchSize: options.maxBatchSize, checkpointer: checkpointer)
+        self.writer = SQLiteWriter(
+            connection: writerConnection, maxBatchSize: options.maxBatchSize, checkpointer: checkpointer, deferredAudit: deferredAudit)
     }
 
     deinit {
@@ -93,6 +95,19 @@ public final class SQLiteDatabase: Sendable {
             writer.submit(job)
         }
     }
+
+    /// Queues an audit event to be appended by the next write batch, without waiting for it.
+    ///
+    /// For reads that must leave a trace (card retrievals): the event shares a batch and its
+    /// fsync with other writes, and is lost if the process crashes before that batch commits.
+    public func appendAuditLater(_ event: PendingAuditEvent) {
+        if deferredAudit.enqueue(event) {
+            writer.submitAuditFlush()
+        }
+    }
+
+    /// Read-audit events queued and not yet appended; for tests.
+    var deferredAuditCount: Int { deferredAudit.count }
 
     /// Runs `body` on a reader connection (WAL snapshot) from the pool.
     ///
