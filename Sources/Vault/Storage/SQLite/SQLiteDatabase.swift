@@ -16,6 +16,9 @@ public final class SQLiteDatabase: Sendable {
         public var busyTimeoutMilliseconds: Int32 = 10_000
         /// Most write bodies committed together; 1 = one fsync'd commit per write (the benchmark baseline).
         public var maxBatchSize: Int = 256
+        /// How long read-audit events may wait for a write batch before one is started for them
+        /// (`appendAuditLater`): reads arriving meanwhile share it.
+        public var readAuditFlushDelay: Duration = .milliseconds(5)
 
         /// The defaults: 4 readers, 10 s busy timeout, batches of up to 256 writes.
         public init() {}
@@ -29,6 +32,7 @@ public final class SQLiteDatabase: Sendable {
     private let readers: SQLiteReaderPool
     private let checkpointer: SQLiteCheckpointer
     private let deferredAudit = DeferredAuditQueue()
+    private let readAuditFlushDelay: Duration
 
     /// Opens (creating if needed) the database at `path` and applies pending `migrations`.
     ///
@@ -56,6 +60,7 @@ public final class SQLiteDatabase: Sendable {
         readerConnections.forEach { $0.auditKeySlot = auditKeys }
         self.auditKeys = auditKeys
         self.path = path
+        self.readAuditFlushDelay = options.readAuditFlushDelay
         self.checkpointer = checkpointer
         self.readers = SQLiteReaderPool(readerConnections)
         self.writer = SQLiteWriter(
@@ -101,7 +106,10 @@ public final class SQLiteDatabase: Sendable {
     /// For reads that must leave a trace (card retrievals): the event shares a batch and its
     /// fsync with other writes, and is lost if the process crashes before that batch commits.
     public func appendAuditLater(_ event: PendingAuditEvent) {
-        if deferredAudit.enqueue(event) {
+        guard deferredAudit.enqueue(event) else { return }
+        let (seconds, attoseconds) = readAuditFlushDelay.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [writer] in
             writer.submitAuditFlush()
         }
     }
@@ -165,6 +173,9 @@ public final class SQLiteDatabase: Sendable {
     ///
     /// Readers in use are closed when their body returns. Later calls throw `SQLiteError`.
     public func close() {
+        if deferredAudit.count > 0 {
+            writer.submitAuditFlush()
+        }
         writer.close()
         readers.close()
         checkpointer.close()
