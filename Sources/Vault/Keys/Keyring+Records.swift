@@ -56,7 +56,8 @@ extension Keyring {
         return Encoding.hex(try KeyedHash.blake2b(Array(digits.utf8), key: key, length: 32))
     }
 
-    private static func versionHeader(_ version: Int) -> [UInt8] {
+    /// The 4-byte big-endian version header a sealed record starts with.
+    static func versionHeader(_ version: Int) -> [UInt8] {
         [UInt8(truncatingIfNeeded: version >> 24), UInt8(truncatingIfNeeded: version >> 16), UInt8(truncatingIfNeeded: version >> 8), UInt8(truncatingIfNeeded: version)]
     }
 

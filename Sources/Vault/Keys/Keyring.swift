@@ -139,7 +139,19 @@ public final class Keyring: Sendable {
             cache.withLock { $0[cacheKey]?.at = now }
             return (cached.key, wrappedKey.version)
         }
-        let key = try unwrap(wrapped, kekVersion: wrappedKey.kekVersion, merchantID: merchantID, purpose: purpose, version: wrappedKey.version)
+        let key: SecureBytes
+        do {
+            key = try unwrap(wrapped, kekVersion: wrappedKey.kekVersion, merchantID: merchantID, purpose: purpose, version: wrappedKey.version)
+        } catch KeyringError.missingMasterKeyVersion {
+            // Read before a rotation rewrapped it, and the reloaded source no longer holds the old
+            // version: the row now names the new one.
+            guard let again = try await store.wrappedKey(merchantID: merchantID, purpose: purpose, version: wrappedKey.version),
+                let rewrapped = again.wrapped
+            else {
+                throw KeyringError.keyUnavailable(merchantID: merchantID, purpose: purpose)
+            }
+            key = try unwrap(rewrapped, kekVersion: again.kekVersion, merchantID: merchantID, purpose: purpose, version: again.version)
+        }
         cache.withLock { $0[cacheKey] = CachedKey(key: key, at: now) }
         return (key, wrappedKey.version)
     }
@@ -159,6 +171,22 @@ public final class Keyring: Sendable {
     public func replaceMasterKeys(_ ring: MasterKeyRing) {
         masterKeys.ring.withLock { $0 = ring }
     }
+
+    /// How to read the key source again when a key is wrapped under a KEK version not held (another
+    /// process rotated the master key) and on `reloadMasterKeys` (SIGHUP). Nil: never reload.
+    public func setMasterKeyReloader(_ load: (@Sendable () throws -> MasterKeyRing)?) {
+        masterKeys.setReloader(load)
+    }
+
+    /// Reads the key source again now (SIGHUP).
+    /// - Returns: the KEK versions now held; nil when the source cannot be reloaded.
+    /// - Throws: what loading the source throws; the keys in memory are then unchanged.
+    public func reloadMasterKeys() throws -> [Int]? {
+        try masterKeys.reload()
+    }
+
+    /// How many times the key source was read again in this process.
+    public var masterKeyReloadCount: Int { masterKeys.reloadCount }
 
     /// Rewraps every key still under an older KEK with the current one, in batches, then retires
     /// the older versions. Safe to interrupt and run again.
@@ -193,7 +221,7 @@ public final class Keyring: Sendable {
     }
 
     private func unwrap(_ wrapped: [UInt8], kekVersion: Int, merchantID: String, purpose: KeyPurpose, version: Int) throws -> SecureBytes {
-        guard let kek = masterKeys.ring.withLock({ $0.key(version: kekVersion) }) else {
+        guard let kek = masterKeys.key(version: kekVersion) else {
             throw KeyringError.missingMasterKeyVersion(kekVersion)
         }
         return try RecordCipher.open(wrapped, key: kek, associatedData: Self.wrapAD(merchantID, purpose, version, kekVersion))
@@ -216,13 +244,51 @@ public final class Keyring: Sendable {
 /// the store holds no reference back to the keyring.
 final class MasterKeyHolder: SystemKeyCustodian {
     let ring: Mutex<MasterKeyRing>
+    /// Reads the key source again (set for sources that can change while the process runs).
+    private let reloader = Mutex<(@Sendable () throws -> MasterKeyRing)?>(nil)
+    /// Serializes reloads, so a burst of requests meeting a new version reads the source once.
+    private let reloading = Mutex(0)
 
     init(_ ring: MasterKeyRing) {
         self.ring = Mutex(ring)
     }
 
+    func setReloader(_ load: (@Sendable () throws -> MasterKeyRing)?) {
+        reloader.withLock { $0 = load }
+    }
+
+    /// Reads the key source again and replaces the ring with what it holds now.
+    /// - Returns: the versions now held; nil when the source cannot be reloaded.
+    /// - Throws: what loading the source throws (the ring is then unchanged).
+    func reload() throws -> [Int]? {
+        guard let load = reloader.withLock({ $0 }) else { return nil }
+        return try reloading.withLock { count in
+            let loaded = try load()
+            ring.withLock { $0 = loaded }
+            count += 1
+            return loaded.versions
+        }
+    }
+
+    /// The KEK of `version`, reloading the source once if it is not held (a rotation by another process).
+    func key(version: Int) -> SecureBytes? {
+        if let key = ring.withLock({ $0.key(version: version) }) { return key }
+        guard let load = reloader.withLock({ $0 }) else { return nil }
+        return reloading.withLock { count -> SecureBytes? in
+            // Another caller may have reloaded while this one waited.
+            if let key = ring.withLock({ $0.key(version: version) }) { return key }
+            guard let loaded = try? load() else { return nil }
+            ring.withLock { $0 = loaded }
+            count += 1
+            return loaded.key(version: version)
+        }
+    }
+
+    /// How many times the source was read again (for tests).
+    var reloadCount: Int { reloading.withLock { $0 } }
+
     func unwrapSystemKey(_ wrapped: [UInt8], purpose: String, kekVersion: Int) throws -> SecureBytes {
-        guard let kek = ring.withLock({ $0.key(version: kekVersion) }) else {
+        guard let kek = key(version: kekVersion) else {
             throw KeyringError.missingMasterKeyVersion(kekVersion)
         }
         return try RecordCipher.open(wrapped, key: kek, associatedData: Self.systemWrapAD(purpose, kekVersion))

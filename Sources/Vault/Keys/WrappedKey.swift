@@ -77,6 +77,9 @@ public protocol KeyStore: Sendable {
     func destroyMerchantKeys(merchantID: String, at: Date, audit: AuditEntry) async throws
     /// How many live merchant keys each KEK version wraps.
     func wrappedKeyCounts() async throws -> [Int: Int]
+    /// Destroys every data-key version of the merchant below `below` that no stored record uses,
+    /// recording a `keys.data_key_destroyed` event for each; returns the destroyed versions.
+    func destroyUnusedDataKeys(merchantID: String, below: Int, at: Date, actor: String) async throws -> [Int]
     /// Makes `custodian` (the keyring) the one that unwraps the store's system keys.
     func attachSystemKeyCustodian(_ custodian: any SystemKeyCustodian)
     /// Refuses audit events without an audit key unless `upgradingUnkeyedChain` (see `SQLiteStore.checkAuditKey`).

@@ -153,6 +153,16 @@ public struct MerchantService: Sendable {
         return next.version
     }
 
+    /// Destroys the merchant's superseded data-key versions that no stored record uses any more
+    /// (run after re-encryption), and forgets them in this process at once.
+    /// - Returns: the destroyed versions.
+    public func destroySupersededDataKeys(merchantID: String, actor: String, now: Date = Date()) async throws -> [Int] {
+        let (_, newest) = try await keyring.key(merchantID: merchantID, purpose: .data)
+        let destroyed = try await store.destroyUnusedDataKeys(merchantID: merchantID, below: newest, at: now, actor: actor)
+        if !destroyed.isEmpty { keyring.evict(merchantID: merchantID) }
+        return destroyed
+    }
+
     /// The merchant's gateway credentials, opened from their sealed form.
     public func gatewayCredentials(merchantID: String) async throws -> [String: String] {
         guard let sealed = try await store.sealedGatewayCredentials(merchantID: merchantID) else { return [:] }

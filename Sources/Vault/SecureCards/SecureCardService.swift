@@ -45,17 +45,30 @@ public struct SecureCardService: Sendable {
     }
 
     /// The live card with this merchantReference.
-    public func retrieve(merchantReference: String, merchant: Merchant) async throws -> SecureCard {
+    /// - Parameter actor: who asked, for an API read: a `secure_card.retrieved` audit event is then
+    ///   recorded (with the next group commit); nil for the vault's own use (charging).
+    public func retrieve(merchantReference: String, merchant: Merchant, readBy actor: String? = nil) async throws -> SecureCard {
         guard let row = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference) else {
             throw SecureCardError.notFound
         }
-        return try await open(row)
+        let card = try await open(row)
+        if let actor { recordRetrieval(card, actor: actor) }
+        return card
     }
 
     /// The card with this token, live or deleted.
-    public func retrieve(reference: String, merchant: Merchant) async throws -> SecureCard {
+    /// - Parameter actor: who asked, for an API read (audited as `secure_card.retrieved`); nil for the vault's own use.
+    public func retrieve(reference: String, merchant: Merchant, readBy actor: String? = nil) async throws -> SecureCard {
         guard let row = try await store.secureCard(merchantID: merchant.id, reference: reference) else { throw SecureCardError.notFound }
-        return try await open(row)
+        let card = try await open(row)
+        if let actor { recordRetrieval(card, actor: actor) }
+        return card
+    }
+
+    private func recordRetrieval(_ card: SecureCard, actor: String) {
+        store.recordRead(AuditEntry(
+            merchantID: card.merchantID, actor: actor, action: "secure_card.retrieved", objectType: "secure_card", objectID: card.reference,
+            details: ["merchantReference": card.merchantReference]))
     }
 
     /// Applies a PATCH: present fields replace, absent stay, null clears; new card data by any
@@ -134,10 +147,19 @@ public struct SecureCardService: Sendable {
     }
 
     /// A page of cards.
-    public func list(merchant: Merchant, query: SecureCardQuery) async throws -> [SecureCard] {
+    /// - Parameter actor: who asked, for an API read: a `secure_card.listed` (or, with a search
+    ///   term or card reference, `secure_card.searched`) event then records the count and ids of the
+    ///   cards opened (never the search term: it may be anything a client typed).
+    public func list(merchant: Merchant, query: SecureCardQuery, readBy actor: String? = nil) async throws -> [SecureCard] {
         var cards: [SecureCard] = []
         for row in try await store.secureCards(merchantID: merchant.id, query: query) {
             cards.append(try await open(row))
+        }
+        if let actor {
+            let searched = query.text != nil || query.cardReference != nil
+            store.recordRead(AuditEntry(
+                merchantID: merchant.id, actor: actor, action: searched ? "secure_card.searched" : "secure_card.listed", objectType: "secure_card",
+                objectID: nil, details: ["count": String(cards.count), "ids": cards.map(\.reference).joined(separator: ",")]))
         }
         return cards
     }

@@ -103,4 +103,7 @@ public protocol SecureCardStore: Sendable {
     func secureCardsWithUnboundMetadata(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow]
     /// Replaces a card's sealed card data by one bound to its metadata, if the row is unchanged.
     func bindSecureCardMetadata(_ old: SecureCardRow, sealedCard: [UInt8]) async throws -> Bool
+    /// Records the audit event of a read of card data without waiting for it to be stored: it is
+    /// appended with the next group commit (lost only if the process crashes before that).
+    func recordRead(_ audit: AuditEntry)
 }

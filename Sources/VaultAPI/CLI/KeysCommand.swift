@@ -92,11 +92,13 @@ struct KeysCommand: AsyncParsableCommand {
             for merchant in merchants {
                 let resealed = try await runtime.cards.resealAll(merchantID: merchant.id)
                 // Stored idempotent responses and schedule contacts too: none is left needing a
-                // superseded data key.
+                // superseded data key, so the superseded versions can then be destroyed.
                 let responses = try await runtime.idempotency.resealAll(merchantID: merchant.id)
                 let contacts = try await runtime.schedules.resealContacts(merchantID: merchant.id)
+                let destroyed = try await runtime.merchants.destroySupersededDataKeys(merchantID: merchant.id, actor: "cli")
+                let gone = destroyed.isEmpty ? "" : ", destroyed data key version(s) \(destroyed.map(String.init).joined(separator: ", "))"
                 print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards,"
-                    + " \(responses) stored idempotent responses and \(contacts) schedules' receipt contacts")
+                    + " \(responses) stored idempotent responses and \(contacts) schedules' receipt contacts\(gone)")
             }
         }
     }
@@ -117,6 +119,8 @@ struct KeysCommand: AsyncParsableCommand {
             let versions = try await runtime.store.kekVersions()
             let counts = try await runtime.store.wrappedKeyCounts()
             let merchants = try await runtime.store.merchants()
+            let dataKeys = try await runtime.store.dataKeySummary()
+            let auditKEK = try await runtime.store.auditKeyKEKVersion()
             if json {
                 let object: [String: Any] = [
                     "source": runtime.keySource.summary,
@@ -128,6 +132,10 @@ struct KeysCommand: AsyncParsableCommand {
                         ] as [String: Any]
                     },
                     "merchants": merchants.count,
+                    "dataKeys": [
+                        "live": dataKeys.live, "supersededInUse": dataKeys.supersededLive, "destroyedAfterRotation": dataKeys.destroyedAfterRotation,
+                    ],
+                    "auditKeyWrappedUnder": auditKEK ?? 0,
                 ]
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
@@ -140,6 +148,9 @@ struct KeysCommand: AsyncParsableCommand {
                 print("  version \(record.version): \(state), wraps \(counts[record.version] ?? 0) merchant keys")
             }
             print("merchants:         \(merchants.count)")
+            print("data keys:         \(dataKeys.live) live (\(dataKeys.supersededLive) superseded, still used by records), "
+                + "\(dataKeys.destroyedAfterRotation) destroyed after rotation")
+            print("audit key:         " + (auditKEK.map { "wrapped under master key version \($0)" } ?? "not created yet"))
         }
     }
 }

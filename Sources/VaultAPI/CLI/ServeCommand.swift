@@ -27,12 +27,34 @@ struct ServeCommand: AsyncParsableCommand {
         if let devMerchant {
             try await ensureDevelopmentMerchant(devMerchant, runtime: runtime)
         }
+        let reload = Self.reloadKeysOnSIGHUP(runtime: runtime, logger: logger)
+        defer { reload.cancel() }
         let app = try buildApplication(runtime: runtime, logger: logger) { port in
             print("vault listening on \(configuration.server.tls == nil ? "http" : "https")://\(configuration.server.host):\(port)")
             fflush(nil)
         }
         try await app.runService()
         logger.info("server stopped")
+    }
+
+    /// SIGHUP reads the master key source again (after `keys rotate` by another process); keys
+    /// wrapped under a version not held also trigger a reload on their own.
+    private static func reloadKeysOnSIGHUP(runtime: VaultRuntime, logger: Logger) -> any DispatchSourceSignal {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler {
+            do {
+                if let versions = try runtime.keyring.reloadMasterKeys() {
+                    logger.notice("master key source reloaded", metadata: ["versions": "\(versions)"])
+                } else {
+                    logger.notice("SIGHUP: the master key source (\(runtime.keySource.summary)) is read at start only")
+                }
+            } catch {
+                logger.error("master key source reload failed; the keys in memory are kept", metadata: ["error": "\(error)"])
+            }
+        }
+        source.resume()
+        return source
     }
 
     private func ensureDevelopmentMerchant(_ name: String, runtime: VaultRuntime) async throws {

@@ -44,6 +44,12 @@ public struct VaultRuntime: Sendable {
         options.readerCount = configuration.database.readers
         let store = try SQLiteStore(path: configuration.database.path, options: options)
         let keyring = Keyring(masterKeys: ring, store: store)
+        if case .file = source {
+            // `keys rotate` run by another process adds versions to the file: read it again when a key
+            // names a version not held, and on SIGHUP (the environment cannot change under a running process).
+            let keys = configuration.keys
+            keyring.setMasterKeyReloader { try source.load(configuration: keys) }
+        }
         do {
             try await keyring.verifyMasterKey(upgradingUnkeyedAuditChain: upgradingUnkeyedAuditChain)
         } catch {

@@ -16,6 +16,9 @@ public final class SQLiteDatabase: Sendable {
         public var busyTimeoutMilliseconds: Int32 = 10_000
         /// Most write bodies committed together; 1 = one fsync'd commit per write (the benchmark baseline).
         public var maxBatchSize: Int = 256
+        /// How long read-audit events may wait for a write batch before one is started for them
+        /// (`appendAuditLater`): reads arriving meanwhile share it.
+        public var readAuditFlushDelay: Duration = .milliseconds(5)
 
         /// The defaults: 4 readers, 10 s busy timeout, batches of up to 256 writes.
         public init() {}
@@ -28,6 +31,8 @@ public final class SQLiteDatabase: Sendable {
     private let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let checkpointer: SQLiteCheckpointer
+    private let deferredAudit = DeferredAuditQueue()
+    private let readAuditFlushDelay: Duration
 
     /// Opens (creating if needed) the database at `path` and applies pending `migrations`.
     ///
@@ -54,9 +59,11 @@ public final class SQLiteDatabase: Sendable {
         readerConnections.forEach { $0.auditKeySlot = auditKeys }
         self.auditKeys = auditKeys
         self.path = path
+        self.readAuditFlushDelay = options.readAuditFlushDelay
         self.checkpointer = checkpointer
         self.readers = SQLiteReaderPool(readerConnections)
-        self.writer = SQLiteWriter(connection: writerConnection, maxBatchSize: options.maxBatchSize, checkpointer: checkpointer)
+        self.writer = SQLiteWriter(
+            connection: writerConnection, maxBatchSize: options.maxBatchSize, checkpointer: checkpointer, deferredAudit: deferredAudit)
     }
 
     deinit {
@@ -92,6 +99,22 @@ public final class SQLiteDatabase: Sendable {
             writer.submit(job)
         }
     }
+
+    /// Queues an audit event to be appended by the next write batch, without waiting for it.
+    ///
+    /// For reads that must leave a trace (card retrievals): the event shares a batch and its
+    /// fsync with other writes, and is lost if the process crashes before that batch commits.
+    public func appendAuditLater(_ event: PendingAuditEvent) {
+        guard deferredAudit.enqueue(event) else { return }
+        let (seconds, attoseconds) = readAuditFlushDelay.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [writer] in
+            writer.submitAuditFlush()
+        }
+    }
+
+    /// Read-audit events queued and not yet appended; for tests.
+    var deferredAuditCount: Int { deferredAudit.count }
 
     /// Runs `body` on a reader connection (WAL snapshot) from the pool.
     ///
@@ -149,6 +172,9 @@ public final class SQLiteDatabase: Sendable {
     ///
     /// Readers in use are closed when their body returns. Later calls throw `SQLiteError`.
     public func close() {
+        if deferredAudit.count > 0 {
+            writer.submitAuditFlush()
+        }
         writer.close()
         readers.close()
         checkpointer.close()

@@ -53,12 +53,15 @@ final class SQLiteWriter: @unchecked Sendable {
     private var committedBatches = 0
     /// Held for as long as the writer thread runs: the connection's WAL hook points at it.
     private let checkpointer: SQLiteCheckpointer?
+    /// Audit events of reads, appended at the end of every batch.
+    private let deferredAudit: DeferredAuditQueue?
 
     /// Takes ownership of `connection` and starts the writer thread.
-    init(connection: SQLiteConnection, maxBatchSize: Int, checkpointer: SQLiteCheckpointer? = nil) {
+    init(connection: SQLiteConnection, maxBatchSize: Int, checkpointer: SQLiteCheckpointer? = nil, deferredAudit: DeferredAuditQueue? = nil) {
         self.connection = connection
         self.maxBatchSize = max(1, maxBatchSize)
         self.checkpointer = checkpointer
+        self.deferredAudit = deferredAudit
         let thread = Thread { [self] in
             runLoop()
         }
@@ -160,13 +163,38 @@ final class SQLiteWriter: @unchecked Sendable {
             completions.append(batch[performed].run(on: connection))
             performed += 1
         }
+        let deferred = appendDeferredAudit()
         let commitError = finishTransaction()
         if performed < batch.count {
             requeue(batch[performed...])
         }
+        if commitError != nil, !deferred.isEmpty, deferredAudit?.requeue(deferred) == true {
+            submitAuditFlush()
+        }
         for completion in completions {
             completion(commitError)
         }
+    }
+
+    /// Appends the queued read-audit events in a savepoint of the batch's transaction (a failure
+    /// drops them and leaves the batch's own writes alone); returns them for a retry if the commit fails.
+    private func appendDeferredAudit() -> [PendingAuditEvent] {
+        guard let deferredAudit, connection.isInTransaction else { return [] }
+        let events = deferredAudit.drain()
+        guard !events.isEmpty else { return [] }
+        do {
+            try connection.inSavepoint {
+                for event in events { try connection.appendAudit(event) }
+            }
+        } catch {
+            return []
+        }
+        return events
+    }
+
+    /// Queues an empty write whose batch appends the deferred audit events (when no other write comes).
+    func submitAuditFlush() {
+        submit(WriteJob(perform: { _ in { _ in } }, fail: { _ in }))
     }
 
     /// Commits the batch's transaction; the error every performed body reports, or `nil`.

@@ -124,6 +124,10 @@ extension SQLiteStore: SecureCardStore {
         }
     }
 
+    public func recordRead(_ audit: AuditEntry) {
+        database.appendAuditLater(PendingAuditEvent(audit))
+    }
+
     public func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow] {
         try await database.read { connection in
             try connection.query(

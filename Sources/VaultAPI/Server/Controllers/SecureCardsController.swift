@@ -20,16 +20,16 @@ struct SecureCardsController {
             query.cardReference = parameters["cardReference"].map(String.init)
             query.includeDeleted = try Self.flag(parameters["includeDeleted"].map(String.init), name: "includeDeleted")
             query.afterSequence = try page.afterSequence
-            let items = try await cards.list(merchant: context.merchant, query: query).map { SecureCardResponse($0, description: nil) }
+            let items = try await cards.list(merchant: context.merchant, query: query, readBy: context.identity.actor).map { SecureCardResponse($0, description: nil) }
             return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
         }
         group.get("secure-cards/:merchantReference") { _, context in
             let reference = try context.parameters.require("merchantReference")
             let card: SecureCard
             do {
-                card = try await cards.retrieve(merchantReference: reference, merchant: context.merchant)
+                card = try await cards.retrieve(merchantReference: reference, merchant: context.merchant, readBy: context.identity.actor)
             } catch SecureCardError.notFound where reference.hasPrefix("sc_") {
-                card = try await cards.retrieve(reference: reference, merchant: context.merchant)
+                card = try await cards.retrieve(reference: reference, merchant: context.merchant, readBy: context.identity.actor)
             }
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Retrieved"))
         }

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import Vault
+
+/// Reads of card data leave audit events (who read which card), appended with the next group
+/// commit: a read never waits for a commit of its own.
+@Suite struct ReadAuditTests {
+    static func events(_ fixture: VaultFixture, _ action: String) async throws -> [AuditEvent] {
+        try await fixture.store.auditEvents(merchantID: nil, filter: AuditFilter(action: action), before: nil, limit: 100)
+    }
+
+    @Test func retrievalsListsAndSearchesAreAuditedWithWhoAndWhat() async throws {
+        let fixture = try await VaultFixture()
+        let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        let cards = fixture.cards()
+        let first = try await cards.register(registration("r-1", pan: "4242424242424242"), merchant: merchant, actor: "test")
+        let second = try await cards.register(registration("r-2", pan: "5555555555554444"), merchant: merchant, actor: "test")
+
+        _ = try await cards.retrieve(merchantReference: "r-1", merchant: merchant, readBy: "apikey:ak_reader")
+        _ = try await cards.retrieve(reference: second.reference, merchant: merchant, readBy: "apikey:ak_reader")
+        _ = try await cards.list(merchant: merchant, query: SecureCardQuery(), readBy: "apikey:ak_lister")
+        var search = SecureCardQuery()
+        search.text = "r-2"
+        _ = try await cards.list(merchant: merchant, query: search, readBy: "apikey:ak_lister")
+        // The vault's own reads (charging) are not API reads.
+        _ = try await cards.retrieve(reference: first.reference, merchant: merchant)
+        try await fixture.store.database.write { _ in }
+
+        let retrieved = try await Self.events(fixture, "secure_card.retrieved")
+        #expect(retrieved.compactMap(\.objectID).sorted() == [first.reference, second.reference].sorted())
+        #expect(retrieved.allSatisfy { $0.actor == "apikey:ak_reader" && $0.merchantID == merchant.id })
+        let listed = try #require(try await Self.events(fixture, "secure_card.listed").first)
+        #expect(listed.actor == "apikey:ak_lister")
+        #expect(listed.details == ["count": "2", "ids": first.reference + "," + second.reference])
+        let searched = try #require(try await Self.events(fixture, "secure_card.searched").first)
+        #expect(searched.details == ["count": "1", "ids": second.reference])
+        #expect(!searched.details.values.contains { $0.contains("r-2") })
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: 8))
+    }
+
+    @Test func aReadDoesNotWaitForTheWriterAndItsEventCommitsWithTheNextBatch() async throws {
+        let fixture = try await VaultFixture()
+        let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        let cards = fixture.cards()
+        _ = try await cards.register(registration("r-1", pan: "4242424242424242"), merchant: merchant, actor: "test")
+        let gate = WriterGate()
+        async let held: Void = fixture.store.database.write { _ in gate.holdWriter() }
+        try await waitUntil { gate.isHoldingWriter }
+        // The writer is busy: the reads still answer, their events wait in memory.
+        for _ in 0..<5 {
+            _ = try await cards.retrieve(merchantReference: "r-1", merchant: merchant, readBy: "apikey:ak_reader")
+        }
+        #expect(fixture.store.database.deferredAuditCount == 5)
+        #expect(try await Self.events(fixture, "secure_card.retrieved").isEmpty)
+        gate.open()
+        try await held
+        try await fixture.store.database.write { _ in }
+        #expect(fixture.store.database.deferredAuditCount == 0)
+        #expect(try await Self.events(fixture, "secure_card.retrieved").count == 5)
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: 8))
+    }
+
+    @Test func eventsQueuedAtCloseAreCommittedBeforeTheDatabaseCloses() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.sqlite")
+        let ring = try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
+        do {
+            let store = try SQLiteStore(path: path)
+            let keyring = Keyring(masterKeys: ring, store: store)
+            try await keyring.verifyMasterKey()
+            for number in 0..<20 {
+                store.recordRead(AuditEntry(merchantID: nil, actor: "apikey:ak_x", action: "secure_card.retrieved", objectType: "secure_card", objectID: "sc_\(number)"))
+            }
+            store.close()
+        }
+        let reopened = try SQLiteStore(path: path)
+        defer { reopened.close() }
+        let keyring = Keyring(masterKeys: ring, store: reopened)
+        try await keyring.verifyMasterKey()
+        #expect(try await reopened.auditEvents(merchantID: nil, filter: AuditFilter(action: "secure_card.retrieved"), before: nil, limit: 50).count == 20)
+        #expect(try await reopened.verifyAuditChain() == .intact(events: 21))
+    }
+}
