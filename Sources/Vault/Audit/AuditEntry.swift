@@ -52,7 +52,7 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     public var objectID: String?
     /// Extra facts.
     public var details: [String: String]
-    /// Hex SHA-256 linking this event to its predecessor.
+    /// Hex link to its predecessor: a MAC under the audit key (SHA-256 for events from before the keyed chain).
     public var hash: String
 
     private enum CodingKeys: String, CodingKey {
