@@ -20,13 +20,8 @@ final class FailedAuthenticationLimiter: Sendable {
         case limited(retryAfterSeconds: Int)
     }
 
-    private struct Bucket {
-        var tokens: Double
-        var updated: Duration
-    }
-
     private struct State {
-        var buckets: [String: Bucket] = [:]
+        var buckets: [String: TokenBucket] = [:]
         var lastPrune: Duration?
     }
 
@@ -59,16 +54,10 @@ final class FailedAuthenticationLimiter: Sendable {
         let now = clock()
         return state.withLock { state in
             let slot = slotKey(key, in: &state, now: now)
-            var bucket = state.buckets[slot] ?? Bucket(tokens: limit, updated: now)
-            bucket.tokens = min(limit, bucket.tokens + max(0, Self.seconds(now - bucket.updated)) * refillPerSecond)
-            bucket.updated = now
+            var bucket = state.buckets[slot] ?? TokenBucket(capacity: limit, at: now)
+            bucket.refill(at: now, capacity: limit, perSecond: refillPerSecond)
             defer { state.buckets[slot] = bucket }
-            // The epsilon keeps rounding in the refill from costing a whole second.
-            if bucket.tokens >= 1 - 1e-9 {
-                bucket.tokens = max(0, bucket.tokens - 1)
-                return .unauthenticated
-            }
-            return .limited(retryAfterSeconds: max(1, Int(((1 - bucket.tokens) / refillPerSecond - 1e-9).rounded(.up))))
+            return bucket.take(perSecond: refillPerSecond).map { .limited(retryAfterSeconds: $0) } ?? .unauthenticated
         }
     }
 
@@ -81,9 +70,7 @@ final class FailedAuthenticationLimiter: Sendable {
         if state.buckets[key] != nil || state.buckets.count < maxAddresses { return key }
         if state.lastPrune.map({ now - $0 >= .seconds(1) }) ?? true {
             state.lastPrune = now
-            state.buckets = state.buckets.filter { _, bucket in
-                bucket.tokens + max(0, Self.seconds(now - bucket.updated)) * refillPerSecond < limit
-            }
+            state.buckets = state.buckets.filter { _, bucket in !bucket.isFull(at: now, capacity: limit, perSecond: refillPerSecond) }
         }
         return state.buckets.count < maxAddresses ? key : Self.overflowKey
     }
@@ -95,10 +82,6 @@ final class FailedAuthenticationLimiter: Sendable {
         guard inet_pton(AF_INET6, address, &v6) == 1 else { return address }
         let prefix = withUnsafeBytes(of: &v6) { Array($0.prefix(8)) }
         return prefix.map { String($0, radix: 16) }.joined(separator: ".") + "/64"
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 

@@ -18,13 +18,8 @@ public final class RateLimiter: Sendable {
         case limited(retryAfterSeconds: Int)
     }
 
-    private struct Bucket {
-        var tokens: Double
-        var updated: Duration
-    }
-
     private struct State {
-        var buckets: [String: Bucket] = [:]
+        var buckets: [String: TokenBucket] = [:]
         var pruneAtCount = RateLimiter.pruneThreshold
     }
 
@@ -68,16 +63,9 @@ public final class RateLimiter: Sendable {
         guard isEnabled else { return .allowed }
         let now = clock()
         return state.withLock { state in
-            var bucket = state.buckets[key] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = min(burst, bucket.tokens + max(0, Self.seconds(now - bucket.updated)) * requestsPerSecond)
-            bucket.updated = now
-            let decision: Decision
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
-                decision = .allowed
-            } else {
-                decision = .limited(retryAfterSeconds: max(1, Int(((1 - bucket.tokens) / requestsPerSecond).rounded(.up))))
-            }
+            var bucket = state.buckets[key] ?? TokenBucket(capacity: burst, at: now)
+            bucket.refill(at: now, capacity: burst, perSecond: requestsPerSecond)
+            let decision: Decision = bucket.take(perSecond: requestsPerSecond).map { .limited(retryAfterSeconds: $0) } ?? .allowed
             state.buckets[key] = bucket
             if state.buckets.count > state.pruneAtCount { prune(&state, now: now) }
             return decision
@@ -86,14 +74,8 @@ public final class RateLimiter: Sendable {
 
     /// Forgets buckets that have refilled completely: a fresh bucket is the same thing.
     private func prune(_ state: inout State, now: Duration) {
-        state.buckets = state.buckets.filter { _, bucket in
-            bucket.tokens + max(0, Self.seconds(now - bucket.updated)) * requestsPerSecond < burst
-        }
+        state.buckets = state.buckets.filter { _, bucket in !bucket.isFull(at: now, capacity: burst, perSecond: requestsPerSecond) }
         state.pruneAtCount = max(Self.pruneThreshold, state.buckets.count * 2)
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 
