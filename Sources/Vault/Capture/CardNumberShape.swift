@@ -5,8 +5,9 @@ import Foundation
 ///
 /// A card-number-shaped run is 13 to 19 decimal digits that pass the Luhn check, written
 /// together (`4111111111111111`) or in groups separated by single spaces or single dashes, the
-/// same separator throughout, as people type card numbers (`4111 1111 1111 1111`,
-/// `3782-822463-10005`). Runs are whole groups: a card number is found next to letters or
+/// same separator throughout, grouped as people type card numbers: in fours with a shorter last
+/// group (`4111 1111 1111 1111`) or 4-6-5 / 4-6-4 (`3782-822463-10005`). Digits grouped otherwise
+/// (`ld-1763942400-1-123`, a timestamp and counters) are not a card number. Runs are whole groups: a card number is found next to letters or
 /// punctuation (`ref4111111111111111`, `card:4111 1111 1111 1111`) and among other numbers
 /// written the same way (`qty 2 4111 1111 1111 1111`), but digits glued to it are part of it
 /// (`41111111111111111` is one 17-digit run). Non-ASCII decimal digits (`４１１１…`) count as
@@ -102,7 +103,7 @@ public enum CardNumberShape {
             while end < groups.count {
                 count += groups[end].values.count
                 if count > digitCounts.upperBound { break }
-                if digitCounts.contains(count), luhn(groups[start...end]) {
+                if digitCounts.contains(count), isCardGrouping(groups[start...end]), luhn(groups[start...end]) {
                     found.append(Run(digits: groups[start...end].flatMap(\.digitIndices)))
                     if stopAtFirst { return found }
                 }
@@ -111,6 +112,17 @@ public enum CardNumberShape {
             }
         }
         return found
+    }
+
+    /// How people write card numbers: all together, in fours with a shorter last group
+    /// (`4111 1111 1111 1111`, `6759 6498 2643 8453 123`), or 4-6-5 / 4-6-4 (American Express,
+    /// Diners Club). Other groupings of a long digit run (`1763942400-1-123`, an order number
+    /// with a counter) are not a card number typed by a person.
+    private static func isCardGrouping(_ groups: ArraySlice<Group>) -> Bool {
+        let sizes = groups.map(\.values.count)
+        if sizes.count == 1 { return true }
+        if sizes.count == 3, sizes[0] == 4, sizes[1] == 6, (4...5).contains(sizes[2]) { return true }
+        return sizes.dropLast().allSatisfy { $0 == 4 } && (1...4).contains(sizes.last!)
     }
 
     private static func luhn(_ groups: ArraySlice<Group>) -> Bool {

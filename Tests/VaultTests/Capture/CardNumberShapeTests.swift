@@ -46,6 +46,17 @@ import Testing
         }
     }
 
+    @Test("order numbers grouped otherwise than a typed card number are not refused, even when their digits pass Luhn")
+    func referencesWithTimestampsAndCountersAreNotRefused() {
+        let references = (1...300).map { "ld-1763942400-1-\($0)" }
+        let luhnValid = references.map { $0.filter(\.isNumber) }.filter { $0.count >= 13 && Luhn.isValid($0) }
+        #expect(!luhnValid.isEmpty, "the sample must hold Luhn-valid digit strings to mean anything")
+        for reference in references {
+            #expect(!CardNumberShape.contains(reference), "\(reference)")
+        }
+        #expect(CardNumberShape.contains("ld-" + luhnValid[0]), "written together, the same digits are refused")
+    }
+
     @Test("digit runs that fail the Luhn check are not refused")
     func nonLuhnRunsAreNotRefused() async {
         await propertyCheck(
