@@ -70,7 +70,7 @@ import Vault
         }
 
         let rotated = Flag()
-        nonisolated(unsafe) let rotating = vault
+        let rotating = vault
         let rotation = Task.detached {
             defer { rotated.raise() }
             return try rotating.run(["keys", "rotate"])
