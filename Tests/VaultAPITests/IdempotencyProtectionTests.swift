@@ -137,6 +137,26 @@ import Vault
         }
     }
 
+    @Test func upgradingLegacyRowsLeavesNoClearResponseOrUnkeyedHashInTheWAL() async throws {
+        let fixture = try await APIFixture()
+        let body = keyedCard("legacy-wal")
+        let clear = #"{"description":"Secure Card Saved","holderName":"Grace Hopper Legacy","secureCardReference":"sc_LEGACYWAL"}"#
+        let sha = Digest.sha256(Array(("POST /v1/secure-cards?\n" + body).utf8))
+        try fixture.runtime.store.database.writeNow { connection in
+            try connection.run(
+                """
+                INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)
+                VALUES (?, 'old-wal', ?, 0, 'completed', 201, ?, ?)
+                """, [fixture.merchantA.id, sha, Array(clear.utf8), Timestamp.string(Date())])
+        }
+        let files = [fixture.directory.file("vault.sqlite"), fixture.directory.file("vault.sqlite-wal")]
+        func onDisk() -> Data { files.reduce(into: Data()) { $0.append((try? Data(contentsOf: URL(fileURLWithPath: $1))) ?? Data()) } }
+        #expect(onDisk().range(of: Data("Grace Hopper Legacy".utf8)) != nil, "the legacy row must be on disk for the test to mean anything")
+        try await fixture.runtime.protectLegacyRecords(logger: fixture.logger)
+        #expect(onDisk().range(of: Data("Grace Hopper Legacy".utf8)) == nil, "the clear response survived the upgrade on disk")
+        #expect(onDisk().range(of: Data(sha)) == nil, "the unkeyed hash survived the upgrade on disk")
+    }
+
     @Test(arguments: [
         (#"{"id":"txn_1","secureCardReference":"sc_ABC","status":"approved"}"#, "sc_ABC"),
         (#"{"error":{"code":"card_declined"},"transaction":{"secureCardReference" : "sc_DEF"}}"#, "sc_DEF"),

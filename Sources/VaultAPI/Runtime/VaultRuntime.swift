@@ -93,6 +93,11 @@ public struct VaultRuntime: Sendable {
         let boundCards = try await cards.bindLegacyMetadata()
         let sealedContacts = try await schedules.sealLegacyContacts()
         if idempotencyRows + boundCards + sealedContacts > 0 {
+            // The clear values and unkeyed hashes just replaced are still in WAL frames until the
+            // WAL is reused: cut it, so a copy of the WAL taken from now on holds none of them.
+            if await !store.database.truncateWAL() {
+                logger.warning("could not truncate the WAL after sealing old records; run `sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)'` when idle")
+            }
             logger.notice(
                 "protected records written before keyed idempotency, bound card metadata and sealed contacts",
                 metadata: ["idempotencyRows": "\(idempotencyRows)", "cards": "\(boundCards)", "schedules": "\(sealedContacts)"])

@@ -12,8 +12,9 @@ import Foundation
 /// WAL that is still being appended to is not rewound, the writer checkpoints itself (as SQLite
 /// would) past `inlineFrames`, which bounds the WAL file at about 64 MiB however long a burst lasts.
 ///
-/// `@unchecked Sendable` is safe: `requested`, `isClosing`, `isFinished` and `checkpoints` are only
-/// touched with `condition` locked, and `connection` only on the checkpointer's thread.
+/// `@unchecked Sendable` is safe: `requested`, `isClosing`, `isFinished`, `checkpoints` and
+/// `truncations` are only touched with `condition` locked, and `connection` only on the
+/// checkpointer's thread.
 final class SQLiteCheckpointer: @unchecked Sendable {
     /// WAL size (frames) past which a background checkpoint is asked for: SQLite's own default.
     static let backgroundFrames: Int32 = 1_000
@@ -26,6 +27,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var isClosing = false
     private var isFinished = false
     private var checkpoints = 0
+    private var truncations: [@Sendable (Bool) -> Void] = []
 
     /// Takes ownership of `connection` and starts the thread.
     init(connection: SQLiteConnection) {
@@ -61,6 +63,23 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Asks for a `TRUNCATE` checkpoint: every WAL frame copied into the database file and the WAL
+    /// file cut to zero bytes, so page images written before (clear data that has since been
+    /// sealed) are no longer in it. `done` gets whether it completed (false when a reader or another
+    /// process kept it from finishing, or when closing).
+    func requestTruncation(_ done: @escaping @Sendable (Bool) -> Void) {
+        condition.lock()
+        if isClosing {
+            condition.unlock()
+            done(false)
+            return
+        }
+        truncations.append(done)
+        requested = true
+        condition.signal()
+        condition.unlock()
+    }
+
     /// Background checkpoints run so far (for tests).
     var checkpointCount: Int {
         condition.lock()
@@ -87,11 +106,20 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             }
             let stop = isClosing
             requested = false
+            let waiting = truncations
+            truncations = []
             condition.unlock()
-            if stop { break }
+            if stop {
+                waiting.forEach { $0(false) }
+                break
+            }
             if let handle = connection.handle {
                 // SQLITE_BUSY (another process is checkpointing) is fine: that one does the work.
-                sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                let mode = waiting.isEmpty ? SQLITE_CHECKPOINT_PASSIVE : SQLITE_CHECKPOINT_TRUNCATE
+                let status = sqlite3_wal_checkpoint_v2(handle, nil, mode, nil, nil)
+                waiting.forEach { $0(status == SQLITE_OK) }
+            } else {
+                waiting.forEach { $0(false) }
             }
             condition.lock()
             checkpoints += 1

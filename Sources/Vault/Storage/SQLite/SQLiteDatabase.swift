@@ -116,6 +116,17 @@ public final class SQLiteDatabase: Sendable {
     /// Read-audit events queued and not yet appended; for tests.
     var deferredAuditCount: Int { deferredAudit.count }
 
+    /// Copies the WAL into the database file and cuts the WAL to zero bytes (a `TRUNCATE`
+    /// checkpoint on the checkpointer's connection), so that page images of rows since rewritten are
+    /// gone from it: after clear data from an older build has been sealed, the WAL must not keep it.
+    /// - Returns: whether the checkpoint completed (false when a reader held it back).
+    @discardableResult
+    public func truncateWAL() async -> Bool {
+        await withCheckedContinuation { continuation in
+            checkpointer.requestTruncation { continuation.resume(returning: $0) }
+        }
+    }
+
     /// Runs `body` on a reader connection (WAL snapshot) from the pool.
     ///
     /// All queries in `body` see one snapshot (a deferred read transaction). When every reader
