@@ -45,6 +45,16 @@ final class DeferredAuditQueue: Sendable {
         }
     }
 
+    /// Puts back events that could not be appended (or none, when the batch had no transaction to
+    /// append them in) and clears the pending flush: the next read schedules one again, so a failure
+    /// is retried at the pace of reads, never dropped and never in a loop of its own.
+    func putBack(_ events: [PendingAuditEvent]) {
+        state.withLock { state in
+            state.events.insert(contentsOf: events, at: 0)
+            state.isFlushScheduled = false
+        }
+    }
+
     /// Events waiting (for tests).
     var count: Int { state.withLock { $0.events.count } }
 }

@@ -176,10 +176,15 @@ final class SQLiteWriter: @unchecked Sendable {
         }
     }
 
-    /// Appends the queued read-audit events in a savepoint of the batch's transaction (a failure
-    /// drops them and leaves the batch's own writes alone); returns them for a retry if the commit fails.
+    /// Appends the queued read-audit events in a savepoint of the batch's transaction; returns them
+    /// for a retry if the commit fails. When they cannot be appended (or SQLite already rolled the
+    /// batch back) they stay queued for the next flush, and the batch's own writes are left alone.
     private func appendDeferredAudit() -> [PendingAuditEvent] {
-        guard let deferredAudit, connection.isInTransaction else { return [] }
+        guard let deferredAudit else { return [] }
+        guard connection.isInTransaction else {
+            deferredAudit.putBack([])
+            return []
+        }
         let events = deferredAudit.drain()
         guard !events.isEmpty else { return [] }
         do {
@@ -187,6 +192,7 @@ final class SQLiteWriter: @unchecked Sendable {
                 for event in events { try connection.appendAudit(event) }
             }
         } catch {
+            deferredAudit.putBack(events)
             return []
         }
         return events
