@@ -24,6 +24,14 @@ import Testing
         #expect(limiter.recordFailure(from: "2001:db8:1:3::1") == .unauthenticated)
     }
 
+    @Test func ipv4ClientsOfADualStackListenerKeepTheirOwnBudgets() {
+        let limiter = FailedAuthenticationLimiter(limit: 2, windowSeconds: 60, clock: ManualClock().reading)
+        #expect(limiter.recordFailure(from: "::ffff:192.0.2.1") == .unauthenticated)
+        #expect(limiter.recordFailure(from: "192.0.2.1") == .unauthenticated, "the mapped and the plain form are one address")
+        #expect(limiter.recordFailure(from: "::ffff:192.0.2.1") != FailedAuthenticationLimiter.Decision.unauthenticated)
+        #expect(limiter.recordFailure(from: "::ffff:198.51.100.7") == .unauthenticated, "another IPv4 client is not limited with the first")
+    }
+
     @Test func memoryStaysBoundedWhenEveryFailureComesFromANewAddress() {
         let clock = ManualClock()
         let limiter = FailedAuthenticationLimiter(limit: 2, windowSeconds: 60, maxAddresses: 100, clock: clock.reading)

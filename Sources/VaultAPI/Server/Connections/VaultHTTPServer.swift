@@ -3,6 +3,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
+import Vault
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,20 +56,7 @@ enum VaultHTTPServer {
 
     /// Whether `host` names only this machine: `localhost`, `127.0.0.0/8`, `::1` (or `::ffff:127.x.y.z`).
     static func isLoopback(host: String) -> Bool {
-        var name = host.lowercased()
-        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-        if name == "localhost" { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, name, &v4) == 1 {
-            return UInt32(bigEndian: v4.s_addr) >> 24 == 127
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, name, &v6) == 1 {
-            let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-            if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
-            return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
-        }
-        return false
+        host.lowercased() == "localhost" || NetworkAddress(literal: host)?.scope == .loopback
     }
 
     /// The server TLS configuration from the PEM files (TLS 1.2 at least).

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Synchronization
+import Vault
 
 /// Failed authentications per client address: each address may fail `limit` times at once, and
 /// the budget refills over `window`; beyond it a failing request is answered 429 with
@@ -75,13 +76,14 @@ final class FailedAuthenticationLimiter: Sendable {
         return state.buckets.count < maxAddresses ? key : Self.overflowKey
     }
 
-    /// The counting key: an IPv4 address as is, an IPv6 address by its /64 prefix.
+    /// The counting key: an IPv4 address as is (also when a dual-stack listener reports it as
+    /// `::ffff:a.b.c.d`, or every IPv4 client would share one /64), an IPv6 address by its /64 prefix.
     static func key(for address: String) -> String {
-        guard address.contains(":") else { return address }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, address, &v6) == 1 else { return address }
-        let prefix = withUnsafeBytes(of: &v6) { Array($0.prefix(8)) }
-        return prefix.map { String($0, radix: 16) }.joined(separator: ".") + "/64"
+        guard case .v6(let bytes)? = NetworkAddress(literal: address) else { return address }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return NetworkAddress.v4(bytes[12...].reduce(0) { $0 << 8 | UInt32($1) }).description
+        }
+        return bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ".") + "/64"
     }
 }
 
