@@ -150,6 +150,11 @@ extension SQLiteStore: TransactionStore {
                 sql += " OR substr(masked_number, -4) = ?"
                 arguments.append(text)
             }
+            for reading in TransactionFilter.amountReadings(of: text, currency: filter.currency) {
+                sql += " OR (amount = ? AND currency IN (SELECT value FROM json_each(?)))"
+                arguments.append(reading.minorUnits)
+                arguments.append("[" + reading.currencies.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+            }
             sql += ")"
         }
     }

@@ -42,7 +42,8 @@ public struct TransactionFilter: Sendable, Equatable {
     /// Only this currency.
     public var currency: Currency?
     /// Free text: the transaction id exactly, a merchantReference prefix, a substring of the description
-    /// (both ignoring ASCII case), or, when it is four digits, the last four digits of the card.
+    /// (both ignoring ASCII case), when it is four digits the last four digits of the card, and when it
+    /// reads as an amount (`19.99`, `20`) that amount in major units of the transaction's currency.
     public var text: String?
 
     /// Creates a filter.

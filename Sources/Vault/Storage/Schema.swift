@@ -286,5 +286,18 @@ public enum Schema {
                 created_at TEXT NOT NULL
             ) STRICT;
             """),
+        // Issue 14 (item 11): the holder-name blind index (`HolderNameIndex`): keyed MACs of name
+        // tokens per card; cards from before are indexed at start-up (`name_indexed` 0).
+        Migration(id: 23, name: "holder-name blind index", sql: """
+            CREATE TABLE secure_card_names (
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                token_mac BLOB NOT NULL,
+                secure_card_id TEXT NOT NULL REFERENCES secure_cards(id),
+                PRIMARY KEY (merchant_id, token_mac, secure_card_id)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX secure_card_names_by_card ON secure_card_names(secure_card_id);
+            ALTER TABLE secure_cards ADD COLUMN name_indexed INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX secure_cards_unindexed_names ON secure_cards(seq) WHERE name_indexed = 0 AND sealed_card IS NOT NULL;
+            """),
     ]
 }

@@ -92,6 +92,7 @@ public struct VaultRuntime: Sendable {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
         let sealedContacts = try await schedules.sealLegacyContacts()
+        _ = try await cards.indexHolderNames()
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the
             // WAL is reused: cut it, so a copy of the WAL taken from now on holds none of them.
