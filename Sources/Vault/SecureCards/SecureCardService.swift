@@ -22,18 +22,10 @@ public struct SecureCardService: Sendable {
     /// seals and stores it. Nothing is stored when any step fails.
     /// - Throws: `CardDataError` (422), `SecureCardError` (409, 402, 502).
     public func register(_ request: SecureCardRegistration, merchant: Merchant, actor: String, now: Date = Date()) async throws -> SecureCard {
-        let reference = try MerchantReference(validating: request.merchantReference)
-        let captured = try request.source.capture()
-        try Self.checkNotExpired(captured, merchant: merchant, now: now)
-        let customer = try Self.validated(request.customer)
-        let customFields = request.customFields ?? []
-        try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
-        let verifies = request.verify ?? merchant.verifyOnRegistration
         // The unique index refuses a taken reference at insert; look first only when a gateway
         // verification would otherwise be spent on a registration that cannot succeed.
-        if verifies, try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
-            throw SecureCardError.referenceTaken(reference.value)
-        }
+        let checked = try await check(request, merchant: merchant, now: now, lookUpReference: request.verify ?? merchant.verifyOnRegistration)
+        let (reference, captured, customer, customFields) = (checked.reference, checked.captured, checked.customer, checked.customFields)
         let token = OpaqueToken.make(prefix: "sc_", randomBits: 160)
         let verification = try await verifyIfAsked(request.verify, captured: captured, merchant: merchant, reference: token, now: now)
         let row = try await sealedRow(
@@ -44,6 +36,30 @@ public struct SecureCardService: Sendable {
                                    objectID: token, details: ["merchantReference": reference.value, "entryMode": captured.entryMode.rawValue,
                                                               "last4": captured.pan.last4, "verified": verification == nil ? "false" : "true"]))
         return Self.card(row, holderName: captured.holderName, customer: customer, customFields: customFields)
+    }
+
+    /// Checks a registration as `register` would before any gateway call, storing nothing: the
+    /// merchantReference (its shape, and that no live card holds it), the card data and its expiry,
+    /// the customer, and the custom fields against the merchant's definitions. Registration by sale
+    /// runs it before the sale, so a registration that would fail charges nothing.
+    /// - Throws: `CardDataError` (422) naming the field, `SecureCardError.referenceTaken` (409).
+    public func checkRegistration(_ request: SecureCardRegistration, merchant: Merchant, now: Date = Date()) async throws {
+        _ = try await check(request, merchant: merchant, now: now, lookUpReference: true)
+    }
+
+    private func check(_ request: SecureCardRegistration, merchant: Merchant, now: Date, lookUpReference: Bool) async throws
+        -> (reference: MerchantReference, captured: CapturedCard, customer: Customer?, customFields: [CustomField])
+    {
+        let reference = try MerchantReference(validating: request.merchantReference)
+        let captured = try request.source.capture()
+        try Self.checkNotExpired(captured, merchant: merchant, now: now)
+        let customer = try Self.validated(request.customer)
+        let customFields = request.customFields ?? []
+        try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
+        if lookUpReference, try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
+            throw SecureCardError.referenceTaken(reference.value)
+        }
+        return (reference, captured, customer, customFields)
     }
 
     /// The live card with this merchantReference.
