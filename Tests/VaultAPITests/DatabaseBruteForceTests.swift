@@ -187,6 +187,10 @@ struct DigestIndex {
                 let pan = card.bin + middle + card.last4
                 if pan == card.pan { containsTruth = containsTruth || cvvs.contains(card.cvv) }
                 for digest in UnkeyedHash.all(Array(pan.utf8)) { add(digest, "PAN of card \(cardIndex)") }
+                // What a careless duplicate check would store: the sale's card and amount, unkeyed.
+                for message in ["sale|USD|1250|" + pan, pan + "|1250|USD", pan + "1250USD"] {
+                    for digest in UnkeyedHash.all(Array(message.utf8)) { add(digest, "card and amount of card \(cardIndex)") }
+                }
                 for cvv in cvvs {
                     let body = DatabaseBruteForceTests.registration(card, pan: pan, cvv: cvv)
                     for message in [body, "POST /v1/secure-cards?\n" + body, pan + cvv] {

@@ -299,5 +299,16 @@ public enum Schema {
             ALTER TABLE secure_cards ADD COLUMN name_indexed INTEGER NOT NULL DEFAULT 0;
             CREATE INDEX secure_cards_unindexed_names ON secure_cards(seq) WHERE name_indexed = 0 AND sealed_card IS NOT NULL;
             """),
+        // Issue 14 (item 5): credits (refunds without an earlier sale) where a merchant's settings
+        // allow them, and duplicate protection: a keyed MAC of card, type, amount and currency
+        // (`DuplicateTransactionCheck`), never an unkeyed function of the card.
+        Migration(id: 24, name: "credits and duplicate protection") { connection in
+            try connection.execute("""
+                ALTER TABLE merchants ADD COLUMN allow_credit INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE transactions ADD COLUMN duplicate_mac BLOB;
+                CREATE INDEX transactions_duplicates ON transactions(merchant_id, duplicate_mac, created_at) WHERE duplicate_mac IS NOT NULL;
+                """)
+            try connection.allowCheckValue("credit", column: "type", table: "transactions")
+        },
     ]
 }

@@ -71,7 +71,8 @@ public struct VaultRuntime: Sendable {
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
             keyring: keyring)
         let transactions = TransactionService(
-            store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600)
+            store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600,
+            duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)))
         let idempotency = IdempotencyService(store: store, keyring: keyring)
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,

@@ -133,7 +133,7 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
 
     // MARK: - Exchange
 
-    private func charge(_ type: AuthorizeNetRequests.TransactionType, _ request: ChargeRequest, amount: Money,
+    func charge(_ type: AuthorizeNetRequests.TransactionType, _ request: ChargeRequest, amount: Money,
                         operation: String) async -> GatewayResult {
         if let invalid = invalidAmount(amount, required: true) { return invalid }
         if let invalid = invalidReference(request.reference) { return invalid }

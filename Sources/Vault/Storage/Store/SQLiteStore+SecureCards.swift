@@ -133,6 +133,9 @@ extension SQLiteStore: SecureCardStore {
             if purge {
                 try connection.shredIdempotentResponses(merchantID: merchantID, secureCardID: reference)
                 try connection.run("DELETE FROM secure_card_names WHERE secure_card_id = ?", [reference])
+                try connection.run(
+                    "UPDATE transactions SET duplicate_mac = NULL WHERE merchant_id = ? AND secure_card_id = ? AND duplicate_mac IS NOT NULL",
+                    [merchantID, reference])
             }
             try connection.appendAudit(audit)
             try connection.enqueueWebhook(
