@@ -1907,7 +1907,7 @@ enum OpenAPIDocument {
               required: [name, transactionId, authCode, responseCode, responseText, avsResult, cvvResult]
               additionalProperties: false
               properties:
-                name: {type: string, description: "The adapter, e.g. `sandbox`, `authorizenet`, `nmi`."}
+                name: {type: string, enum: [sandbox, authorizenet, nmi], description: "The adapter (the gateway catalogue's names)."}
                 transactionId: {type: [string, "null"]}
                 authCode: {type: [string, "null"]}
                 responseCode: {type: [string, "null"]}

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import Payments
 @testable import Scheduler
+import Testing
 
 @Suite struct TransactionStateTests {
     @Test(arguments: [
