@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Scheduler
+import Payments
 import Testing
 import Vault
 @testable import VaultAPI
@@ -111,7 +111,7 @@ import Vault
     @Test func aDeclinedSaleIsNoDuplicateAndTheWindowEnds() async throws {
         let fixture = try await APIFixture { $0.duplicateWindowSeconds = 120 }
         let t0 = Date()
-        func sale(_ number: String, at instant: Date) async throws -> Result<Scheduler.Transaction, TransactionError> {
+        func sale(_ number: String, at instant: Date) async throws -> Result<Payments.Transaction, TransactionError> {
             let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(Self.body(number: number).utf8))
             do {
                 return .success(try await fixture.runtime.transactions.create(request, merchant: fixture.merchantA, actor: "test", now: instant))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Payments
 import Vault
 @testable import Scheduler
 
