@@ -180,15 +180,18 @@ public struct SecureCardService: Sendable {
         return cards
     }
 
-    /// The PAN and holder name of a live card, opened for a gateway call only.
-    public func cardForCharge(reference: String, merchantID: String) async throws -> (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?) {
+    /// The PAN and holder name of a live card, opened for a gateway call only, with the card's
+    /// merchantReference (recorded on the charge).
+    public func cardForCharge(reference: String, merchantID: String) async throws
+        -> (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?, merchantReference: String)
+    {
         guard let row = try await store.secureCard(merchantID: merchantID, reference: reference), row.status == .active else {
             throw SecureCardError.notFound
         }
         guard let sealed = row.sealedCard else { throw SecureCardError.purged }
         let data = try await openJSON(
             SealedCardData.self, sealed, merchantID: merchantID, kind: Self.cardKind, token: reference, binding: Self.metadataBinding(row))
-        return (try PrimaryAccountNumber(validating: data.pan), row.expiry, data.holderName)
+        return (try PrimaryAccountNumber(validating: data.pan), row.expiry, data.holderName, row.merchantReference)
     }
 
     /// Re-encrypts a merchant's cards under its newest data key, in batches; safe while serving.
