@@ -61,7 +61,8 @@ public struct VaultRuntime: Sendable {
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway,
             allowPrivateCallbackTargets: configuration.webhooks.allowPrivateTargets)
         let merchantGateways = MerchantGateways(registry: gateways, merchants: merchants)
-        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, logger: logger)
+        let storedCredentials = StoredCredentials(store: store, keyring: keyring)
+        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, storedCredentials: storedCredentials, logger: logger)
         let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)
         let defaultTime = LocalTime(hour: configuration.defaults.hour, minute: configuration.defaults.minute) ?? .midnight
         let schedules = ScheduleService(
@@ -70,7 +71,7 @@ public struct VaultRuntime: Sendable {
                 defaultTime: defaultTime, maxStepCount: configuration.schedules.maxStepCount, horizonDays: configuration.schedules.horizonDays,
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
             keyring: keyring)
-        let transactions = TransactionService(store: store, cards: cards, gateways: merchantGateways)
+        let transactions = TransactionService(store: store, cards: cards, gateways: merchantGateways, storedCredentials: storedCredentials)
         let idempotency = IdempotencyService(store: store, keyring: keyring)
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
