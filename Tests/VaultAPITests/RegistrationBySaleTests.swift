@@ -1,4 +1,5 @@
 import Foundation
+import Payments
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

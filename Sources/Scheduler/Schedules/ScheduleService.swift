@@ -1,4 +1,5 @@
 public import Foundation
+import Payments
 public import Vault
 
 /// Limits and defaults for schedules, from configuration.
@@ -221,7 +222,7 @@ public struct ScheduleService: Sendable {
         } catch {
             throw ScheduleError.invalid(field: "currency", rule: "unknown_currency", message: "currency must be a known ISO 4217 code.")
         }
-        if let refusal = GatewayRules.forGateway(named: merchant.gateway.name)?.refusal(currency: currency) {
+        if let refusal = GatewayPreChecks.forGateway(named: merchant.gateway.name)?.refusal(currency: currency) {
             throw ScheduleError.invalid(field: "currency", rule: refusal.code, message: refusal.message)
         }
         try Self.checkContacts(email: request.receiptEmail, phone: request.receiptPhone)
@@ -357,7 +358,7 @@ public struct ScheduleService: Sendable {
     // MARK: - Rules
 
     /// Largest amount per step, in minor units.
-    public static let maximumAmount: Int64 = 99_999_999_999
+    public static let maximumAmount: Int64 = MinorUnits.maximum
 
     static func checkAmount(_ amount: Int64) throws {
         guard amount > 0, amount <= maximumAmount else {

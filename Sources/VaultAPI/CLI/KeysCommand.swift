@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Payments
 import Scheduler
 import Vault
 

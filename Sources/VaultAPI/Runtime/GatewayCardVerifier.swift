@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Payments
 import Scheduler
 import Vault
 
@@ -21,7 +22,7 @@ struct GatewayCardVerifier: CardVerifier {
             return .unavailable(reason: "gateway not configured")
         }
         // A card the gateway cannot take is refused before anything is recorded or sent.
-        if let refusal = GatewayRules.forGateway(named: adapter.name)?.refusal(cardNumber: card.pan) {
+        if let refusal = GatewayPreChecks.forGateway(named: adapter.name)?.refusal(cardNumber: card.pan) {
             return .refused(field: "card.number", code: refusal.code, message: refusal.message)
         }
         let currency = (try? Currency(code: "USD"))!

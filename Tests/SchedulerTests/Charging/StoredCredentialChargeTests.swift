@@ -1,8 +1,10 @@
 import Foundation
+@testable import GatewayFakes
 import Logging
+import Payments
+@testable import Scheduler
 import Testing
 import Vault
-@testable import Scheduler
 
 /// Issue 13, items 6, 2 and 7 through the charge runner against the gateways' fakes: scheduled
 /// charges are merchant-initiated recurring charges referring to the card's first use; a card
@@ -127,7 +129,7 @@ import Vault
             credentials: gateway == "nmi" ? ["security_key": "s"] : ["name": "n", "transactionKey": "k"])
         let card = try await setup.fixture.card("c", pan: "4111111111111111", merchant: setup.merchant, now: Self.now)
         await #expect(throws: ScheduleError.invalid(field: "currency", rule: "unsupported_currency",
-                                                    message: GatewayKind(configuredName: gateway)!.rules.refusal(currency: try Currency(code: currency))!.message)) {
+                                                    message: GatewayPreChecks.forGateway(named: gateway)!.refusal(currency: try Currency(code: currency))!.message)) {
             _ = try await setup.fixture.schedules.create(
                 ScheduleRequest(secureCardReference: card.reference, amount: 1_250, currency: currency,
                                 plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02")),
