@@ -3,6 +3,7 @@ import Payments
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Payments
 import Testing
 import Vault
 @testable import VaultAPI

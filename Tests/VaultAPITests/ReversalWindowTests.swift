@@ -1,6 +1,7 @@
 import Foundation
 import Payments
 import HTTPTypes
+import Payments
 import Scheduler
 import Testing
 import Vault
