@@ -1,5 +1,4 @@
 import Foundation
-import Payments
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
