@@ -95,12 +95,13 @@ extension SQLiteStore {
         try connection.run(
             """
             UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
-                avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
+                avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?,
+                network_transaction_id = ?
             WHERE id = ?
             """,
             [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
              transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
-             transaction.errorCode, stamp, transaction.id])
+             transaction.errorCode, stamp, transaction.networkTransactionID, transaction.id])
         // An unsettled step is held back (lease without owner) so the same run does not claim it
         // again at once, and so a later lookup happens after the gateway had time to finish.
         let holdUntil = item.outcome.stepStatus == .processing

@@ -394,6 +394,7 @@ public struct SecureCardService: Sendable {
         case .verified(let record): return record
         case .declined(let code, let category): throw SecureCardError.verificationDeclined(code: code, category: category)
         case .unavailable(let reason): throw SecureCardError.verificationUnavailable(reason: reason)
+        case .refused(let field, let code, let message): throw CardDataError(field: field, code: code, message: message)
         }
     }
 

@@ -286,5 +286,26 @@ public enum Schema {
                 created_at TEXT NOT NULL
             ) STRICT;
             """),
+        // Issue 13 (item 6): the network transaction id of a stored card's first use, per card and
+        // gateway, sealed like card data (`masked` is the only clear form), for the card's later
+        // merchant-initiated charges.
+        Migration(id: 18, name: "stored credentials (card-on-file network transaction ids)", sql: """
+            CREATE TABLE stored_credentials (
+                merchant_id TEXT NOT NULL,
+                secure_card_id TEXT NOT NULL,
+                gateway TEXT NOT NULL,
+                sealed_network_transaction_id BLOB NOT NULL,
+                masked TEXT NOT NULL,
+                transaction_id TEXT,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (merchant_id, secure_card_id, gateway)
+            ) STRICT, WITHOUT ROWID;
+            """),
+        // Issue 13 (item 6): how a transaction used a stored card (`initial` | `subsequent`) and the
+        // network's id for it, masked.
+        Migration(id: 19, name: "transactions' stored-credential flags", sql: """
+            ALTER TABLE transactions ADD COLUMN stored_credential TEXT CHECK (stored_credential = 'initial' OR stored_credential = 'subsequent');
+            ALTER TABLE transactions ADD COLUMN network_transaction_id TEXT;
+            """),
     ]
 }

@@ -16,7 +16,7 @@ extension VaultRuntime {
     public func chargeRunner(logger: Logger) -> ChargeRunner {
         ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: gateways, merchants: merchants), merchants: store,
-            policy: retryPolicy, logger: logger)
+            policy: retryPolicy, logger: logger, storedCredentials: StoredCredentials(store: store, keyring: keyring))
     }
 
     /// Runner options from the configuration, as of `asOf`.
