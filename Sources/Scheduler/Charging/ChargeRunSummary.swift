@@ -12,6 +12,9 @@ public enum ChargeOutcome: String, Sendable, Codable, CaseIterable {
     case expiredCard = "expired_card"
     /// Gateway unreachable or outcome unknown: left in doubt, settled by the next run.
     case unsettled
+    /// Outcome unknown and the gateway cannot prove it never charged: left for an operator
+    /// (`needs_review`), never sent again automatically.
+    case needsReview = "needs_review"
 }
 
 /// Counts and per-currency totals for one outcome.
@@ -73,7 +76,7 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
 
     mutating func record(_ outcome: ChargeOutcome, amount: Int64, currency: String) {
         outcomes[outcome.rawValue, default: OutcomeTotals()].add(amount: amount, currency: currency)
-        if outcome == .unsettled { settled = false }
+        if outcome == .unsettled || outcome == .needsReview { settled = false }
     }
 
     /// The summary as a human table.
@@ -85,8 +88,14 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
             lines.append("  \(outcome.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(Self.pad(totals.count)) \(Self.money(totals.totals))")
         }
         lines.append("  schedules: \(schedulesExtended) extended, \(schedulesCompleted) completed, \(schedulesPastDue) past due")
-        lines.append(String(format: "  %.2f s, %.1f charges/s; %@", durationSeconds, chargesPerSecond, settled ? "every step settled" : "SOME STEPS UNSETTLED (re-run to settle)"))
+        lines.append(String(format: "  %.2f s, %.1f charges/s; %@", durationSeconds, chargesPerSecond, settled ? "every step settled" : needsReviewText))
         return lines.joined(separator: "\n")
+    }
+
+    private var needsReviewText: String {
+        let review = outcomes[ChargeOutcome.needsReview.rawValue]?.count ?? 0
+        return review > 0 ? "\(review) STEP(S) NEED REVIEW (resolve them with POST /v1/schedules/{id}/steps/{stepId}/resolve)"
+            : "SOME STEPS UNSETTLED (re-run to settle)"
     }
 
     static func pad(_ count: Int) -> String {

@@ -286,5 +286,10 @@ public enum Schema {
                 created_at TEXT NOT NULL
             ) STRICT;
             """),
+        // Issue 13 (item 5): a step whose attempt may have been charged, and whose absence the
+        // gateway cannot prove, waits for an operator (`needs_review`); never claimed by a run.
+        Migration(id: 16, name: "steps in review") { connection in
+            try connection.addCheckValues(table: "schedule_steps", column: "status", values: ["needs_review"])
+        },
     ]
 }

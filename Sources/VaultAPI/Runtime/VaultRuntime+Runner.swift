@@ -18,6 +18,11 @@ extension VaultRuntime {
             policy: retryPolicy, logger: logger)
     }
 
+    /// Resolves steps in review under the configuration's retry policy.
+    public var stepReviews: StepReviewService {
+        StepReviewService(store: store, policy: retryPolicy)
+    }
+
     /// Runner options from the configuration, as of `asOf`.
     public func chargeRunOptions(asOf: Date) -> ChargeRunner.Options {
         ChargeRunner.Options(configuration, asOf: asOf)
