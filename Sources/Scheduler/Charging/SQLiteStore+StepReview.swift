@@ -10,6 +10,18 @@ extension SQLiteStore: StepReviewStore {
         }
     }
 
+    public func stepsInReview(merchantID: String?) async throws -> Int {
+        try await database.read { connection in
+            var sql = "SELECT count(*) AS n FROM schedule_steps WHERE status = 'needs_review'"
+            var arguments: [any SQLiteBindable] = []
+            if let merchantID {
+                sql += " AND merchant_id = ?"
+                arguments.append(merchantID)
+            }
+            return try connection.queryOne(sql, arguments)?.int("n") ?? 0
+        }
+    }
+
     /// `charge.needs_review`: the step, its schedule and the attempt in review, and why.
     static func needsReviewEvent(_ transaction: Transaction, step: ScheduleStep, now: Date) throws -> PendingWebhookEvent {
         try PendingWebhookEvent(

@@ -91,6 +91,8 @@ public enum StepReviewError: Error, Equatable, Sendable {
 public protocol StepReviewStore: Sendable {
     /// The step's latest attempt (the one in review), of `merchantID`.
     func latestAttempt(stepID: String, attempt: Int, merchantID: String) async throws -> Transaction?
+    /// Steps in review (`needs_review`), of `merchantID` when given.
+    func stepsInReview(merchantID: String?) async throws -> Int
 }
 
 /// Resolves steps in review (`needs_review`): an operator says whether the customer was charged.
