@@ -1,4 +1,5 @@
 import Foundation
+public import Payments
 public import Vault
 
 extension SQLiteStore: StepReviewStore {

@@ -1,4 +1,5 @@
 public import Foundation
+public import Payments
 public import Vault
 
 /// An operator's answer for a step in review (`needs_review`), after checking with the gateway.

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import Payments
 public import Scheduler
 public import Vault
 
@@ -59,6 +60,7 @@ public struct VaultRuntime: Sendable {
         logger.debug("vault opened", metadata: ["database": "\(configuration.database.path)", "keySource": "\(source.summary)"])
         let merchants = MerchantService(
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway,
+            gateways: GatewayCatalogue.merchantRules,
             allowPrivateCallbackTargets: configuration.webhooks.allowPrivateTargets)
         let merchantGateways = MerchantGateways(registry: gateways, merchants: merchants)
         let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, logger: logger)
@@ -70,7 +72,8 @@ public struct VaultRuntime: Sendable {
                 defaultTime: defaultTime, maxStepCount: configuration.schedules.maxStepCount, horizonDays: configuration.schedules.horizonDays,
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
             keyring: keyring)
-        let transactions = TransactionService(store: store, cards: cards, gateways: merchantGateways)
+        let transactions = TransactionService(
+            store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600)
         let idempotency = IdempotencyService(store: store, keyring: keyring)
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,

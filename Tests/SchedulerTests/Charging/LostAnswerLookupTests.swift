@@ -1,4 +1,6 @@
 import Foundation
+@testable import GatewayFakes
+import Payments
 import Logging
 import Testing
 import Vault

@@ -1,4 +1,6 @@
 import Foundation
+@testable import GatewayFakes
+import Payments
 import Testing
 import Vault
 @testable import Scheduler

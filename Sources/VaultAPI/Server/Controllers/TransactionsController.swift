@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
-public import Scheduler
+public import Payments
+import Scheduler
 import Vault
 
 /// The transaction routes of SPEC §9.
@@ -115,7 +116,7 @@ struct TransactionResponse: Encodable {
         id = transaction.id
         type = transaction.type.rawValue
         status = transaction.status.rawValue
-        (state, subState) = transaction.status.stateCodes
+        (state, subState) = transaction.stateCodes
         amount = transaction.amount
         currency = transaction.currency.code
         capturedAmount = transaction.capturedAmount
