@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Payments
 import Scheduler
 import Testing
 import Vault
