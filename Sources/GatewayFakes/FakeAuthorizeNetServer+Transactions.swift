@@ -22,6 +22,10 @@ extension FakeAuthorizeNetServer {
         "65": "This transaction has been declined.",
         "252": "Your order has been received. Thank you for your business!",
         "253": "Your order has been received. Thank you for your business!",
+        "120": "An error occurred during processing. Please try again.",
+        "121": "An error occurred during processing. Please try again.",
+        "122": "An error occurred during processing. Please try again.",
+        "181": "An error occurred during processing. Please try again.",
         "310": "This transaction has already been voided.",
         "311": "This transaction has already been captured.",
     ]
@@ -29,6 +33,7 @@ extension FakeAuthorizeNetServer {
     /// Response codes of the reason codes triggered by card 4222222222222 and amount N.00.
     static let triggeredResponseCodes: [String: String] = [
         "2": "2", "4": "2", "8": "3", "19": "3", "27": "2", "44": "2", "65": "2", "252": "4", "253": "4",
+        "120": "3", "121": "3", "122": "3", "181": "3",
     ]
 
     static let triggerCard = "4222222222222"

@@ -105,6 +105,9 @@ public struct ChargeRunner: Sendable {
                 "steps in doubt, held back until their grace period has passed; re-run after it",
                 metadata: ["run": "\(runID)", "steps": "\(heldBack)"])
         }
+        if let reviews = store as? any StepReviewStore {
+            summary.stepsInReview = try await reviews.stepsInReview(merchantID: options.merchantID)
+        }
         summary.durationSeconds = Self.seconds(since: started)
         summary.chargesPerSecond = summary.durationSeconds > 0 ? Double(summary.processed) / summary.durationSeconds : 0
         logger.info(

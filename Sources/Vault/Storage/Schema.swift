@@ -286,6 +286,11 @@ public enum Schema {
                 created_at TEXT NOT NULL
             ) STRICT;
             """),
+        // Issue 13 (item 5): a step whose attempt may have been charged, and whose absence the
+        // gateway cannot prove, waits for an operator (`needs_review`); never claimed by a run.
+        Migration(id: 16, name: "steps in review") { connection in
+            try connection.addCheckValues(table: "schedule_steps", column: "status", values: ["needs_review"])
+        },
         // Issue 13 (item 6): the network transaction id of a stored card's first use, per card and
         // gateway, sealed like card data (`masked` is the only clear form), for the card's later
         // merchant-initiated charges.

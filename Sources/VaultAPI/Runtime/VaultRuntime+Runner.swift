@@ -19,6 +19,11 @@ extension VaultRuntime {
             policy: retryPolicy, logger: logger, storedCredentials: StoredCredentials(store: store, keyring: keyring))
     }
 
+    /// Resolves steps in review under the configuration's retry policy.
+    public var stepReviews: StepReviewService {
+        StepReviewService(store: store, policy: retryPolicy)
+    }
+
     /// Runner options from the configuration, as of `asOf`.
     public func chargeRunOptions(asOf: Date) -> ChargeRunner.Options {
         ChargeRunner.Options(configuration, asOf: asOf)

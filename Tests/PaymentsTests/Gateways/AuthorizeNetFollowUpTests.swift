@@ -124,7 +124,6 @@ import Vault
         try await withGateway { fake, gateway in
             let sale = await gateway.sale(F.charge("k", reference: "INV-SET"))
             fake.settleAll()
-            #expect(await gateway.lookup(reference: "INV-SET", gatewayTransactionID: nil) == .notFound)
             guard case let .found(found) = await gateway.lookup(reference: "INV-SET", gatewayTransactionID: sale.transactionID)
             else {
                 Issue.record("a settled charge was not found by id")

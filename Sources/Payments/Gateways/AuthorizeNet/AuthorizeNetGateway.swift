@@ -16,8 +16,6 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
     public static let sandboxURL = "https://apitest.authorize.net/xml/v1/request.api"
     /// The endpoint path, appended to a bare host given as an override.
     public static let endpointPath = "/xml/v1/request.api"
-    /// Pages of 1,000 unsettled transactions searched for a reference.
-    static let maximumLookupPages = 5
 
     /// Always `authorizenet`.
     public let name = "authorizenet"

@@ -147,7 +147,7 @@ struct AuthorizeNetRequests: Sendable {
         String(expiry.year) + "-" + (expiry.month < 10 ? "0" : "") + String(expiry.month)
     }
 
-    private var merchantAuthentication: OrderedJSON {
+    var merchantAuthentication: OrderedJSON {
         .object([("name", .string(credentials.apiLoginID)), ("transactionKey", .string(credentials.transactionKey))])
     }
 
