@@ -113,6 +113,8 @@ public struct Transaction: Sendable, Equatable {
     public var updatedAt: Date
     /// Insertion order.
     public var sequence: Int64
+    /// The keyed MAC duplicate protection compares (``DuplicateTransactionCheck``); written, never read back.
+    public var duplicateMAC: [UInt8]?
 
     /// Creates a pending transaction.
     public init(

@@ -131,7 +131,7 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
 
     // MARK: - Exchange
 
-    private func charge(_ type: AuthorizeNetRequests.TransactionType, _ request: ChargeRequest, amount: Money,
+    func charge(_ type: AuthorizeNetRequests.TransactionType, _ request: ChargeRequest, amount: Money,
                         operation: String) async -> GatewayResult {
         if let refused = AuthorizeNetGateway.preChecks.refusal(for: request) {
             log(operation, reference: request.reference, refused)

@@ -102,7 +102,7 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
     var transactURL: String { baseURL + Self.transactPath }
     var queryURL: String { baseURL + Self.queryPath }
 
-    private func transact(_ body: [UInt8], operation: String, reference: String, reconcile: Bool) async -> GatewayResult {
+    func transact(_ body: [UInt8], operation: String, reference: String, reconcile: Bool) async -> GatewayResult {
         let exchange = await http.post(url: transactURL, contentType: "application/x-www-form-urlencoded", body: body)
         var result = Self.interpret(exchange)
         if reconcile, case .error = result.outcome,

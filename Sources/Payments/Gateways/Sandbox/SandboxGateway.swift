@@ -97,8 +97,8 @@ public final class SandboxGateway: GatewayAdapter {
 
     // MARK: - Processing
 
-    private func charge(_ request: ChargeRequest, kind: SandboxTransaction.Kind) async -> GatewayResult {
-        let operation = kind == .sale ? "sale" : kind == .authorization ? "authorize" : "verify"
+    func charge(_ request: ChargeRequest, kind: SandboxTransaction.Kind) async -> GatewayResult {
+        let operation = kind == .sale ? "sale" : kind == .authorization ? "authorize" : kind == .refund ? "credit" : "verify"
         let fingerprint = [operation, request.reference, String(request.amount.minorUnits), request.amount.currency.code,
                            request.card.pan.last4, request.card.expiry.mmyy].joined(separator: "|")
         if let refused = GatewayPreChecks().refusal(for: request) { return refused }

@@ -210,6 +210,8 @@ extension TransactionError: APIErrorConvertible {
             return .notFound("transaction", param: "id")
         case .notAllowed(let code, let message):
             return .conflict(message, code: code)
+        case .notPermitted(let code, let message):
+            return APIError(status: .forbidden, type: "permission_error", code: code, message: message)
         case .declined(let transaction):
             var error = APIError(
                 status: .init(code: 402, reasonPhrase: "Payment Required"), type: "card_error", code: transaction.declineCode ?? "card_declined",
