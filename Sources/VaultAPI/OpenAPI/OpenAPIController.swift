@@ -33,7 +33,7 @@ struct OpenAPIController {
         }
     }()
 
-    func addRoutes(to router: Router<VaultRequestContext>) {
+    func addRoutes(to router: RouterGroup<VaultRequestContext>) {
         // Read and converted when the router is built, so that a binary shipped without its
         // resource bundle stops at start rather than at the first request for the document.
         let json = Self.json
