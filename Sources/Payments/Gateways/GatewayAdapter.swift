@@ -3,10 +3,11 @@ public enum GatewayLookup: Sendable, Equatable {
     /// The gateway has the transaction; the result says how it ended (approved, declined, or
     /// still in doubt, e.g. held for review).
     case found(GatewayResult)
-    /// The gateway has no transaction with that reference: the attempt never arrived.
+    /// The gateway has no transaction with that reference: the attempt never arrived. Only
+    /// when the whole window since the attempt was searched (proof of absence).
     case notFound
-    /// The gateway could not be asked (network, credentials, reporting API disabled); try again
-    /// later, and do not assume either way.
+    /// The gateway could not be asked (network, credentials, reporting API disabled), or the
+    /// search could not cover the whole window: absence is not proven, so nothing may be sent again.
     case unavailable(String)
 }
 
@@ -43,4 +44,8 @@ public protocol GatewayAdapter: Sendable {
     /// Finds the charge sent with `reference` (or the transaction `gatewayTransactionID`, when
     /// known), to settle an in-doubt attempt.
     func lookup(reference: String, gatewayTransactionID: String?) async -> GatewayLookup
+    /// Finds an operation over the whole window since it was sent (``GatewayLookupQuery``);
+    /// `notFound` only when the search covered all of it. The default searches charges with
+    /// ``lookup(reference:gatewayTransactionID:)``.
+    func lookup(_ query: GatewayLookupQuery) async -> GatewayLookup
 }

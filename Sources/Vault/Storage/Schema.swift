@@ -286,6 +286,33 @@ public enum Schema {
                 created_at TEXT NOT NULL
             ) STRICT;
             """),
+        // Issue 13 (item 5): a step whose attempt may have been charged, and whose absence the
+        // gateway cannot prove, waits for an operator (`needs_review`); never claimed by a run.
+        Migration(id: 16, name: "steps in review") { connection in
+            try connection.addCheckValues(table: "schedule_steps", column: "status", values: ["needs_review"])
+        },
+        // Issue 13 (item 6): the network transaction id of a stored card's first use, per card and
+        // gateway, sealed like card data (`masked` is the only clear form), for the card's later
+        // merchant-initiated charges.
+        Migration(id: 18, name: "stored credentials (card-on-file network transaction ids)", sql: """
+            CREATE TABLE stored_credentials (
+                merchant_id TEXT NOT NULL,
+                secure_card_id TEXT NOT NULL,
+                gateway TEXT NOT NULL,
+                sealed_network_transaction_id BLOB NOT NULL,
+                masked TEXT NOT NULL,
+                transaction_id TEXT,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (merchant_id, secure_card_id, gateway)
+            ) STRICT, WITHOUT ROWID;
+            """),
+        // Issue 13 (item 6): how a transaction used a stored card (`initial` | `subsequent`) and the
+        // network's id for it, masked.
+        Migration(id: 19, name: "transactions' stored-credential flags", sql: """
+            ALTER TABLE transactions ADD COLUMN stored_credential TEXT CHECK (stored_credential = 'initial' OR stored_credential = 'subsequent');
+            ALTER TABLE transactions ADD COLUMN network_transaction_id TEXT;
+            """),
+
         // Issue 14 (item 11): the holder-name blind index (`HolderNameIndex`): keyed MACs of name
         // tokens per card; cards from before are indexed at start-up (`name_indexed` 0).
         Migration(id: 23, name: "holder-name blind index", sql: """

@@ -63,7 +63,8 @@ public struct VaultRuntime: Sendable {
             gateways: GatewayCatalogue.merchantRules,
             allowPrivateCallbackTargets: configuration.webhooks.allowPrivateTargets)
         let merchantGateways = MerchantGateways(registry: gateways, merchants: merchants)
-        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, logger: logger)
+        let storedCredentials = StoredCredentials(store: store, keyring: keyring)
+        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, storedCredentials: storedCredentials, logger: logger)
         let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)
         let defaultTime = LocalTime(hour: configuration.defaults.hour, minute: configuration.defaults.minute) ?? .midnight
         let schedules = ScheduleService(
@@ -74,6 +75,7 @@ public struct VaultRuntime: Sendable {
             keyring: keyring)
         let transactions = TransactionService(
             store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600,
+            storedCredentials: storedCredentials,
             duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)))
         let idempotency = IdempotencyService(store: store, keyring: keyring)
         let runtime = VaultRuntime(
