@@ -145,6 +145,12 @@ struct FakeAuthorizeNetTransaction: Sendable {
     var refunded = 0
     var sequence: Int
     var refTransId: String?
+    /// The `processingOptions` members sent `true`, in the order sent.
+    var processingOptions: [String] = []
+    /// `subsequentAuthInformation.originalNetworkTransId`, as sent.
+    var originalNetworkTransId: String?
+    /// The network transaction id the fake answered (approvals only).
+    var networkTransId: String?
 }
 
 /// The fake's mutable state.
@@ -199,7 +205,30 @@ enum FakeAuthorizeNetSchema {
         "setting": ["settingName", "settingValue"],
         "sorting": ["orderBy", "orderDescending"],
         "paging": ["limit", "offset"],
+        "processingOptions": ["isFirstRecurringPayment", "isFirstSubsequentAuth", "isSubsequentAuth", "isStoredCredentials"],
+        "subsequentAuthInformation": ["originalNetworkTransId", "originalAuthAmount", "reason"],
     ]
+
+    /// Simple-type facets of the XSD the fake enforces, by element name (the real API answers a
+    /// violation with E00003 before processing anything).
+    static func facetProblem(_ name: String, _ value: FakeJSON) -> String? {
+        let text = value.text ?? ""
+        let valid: Bool = switch name {
+        // creditCardSimpleType.cardNumber: minLength 4, maxLength 16.
+        case "cardNumber": (4...16).contains(text.count)
+        // orderType.invoiceNumber: maxLength 20.
+        case "invoiceNumber": text.count <= 20
+        // processingOptions members: xs:boolean.
+        case "isFirstRecurringPayment", "isFirstSubsequentAuth", "isSubsequentAuth", "isStoredCredentials":
+            ["true", "false", "1", "0"].contains(text)
+        // networkTransId: alphaNumericSpaceString, maxLength 255.
+        case "originalNetworkTransId": text.count <= 255 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") }
+        // merchantInitTransReasonEnum.
+        case "reason": ["resubmission", "delayedCharge", "reauthorization", "noShow"].contains(text)
+        default: true
+        }
+        return valid ? nil : "The '\(name)' element is invalid - The value '\(name == "cardNumber" ? "XXXX" : text)' is invalid according to its datatype."
+    }
 
     /// Required members.
     static let required: [String: [String]] = [
@@ -241,7 +270,7 @@ enum FakeAuthorizeNetSchema {
             }
             return nil
         default:
-            return nil
+            return facetProblem(name, value)
         }
     }
 }

@@ -35,6 +35,12 @@ public protocol GatewayAdapter: Sendable {
     /// chooses the gateway's way: account validation, a zero-amount authorization, or a small
     /// authorization that is voided at once.
     func verify(_ request: ChargeRequest) async -> GatewayResult
+    /// Whether ``credit(_:)`` reaches the gateway; false (the default) means this gateway takes no
+    /// credits and the vault refuses them for merchants using it.
+    var supportsCredit: Bool { get }
+    /// Returns money to a card without an earlier transaction at this gateway (seed 004's
+    /// `credit`, a "blind return"), by the gateway's refund-without-parent.
+    func credit(_ request: ChargeRequest) async -> GatewayResult
     /// Finds the charge sent with `reference` (or the transaction `gatewayTransactionID`, when
     /// known), to settle an in-doubt attempt.
     func lookup(reference: String, gatewayTransactionID: String?) async -> GatewayLookup

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Payments
 import Vault
 
@@ -18,11 +19,37 @@ extension ChargeRunner {
         guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {
             return .error("gateway_not_configured", retryable: true)
         }
+        let original = await originalNetworkTransactionID(due: due, merchant: merchant)
         let request = ChargeRequest(
             idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference,
             amount: Money(minorUnits: transaction.amount, currency: transaction.currency),
             card: PaymentCard(pan: card.pan, expiry: card.expiry, holderName: card.holderName, cvv: nil, postalCode: nil),
-            description: transaction.description)
+            description: transaction.description, storedCredential: .recurring(originalNetworkTransactionID: original))
+        let result = await sendSale(request, adapter: adapter, transaction: transaction, options: options)
+        if original == nil, result.isApproved, let network = result.networkTransactionID {
+            // The first payment of the series: later ones refer to it (an id kept meanwhile stays).
+            _ = try? await storedCredentials?.record(
+                network, secureCardReference: due.schedule.secureCardReference, merchantID: merchant.id, gateway: merchant.gateway.name,
+                transactionID: transaction.id, replacing: false)
+        }
+        return result
+    }
+
+    /// The network transaction id of the card's first use with the merchant's gateway, if kept.
+    private func originalNetworkTransactionID(due: DueStep, merchant: Merchant) async -> String? {
+        guard let storedCredentials else { return nil }
+        do {
+            return try await storedCredentials.originalNetworkTransactionID(
+                secureCardReference: due.schedule.secureCardReference, merchantID: merchant.id, gateway: merchant.gateway.name)
+        } catch {
+            logger.warning("stored credential unreadable; charging as the first payment of the series",
+                           metadata: ["schedule": "\(due.schedule.id)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Sends the sale, retrying retryable errors with the same key (bounded), resolving in doubt by lookup.
+    private func sendSale(_ request: ChargeRequest, adapter: any GatewayAdapter, transaction: Transaction, options: Options) async -> GatewayResult {
         var result = await adapter.sale(request)
         var attempt = 0
         while attempt < options.gatewayRetries {

@@ -142,6 +142,7 @@ extension ChargeRunner {
         transaction.stepID = step.id
         transaction.attempt = attempt
         transaction.description = due.schedule.description
+        transaction.storedCredential = .subsequent
         transaction.maskedNumber = card?.pan.masked
         transaction.cardType = card?.pan.brand.rawValue
         return transaction
