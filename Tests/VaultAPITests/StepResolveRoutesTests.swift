@@ -23,12 +23,14 @@ import Vault
             #expect(scheduled.status == .conflict)
             #expect((scheduled.json["error"] as? [String: Any])?["code"] as? String == "step_not_in_review")
 
-            for body in [#"{"outcome":"charged"}"#, #"{"outcome":"later"}"#, #"{"outcome":"not_charged","extra":1}"#,
+            for body in [#"{"outcome":"charged"}"#, #"{"outcome":"later"}"#,
                          #"{"outcome":"charged","gatewayTransactionId":"4111111111111111"}"#] {
                 let bad = try await client.send(.post, path, key: fixture.adminA, json: body)
                 #expect(bad.status == .unprocessableContent, "\(body)")
                 #expect(!bad.text.contains("4111111111111111"))
             }
+            let unknownField = try await client.send(.post, path, key: fixture.adminA, json: #"{"outcome":"not_charged","extra":1}"#)
+            #expect(unknownField.status == .badRequest)
             let unknown = try await client.send(.post, "/v1/schedules/\(id)/steps/stp_nope/resolve", key: fixture.adminA,
                                                 json: #"{"outcome":"not_charged"}"#)
             #expect(unknown.status == .notFound)

@@ -36,8 +36,3 @@ extension StepReviewError: APIErrorConvertible {
         }
     }
 }
-
-extension StepResolutionRequest: ClosedRequestBody {
-    /// `outcome` and `gatewayTransactionId` only.
-    static var fieldNames: Set<String> { ["outcome", "gatewayTransactionId"] }
-}
