@@ -17,7 +17,7 @@ extension AuthorizeNetGateway {
         while page <= Self.maximumLookupPages {
             let exchange = await http.post(url: endpoint, contentType: "application/json",
                                            body: requests.unsettledTransactions(page: page))
-            guard case let .response(200, body) = exchange else { return .unavailable(Self.reason(exchange)) }
+            guard case let .response(200, body, _) = exchange else { return .unavailable(Self.reason(exchange)) }
             guard let list = AuthorizeNetResponses.decode(AuthorizeNetResponses.TransactionList.self, from: body) else {
                 return .unavailable("unreadable_response")
             }
@@ -49,7 +49,7 @@ extension AuthorizeNetGateway {
     func detailsRecord(transactionID: String) async -> DetailsRecord {
         let exchange = await http.post(url: endpoint, contentType: "application/json",
                                        body: requests.transactionDetails(transactionID: transactionID))
-        guard case let .response(200, body) = exchange else { return .unavailable(Self.reason(exchange)) }
+        guard case let .response(200, body, _) = exchange else { return .unavailable(Self.reason(exchange)) }
         guard let reply = AuthorizeNetResponses.decode(AuthorizeNetResponses.TransactionDetailsReply.self, from: body) else {
             return .unavailable("unreadable_response")
         }
@@ -93,7 +93,7 @@ extension AuthorizeNetGateway {
     static func reason(_ exchange: HTTPExchange) -> String {
         switch exchange {
         case let .notSent(reason), let .lost(reason): reason
-        case let .response(status, _): "http_\(status)"
+        case let .response(status, _, _): "http_\(status)"
         }
     }
 }

@@ -68,7 +68,12 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
         if let invalid = invalidAmount(request.amount, required: false) { return invalid }
         if let invalid = invalidReference(request.reference) { return invalid }
         let body = requests.capture(request, refID: AuthorizeNetRequests.refID(forIdempotencyKey: request.idempotencyKey))
-        return await transact(body, operation: "capture", reference: request.reference)
+        var result = await transact(body, operation: "capture", reference: request.reference)
+        // Reason 310 ("already voided") comes with response code 1: for a capture it is a refusal.
+        if result.isApproved, result.responseCode == AuthorizeNetCodes.alreadyVoided {
+            result.outcome = .declined(code: "transaction_voided", category: .error)
+        }
+        return result
     }
 
     /// `voidTransaction`.
@@ -85,7 +90,7 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
     /// Refunding an unsettled transaction fails with `not_refundable` (reason 54): void it instead.
     public func refund(_ request: FollowUpRequest) async -> GatewayResult {
         guard let amount = request.amount else {
-            return .error("amount_required", retryable: false, text: "Authorize.Net refunds need an amount.")
+            return .refused("amount_required", text: "Authorize.Net refunds need an amount.")
         }
         if let invalid = invalidAmount(amount, required: true) { return invalid }
         if let invalid = invalidReference(request.reference) { return invalid }
@@ -101,8 +106,7 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
             }
         }
         guard let last4 else {
-            return .error("card_required", retryable: false,
-                          text: "Authorize.Net refunds need the last four digits of the original card.")
+            return .refused("card_required", text: "Authorize.Net refunds need the last four digits of the original card.")
         }
         let body = requests.refund(request, amount: amount, last4: last4,
                                    refID: AuthorizeNetRequests.refID(forIdempotencyKey: request.idempotencyKey))
@@ -167,8 +171,8 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
             return .final(.error("gateway_unreachable", retryable: true, text: reason))
         case let .lost(reason):
             return .final(.inDoubt(reason))
-        case let .response(status, bytes):
-            guard status == 200 else { return .final(GatewayHTTP.unexpectedStatus(status)) }
+        case let .response(status, bytes, retryAfter):
+            guard status == 200 else { return .final(GatewayHTTP.unexpectedStatus(status, retryAfter: retryAfter)) }
             body = bytes
         }
         guard let reply = AuthorizeNetResponses.decode(AuthorizeNetResponses.CreateTransaction.self, from: body) else {
@@ -217,15 +221,14 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
     }
 
     private func invalidAmount(_ amount: Money?, required: Bool) -> GatewayResult? {
-        guard let amount else { return required ? .error("amount_required", retryable: false) : nil }
-        return amount.minorUnits > 0 ? nil : .error("invalid_amount", retryable: false, text: "The amount must be positive.")
+        guard let amount else { return required ? .refused("amount_required", text: nil) : nil }
+        return amount.minorUnits > 0 ? nil : .refused("invalid_amount", text: "The amount must be positive.")
     }
 
     private func invalidReference(_ reference: String) -> GatewayResult? {
         let length = reference.count
         guard length == 0 || length > AuthorizeNetRequests.maximumInvoiceNumberLength else { return nil }
-        return .error("invalid_reference", retryable: false,
-                      text: "Authorize.Net invoice numbers (references) must be 1 to 20 characters.")
+        return .refused("invalid_reference", text: "Authorize.Net invoice numbers (references) must be 1 to 20 characters.")
     }
 
     func log(_ operation: String, reference: String, _ result: GatewayResult) {
