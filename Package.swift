@@ -120,6 +120,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            resources: [.copy("OpenAPI/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

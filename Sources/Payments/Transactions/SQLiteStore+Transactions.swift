@@ -1,9 +1,29 @@
-package import Foundation
+public import Foundation
 public import Vault
 
 extension SQLiteStore: TransactionStore {
     public func insertTransaction(_ transaction: Transaction, audit: AuditEntry) async throws {
         try await database.write { connection in
+            try Self.insert(transaction, on: connection)
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func insertTransaction(_ transaction: Transaction, refusingDuplicatesSince since: Date?, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            if let since, let mac = transaction.duplicateMAC,
+                let earlier = try connection.queryOne(
+                    """
+                    SELECT id, created_at FROM transactions
+                    WHERE merchant_id = ? AND duplicate_mac = ? AND created_at >= ? AND status IN ('pending', 'approved', 'in_doubt', 'captured')
+                    ORDER BY created_at DESC LIMIT 1
+                    """, [transaction.merchantID, mac, Timestamp.string(since)])
+            {
+                throw TransactionError.notAllowed(
+                    code: "duplicate_transaction",
+                    message: "A \(transaction.type.rawValue) of the same amount on the same card was recorded at \(try earlier.string("created_at")) "
+                        + "(\(try earlier.string("id"))); send allowDuplicate: true to process it again.")
+            }
             try Self.insert(transaction, on: connection)
             try connection.appendAudit(audit)
         }
@@ -30,12 +50,14 @@ extension SQLiteStore: TransactionStore {
             try connection.run(
                 """
                 UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
-                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
+                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?,
+                    network_transaction_id = ?
                 WHERE id = ? AND merchant_id = ?
                 """,
                 [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
                  transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
-                 transaction.errorCode, Timestamp.string(transaction.updatedAt), transaction.id, transaction.merchantID])
+                 transaction.errorCode, Timestamp.string(transaction.updatedAt), transaction.networkTransactionID, transaction.id,
+                 transaction.merchantID])
             if let update = parentUpdate {
                 try connection.run(
                     """
@@ -98,7 +120,8 @@ extension SQLiteStore: TransactionStore {
     public func transactionTotals(merchantID: String, periods: [StatisticsPeriod], selection: StatisticsSelection) async throws -> [StatisticsTotals] {
         guard !periods.isEmpty else { return [] }
         let bounds = "[" + periods.map { "[\"\(Timestamp.string($0.start))\",\"\(Timestamp.string($0.end))\"]" }.joined(separator: ",") + "]"
-        let types = "[" + selection.types.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        let counted = TransactionType.allCases.filter { selection.types.contains($0) || selection.turnoverTypes.contains($0) }
+        let types = "[" + counted.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
         let currency = selection.currency?.code
         return try await database.read { connection in
             var totals: [StatisticsTotals] = []
@@ -107,19 +130,21 @@ extension SQLiteStore: TransactionStore {
                 WITH periods(idx, lo, hi) AS (
                     SELECT CAST(key AS INTEGER), json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
                 )
-                SELECT periods.idx AS idx, t.currency AS currency, t.status AS status, count(*) AS n, sum(t.amount) AS turnover,
+                SELECT periods.idx AS idx, t.currency AS currency, t.type AS type, t.status AS status, count(*) AS n, sum(t.amount) AS turnover,
                     min(t.amount) AS smallest, max(t.amount) AS largest
                 FROM periods JOIN transactions AS t
                     ON t.merchant_id = ? AND t.created_at >= periods.lo AND t.created_at < periods.hi
                 WHERE t.type IN (SELECT value FROM json_each(?)) AND (? IS NULL OR t.currency = ?)
-                GROUP BY periods.idx, t.currency, t.status
+                GROUP BY periods.idx, t.currency, t.type, t.status
                 """,
                 [bounds, merchantID, types, currency, currency]
             ) { row in
-                guard let status = TransactionStatus(rawValue: try row.string("status")) else { return }
+                guard let status = TransactionStatus(rawValue: try row.string("status")),
+                    let type = TransactionType(rawValue: try row.string("type"))
+                else { return }
                 totals.append(
                     StatisticsTotals(
-                        periodIndex: try row.int("idx"), currency: try row.string("currency"), status: status,
+                        periodIndex: try row.int("idx"), currency: try row.string("currency"), type: type, status: status,
                         summary: AmountSummary(
                             count: try row.int64("n"), turnover: try row.int64("turnover"), minimum: try row.int64("smallest"),
                             maximum: try row.int64("largest"))))
@@ -150,6 +175,11 @@ extension SQLiteStore: TransactionStore {
                 sql += " OR substr(masked_number, -4) = ?"
                 arguments.append(text)
             }
+            for reading in TransactionFilter.amountReadings(of: text, currency: filter.currency) {
+                sql += " OR (amount = ? AND currency IN (SELECT value FROM json_each(?)))"
+                arguments.append(reading.minorUnits)
+                arguments.append("[" + reading.currencies.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+            }
             sql += ")"
         }
     }
@@ -169,12 +199,18 @@ extension SQLiteStore: TransactionStore {
         case .declined: type = .transactionDeclined
         default: return nil
         }
+        let codes = transaction.stateCodes
         var data: [String: WebhookValue] = [
             "transactionId": .string(transaction.id), "type": .string(transaction.type.rawValue), "status": .string(transaction.status.rawValue),
             "amount": .int(transaction.amount), "currency": .string(transaction.currency.code),
             "secureCardReference": .optional(transaction.secureCardReference), "merchantReference": .optional(transaction.merchantReference),
             "scheduleId": .optional(transaction.scheduleID), "stepId": .optional(transaction.stepID),
             "attempt": .optional(transaction.attempt.map(Int64.init)), "parentId": .optional(transaction.parentID),
+            // What seed 000's callback carries: card brand, masked number, state, error code and text.
+            "cardType": .optional(transaction.cardType), "maskedNumber": .optional(transaction.maskedNumber),
+            "state": .int(Int64(codes.state)), "subState": .int(Int64(codes.subState)),
+            "errorCode": .optional(transaction.status == .approved ? nil : transaction.declineCode ?? transaction.errorCode),
+            "errorMessage": .optional(transaction.status == .approved ? nil : transaction.responseText),
         ]
         if let code = transaction.declineCode {
             data["decline"] = .object(["code": .string(code), "category": .optional(transaction.declineCategory)])
@@ -191,14 +227,15 @@ extension SQLiteStore: TransactionStore {
              transaction.currency.code, transaction.secureCardReference, transaction.merchantReference, transaction.cardType,
              transaction.maskedNumber, transaction.scheduleID, transaction.stepID, transaction.attempt, transaction.parentID,
              transaction.idempotencyKey, transaction.orderReference, transaction.description, transaction.gateway,
-             transaction.gatewayTransactionID, Timestamp.string(transaction.createdAt), Timestamp.string(transaction.updatedAt)])
+             transaction.gatewayTransactionID, Timestamp.string(transaction.createdAt), Timestamp.string(transaction.updatedAt),
+             transaction.storedCredential?.rawValue, transaction.duplicateMAC])
     }
 
     private static let insertSQL = """
         INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
             masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
-            gateway_transaction_id, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     private static let insertOrResetSQL = insertSQL + " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"
 
@@ -228,6 +265,8 @@ extension SQLiteStore: TransactionStore {
         transaction.declineCode = try row.optionalString("decline_code")
         transaction.declineCategory = try row.optionalString("decline_category")
         transaction.errorCode = try row.optionalString("error_code")
+        transaction.storedCredential = try row.optionalString("stored_credential").flatMap(StoredCredentialKind.init(rawValue:))
+        transaction.networkTransactionID = try row.optionalString("network_transaction_id")
         transaction.capturedAmount = try row.int64("captured_amount")
         transaction.refundedAmount = try row.int64("refunded_amount")
         transaction.updatedAt = Timestamp.parse(try row.string("updated_at")) ?? transaction.createdAt

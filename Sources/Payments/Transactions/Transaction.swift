@@ -15,6 +15,9 @@ public enum TransactionType: String, Sendable, Codable, CaseIterable {
     case refund
     /// Check a card without moving money.
     case verify
+    /// Return funds to a card without an earlier sale (seed 004's `credit`); only for merchants
+    /// whose settings allow it.
+    case credit
 }
 
 /// Where a transaction is (SPEC §6 `status`).
@@ -37,20 +40,6 @@ public enum TransactionStatus: String, Sendable, Codable, CaseIterable {
     case captured
     /// Sent, outcome unknown; settled later with the same idempotency key.
     case inDoubt = "in_doubt"
-
-    /// The seed's `state`/`subState` codes: created 100/101; checked 200/201, check failed 202;
-    /// approved 400/411; declined 400/412; voided 500/502; refunded 500/504.
-    public var stateCodes: (state: Int, subState: Int) {
-        switch self {
-        case .pending: (100, 101)
-        case .inDoubt: (200, 201)
-        case .error: (200, 202)
-        case .approved, .captured: (400, 411)
-        case .declined: (400, 412)
-        case .voided: (500, 502)
-        case .refunded, .partiallyRefunded: (500, 504)
-        }
-    }
 }
 
 /// A gateway transaction as recorded by the vault.
@@ -113,6 +102,11 @@ public struct Transaction: Sendable, Equatable {
     public var isPermanentError: Bool { status == .error && declineCategory == DeclineCategory.error.rawValue }
     /// Error code when the gateway failed.
     public var errorCode: String?
+    /// How the charge used a stored card: `initial` (the credential was stored) or `subsequent`
+    /// (a stored one was used); `nil` for a card that is not stored, and for follow-ups.
+    public var storedCredential: StoredCredentialKind?
+    /// The network's id for this transaction, masked (``NetworkTransactionID/masked(_:)``).
+    public var networkTransactionID: String?
     /// For authorizations: captured so far.
     public var capturedAmount: Int64
     /// Refunded so far.
@@ -123,6 +117,8 @@ public struct Transaction: Sendable, Equatable {
     public var updatedAt: Date
     /// Insertion order.
     public var sequence: Int64
+    /// The keyed MAC duplicate protection compares (``DuplicateTransactionCheck``); written, never read back.
+    public var duplicateMAC: [UInt8]?
 
     /// Creates a pending transaction.
     public init(
@@ -158,8 +154,10 @@ public struct Transaction: Sendable, Equatable {
         return "v" + String(body.suffix(19))
     }
 
-    /// Applies a gateway answer.
+    /// Applies a gateway answer. The outcome replaces an earlier one entirely: a charge in doubt that
+    /// settles as approved or declined loses the error code it had while in doubt.
     public mutating func apply(_ result: GatewayResult, now: Date) {
+        (declineCode, declineCategory, errorCode) = (nil, nil, nil)
         switch result.outcome {
         case .approved:
             status = .approved
@@ -186,6 +184,7 @@ public struct Transaction: Sendable, Equatable {
         responseText = result.responseText
         avsResult = result.avsResult
         cvvResult = result.cvvResult
+        if let network = result.networkTransactionID { networkTransactionID = NetworkTransactionID.masked(network) }
         updatedAt = now
     }
 }

@@ -61,13 +61,14 @@ enum AuthorizeNetCodes {
         "61": ("processing_error", true),
         "62": ("processing_error", true),
         "63": ("processing_error", true),
-        "120": ("processing_error", true),
-        "121": ("processing_error", true),
-        "122": ("processing_error", true),
-        "181": ("processing_error", true),
         "310": ("transaction_voided", false),
         "311": ("already_captured", false),
     ]
+
+    /// Reason codes whose charge may have gone through: the gateway's own void of a timed-out or
+    /// failed authorization failed (120 timed out, 121 and 122 errored, 181 invalid response code),
+    /// so the authorization may stand. Never retryable: in doubt, settled by lookup (or review).
+    static let inDoubtReasons: Set<String> = ["120", "121", "122", "181"]
 
     /// Reason codes with response code 3 that are the merchant's configuration, not the request
     /// (13: API login invalid or account inactive): not settled, sent again once fixed.
@@ -112,6 +113,8 @@ enum AuthorizeNetCodes {
         switch responseCode {
         case "1":
             return .approved
+        case "2" where inDoubtReasons.contains(reason), "3" where inDoubtReasons.contains(reason):
+            return .inDoubt(reason: "gateway_void_failed")
         case "2":
             let decline = declines[reason] ?? ("generic_decline", .soft)
             return .declined(code: decline.code, category: decline.category)
