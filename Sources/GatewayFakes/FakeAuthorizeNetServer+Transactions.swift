@@ -15,6 +15,7 @@ extension FakeAuthorizeNetServer {
         "16": "The transaction cannot be found.",
         "19": "An error occurred during processing. Please try again in 5 minutes.",
         "27": "The transaction has been declined because of an AVS mismatch.",
+        "33": "FIELD cannot be left blank.",
         "44": "This transaction has been declined.",
         "47": "The amount requested for settlement cannot be greater than the original amount authorized.",
         "54": "The referenced transaction does not meet the criteria for issuing a credit.",
@@ -32,7 +33,7 @@ extension FakeAuthorizeNetServer {
 
     /// Response codes of the reason codes triggered by card 4222222222222 and amount N.00.
     static let triggeredResponseCodes: [String: String] = [
-        "2": "2", "4": "2", "8": "3", "19": "3", "27": "2", "44": "2", "65": "2", "252": "4", "253": "4",
+        "2": "2", "4": "2", "8": "3", "19": "3", "27": "2", "33": "3", "44": "2", "65": "2", "252": "4", "253": "4",
         "120": "3", "121": "3", "122": "3", "181": "3",
     ]
 
@@ -139,8 +140,9 @@ extension FakeAuthorizeNetServer {
         guard let id = transaction["refTransId"]?.text, var original = state.transactions[id] else { return .error("3", "16", nil) }
         switch original.status {
         case "authorizedPendingCapture": break
-        case "voided": return .error("3", "310", original.last4)
-        case "capturedPendingSettlement", "settledSuccessfully": return .error("3", "311", original.last4)
+        // The real API answers these with response code 1 and the original transaction.
+        case "voided": return .recorded(Self.repeated(original, reason: "310"))
+        case "capturedPendingSettlement", "settledSuccessfully": return .recorded(Self.repeated(original, reason: "311"))
         default: return .error("3", "16", original.last4)
         }
         let amount = transaction["amount"]?.text.flatMap(Self.units) ?? original.amount
@@ -160,7 +162,7 @@ extension FakeAuthorizeNetServer {
         guard let id = transaction["refTransId"]?.text, var original = state.transactions[id] else { return .error("3", "16", nil) }
         switch original.status {
         case "authorizedPendingCapture", "capturedPendingSettlement", "refundPendingSettlement", "FDSPendingReview": break
-        case "voided": return .error("3", "310", original.last4)
+        case "voided": return .recorded(Self.repeated(original, reason: "310"))
         default: return .error("3", "16", original.last4)
         }
         original.status = "voided"
@@ -200,6 +202,17 @@ extension FakeAuthorizeNetServer {
         state.transactions[refundID] = record
         state.duplicates[duplicateKey] = refundID
         return .recorded(record)
+    }
+
+    /// The answer to a capture or void already done: response code 1, reason 310 ("already
+    /// voided") or 311 ("already captured"), the original transaction's id
+    /// (https://developer.authorize.net/api/reference/responseCodes.html lists both as response code 1).
+    static func repeated(_ original: FakeAuthorizeNetTransaction, reason: String) -> FakeAuthorizeNetTransaction {
+        var reply = original
+        reply.responseCode = "1"
+        reply.reasonCode = reason
+        reply.reasonText = reasonTexts[reason] ?? ""
+        return reply
     }
 
     /// A `createTransactionResponse` in the real API's member order.

@@ -53,6 +53,11 @@ final class FakeAuthorizeNetServer: Sendable {
     }
 
     /// A transaction by id.
+    /// Charges (sales and authorizations) the fake recorded, approved or declined.
+    var chargeCount: Int {
+        state.withLock { $0.transactions.values.filter { ["authCaptureTransaction", "authOnlyTransaction"].contains($0.type) }.count }
+    }
+
     func transaction(_ id: String) -> FakeAuthorizeNetTransaction? {
         state.withLock { $0.transactions[id] }
     }
@@ -77,6 +82,7 @@ final class FakeAuthorizeNetServer: Sendable {
         switch quirk {
         case .garbage: return FakeGatewayCore.response(FakeGatewayCore.garbageBody, contentType: "text/html")
         case let .status(code): return FakeGatewayCore.htmlError(code)
+        case let .rateLimitedStatus(code, retryAfter): return FakeGatewayCore.rateLimited(code, retryAfter: retryAfter)
         default: break
         }
         if let problem = FakeAuthorizeNetSchema.validate(root: root, request) {
@@ -240,6 +246,12 @@ enum FakeAuthorizeNetSchema {
         "creditCard": ["cardNumber", "expirationDate"],
     ]
 
+    /// Length facets of string elements (AnetApiSchema.xsd: `creditCardSimpleType.cardNumber`
+    /// 4-16, `orderType.invoiceNumber` at most 20, `refId` at most 20, `description` at most 255).
+    static let lengths: [String: ClosedRange<Int>] = [
+        "cardNumber": 4...16, "invoiceNumber": 0...20, "refId": 0...20, "description": 0...255,
+    ]
+
     /// The first schema violation, worded like the real API's E00003, or `nil`.
     static func validate(root: String, _ value: FakeJSON) -> String? {
         guard orders[root] != nil else { return "The element '\(root)' is not a known request." }
@@ -269,6 +281,12 @@ enum FakeAuthorizeNetSchema {
                     + "content. List of possible elements expected: '\(key)'."
             }
             return nil
+        case let .string(text):
+            guard let range = lengths[name], !range.contains(text.count) else { return facetProblem(name, value) }
+            // The real message quotes the value; the fake does not (it may be a card number).
+            return "The 'AnetApi/xml/v1/schema/AnetApiSchema.xsd:\(name)' element is invalid - The value is invalid "
+                + "according to its datatype 'String' - The actual length is "
+                + (text.count > range.upperBound ? "greater than the MaxLength value." : "less than the MinLength value.")
         default:
             return facetProblem(name, value)
         }

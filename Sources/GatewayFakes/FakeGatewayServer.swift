@@ -27,6 +27,10 @@ enum FakeQuirk: Sendable, Equatable {
     /// Process the request, send the head and half the body, then hold the rest until
     /// ``FakeGatewayCore/releaseHeldResponses()``.
     case stallBodyAfterProcessing
+    /// Answer with this HTTP status (429, 503) and `Retry-After: seconds` when given (nothing processed).
+    case rateLimitedStatus(Int, retryAfter: Int?)
+    /// Answer with the gateway's own rate-limit reply (NMI `response_code=301`; nothing processed).
+    case rateLimitReply
 }
 
 /// What a quirk applies to.
@@ -154,6 +158,13 @@ final class FakeGatewayCore: Sendable {
     /// A response with a body and content type.
     static func response(_ body: [UInt8], contentType: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: contentType], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// A rate-limit status with an optional `Retry-After`.
+    static func rateLimited(_ status: Int, retryAfter: Int?) -> Response {
+        var response = htmlError(status)
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
     }
 
     /// The quirk responses that need no processing.

@@ -63,7 +63,15 @@ struct FakeNMIState {
     var nextTransactionID = 9_100_000_001
     var sequence = 0
     var transactions: [String: FakeNMITransaction] = [:]
-    var duplicates: Set<String> = []
+    /// Approved and declined charges by card number and amount, with when they were made, for
+    /// NMI's duplicate check.
+    var recentCharges: [String: Date] = [:]
+    /// Whether `dup_seconds` is honoured (the processor's "Allow Merchant Override").
+    var allowsDuplicateOverride = true
+    /// Added to the wall clock (tests move time forward instead of waiting).
+    var clockOffset: TimeInterval = 0
+
+    var now: Date { Date().addingTimeInterval(clockOffset) }
 }
 
 /// A Direct Post answer.
@@ -102,6 +110,13 @@ extension FakeNMIServer {
         "440": "Processor format error", "441": "Invalid transaction information",
     ]
 
+    /// NMI's default duplicate window: 1,200 s
+    /// (https://support.nmi.com/hc/en-gb/articles/15002942676881-Duplicate-Transaction-Error).
+    static let defaultDuplicateSeconds: TimeInterval = 1_200
+
+    /// NMI's Payment API rate-limit answer (https://docs.nmi.dev/reference/rate-limiting).
+    static let rateLimitReply = FakeNMIReply(response: "3", text: "Rate limit exceeded", code: "301")
+
     func process(_ fields: [String: String], _ state: inout FakeNMIState) -> FakeNMIReply {
         let type = fields["type"] ?? ""
         switch type {
@@ -133,8 +148,15 @@ extension FakeNMIServer {
             return .rejected("Invalid currency", type: type)
         }
         let orderID = fields["orderid"] ?? ""
-        let duplicateKey = [type, number, amountText, orderID].joined(separator: "|")
-        guard !state.duplicates.contains(duplicateKey) else {
+        // NMI's duplicate check: the same card and amount within `dup_seconds` (1,200 s by default;
+        // 0 disables it when the override is allowed), whatever the order id.
+        let duplicateKey = number + "|" + String(amount)
+        var window: TimeInterval = FakeNMIServer.defaultDuplicateSeconds
+        if state.allowsDuplicateOverride, let text = fields["dup_seconds"], let seconds = Int(text), (0...7_862_400).contains(seconds) {
+            window = TimeInterval(seconds)
+        }
+        if type != "validate", window > 0, let previous = state.recentCharges[duplicateKey],
+           state.now.timeIntervalSince(previous) < window {
             return .rejected("Duplicate transaction", type: type)
         }
         var code = "100"
@@ -165,7 +187,7 @@ extension FakeNMIServer {
             actions: [.init(type: type, amountText: amountText, success: approved, responseCode: code, responseText: text)],
             sequence: state.sequence,
             storedCredential: fields.filter { Self.storedCredentialFields.contains($0.key) })
-        state.duplicates.insert(duplicateKey)
+        if type != "validate" { state.recentCharges[duplicateKey] = state.now }
         reply.transactionID = id
         reply.authCode = authCode
         return reply
@@ -202,7 +224,9 @@ extension FakeNMIServer {
                                           responseText: "Transaction Void Successful"))
             reply.text = "Transaction Void Successful"
         default:
-            guard original.condition == "complete", original.captured > 0 else {
+            // NMI accepts refunds of transactions still pending settlement, as the review of
+            // the real gateway found.
+            guard ["complete", "pendingsettlement"].contains(original.condition), original.captured > 0 else {
                 return .rejected("Refunds must be for a settled transaction", type: type)
             }
             let refund = amount ?? (original.captured - original.refunded)

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Synchronization
 
@@ -46,6 +47,21 @@ final class FakeNMIServer: Sendable {
         }
     }
 
+    /// Moves the fake's clock forward (its duplicate window), instead of waiting.
+    func advanceClock(by seconds: TimeInterval) {
+        state.withLock { $0.clockOffset += seconds }
+    }
+
+    /// Whether `dup_seconds` is honoured (the processor's "Allow Merchant Override"; on by default).
+    func setAllowsDuplicateOverride(_ allowed: Bool) {
+        state.withLock { $0.allowsDuplicateOverride = allowed }
+    }
+
+    /// Every Direct Post request that charged (sale or auth), approved or declined, in order.
+    var chargeCount: Int {
+        state.withLock { $0.transactions.values.filter { ["sale", "auth"].contains($0.type) }.count }
+    }
+
     /// Transactions created with an order id (duplicates and rejected requests create none).
     func transactions(orderID: String) -> [FakeNMITransaction] {
         state.withLock { $0.transactions.values.filter { $0.orderID == orderID }.sorted { $0.sequence < $1.sequence } }
@@ -69,6 +85,9 @@ final class FakeNMIServer: Sendable {
         switch quirk {
         case .garbage: return FakeGatewayCore.response(FakeGatewayCore.garbageBody, contentType: "text/html")
         case let .status(code): return FakeGatewayCore.htmlError(code)
+        case let .rateLimitedStatus(code, retryAfter): return FakeGatewayCore.rateLimited(code, retryAfter: retryAfter)
+        case .rateLimitReply:
+            return FakeGatewayCore.response(Array(Self.rateLimitReply.form.utf8), contentType: "text/html; charset=UTF-8")
         default: break
         }
         let fields = FakeNMIForm.fields(String(decoding: body, as: UTF8.self))

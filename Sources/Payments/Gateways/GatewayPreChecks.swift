@@ -59,13 +59,18 @@ public struct GatewayPreChecks: Sendable, Equatable {
     }
 
     /// The local answer to a charge the gateway cannot take, or `nil` to send it: a hard decline
-    /// `unsupported_card` for the card, a final error for the currency or the reference.
+    /// `unsupported_card` for the card, a final error for the currency, a permanent error
+    /// (settled, decline category `error`) for the reference.
     public func refusal(for request: ChargeRequest) -> GatewayResult? {
         if let refusal = refusal(cardNumber: request.card.pan) {
             return GatewayResult(outcome: .declined(code: refusal.code, category: .hard), responseText: "Declined by the vault: " + refusal.message)
         }
-        if let refusal = refusal(currency: request.amount.currency) ?? refusal(reference: request.reference) {
+        if let refusal = refusal(currency: request.amount.currency) {
             return .error(refusal.code, retryable: false, text: refusal.message)
+        }
+        if let refusal = refusal(reference: request.reference) {
+            // The request itself can never be sent: a permanent error, settled (issue 13 item 1).
+            return .refused(refusal.code, text: refusal.message)
         }
         return nil
     }

@@ -2,12 +2,17 @@
 ///
 /// `hard`: the issuer will keep saying no (stolen card, closed account, expired card); do not
 /// retry. `soft`: the same card may be approved later (insufficient funds, issuer unavailable);
-/// retry on the configured schedule.
+/// retry on the configured schedule. `error`: the gateway refused the request itself (a schema
+/// error such as Authorize.Net `E00003`, NMI `response_code=300`, a refused field): the same
+/// request can never succeed, so the attempt is settled (recorded as an `error` transaction with
+/// this category) and never sent again.
 public enum DeclineCategory: String, Sendable, Codable, CaseIterable {
     /// Do not retry with the same card data.
     case hard
     /// May succeed on a later attempt.
     case soft
+    /// A permanent gateway error: settled, never re-sent.
+    case error
 }
 
 /// What a gateway said about one operation, normalized across gateways.
@@ -23,6 +28,9 @@ public struct GatewayResult: Sendable, Equatable, CustomStringConvertible {
         /// The issuer or gateway declined the card; `code` is a stable snake-case reason such as
         /// `card_declined`, `generic_decline`, `insufficient_funds`, `expired_card`,
         /// `processing_error`, `do_not_honor`, `invalid_cvv` (the full list is in the gateway notes).
+        /// With category ``DeclineCategory/error`` the gateway refused the request itself
+        /// (``GatewayResult/refused(_:responseCode:text:)``): recorded as an `error` transaction,
+        /// settled, never re-sent.
         case declined(code: String, category: DeclineCategory)
         /// Not a decline: gateway, network or configuration trouble. `retryable` is `true` when
         /// the same request may be sent again as is (nothing was charged).
@@ -59,6 +67,9 @@ public struct GatewayResult: Sendable, Equatable, CustomStringConvertible {
     public var avsResult: String?
     /// The card-code (CVV) verification result code, as sent by the gateway.
     public var cvvResult: String?
+    /// For a rate limit (a retryable error the gateway asked to wait for): how long it asked to
+    /// wait (`Retry-After`), when it said.
+    public var retryAfter: Duration?
     /// The id that refers to this transaction in later merchant-initiated charges of a stored card
     /// (Authorize.Net `networkTransId`; NMI's own transaction id, its `initial_transaction_id`).
     /// Never logged or shown unmasked (``NetworkTransactionID/masked(_:)``).
@@ -84,9 +95,31 @@ public struct GatewayResult: Sendable, Equatable, CustomStringConvertible {
         GatewayResult(outcome: .error(code: code, retryable: retryable), responseText: text)
     }
 
+    /// A permanent gateway error: the request itself was refused; settled and never re-sent.
+    public static func refused(_ code: String, responseCode: String? = nil, text: String?) -> GatewayResult {
+        GatewayResult(outcome: .declined(code: code, category: .error), responseCode: responseCode, responseText: text)
+    }
+
+    /// A rate limit: retryable, after `retryAfter` when the gateway said.
+    public static func rateLimited(_ code: String = "rate_limited", retryAfter: Duration? = nil, responseCode: String? = nil,
+                                   text: String? = nil) -> GatewayResult {
+        var result = GatewayResult(outcome: .error(code: code, retryable: true), responseCode: responseCode, responseText: text)
+        result.retryAfter = retryAfter
+        return result
+    }
+
     /// A result with only an in-doubt outcome.
     public static func inDoubt(_ reason: String, text: String? = nil) -> GatewayResult {
         GatewayResult(outcome: .inDoubt(reason: reason), responseText: text)
+    }
+
+    /// The code of an error outcome, retryable or not, or of a permanent refusal (decline
+    /// category `error`); `nil` otherwise.
+    public var errorCode: String? {
+        switch outcome {
+        case let .error(code, _), let .declined(code, .error): code
+        default: nil
+        }
     }
 
     /// `true` for ``Outcome/approved``.

@@ -94,8 +94,12 @@ public struct Transaction: Sendable, Equatable {
     public var cvvResult: String?
     /// Decline code (`card_declined`, `insufficient_funds`, ...).
     public var declineCode: String?
-    /// `hard` or `soft`.
+    /// `hard` or `soft`; `error` for a permanent gateway error (status `error`, settled).
     public var declineCategory: String?
+
+    /// Whether this is a permanent gateway error: status `error`, decline category `error`;
+    /// settled, never sent again.
+    public var isPermanentError: Bool { status == .error && declineCategory == DeclineCategory.error.rawValue }
     /// Error code when the gateway failed.
     public var errorCode: String?
     /// How the charge used a stored card: `initial` (the credential was stored) or `subsequent`
@@ -157,6 +161,12 @@ public struct Transaction: Sendable, Equatable {
         switch result.outcome {
         case .approved:
             status = .approved
+        case .declined(let code, .error):
+            // A permanent gateway error: an error (nothing charged) that is settled.
+            status = .error
+            errorCode = code
+            declineCode = code
+            declineCategory = DeclineCategory.error.rawValue
         case .declined(let code, let category):
             status = .declined
             declineCode = code

@@ -234,7 +234,7 @@ public struct TransactionService: Sendable {
         case .void: result = await adapter.void(request)
         default:
             result = await adapter.refund(request)
-            if case .error(let code, _) = result.outcome,
+            if let code = result.errorCode,
                 ["not_refundable", "not_settled"].contains(code)
                     || (code == "gateway_rejected" && (result.responseText ?? "").lowercased().contains("settled")),
                 amount == parent.amount - parent.refundedAmount, parent.refundedAmount == 0

@@ -69,7 +69,21 @@ extension ChargeRunner {
             default:
                 return result
             }
-            try? await Task.sleep(for: options.retryBackoff * (1 << attempt))
+            // A rate limit or an unreachable gateway: nothing was processed. Wait (the backoff, or
+            // the gateway's Retry-After when longer) and send again with the same key, a bounded
+            // number of times; a Retry-After beyond the run's patience leaves the step for the next run.
+            var wait = options.retryBackoff * (1 << attempt)
+            if let asked = result.retryAfter {
+                guard asked <= options.maximumRetryAfter else { return result }
+                wait = max(wait, asked)
+            }
+            await options.sleep(wait)
+            if result.errorCode == "http_503",
+               case .found(let found) = await adapter.lookup(GatewayLookupQuery(
+                   reference: transaction.orderReference, gatewayTransactionID: nil, since: transaction.createdAt)) {
+                // A 503 is taken as "not processed"; a lookup first makes sure before the same sale goes again.
+                return found
+            }
             attempt += 1
             result = await adapter.sale(request)
         }
@@ -82,6 +96,11 @@ extension ChargeRunner {
     /// cover the window), an attempt that may have been charged (in doubt, or recorded and never
     /// answered) is never re-sent: after the grace period it goes to review (`needs_review`).
     func settle(_ open: Transaction, due: DueStep, merchant: Merchant, options: Options, context: RunContext) async -> SettledAttempt {
+        if open.isPermanentError {
+            return SettledAttempt(result: GatewayResult(
+                outcome: .declined(code: open.declineCode ?? open.errorCode ?? "gateway_error", category: .error),
+                transactionID: open.gatewayTransactionID, responseCode: open.responseCode, responseText: open.responseText))
+        }
         if [.approved, .declined].contains(open.status) {
             return SettledAttempt(result: GatewayResult(
                 outcome: open.status == .approved ? .approved : .declined(code: open.declineCode ?? "card_declined", category: DeclineCategory(rawValue: open.declineCategory ?? "hard") ?? .hard),
@@ -123,6 +142,10 @@ extension ChargeRunner {
             if let next = policy.nextAttempt(after: attempt, previousDueAt: previous) {
                 return (StepOutcome(transaction: transaction, stepStatus: .retryPending, nextAttemptAt: next), .retryScheduled)
             }
+            return (StepOutcome(transaction: transaction, stepStatus: .failed, pastDuePolicy: policy.pastDuePolicy), .failed)
+        case .error where transaction.isPermanentError:
+            // The gateway refused the request itself: settled as failed, never sent again; the
+            // schedule follows the past-due policy like after a hard decline.
             return (StepOutcome(transaction: transaction, stepStatus: .failed, pastDuePolicy: policy.pastDuePolicy), .failed)
         case .declined:
             let summary: ChargeOutcome = transaction.declineCode == "expired_card" && transaction.gatewayTransactionID == nil ? .expiredCard : .failed

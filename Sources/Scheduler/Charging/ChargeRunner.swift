@@ -28,10 +28,16 @@ public struct ChargeRunner: Sendable {
         public var batchSize = 256
         /// How long a claim holds a step.
         public var lease: TimeInterval = 300
-        /// In-run retries of gateway errors (timeouts, 5xx), with backoff from `retryBackoff`.
+        /// In-run retries of retryable gateway errors (unreachable gateway, rate limits), with
+        /// backoff from `retryBackoff`; then the step is left for the next run.
         public var gatewayRetries = 2
         /// First backoff between in-run retries; doubles.
         public var retryBackoff: Duration = .milliseconds(200)
+        /// The longest `Retry-After` a run waits for; a rate limit asking for longer leaves the
+        /// step for the next run at once.
+        public var maximumRetryAfter: Duration = .seconds(30)
+        /// How the runner waits between retries (tests inject one that returns at once).
+        public var sleep: @Sendable (Duration) async -> Void = { duration in try? await Task.sleep(for: duration) }
         /// Days ahead open-ended schedules are kept materialized.
         public var horizonDays = 400
         /// An attempt whose outcome is unknown is re-sent (same key) only when the gateway has no

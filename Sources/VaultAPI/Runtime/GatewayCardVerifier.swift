@@ -56,6 +56,9 @@ struct GatewayCardVerifier: CardVerifier {
             return .verified(CardVerificationRecord(
                 status: "verified", gateway: adapter.name, transactionId: result.transactionID, avsResult: result.avsResult,
                 cvvResult: result.cvvResult, verifiedAt: Date()))
+        case .declined(let code, .error):
+            // The gateway refused the request itself: not a card decline.
+            return .unavailable(reason: code)
         case .declined(let code, let category):
             return .declined(code: code, category: category.rawValue)
         case .error(let code, _):

@@ -26,6 +26,8 @@ public struct VaultRuntime: Sendable {
     public let transactions: TransactionService
     /// Idempotency-Keys: keyed request MACs and sealed responses.
     public let idempotency: IdempotencyService
+    /// Charge runs started over HTTP, run by ``ChargeRunService``.
+    public let chargeRuns = ChargeRunQueue()
 
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///

@@ -25,7 +25,12 @@ import Vault
             #expect(void.outcome == .approved)
             #expect(fake.transaction(auth.transactionID ?? "")?.status == "voided")
             let again = await gateway.void(F.followUp("v2", reference: "INV-AUTH1", transactionID: auth.transactionID))
-            #expect(again.outcome == .error(code: "transaction_voided", retryable: false))
+            // Reason 310 comes with response code 1 (as the real API): a repeated void is done.
+            #expect(again.outcome == .approved)
+            #expect(again.responseCode == "310")
+            #expect(again.transactionID == auth.transactionID)
+            let late = await gateway.capture(F.followUp("c2", reference: "INV-AUTH1", transactionID: auth.transactionID))
+            #expect(late.outcome == .declined(code: "transaction_voided", category: .error))
         }
     }
 
@@ -34,7 +39,7 @@ import Vault
             let auth = await gateway.authorize(F.charge("a", reference: "INV-AUTH2", amount: F.money(5_000)))
             let capture = await gateway.capture(F.followUp("c", reference: "INV-AUTH2", transactionID: auth.transactionID,
                                                            amount: F.money(5_001)))
-            #expect(capture.outcome == .error(code: "amount_exceeds_authorized", retryable: false))
+            #expect(capture.outcome == .declined(code: "amount_exceeds_authorized", category: .error))
         }
     }
 
@@ -44,7 +49,7 @@ import Vault
             let sale = await gateway.sale(F.charge("s", reference: "INV-RF", amount: F.money(10_000), card: card))
             let early = await gateway.refund(F.followUp("r0", reference: "RF-0", transactionID: sale.transactionID,
                                                         amount: F.money(1_000), card: card))
-            #expect(early.outcome == .error(code: "not_refundable", retryable: false))
+            #expect(early.outcome == .declined(code: "not_refundable", category: .error))
             fake.settleAll()
             let partial = await gateway.refund(F.followUp("r1", reference: "RF-1", transactionID: sale.transactionID,
                                                           amount: F.money(6_000), card: card))
@@ -54,7 +59,7 @@ import Vault
             #expect(refundBody.contains(#""creditCard":{"cardNumber":"1111","expirationDate":"XXXX"}"#))
             let over = await gateway.refund(F.followUp("r2", reference: "RF-2", transactionID: sale.transactionID,
                                                        amount: F.money(4_001), card: card))
-            #expect(over.outcome == .error(code: "amount_exceeds_refundable", retryable: false))
+            #expect(over.outcome == .declined(code: "amount_exceeds_refundable", category: .error))
             let withoutCard = await gateway.refund(F.followUp("r3", reference: "RF-3", transactionID: sale.transactionID,
                                                               amount: F.money(100)))
             #expect(withoutCard.outcome == .approved)
@@ -67,7 +72,7 @@ import Vault
             #expect(byLast4.outcome == .approved)
             let sentBefore = fake.core.requests.count
             let withoutAmount = await gateway.refund(F.followUp("r5", reference: "RF-5", transactionID: sale.transactionID))
-            #expect(withoutAmount.outcome == .error(code: "amount_required", retryable: false))
+            #expect(withoutAmount.outcome == .declined(code: "amount_required", category: .error))
             #expect(fake.core.requests.count == sentBefore)
             let unknown = await gateway.refund(F.followUp("r6", reference: "RF-6", transactionID: "12345", amount: F.money(100)))
             #expect(unknown.outcome == .error(code: "transaction_not_found", retryable: false))

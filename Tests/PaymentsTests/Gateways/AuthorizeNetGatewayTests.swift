@@ -194,9 +194,9 @@ import Vault
 
     @Test func aServerErrorIsInDoubtAndLookupSeesNothingCharged() async throws {
         try await withGateway { fake, gateway in
-            fake.core.enqueue(.status(503))
-            #expect(await gateway.sale(F.charge("k", reference: "INV-503")).outcome == .inDoubt(reason: "http_503"))
-            #expect(await gateway.lookup(reference: "INV-503", gatewayTransactionID: nil) == .notFound)
+            fake.core.enqueue(.status(500))
+            #expect(await gateway.sale(F.charge("k", reference: "INV-500")).outcome == .inDoubt(reason: "http_500"))
+            #expect(await gateway.lookup(reference: "INV-500", gatewayTransactionID: nil) == .notFound)
         }
     }
 
@@ -246,7 +246,7 @@ import Vault
     @Test func aReferenceLongerThanAnInvoiceNumberIsRefusedBeforeSending() async throws {
         try await withGateway { fake, gateway in
             let result = await gateway.sale(F.charge("k", reference: String(repeating: "R", count: 21)))
-            #expect(result.outcome == .error(code: "invalid_reference", retryable: false))
+            #expect(result.outcome == .declined(code: "invalid_reference", category: .error))
             #expect(fake.core.requests.isEmpty)
         }
     }

@@ -26,7 +26,7 @@ import Vault
 
     static let recordedSale = "security_key=fake6457Thfj624V5r7WUwc5v6a68Zsd&type=sale&amount=12.34&currency=USD"
         + "&ccnumber=4111111111111111&ccexp=1230&cvv=123&orderid=INV-1001&order_description=Monthly+plan+%231"
-        + "&first_name=Ada&last_name=Lovelace&zip=98004"
+        + "&first_name=Ada&last_name=Lovelace&zip=98004&dup_seconds=0"
 
     @Test func saleSendsExactlyTheRecordedRequest() async throws {
         try await withGateway { fake, gateway in
@@ -84,7 +84,7 @@ import Vault
                       ("420", .error(code: "communication_error", retryable: true)),
                       ("421", .error(code: "issuer_communication_error", retryable: true)),
                       ("410", .error(code: "invalid_merchant_configuration", retryable: false)),
-                      ("441", .error(code: "invalid_transaction_information", retryable: false))])
+                      ("441", .declined(code: "invalid_transaction_information", category: .error))])
     func resultCodesMapToHardSoftRetryableOrFinal(_ code: String, _ expected: GatewayResult.Outcome) async throws {
         try await withGateway { _, gateway in
             let amount = F.money(Int64(code)! * 100)
@@ -116,8 +116,12 @@ import Vault
         }
     }
 
-    @Test func aResubmittedChargeIsReconciledNotChargedTwice() async throws {
+    /// With the merchant override allowed, `dup_seconds=0` turns NMI's check off and the runner's
+    /// lookup-before-resend is what stops a second charge; without it NMI still answers
+    /// "Duplicate transaction" and the adapter reconciles with the original.
+    @Test func aResubmittedChargeIsReconciledNotChargedTwiceWhereNMIStillChecksDuplicates() async throws {
         try await withGateway { fake, gateway in
+            fake.setAllowsDuplicateOverride(false)
             let first = await gateway.sale(F.charge("attempt-1", reference: "INV-DUP"))
             let second = await gateway.sale(F.charge("attempt-1-rerun", reference: "INV-DUP"))
             #expect(first.outcome == .approved)
@@ -192,7 +196,8 @@ import Vault
 
     @Test(arguments: [(404, GatewayResult.Outcome.error(code: "http_404", retryable: false)),
                       (429, .error(code: "http_429", retryable: true)),
-                      (503, .inDoubt(reason: "http_503"))])
+                      (500, .inDoubt(reason: "http_500")),
+                      (503, .error(code: "http_503", retryable: true))])
     func otherHTTPStatusesSayWhetherTheChargeMayHaveHappened(_ status: Int, _ expected: GatewayResult.Outcome) async throws {
         try await withGateway { fake, gateway in
             fake.core.enqueue(.status(status))
@@ -205,10 +210,10 @@ import Vault
             let auth = await gateway.authorize(F.charge("a", reference: "INV-A", amount: F.money(5_000)))
             #expect(auth.outcome == .approved)
             let noAmount = await gateway.capture(F.followUp("c0", reference: "INV-A", transactionID: auth.transactionID))
-            #expect(noAmount.outcome == .error(code: "amount_required", retryable: false))
+            #expect(noAmount.outcome == .declined(code: "amount_required", category: .error))
             let tooMuch = await gateway.capture(F.followUp("c1", reference: "INV-A", transactionID: auth.transactionID,
                                                            amount: F.money(5_001)))
-            #expect(tooMuch.outcome == .error(code: "gateway_rejected", retryable: false))
+            #expect(tooMuch.outcome == .declined(code: "gateway_rejected", category: .error))
             let capture = await gateway.capture(F.followUp("c2", reference: "INV-A", transactionID: auth.transactionID,
                                                            amount: F.money(4_000)))
             #expect(capture.outcome == .approved)
@@ -220,7 +225,7 @@ import Vault
             #expect(refund.transactionID != auth.transactionID)
             let over = await gateway.refund(F.followUp("r2", reference: "RF-2", transactionID: auth.transactionID,
                                                        amount: F.money(2_501)))
-            #expect(over.outcome == .error(code: "gateway_rejected", retryable: false))
+            #expect(over.outcome == .declined(code: "gateway_rejected", category: .error))
             let rest = await gateway.refund(F.followUp("r3", reference: "RF-3", transactionID: auth.transactionID))
             #expect(rest.outcome == .approved)
             #expect(fake.transaction(rest.transactionID ?? "")?.amount == 25_000)

@@ -118,8 +118,8 @@ struct StoredCredentialGatewayTests {
             var recurring = F.charge("next", reference: "STEP-3")
             recurring.storedCredential = .recurring(originalNetworkTransactionID: "123")
             let result = await gateway.sale(recurring)
-            guard case .error(_, retryable: false) = result.outcome else {
-                Issue.record("expected a final error, got \(result.outcome)")
+            guard case .declined(_, .error) = result.outcome else {
+                Issue.record("expected a permanent error (NMI 300), got \(result.outcome)")
                 return
             }
             #expect(result.responseText?.contains("initial_transaction_id") == true)

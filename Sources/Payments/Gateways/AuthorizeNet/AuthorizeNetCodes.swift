@@ -6,6 +6,10 @@
 enum AuthorizeNetCodes {
     /// The reason code of a duplicate submission within the duplicate window.
     static let duplicate = "11"
+    /// "This transaction has already been voided." — sent with response code 1.
+    static let alreadyVoided = "310"
+    /// "This transaction has already been captured." — sent with response code 1.
+    static let alreadyCaptured = "311"
 
     /// Card-data problems and declines, by reason code (some arrive with response code 3).
     static let declines: [String: (code: String, category: DeclineCategory)] = [
@@ -66,13 +70,40 @@ enum AuthorizeNetCodes {
     /// so the authorization may stand. Never retryable: in doubt, settled by lookup (or review).
     static let inDoubtReasons: Set<String> = ["120", "121", "122", "181"]
 
-    /// Top-level `messages.message[].code` errors when there is no transaction response.
+    /// Reason codes with response code 3 that are the merchant's configuration, not the request
+    /// (13: API login invalid or account inactive): not settled, sent again once fixed.
+    static let configurationReasons: Set<String> = ["13"]
+
+    /// Top-level `messages.message[].code` errors that are not a refusal of the request itself:
+    /// retryable ones ("try again", "server too busy", "maintenance") and the merchant's
+    /// configuration (credentials, account state: fixed by the operator, then sent again after
+    /// a lookup). Codes from Authorize.Net's response code list,
+    /// https://developer.authorize.net/api/reference/responseCodes.html.
     static let apiErrors: [String: (code: String, retryable: Bool)] = [
         "E00001": ("processing_error", true),
+        "E00002": ("unsupported_content_type", false),
+        "E00005": ("authentication_failed", false),
+        "E00006": ("authentication_failed", false),
         "E00007": ("authentication_failed", false),
         "E00008": ("merchant_inactive", false),
+        "E00009": ("test_mode", false),
+        "E00010": ("access_denied", false),
         "E00011": ("access_denied", false),
-        "E00040": ("transaction_not_found", false),
+        "E00053": ("server_busy", true),
+        "E00104": ("server_maintenance", true),
+    ]
+
+    /// Names for the top-level errors that refuse the request itself (E00003 schema/parse
+    /// error, E00013-E00016 a refused field, E00027 unsuccessful, E00040 no such record, ...);
+    /// any other `E` code is such a refusal too (settled, never re-sent).
+    static let refusals: [String: String] = [
+        "E00003": "invalid_request",
+        "E00013": "invalid_field",
+        "E00014": "missing_field",
+        "E00015": "invalid_field_length",
+        "E00016": "invalid_field_type",
+        "E00027": "transaction_unsuccessful",
+        "E00040": "transaction_not_found",
     ]
 
     /// The outcome of a transaction response with a readable `responseCode`, or `nil` when the
@@ -92,6 +123,10 @@ enum AuthorizeNetCodes {
                 return .declined(code: decline.code, category: decline.category)
             }
             let error = errors[reason] ?? ("gateway_error", false)
+            if !error.retryable, !configurationReasons.contains(reason) {
+                // The gateway refused this request (a field, an amount, a state): settled.
+                return .declined(code: error.code, category: .error)
+            }
             return .error(code: error.code, retryable: error.retryable)
         case "4":
             return .inDoubt(reason: "held_for_review")
@@ -100,10 +135,14 @@ enum AuthorizeNetCodes {
         }
     }
 
-    /// The outcome of a reply that has only top-level messages (authentication, schema errors).
+    /// The outcome of a reply that has only top-level messages (authentication, schema errors):
+    /// retryable and configuration errors from ``apiErrors``; every other code is a permanent
+    /// refusal of the request (decline category `error`).
     static func apiErrorOutcome(_ code: String?) -> GatewayResult.Outcome {
-        let error = code.flatMap { apiErrors[$0] } ?? ("invalid_request", false)
-        return .error(code: error.code, retryable: error.retryable)
+        if let code, let error = apiErrors[code] {
+            return .error(code: error.code, retryable: error.retryable)
+        }
+        return .declined(code: code.flatMap { refusals[$0] } ?? "invalid_request", category: .error)
     }
 
     /// Transaction statuses (reporting API) of approved transactions, as far as money goes.

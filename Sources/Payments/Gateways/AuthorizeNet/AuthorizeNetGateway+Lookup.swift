@@ -82,7 +82,7 @@ extension AuthorizeNetGateway {
             let end = min(to, start.addingTimeInterval(Self.settledBatchRange))
             let exchange = await http.post(url: endpoint, contentType: "application/json",
                                            body: requests.settledBatches(from: start, to: end))
-            guard case let .response(200, body) = exchange else { throw LookupFailure(reason: Self.reason(exchange)) }
+            guard case let .response(200, body, _) = exchange else { throw LookupFailure(reason: Self.reason(exchange)) }
             guard let list = AuthorizeNetResponses.decode(AuthorizeNetResponses.BatchList.self, from: body) else {
                 throw LookupFailure(reason: "unreadable_response")
             }
@@ -111,7 +111,7 @@ extension AuthorizeNetGateway {
         while true {
             guard page <= Self.maximumLookupPages else { throw LookupFailure(reason: "lookup_incomplete") }
             let exchange = await http.post(url: endpoint, contentType: "application/json", body: body(page))
-            guard case let .response(200, bytes) = exchange else { throw LookupFailure(reason: Self.reason(exchange)) }
+            guard case let .response(200, bytes, _) = exchange else { throw LookupFailure(reason: Self.reason(exchange)) }
             guard let list = AuthorizeNetResponses.decode(AuthorizeNetResponses.TransactionList.self, from: bytes) else {
                 throw LookupFailure(reason: "unreadable_response")
             }
@@ -149,7 +149,7 @@ extension AuthorizeNetGateway {
     func detailsRecord(transactionID: String) async -> DetailsRecord {
         let exchange = await http.post(url: endpoint, contentType: "application/json",
                                        body: requests.transactionDetails(transactionID: transactionID))
-        guard case let .response(200, body) = exchange else { return .unavailable(Self.reason(exchange)) }
+        guard case let .response(200, body, _) = exchange else { return .unavailable(Self.reason(exchange)) }
         guard let reply = AuthorizeNetResponses.decode(AuthorizeNetResponses.TransactionDetailsReply.self, from: body) else {
             return .unavailable("unreadable_response")
         }
@@ -193,7 +193,7 @@ extension AuthorizeNetGateway {
     static func reason(_ exchange: HTTPExchange) -> String {
         switch exchange {
         case let .notSent(reason), let .lost(reason): reason
-        case let .response(status, _): "http_\(status)"
+        case let .response(status, _, _): "http_\(status)"
         }
     }
 }

@@ -66,7 +66,12 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
         if let invalid = invalidAmount(request.amount, required: false) { return invalid }
         if let invalid = invalidReference(request.reference) { return invalid }
         let body = requests.capture(request, refID: AuthorizeNetRequests.refID(forIdempotencyKey: request.idempotencyKey))
-        return await transact(body, operation: "capture", reference: request.reference)
+        var result = await transact(body, operation: "capture", reference: request.reference)
+        // Reason 310 ("already voided") comes with response code 1: for a capture it is a refusal.
+        if result.isApproved, result.responseCode == AuthorizeNetCodes.alreadyVoided {
+            result.outcome = .declined(code: "transaction_voided", category: .error)
+        }
+        return result
     }
 
     /// `voidTransaction`.
@@ -83,7 +88,7 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
     /// Refunding an unsettled transaction fails with `not_refundable` (reason 54): void it instead.
     public func refund(_ request: FollowUpRequest) async -> GatewayResult {
         guard let amount = request.amount else {
-            return .error("amount_required", retryable: false, text: "Authorize.Net refunds need an amount.")
+            return .refused("amount_required", text: "Authorize.Net refunds need an amount.")
         }
         if let invalid = invalidAmount(amount, required: true) { return invalid }
         if let invalid = invalidReference(request.reference) { return invalid }
@@ -99,8 +104,7 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
             }
         }
         guard let last4 else {
-            return .error("card_required", retryable: false,
-                          text: "Authorize.Net refunds need the last four digits of the original card.")
+            return .refused("card_required", text: "Authorize.Net refunds need the last four digits of the original card.")
         }
         let body = requests.refund(request, amount: amount, last4: last4,
                                    refID: AuthorizeNetRequests.refID(forIdempotencyKey: request.idempotencyKey))
@@ -168,8 +172,8 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
             return .final(.error("gateway_unreachable", retryable: true, text: reason))
         case let .lost(reason):
             return .final(.inDoubt(reason))
-        case let .response(status, bytes):
-            guard status == 200 else { return .final(GatewayHTTP.unexpectedStatus(status)) }
+        case let .response(status, bytes, retryAfter):
+            guard status == 200 else { return .final(GatewayHTTP.unexpectedStatus(status, retryAfter: retryAfter)) }
             body = bytes
         }
         guard let reply = AuthorizeNetResponses.decode(AuthorizeNetResponses.CreateTransaction.self, from: body) else {
@@ -219,12 +223,12 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
     }
 
     private func invalidAmount(_ amount: Money?, required: Bool) -> GatewayResult? {
-        guard let amount else { return required ? .error("amount_required", retryable: false) : nil }
-        return amount.minorUnits > 0 ? nil : .error("invalid_amount", retryable: false, text: "The amount must be positive.")
+        guard let amount else { return required ? .refused("amount_required", text: nil) : nil }
+        return amount.minorUnits > 0 ? nil : .refused("invalid_amount", text: "The amount must be positive.")
     }
 
     private func invalidReference(_ reference: String) -> GatewayResult? {
-        AuthorizeNetGateway.preChecks.refusal(reference: reference).map { .error($0.code, retryable: false, text: $0.message) }
+        AuthorizeNetGateway.preChecks.refusal(reference: reference).map { .refused($0.code, text: $0.message) }
     }
 
     func log(_ operation: String, reference: String, _ result: GatewayResult) {

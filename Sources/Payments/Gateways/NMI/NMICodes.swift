@@ -32,7 +32,6 @@ enum NMICodes {
     /// Errors by `response_code`: retryable ones are transient (processor or network trouble);
     /// the others need a fix (configuration, request) before any retry.
     static let errors: [String: (code: String, retryable: Bool)] = [
-        "300": ("gateway_rejected", false),
         "400": ("processor_error", true),
         "410": ("invalid_merchant_configuration", false),
         "411": ("merchant_inactive", false),
@@ -44,9 +43,33 @@ enum NMICodes {
         "460": ("feature_not_available", false),
     ]
 
+    /// Non-retryable errors that are the merchant's configuration (or a duplicate to reconcile),
+    /// not the request: left unsettled, sent again after a lookup once fixed.
+    static let configurationCodes: Set<String> = ["410", "411", "430"]
+
     /// The outcome for `response` and `response_code`, or `nil` when `response` is unreadable.
-    static func outcome(response: String?, responseCode: String?) -> GatewayResult.Outcome? {
+    ///
+    /// `300` ("Transaction was rejected by gateway") is a permanent refusal of the request
+    /// (settled, never re-sent), except NMI's duplicate check ("Duplicate transaction REFID:...",
+    /// reconciled by lookup). `301` is NMI's Payment API rate limit
+    /// (https://docs.nmi.dev/reference/rate-limiting): nothing processed, retry later.
+    static func outcome(response: String?, responseCode: String?, responseText: String? = nil) -> GatewayResult.Outcome? {
         let code = responseCode ?? ""
+        if response == "3" {
+            switch code {
+            case "300" where isDuplicate(responseCode: code, responseText: responseText):
+                return .error(code: "duplicate_transaction", retryable: false)
+            case "300" where responseText?.lowercased().hasPrefix("authentication failed") == true:
+                // The merchant's key, not the request: not settled, sent again once fixed.
+                return .error(code: "gateway_rejected", retryable: false)
+            case "300":
+                return .declined(code: "gateway_rejected", category: .error)
+            case "301":
+                return .error(code: "rate_limited", retryable: true)
+            default:
+                break
+            }
+        }
         switch response {
         case "1":
             return .approved
@@ -58,6 +81,10 @@ enum NMICodes {
                 return .declined(code: decline.code, category: decline.category)
             }
             let error = errors[code] ?? ("gateway_error", false)
+            if !error.retryable, !configurationCodes.contains(code) {
+                // Refused for what the request holds (format, transaction information): settled.
+                return .declined(code: error.code, category: .error)
+            }
             return .error(code: error.code, retryable: error.retryable)
         default:
             return nil

@@ -27,7 +27,7 @@ extension NMIGateway {
         switch exchange {
         case let .notSent(reason), let .lost(reason):
             return .unavailable(reason)
-        case let .response(status, bytes):
+        case let .response(status, bytes, _):
             guard status == 200 else { return .unavailable("http_\(status)") }
             body = bytes
         }
@@ -81,7 +81,7 @@ extension NMIGateway {
         switch exchange {
         case let .notSent(reason), let .lost(reason):
             return .unavailable(reason)
-        case let .response(status, bytes):
+        case let .response(status, bytes, _):
             guard status == 200 else { return .unavailable("http_\(status)") }
             body = bytes
         }

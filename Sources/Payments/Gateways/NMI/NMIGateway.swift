@@ -71,7 +71,7 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
 
     /// `type=capture`; NMI needs the amount (at most the authorized amount).
     public func capture(_ request: FollowUpRequest) async -> GatewayResult {
-        guard let amount = request.amount else { return .error("amount_required", retryable: false) }
+        guard let amount = request.amount else { return .refused("amount_required", text: nil) }
         guard amount.minorUnits > 0 else { return Self.invalidAmount }
         return await transact(requests.followUp(type: "capture", request), operation: "capture",
                               reference: request.reference, reconcile: false)
@@ -97,7 +97,7 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
                        reference: request.reference, reconcile: true)
     }
 
-    static let invalidAmount = GatewayResult.error("invalid_amount", retryable: false, text: "The amount must be positive.")
+    static let invalidAmount = GatewayResult.refused("invalid_amount", text: "The amount must be positive.")
 
     var transactURL: String { baseURL + Self.transactPath }
     var queryURL: String { baseURL + Self.queryPath }
@@ -131,8 +131,8 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
             return .error("gateway_unreachable", retryable: true, text: reason)
         case let .lost(reason):
             return .inDoubt(reason)
-        case let .response(status, bytes):
-            guard status == 200 else { return GatewayHTTP.unexpectedStatus(status) }
+        case let .response(status, bytes, retryAfter):
+            guard status == 200 else { return GatewayHTTP.unexpectedStatus(status, retryAfter: retryAfter) }
             body = bytes
         }
         var text = String(decoding: body, as: UTF8.self).trimmingASCIISpaces()
@@ -140,10 +140,11 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
         guard !text.contains("<"), !text.contains("\n") else { return .inDoubt("unreadable_response") }
         let fields = FormEncoding.decodeDictionary(text)
         let responseCode = fields["response_code"].flatMap { $0.isEmpty ? nil : $0 }
-        guard let outcome = NMICodes.outcome(response: fields["response"], responseCode: responseCode) else {
+        func value(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
+        guard let outcome = NMICodes.outcome(response: fields["response"], responseCode: responseCode,
+                                             responseText: value("responsetext")) else {
             return .inDoubt("unreadable_response")
         }
-        func value(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
         // NMI refers later merchant-initiated charges to the first use by its own transaction id.
         return GatewayResult(outcome: outcome, transactionID: value("transactionid"), authCode: value("authcode"),
                              responseCode: responseCode, responseText: value("responsetext"),

@@ -22,9 +22,20 @@ struct NMIRequests: Sendable {
             fields.append(("last_name", String(words[words.count - 1])))
         }
         if let zip = request.card.postalCode?.trimmingASCIISpaces(), !zip.isEmpty { fields.append(("zip", zip)) }
+        if type != "validate" { fields.append(("dup_seconds", Self.duplicateSeconds)) }
         if let use = request.storedCredential { fields.append(contentsOf: Self.storedCredentialFields(use)) }
         return Array(FormEncoding.encode(fields).utf8)
     }
+
+    /// `dup_seconds=0` turns NMI's duplicate check off for charges: "Sets the time in seconds for
+    /// duplicate transaction checking on supported processors. Set to 0 to disable duplicate
+    /// checking" (https://support.nmi.com/hc/en-gb/articles/15002942676881-Duplicate-Transaction-Error).
+    /// Its default (1,200 s on card + amount) would refuse the second of two different steps of
+    /// the same amount on one card; exactly once is the vault's own machinery (an order id per
+    /// attempt, looked up before any re-send). Honoured only when the merchant's processor allows
+    /// the override; otherwise such a charge is answered "Duplicate transaction" and left for a
+    /// later run (never settled as failed).
+    static let duplicateSeconds = "0"
 
     /// NMI's credential-on-file fields: the first use is customer-initiated and stores the
     /// credential; a customer paying with the stored card uses it; a scheduled charge is

@@ -15,8 +15,9 @@ import Darwin
 /// How one HTTP exchange with a gateway ended, split by what matters for money: whether the
 /// request could have reached the gateway.
 enum HTTPExchange: Sendable {
-    /// The gateway answered with this status and body.
-    case response(status: Int, body: [UInt8])
+    /// The gateway answered with this status and body (and, for a 429 or 503, how long it asked
+    /// to wait in `Retry-After`, when it said).
+    case response(status: Int, body: [UInt8], retryAfter: Duration? = nil)
     /// Nothing left this machine (connection refused, connect timeout, bad URL): safe to resend.
     case notSent(reason: String)
     /// The request was or may have been delivered, but no complete answer came back
@@ -72,7 +73,8 @@ struct GatewayHTTP: Sendable {
         }
         do {
             let buffer = try await response.body.collect(upTo: Self.maximumResponseBytes)
-            return .response(status: Int(response.status.code), body: Array(buffer.readableBytesView))
+            return .response(status: Int(response.status.code), body: Array(buffer.readableBytesView),
+                             retryAfter: Self.retryAfter(response.headers.first(name: "Retry-After")))
         } catch {
             return .lost(reason: "response_body_\(Self.reasonCode(error))")
         }
@@ -129,13 +131,26 @@ struct GatewayHTTP: Sendable {
     /// not retryable: the runner does not send it again in the run, the step stays open and
     /// unsettled (the run exits 1), and a later run looks the charge up before re-sending it with the
     /// same key once the endpoint is fixed. A sale or verification over the API answers 502.
-    static func unexpectedStatus(_ status: Int) -> GatewayResult {
+    ///
+    /// 429 (Too Many Requests) and 503 (Service Unavailable) are rate limits: nothing was
+    /// processed, retry after `Retry-After` (NMI documents 429 for its system-wide limit,
+    /// https://docs.nmi.dev/reference/rate-limiting; 503 is RFC 9110 §15.6.4 "currently unable to
+    /// handle the request", which no gateway document contradicts — a guess, see docs/GATEWAYS.md).
+    static func unexpectedStatus(_ status: Int, retryAfter: Duration? = nil) -> GatewayResult {
         switch status {
         case 300...399: .error("gateway_redirect", retryable: false, text: "The gateway endpoint answered with a redirect (HTTP \(status)); redirects are never followed.")
+        case 429, 503: .rateLimited("http_\(status)", retryAfter: retryAfter, responseCode: "http_\(status)")
         case 500...599: .inDoubt("http_\(status)")
-        case 408, 429: .error("http_\(status)", retryable: true)
+        case 408: .error("http_\(status)", retryable: true)
         default: .error("http_\(status)", retryable: false)
         }
+    }
+
+    /// A `Retry-After` value in seconds (RFC 9110 §10.2.3 delay-seconds); an HTTP-date or
+    /// anything else is ignored (the run's own backoff applies).
+    static func retryAfter(_ value: String?) -> Duration? {
+        guard let value, let seconds = Int(value.trimmingASCIISpaces()), seconds >= 0 else { return nil }
+        return .seconds(min(seconds, 86_400))
     }
 
     /// A short snake-case name of an error's kind, without its message.

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import Logging
 import Scheduler
-import Synchronization
 import Vault
 
 /// `POST /v1/charge-runs` (start a run for the caller's merchant, now) and `GET /v1/charge-runs/{id}`
@@ -28,6 +27,11 @@ struct ChargeRunsController {
         private enum CodingKeys: String, CodingKey { case asOf, dryRun }
     }
 
+    /// 503 when no ``ChargeRunService`` takes runs (the server is stopping).
+    static let notRunning = APIError(
+        status: .serviceUnavailable, type: "api_error", code: "charge_runs_unavailable",
+        message: "Charge runs cannot start now (the server is stopping); try again later.")
+
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
         group.post("charge-runs") { request, context in
             var request = request
@@ -47,6 +51,7 @@ struct ChargeRunsController {
             var options = runtime.chargeRunOptions(asOf: asOf)
             options.merchantID = merchant.id
             options.dryRun = start.dryRun ?? false
+            guard runtime.chargeRuns.isAccepting else { throw Self.notRunning }
             let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
             let record = ChargeRunRecord(
                 id: runID, merchantID: merchant.id, status: "running", asOf: asOf, dryRun: options.dryRun, startedBy: context.identity.actor,
@@ -54,19 +59,13 @@ struct ChargeRunsController {
             try await runtime.store.insertChargeRun(
                 record, audit: AuditEntry(merchantID: merchant.id, actor: context.identity.actor, action: "charge_run.started", objectType: "charge_run",
                                           objectID: runID))
-            let runner = runtime.chargeRunner(logger: logger)
-            let store = runtime.store
-            let actor = context.identity.actor
-            let logger = self.logger
-            Task {
-                let saver = ProgressSaver(record: record, store: store)
-                do {
-                    let summary = try await runner.run(options, runID: runID, actor: actor) { progress in saver.save(progress) }
-                    await saver.finish(summary, status: summary.settled ? "completed" : "failed")
-                } catch {
-                    logger.error("charge run failed", metadata: ["run": "\(runID)", "error": "\(error)"])
-                    await saver.finish(nil, status: "failed")
-                }
+            guard runtime.chargeRuns.submit(ChargeRunJob(record: record, options: options, actor: context.identity.actor)) else {
+                // Shutting down between the check and now: the run never starts.
+                var refused = record
+                refused.status = "failed"
+                refused.finishedAt = Date()
+                try? await runtime.store.updateChargeRun(refused)
+                throw Self.notRunning
             }
             return try JSONCoding.response(ChargeRunResponse(record), status: .accepted)
         }
@@ -76,39 +75,6 @@ struct ChargeRunsController {
             }
             return try JSONCoding.response(ChargeRunResponse(record))
         }
-    }
-}
-
-/// Saves a run's progress at most once a second, and its summary at the end.
-final class ProgressSaver: Sendable {
-    private let record: ChargeRunRecord
-    private let store: any ChargeRunStore
-    private let last = Mutex<ContinuousClock.Instant>(ContinuousClock.now)
-
-    init(record: ChargeRunRecord, store: any ChargeRunStore) {
-        self.record = record
-        self.store = store
-    }
-
-    func save(_ summary: ChargeRunSummary) {
-        let due = last.withLock { last in
-            guard ContinuousClock.now - last >= .seconds(1) else { return false }
-            last = ContinuousClock.now
-            return true
-        }
-        guard due else { return }
-        var progress = record
-        progress.summary = try? String(decoding: JSONCoding.encoder.encode(summary), as: UTF8.self)
-        let store = self.store
-        Task { try? await store.updateChargeRun(progress) }
-    }
-
-    func finish(_ summary: ChargeRunSummary?, status: String) async {
-        var finished = record
-        finished.status = status
-        finished.finishedAt = Date()
-        finished.summary = summary.flatMap { try? String(decoding: JSONCoding.encoder.encode($0), as: UTF8.self) }
-        try? await store.updateChargeRun(finished)
     }
 }
 

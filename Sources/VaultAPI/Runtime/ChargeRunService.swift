@@ -1,0 +1,184 @@
+import Foundation
+public import Logging
+public import Scheduler
+public import ServiceLifecycle
+import Synchronization
+
+/// A charge run accepted over HTTP, waiting for ``ChargeRunService``.
+public struct ChargeRunJob: Sendable {
+    /// The run as inserted (status `running`).
+    public var record: ChargeRunRecord
+    /// What to charge.
+    public var options: ChargeRunner.Options
+    /// Who started it, for the audit log.
+    public var actor: String
+
+    /// Creates a job.
+    public init(record: ChargeRunRecord, options: ChargeRunner.Options, actor: String) {
+        self.record = record
+        self.options = options
+        self.actor = actor
+    }
+}
+
+/// Hands runs from the HTTP route to ``ChargeRunService``. Refuses them while no service is
+/// running (before start, after graceful shutdown), so a run is never left `running` with no
+/// task behind it.
+public final class ChargeRunQueue: Sendable {
+    private let continuation = Mutex<AsyncStream<ChargeRunJob>.Continuation?>(nil)
+
+    /// An empty queue, not accepting until a service runs.
+    public init() {}
+
+    /// Whether a service is running to take jobs.
+    public var isAccepting: Bool { continuation.withLock { $0 != nil } }
+
+    /// Queues a job; false when no service will run it.
+    public func submit(_ job: ChargeRunJob) -> Bool {
+        continuation.withLock { continuation in
+            guard let continuation else { return false }
+            return if case .enqueued = continuation.yield(job) { true } else { false }
+        }
+    }
+
+    /// Starts accepting; the returned stream is the jobs, for the one service that runs them.
+    func open() -> AsyncStream<ChargeRunJob> {
+        let (stream, fresh) = AsyncStream.makeStream(of: ChargeRunJob.self)
+        continuation.withLock { continuation in
+            continuation?.finish()
+            continuation = fresh
+        }
+        return stream
+    }
+
+    /// Stops accepting; the stream ends once the queued jobs are taken.
+    func close() {
+        continuation.withLock { continuation in
+            continuation?.finish()
+            continuation = nil
+        }
+    }
+}
+
+/// Runs charge runs started over HTTP as children of the service group of `vault serve`
+/// (issue 13): each run's progress and final writes are ordered (``ProgressSaver``), graceful
+/// shutdown stops new runs and cancels those in flight (their steps stay leased until the lease
+/// ends; a cancelled run is recorded `failed`), and nothing outlives the server.
+public struct ChargeRunService: Service {
+    /// Where the route puts runs.
+    public let queue: ChargeRunQueue
+    /// Builds the runner for each run.
+    public let makeRunner: @Sendable () -> ChargeRunner
+    /// Where runs are recorded.
+    public let store: any ChargeRunStore
+    /// Where failed runs are reported.
+    public let logger: Logger
+
+    /// Creates the service.
+    public init(queue: ChargeRunQueue, store: any ChargeRunStore, logger: Logger, makeRunner: @escaping @Sendable () -> ChargeRunner) {
+        self.queue = queue
+        self.store = store
+        self.logger = logger
+        self.makeRunner = makeRunner
+    }
+
+    /// Takes runs until graceful shutdown or cancellation, and returns when the last has been recorded.
+    public func run() async throws {
+        let jobs = queue.open()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                try? await gracefulShutdown()
+                queue.close()
+            }
+            for await job in jobs {
+                group.addTask {
+                    await cancelWhenGracefulShutdown { await execute(job) }
+                }
+            }
+            // Cancelled (not graceful): the jobs stream ended; end the shutdown watcher too.
+            queue.close()
+            group.cancelAll()
+        }
+    }
+
+    func execute(_ job: ChargeRunJob) async {
+        let runner = makeRunner()
+        let store = self.store
+        let logger = self.logger
+        let saver = ProgressSaver(record: job.record) { try await store.updateChargeRun($0) }
+        await saver.run { progress in
+            do {
+                return try await runner.run(job.options, runID: job.record.id, actor: job.actor, progress: progress)
+            } catch {
+                logger.error("charge run failed", metadata: ["run": "\(job.record.id)", "error": "\(error)"])
+                throw error
+            }
+        }
+    }
+}
+
+/// Saves a run's progress at most once per `minimumInterval`, then its final state.
+///
+/// Progress is written by one writer in order, and the final write waits for it: a progress
+/// write can no longer land after the final one and turn a finished run back to `running` (it
+/// used to be a detached task per save).
+final class ProgressSaver: Sendable {
+    private let record: ChargeRunRecord
+    private let minimumInterval: Duration
+    private let write: @Sendable (ChargeRunRecord) async throws -> Void
+    private let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    init(record: ChargeRunRecord, minimumInterval: Duration = .seconds(1),
+         write: @escaping @Sendable (ChargeRunRecord) async throws -> Void) {
+        self.record = record
+        self.minimumInterval = minimumInterval
+        self.write = write
+        last.withLock { $0 = minimumInterval == .zero ? nil : ContinuousClock.now }
+    }
+
+    /// Runs `body`, which reports progress through the closure it is given; writes the progress,
+    /// then (after every progress write has finished) the final record: `completed` when the
+    /// summary says every step settled, `failed` otherwise or when `body` throws.
+    func run(_ body: (@escaping @Sendable (ChargeRunSummary) -> Void) async throws -> ChargeRunSummary) async {
+        let (updates, continuation) = AsyncStream.makeStream(of: ChargeRunRecord.self, bufferingPolicy: .bufferingNewest(1))
+        let write = self.write
+        async let written: Void = {
+            for await progress in updates { try? await write(progress) }
+        }()
+        let summary: ChargeRunSummary?
+        do {
+            summary = try await body { summary in
+                guard self.isDue(), let progress = self.progressRecord(summary) else { return }
+                continuation.yield(progress)
+            }
+        } catch {
+            summary = nil
+        }
+        continuation.finish()
+        await written
+        var finished = record
+        finished.status = summary?.settled == true ? "completed" : "failed"
+        finished.finishedAt = Date()
+        finished.summary = summary.flatMap(Self.encoded)
+        try? await write(finished)
+    }
+
+    private func isDue() -> Bool {
+        last.withLock { last in
+            let now = ContinuousClock.now
+            if let previous = last, now - previous < minimumInterval { return false }
+            last = now
+            return true
+        }
+    }
+
+    private func progressRecord(_ summary: ChargeRunSummary) -> ChargeRunRecord? {
+        var progress = record
+        progress.summary = Self.encoded(summary)
+        return progress
+    }
+
+    private static func encoded(_ summary: ChargeRunSummary) -> String? {
+        try? String(decoding: JSONCoding.encoder.encode(summary), as: UTF8.self)
+    }
+}
