@@ -78,6 +78,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            resources: [.copy("OpenAPI/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

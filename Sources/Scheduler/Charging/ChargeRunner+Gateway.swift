@@ -5,7 +5,7 @@ extension ChargeRunner {
     /// A new attempt: declined locally when the card is gone or expires before the due date,
     /// otherwise sent, with in-run retries for gateway errors (same idempotency key).
     func charge(
-        _ transaction: Transaction, card: (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?)?, due: DueStep, merchant: Merchant,
+        _ transaction: Transaction, card: ChargeCard?, due: DueStep, merchant: Merchant,
         options: Options, context: RunContext
     ) async -> GatewayResult {
         guard let card else {

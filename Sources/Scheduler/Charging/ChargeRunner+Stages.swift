@@ -4,7 +4,7 @@ import Vault
 
 extension ChargeRunner {
     /// The card of a new attempt, opened for its gateway call.
-    typealias ChargeCard = (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?)
+    typealias ChargeCard = (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?, merchantReference: String)
 
     /// A claimed step whose attempt is on disk (or whose open attempt is to be settled), waiting for a gateway slot.
     struct ReadyCharge: Sendable {
@@ -126,6 +126,7 @@ extension ChargeRunner {
             gateway: merchant.gateway.name, now: now, idempotencyKey: "\(step.id)-a\(attempt)",
             orderReference: Self.orderReference(stepID: step.id, attempt: attempt))
         transaction.secureCardReference = due.schedule.secureCardReference
+        transaction.merchantReference = card?.merchantReference
         transaction.scheduleID = due.schedule.id
         transaction.stepID = step.id
         transaction.attempt = attempt

@@ -169,12 +169,18 @@ extension SQLiteStore: TransactionStore {
         case .declined: type = .transactionDeclined
         default: return nil
         }
+        let codes = transaction.stateCodes
         var data: [String: WebhookValue] = [
             "transactionId": .string(transaction.id), "type": .string(transaction.type.rawValue), "status": .string(transaction.status.rawValue),
             "amount": .int(transaction.amount), "currency": .string(transaction.currency.code),
             "secureCardReference": .optional(transaction.secureCardReference), "merchantReference": .optional(transaction.merchantReference),
             "scheduleId": .optional(transaction.scheduleID), "stepId": .optional(transaction.stepID),
             "attempt": .optional(transaction.attempt.map(Int64.init)), "parentId": .optional(transaction.parentID),
+            // What seed 000's callback carries: card brand, masked number, state, error code and text.
+            "cardType": .optional(transaction.cardType), "maskedNumber": .optional(transaction.maskedNumber),
+            "state": .int(Int64(codes.state)), "subState": .int(Int64(codes.subState)),
+            "errorCode": .optional(transaction.status == .approved ? nil : transaction.declineCode ?? transaction.errorCode),
+            "errorMessage": .optional(transaction.status == .approved ? nil : transaction.responseText),
         ]
         if let code = transaction.declineCode {
             data["decline"] = .object(["code": .string(code), "category": .optional(transaction.declineCategory)])

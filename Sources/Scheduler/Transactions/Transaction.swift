@@ -15,6 +15,9 @@ public enum TransactionType: String, Sendable, Codable, CaseIterable {
     case refund
     /// Check a card without moving money.
     case verify
+    /// Return funds to a card without an earlier sale (seed 004's `credit`); only for merchants
+    /// whose settings allow it.
+    case credit
 }
 
 /// Where a transaction is (SPEC §6 `status`).
@@ -37,20 +40,6 @@ public enum TransactionStatus: String, Sendable, Codable, CaseIterable {
     case captured
     /// Sent, outcome unknown; settled later with the same idempotency key.
     case inDoubt = "in_doubt"
-
-    /// The seed's `state`/`subState` codes: created 100/101; checked 200/201, check failed 202;
-    /// approved 400/411; declined 400/412; voided 500/502; refunded 500/504.
-    public var stateCodes: (state: Int, subState: Int) {
-        switch self {
-        case .pending: (100, 101)
-        case .inDoubt: (200, 201)
-        case .error: (200, 202)
-        case .approved, .captured: (400, 411)
-        case .declined: (400, 412)
-        case .voided: (500, 502)
-        case .refunded, .partiallyRefunded: (500, 504)
-        }
-    }
 }
 
 /// A gateway transaction as recorded by the vault.

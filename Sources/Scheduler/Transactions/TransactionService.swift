@@ -10,12 +10,19 @@ public struct TransactionService: Sendable {
     private let store: any TransactionStore
     private let cards: SecureCardService
     private let gateways: MerchantGateways
+    private let reversalWindow: TimeInterval
+
+    /// The default reversal window (seed 000): a void is allowed within 24 hours of the authorization.
+    public static let defaultReversalWindow: TimeInterval = 24 * 3600
 
     /// Creates the service.
-    public init(store: any TransactionStore, cards: SecureCardService, gateways: MerchantGateways) {
+    /// - Parameter reversalWindow: how long after its authorization a payment may still be voided (reversed).
+    public init(store: any TransactionStore, cards: SecureCardService, gateways: MerchantGateways,
+                reversalWindow: TimeInterval = TransactionService.defaultReversalWindow) {
         self.store = store
         self.cards = cards
         self.gateways = gateways
+        self.reversalWindow = reversalWindow
     }
 
     /// Runs a sale, authorization or verification.
@@ -66,7 +73,7 @@ public struct TransactionService: Sendable {
         transaction.cardType = card.pan.brand.rawValue
         transaction.maskedNumber = card.pan.masked
         if let registration = request.secureCard {
-            try await checkRegistration(registration, merchant: merchant)
+            try await checkRegistration(registration, source: request.source, merchant: merchant, now: now)
         }
 
         let adapter: any GatewayAdapter
@@ -127,7 +134,9 @@ public struct TransactionService: Sendable {
         try await followUp(.capture, of: id, amount: amount, merchant: merchant, actor: actor, now: now)
     }
 
-    /// Voids an approved sale, authorization or capture that has not been refunded.
+    /// Voids (reverses) an approved sale, authorization or capture that has not been refunded, within
+    /// the reversal window after its authorization.
+    /// - Throws: `TransactionError.notAllowed` with `reversal_window_passed` once the window is over (refund instead).
     public func void(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
         try await followUp(.void, of: id, amount: nil, merchant: merchant, actor: actor, now: now)
     }
@@ -165,8 +174,10 @@ public struct TransactionService: Sendable {
         child.maskedNumber = parent.maskedNumber
         child.scheduleID = parent.scheduleID
         child.stepID = nil
+        let reversal = type == .void ? try await reversalDeadline(of: parent) : nil
         let check: @Sendable (Transaction, [Transaction]) throws -> Void = { parent, followUps in
             try Self.checkFollowUp(type, amount: amount, parent: parent, followUps: followUps)
+            if let reversal { try Self.checkReversalWindow(reversal, now: now) }
         }
         let adapter: any GatewayAdapter
         do {
@@ -271,6 +282,26 @@ public struct TransactionService: Sendable {
         }
     }
 
+    /// When a void of `parent` stops being allowed, and what to refund instead: a capture is reversed
+    /// with its authorization, so the window runs from the authorization, which is also what a refund takes.
+    private func reversalDeadline(of parent: Transaction) async throws -> ReversalDeadline {
+        var authorization = parent
+        if parent.type == .capture, let id = parent.parentID, let original = try await store.transaction(merchantID: parent.merchantID, id: id) {
+            authorization = original
+        }
+        return ReversalDeadline(
+            authorizedAt: authorization.createdAt, closesAt: authorization.createdAt.addingTimeInterval(reversalWindow),
+            window: reversalWindow, refundID: authorization.id)
+    }
+
+    static func checkReversalWindow(_ deadline: ReversalDeadline, now: Date) throws {
+        guard now >= deadline.closesAt else { return }
+        throw TransactionError.notAllowed(
+            code: "reversal_window_passed",
+            message: "A void (reversal) is allowed only within \(deadline.windowText) of the authorization (at \(Timestamp.string(deadline.authorizedAt))); "
+                + "refund it instead: POST /v1/transactions/\(deadline.refundID)/refund.")
+    }
+
     // MARK: - Helpers
 
     private func storedCard(_ request: TransactionRequest, merchant: Merchant) async throws
@@ -294,27 +325,22 @@ public struct TransactionService: Sendable {
         return (card.reference, card.merchantReference, charge.pan, charge.expiry, charge.holderName)
     }
 
-    private func checkRegistration(_ registration: TransactionRequest.SaleRegistration, merchant: Merchant) async throws {
+    /// Checks the whole registration of a registration by sale before the sale reaches the gateway, as
+    /// a registration would (reference, card expiry, customer, custom fields against the merchant's
+    /// definitions, reference not taken): a registration that would fail is refused and charges nothing.
+    private func checkRegistration(_ registration: TransactionRequest.SaleRegistration, source: CardSource, merchant: Merchant, now: Date)
+        async throws
+    {
+        let request = SecureCardRegistration(
+            merchantReference: registration.merchantReference, source: source, customer: registration.customer,
+            customFields: registration.customFields, verify: false)
         do {
-            _ = try MerchantReference(validating: registration.merchantReference)
-        } catch {
-            throw TransactionError.invalid(field: "secureCard.merchantReference", code: error.code, message: error.message)
-        }
-        if let customer = registration.customer {
-            do {
-                try customer.normalized().validate()
-            } catch {
-                throw TransactionError.invalid(field: "secureCard." + error.field, code: error.code, message: error.message)
-            }
-        }
-        for (index, field) in (registration.customFields ?? []).enumerated() {
-            do {
-                try CardNumberShape.refuse(field.value, field: "secureCard.customFields[\(index)].value")
-            } catch {
-                throw TransactionError.invalid(field: error.field, code: error.code, message: error.message)
-            }
-        }
-        if (try? await cards.retrieve(merchantReference: registration.merchantReference, merchant: merchant)) != nil {
+            try await cards.checkRegistration(request, merchant: merchant, now: now)
+        } catch let error as CardDataError {
+            let cardFields = ["method", "card", "track", "emv"]
+            let isCardField = cardFields.contains { error.field == $0 || error.field.hasPrefix($0 + ".") }
+            throw TransactionError.invalid(field: isCardField ? error.field : "secureCard." + error.field, code: error.code, message: error.message)
+        } catch SecureCardError.referenceTaken {
             throw TransactionError.notAllowed(code: "merchant_reference_taken", message: "A live secure card with that merchantReference already exists.")
         }
     }

@@ -20,18 +20,10 @@ public struct SecureCardService: Sendable {
     /// seals and stores it. Nothing is stored when any step fails.
     /// - Throws: `CardDataError` (422), `SecureCardError` (409, 402, 502).
     public func register(_ request: SecureCardRegistration, merchant: Merchant, actor: String, now: Date = Date()) async throws -> SecureCard {
-        let reference = try MerchantReference(validating: request.merchantReference)
-        let captured = try request.source.capture()
-        try Self.checkNotExpired(captured, merchant: merchant, now: now)
-        let customer = try Self.validated(request.customer)
-        let customFields = request.customFields ?? []
-        try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
-        let verifies = request.verify ?? merchant.verifyOnRegistration
         // The unique index refuses a taken reference at insert; look first only when a gateway
         // verification would otherwise be spent on a registration that cannot succeed.
-        if verifies, try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
-            throw SecureCardError.referenceTaken(reference.value)
-        }
+        let checked = try await check(request, merchant: merchant, now: now, lookUpReference: request.verify ?? merchant.verifyOnRegistration)
+        let (reference, captured, customer, customFields) = (checked.reference, checked.captured, checked.customer, checked.customFields)
         let token = OpaqueToken.make(prefix: "sc_", randomBits: 160)
         let verification = try await verifyIfAsked(request.verify, captured: captured, merchant: merchant, reference: token, now: now)
         let row = try await sealedRow(
@@ -42,6 +34,30 @@ public struct SecureCardService: Sendable {
                                    objectID: token, details: ["merchantReference": reference.value, "entryMode": captured.entryMode.rawValue,
                                                               "last4": captured.pan.last4, "verified": verification == nil ? "false" : "true"]))
         return Self.card(row, holderName: captured.holderName, customer: customer, customFields: customFields)
+    }
+
+    /// Checks a registration as `register` would before any gateway call, storing nothing: the
+    /// merchantReference (its shape, and that no live card holds it), the card data and its expiry,
+    /// the customer, and the custom fields against the merchant's definitions. Registration by sale
+    /// runs it before the sale, so a registration that would fail charges nothing.
+    /// - Throws: `CardDataError` (422) naming the field, `SecureCardError.referenceTaken` (409).
+    public func checkRegistration(_ request: SecureCardRegistration, merchant: Merchant, now: Date = Date()) async throws {
+        _ = try await check(request, merchant: merchant, now: now, lookUpReference: true)
+    }
+
+    private func check(_ request: SecureCardRegistration, merchant: Merchant, now: Date, lookUpReference: Bool) async throws
+        -> (reference: MerchantReference, captured: CapturedCard, customer: Customer?, customFields: [CustomField])
+    {
+        let reference = try MerchantReference(validating: request.merchantReference)
+        let captured = try request.source.capture()
+        try Self.checkNotExpired(captured, merchant: merchant, now: now)
+        let customer = try Self.validated(request.customer)
+        let customFields = request.customFields ?? []
+        try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
+        if lookUpReference, try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
+            throw SecureCardError.referenceTaken(reference.value)
+        }
+        return (reference, captured, customer, customFields)
     }
 
     /// The live card with this merchantReference.
@@ -164,15 +180,18 @@ public struct SecureCardService: Sendable {
         return cards
     }
 
-    /// The PAN and holder name of a live card, opened for a gateway call only.
-    public func cardForCharge(reference: String, merchantID: String) async throws -> (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?) {
+    /// The PAN and holder name of a live card, opened for a gateway call only, with the card's
+    /// merchantReference (recorded on the charge).
+    public func cardForCharge(reference: String, merchantID: String) async throws
+        -> (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?, merchantReference: String)
+    {
         guard let row = try await store.secureCard(merchantID: merchantID, reference: reference), row.status == .active else {
             throw SecureCardError.notFound
         }
         guard let sealed = row.sealedCard else { throw SecureCardError.purged }
         let data = try await openJSON(
             SealedCardData.self, sealed, merchantID: merchantID, kind: Self.cardKind, token: reference, binding: Self.metadataBinding(row))
-        return (try PrimaryAccountNumber(validating: data.pan), row.expiry, data.holderName)
+        return (try PrimaryAccountNumber(validating: data.pan), row.expiry, data.holderName, row.merchantReference)
     }
 
     /// Re-encrypts a merchant's cards under its newest data key, in batches; safe while serving.

@@ -46,7 +46,7 @@ extension VaultConfiguration {
         }
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
-        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit"])
+        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals"])
         if let node = try document.section("server") {
             try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
             if let value = try node.string("host") { server.host = value }
@@ -118,6 +118,10 @@ extension VaultConfiguration {
             try node.allow(["requestsPerSecond", "burst"])
             if let value = try node.int("requestsPerSecond", in: 0...1_000_000) { rateLimit.requestsPerSecond = value }
             if let value = try node.int("burst", in: 1...1_000_000) { rateLimit.burst = value }
+        }
+        if let node = try document.section("reversals") {
+            try node.allow(["windowHours"])
+            if let value = try node.int("windowHours", in: 1...720) { reversalWindowHours = value }
         }
         if let node = try document.section("logging") {
             try node.allow(["level", "format"])

@@ -181,6 +181,9 @@ public struct VaultConfiguration: Sendable, Equatable {
     /// Log output.
     public var logging = Logging()
 
+    /// Hours after its authorization a payment may still be voided (seed 000: 24); later, refund.
+    public var reversalWindowHours = 24
+
     /// The built-in defaults (the same values as the committed `config/vault.yaml`).
     public init() {}
 }

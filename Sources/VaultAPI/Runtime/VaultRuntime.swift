@@ -70,7 +70,8 @@ public struct VaultRuntime: Sendable {
                 defaultTime: defaultTime, maxStepCount: configuration.schedules.maxStepCount, horizonDays: configuration.schedules.horizonDays,
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
             keyring: keyring)
-        let transactions = TransactionService(store: store, cards: cards, gateways: merchantGateways)
+        let transactions = TransactionService(
+            store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600)
         let idempotency = IdempotencyService(store: store, keyring: keyring)
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,

@@ -3,13 +3,32 @@ import Testing
 @testable import Scheduler
 
 @Suite struct TransactionStateTests {
+    /// Every row of the seed's table (seed 001 §18.2) that a transaction can be in, as README lists it.
     @Test(arguments: [
-        (TransactionStatus.pending, 100, 101), (.inDoubt, 200, 201), (.error, 200, 202), (.approved, 400, 411), (.captured, 400, 411),
-        (.declined, 400, 412), (.voided, 500, 502), (.refunded, 500, 504), (.partiallyRefunded, 500, 504),
-    ])
-    func everyStatusHasTheSeedsStateCodes(status: TransactionStatus, state: Int, subState: Int) {
-        #expect(status.stateCodes.state == state)
-        #expect(status.stateCodes.subState == subState)
+        (TransactionType.sale, TransactionStatus.pending, nil, 100, 101), (.sale, .inDoubt, nil, 200, 201), (.sale, .error, nil, 200, 202),
+        (.verify, .approved, nil, 200, 201), (.verify, .declined, "hard", 200, 202),
+        (.authorize, .approved, nil, 400, 401), (.sale, .declined, "soft", 400, 402), (.authorize, .declined, "soft", 400, 402),
+        (.refund, .inDoubt, nil, 400, 403), (.credit, .inDoubt, nil, 400, 403), (.sale, .partiallyRefunded, nil, 400, 404),
+        (.sale, .approved, nil, 400, 411), (.capture, .approved, nil, 400, 411), (.authorize, .captured, nil, 400, 411),
+        (.sale, .declined, "hard", 400, 412), (.void, .declined, "soft", 400, 412), (.refund, .declined, "hard", 400, 412),
+        (.sale, .voided, nil, 500, 502), (.void, .approved, nil, 500, 502),
+        (.void, .pending, nil, 500, 503), (.void, .inDoubt, nil, 500, 503),
+        (.sale, .refunded, nil, 500, 504), (.refund, .approved, nil, 500, 504), (.credit, .approved, nil, 500, 504),
+        (.refund, .pending, nil, 500, 505), (.credit, .pending, nil, 500, 505),
+    ] as [(TransactionType, TransactionStatus, String?, Int, Int)])
+    func everySeedCaseHasItsStateCodes(type: TransactionType, status: TransactionStatus, category: String?, state: Int, subState: Int) {
+        let codes = Transaction.stateCodes(type: type, status: status, declineCategory: category)
+        #expect(codes.state == state)
+        #expect(codes.subState == subState)
+    }
+
+    @Test func everySubStateOfTheSeedIsProduced() {
+        let produced = Set(TransactionType.allCases.flatMap { type in
+            TransactionStatus.allCases.flatMap { status in
+                ["hard", "soft"].map { Transaction.stateCodes(type: type, status: status, declineCategory: $0).subState }
+            }
+        })
+        #expect(produced == [101, 201, 202, 401, 402, 403, 404, 411, 412, 502, 503, 504, 505])
     }
 
     @Test func everyStatusIsCovered() {

@@ -115,7 +115,7 @@ struct TransactionResponse: Encodable {
         id = transaction.id
         type = transaction.type.rawValue
         status = transaction.status.rawValue
-        (state, subState) = transaction.status.stateCodes
+        (state, subState) = transaction.stateCodes
         amount = transaction.amount
         currency = transaction.currency.code
         capturedAmount = transaction.capturedAmount
