@@ -1,4 +1,5 @@
 public import Foundation
+public import Payments
 public import Vault
 
 /// A step the runner has leased, with what it needs to charge it.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Payments
 import Vault
 
 extension ChargeRunner {

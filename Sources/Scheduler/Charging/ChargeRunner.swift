@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+public import Payments
 public import Vault
 
 /// Charges every due step (SPEC §8), exactly once.

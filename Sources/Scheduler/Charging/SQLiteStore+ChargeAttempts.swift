@@ -1,4 +1,5 @@
 import Foundation
+import Payments
 public import Vault
 
 extension SQLiteStore {

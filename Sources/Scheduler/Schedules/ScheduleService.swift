@@ -1,4 +1,5 @@
 public import Foundation
+import Payments
 public import Vault
 
 /// Limits and defaults for schedules, from configuration.
@@ -354,7 +355,7 @@ public struct ScheduleService: Sendable {
     // MARK: - Rules
 
     /// Largest amount per step, in minor units.
-    public static let maximumAmount: Int64 = 99_999_999_999
+    public static let maximumAmount: Int64 = MinorUnits.maximum
 
     static func checkAmount(_ amount: Int64) throws {
         guard amount > 0, amount <= maximumAmount else {

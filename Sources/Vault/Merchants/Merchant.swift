@@ -51,10 +51,7 @@ public struct Merchant: Sendable, Equatable, Codable {
 
 /// A merchant's gateway choice. Credentials are kept apart, sealed under the merchant's data key.
 public struct GatewaySettings: Sendable, Equatable, Codable {
-    /// The adapters this build knows.
-    public static let knownGateways: Set<String> = ["sandbox", "authorizenet", "nmi"]
-
-    /// Adapter name: `sandbox`, `authorizenet` or `nmi`.
+    /// Adapter name, one of ``MerchantGatewayRules/names``.
     public var name: String
     /// Endpoint override; nil means the adapter's default.
     public var url: String?

@@ -41,12 +41,6 @@ public struct MerchantSettingError: Error, Equatable, Sendable, CustomStringConv
 
 /// Creating, changing and off-boarding merchants, and issuing their API keys.
 public struct MerchantService: Sendable {
-    /// Credential names each gateway accepts.
-    public static let credentialNames: [String: Set<String>] = [
-        "sandbox": [],
-        "authorizenet": ["name", "transactionKey"],
-        "nmi": ["security_key"],
-    ]
     private static let credentialsKind = "gateway_credentials"
 
     private let store: any MerchantStore & KeyStore
@@ -54,13 +48,18 @@ public struct MerchantService: Sendable {
     private let defaultTimeZone: String
     private let defaultGateway: String
     private let allowPrivateCallbackTargets: Bool
+    private let gateways: MerchantGatewayRules
 
     /// A service over `store`, sealing with `keyring`.
-    /// - Parameter allowPrivateCallbackTargets: whether callback URLs may name loopback, private
-    ///   or link-local addresses (`webhooks.allowPrivateTargets`; off by default).
+    /// - Parameters:
+    ///   - gateways: the gateways a merchant may name and their credential names (from the
+    ///     gateway catalogue).
+    ///   - allowPrivateCallbackTargets: whether callback URLs may name loopback, private or
+    ///     link-local addresses (`webhooks.allowPrivateTargets`; off by default).
     public init(store: any MerchantStore & KeyStore, keyring: Keyring, defaultTimeZone: String, defaultGateway: String,
-                allowPrivateCallbackTargets: Bool = false) {
+                gateways: MerchantGatewayRules, allowPrivateCallbackTargets: Bool = false) {
         self.store = store
+        self.gateways = gateways
         self.keyring = keyring
         self.defaultTimeZone = defaultTimeZone
         self.defaultGateway = defaultGateway
@@ -195,8 +194,8 @@ public struct MerchantService: Sendable {
 
     private func apply(_ settings: MerchantSettings, to merchant: inout Merchant) throws {
         if let gateway = settings.gateway {
-            guard GatewaySettings.knownGateways.contains(gateway) else {
-                throw MerchantSettingError(setting: "gateway", message: "unknown gateway '\(gateway)' (sandbox, authorizenet, nmi)")
+            guard gateways.knows(gateway) else {
+                throw MerchantSettingError(setting: "gateway", message: "unknown gateway '\(gateway)' (\(gateways.names.joined(separator: ", ")))")
             }
             if gateway != merchant.gateway.name { merchant.gateway.url = nil }
             merchant.gateway.name = gateway
@@ -210,7 +209,7 @@ public struct MerchantService: Sendable {
             merchant.gateway.url = url
         }
         if let credentials = settings.gatewayCredentials {
-            let allowed = Self.credentialNames[merchant.gateway.name] ?? []
+            let allowed = gateways.credentialNames[merchant.gateway.name] ?? []
             for name in credentials.keys.sorted() where !allowed.contains(name) {
                 throw MerchantSettingError(
                     setting: "gateway-credential",

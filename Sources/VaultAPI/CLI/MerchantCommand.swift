@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 import Logging
+import Payments
 public import Vault
 
 /// `vault merchant create|update|list|key|offboard`.
@@ -11,13 +12,13 @@ struct MerchantCommand: AsyncParsableCommand {
 
     /// Settings shared by create and update.
     struct SettingOptions: ParsableArguments {
-        @Option(help: "Gateway adapter: sandbox, authorizenet or nmi.")
+        @Option(help: "Gateway adapter: \(GatewayCatalogue.namesSentence).")
         var gateway: String?
 
         @Option(help: "Gateway endpoint URL (overrides the adapter's default).")
         var gatewayUrl: String?
 
-        @Option(help: "Gateway credential KEY=VALUE, repeatable (authorizenet: name, transactionKey; nmi: security_key).")
+        @Option(help: "Gateway credential KEY=VALUE, repeatable (\(GatewayCatalogue.credentialsSentence)).")
         var gatewayCredential: [String] = []
 
         @Option(help: "IANA time zone of the merchant.")

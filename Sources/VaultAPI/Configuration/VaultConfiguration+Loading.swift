@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Payments
 import Yams
 
 extension VaultConfiguration {
@@ -185,8 +186,8 @@ extension VaultConfiguration {
         guard TimeZone(identifier: defaults.timeZone) != nil else {
             throw ConfigurationError(key: "defaults.timeZone", message: "unknown IANA time zone '\(defaults.timeZone)'")
         }
-        guard ["sandbox", "authorizenet", "nmi"].contains(defaults.gateway) else {
-            throw ConfigurationError(key: "defaults.gateway", message: "must be sandbox, authorizenet or nmi")
+        guard GatewayCatalogue.entry(named: defaults.gateway) != nil else {
+            throw ConfigurationError(key: "defaults.gateway", message: "must be \(GatewayCatalogue.namesSentence)")
         }
         guard !retry.delaysDays.isEmpty else { throw ConfigurationError(key: "retry.delaysDays", message: "must list at least one delay") }
         guard !database.path.isEmpty else { throw ConfigurationError(key: "database.path", message: "must not be empty") }

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import Payments
 public import Scheduler
 import Vault
 

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import Payments
 public import Scheduler
 public import Vault
 
@@ -59,6 +60,7 @@ public struct VaultRuntime: Sendable {
         logger.debug("vault opened", metadata: ["database": "\(configuration.database.path)", "keySource": "\(source.summary)"])
         let merchants = MerchantService(
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway,
+            gateways: GatewayCatalogue.merchantRules,
             allowPrivateCallbackTargets: configuration.webhooks.allowPrivateTargets)
         let merchantGateways = MerchantGateways(registry: gateways, merchants: merchants)
         let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, logger: logger)

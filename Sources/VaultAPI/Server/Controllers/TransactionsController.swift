@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
-public import Scheduler
+public import Payments
+import Scheduler
 import Vault
 
 /// The transaction routes of SPEC §9.
