@@ -30,6 +30,12 @@ struct FakeBridgePayState {
     /// `TransactionCode` of captures, by code, to the transaction they captured.
     var captureCodes: [String: String] = [:]
     var scripted: [(String, String)] = []
+    /// Approved, unvoided charges by type, card and amount (the duplicate rule), counted.
+    var active: [String: Int] = [:]
+    /// Charges recorded since the ledger was last written (`type`, invoice, id, result code).
+    var unwritten: [String] = []
+
+    static func duplicateKey(type: String, card: String, amount: Int) -> String { "\(type)|\(card)|\(amount)" }
 }
 
 /// One BridgeComm response document.
@@ -163,9 +169,8 @@ extension FakeBridgePayServer {
             cents = value
         }
         let forced = fields["ForceDuplicate"]?.lowercased() == "true"
-        if !forced, state.transactions.values.contains(where: {
-            $0.type == type && $0.cardDigits == pan && $0.amount == cents && $0.status != .voided && $0.status != .declined
-        }) {
+        let duplicateKey = FakeBridgePayState.duplicateKey(type: type, card: pan, amount: cents)
+        if !forced, state.active[duplicateKey, default: 0] > 0 {
             answer.message = [("GatewayResult", "30036"), ("GatewayMessage", "D09 - Duplicate Transaction")]
             return fail("30036")
         }
@@ -188,6 +193,8 @@ extension FakeBridgePayServer {
             gatewayTransID: id, type: type, transactionCode: fields["TransactionID"] ?? "", invoice: invoice, cardDigits: pan,
             amount: authorized, responseCode: code, gatewayMessage: message, authCode: authCode,
             status: approved ? .open : .declined, forced: forced, sequence: state.sequence)
+        if approved { state.active[duplicateKey, default: 0] += 1 }
+        state.unwritten.append([type, invoice, id, code].joined(separator: "\t"))
         let cvvResult = fields["SecurityCode"].map { $0 == "999" || $0 == "111" ? "M" : "N" } ?? ""
         answer.message = [("Token", "11110000000" + String(pan.suffix(4))), ("AuthorizationCode", authCode),
                           ("ReferenceNumber", ""), ("GatewayResult", code), ("AuthorizedAmount", String(authorized)),
@@ -252,6 +259,8 @@ extension FakeBridgePayServer {
         if original.status == .open {
             // Unsettled: BridgePay voids (a refund of an unsettled transaction is a void; one only).
             original.status = .voided
+            state.active[FakeBridgePayState.duplicateKey(type: original.type, card: original.cardDigits,
+                                                         amount: original.amount), default: 0] -= 1
             message = amount == remaining ? "A03 - Void Posted (Auth Reversed)" : "A07 - Partial Void Posted"
         } else {
             guard type == "refund" else { return fail("10042") }

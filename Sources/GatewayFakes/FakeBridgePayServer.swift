@@ -31,10 +31,22 @@ final class FakeBridgePayServer: Sendable {
 
     let core = FakeGatewayCore()
     let state = Mutex(FakeBridgePayState())
+    /// Where every charge is appended (`type`, invoice, gateway id, result code; tab-separated)
+    /// before its answer is sent, for scripts that compare the gateway's view with the vault's.
+    let ledger: Mutex<FileHandle?>
 
-    /// Starts a fake on a loopback port (0: an ephemeral one).
-    static func start(port: Int = 0) async throws -> FakeBridgePayServer {
-        let fake = FakeBridgePayServer()
+    init(ledgerPath: String? = nil) {
+        if let ledgerPath {
+            _ = FileManager.default.createFile(atPath: ledgerPath, contents: nil)
+            ledger = Mutex(FileHandle(forWritingAtPath: ledgerPath))
+        } else {
+            ledger = Mutex(nil)
+        }
+    }
+
+    /// Starts a fake on a loopback port (0: an ephemeral one), appending charges to `ledger` when given.
+    static func start(port: Int = 0, ledger: String? = nil) async throws -> FakeBridgePayServer {
+        let fake = FakeBridgePayServer(ledgerPath: ledger)
         let router = Router()
         router.post(RouterPath(stringLiteral: path)) { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
@@ -48,7 +60,22 @@ final class FakeBridgePayServer: Sendable {
     /// The endpoint to configure the adapter with.
     var endpoint: String { core.baseURL + Self.path }
 
-    func stop() async { await core.stop() }
+    func stop() async {
+        await core.stop()
+        ledger.withLock { try? $0?.close() }
+    }
+
+    /// Appends the charges recorded since the last call to the ledger file (if any).
+    private func writeLedger() {
+        let lines = state.withLock { state -> [String] in
+            defer { state.unwritten.removeAll() }
+            return state.unwritten
+        }
+        guard !lines.isEmpty else { return }
+        ledger.withLock { handle in
+            handle?.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        }
+    }
 
     /// Moves every open transaction into a settled batch (refunds then post as refunds, voids fail).
     func settleAll() {
@@ -120,6 +147,7 @@ final class FakeBridgePayServer: Sendable {
                                             status: .internalServerError)
         }
         let answer = state.withLock { process(fields, &$0) }
+        writeLedger()
         let reply = Array(FakeBridgePayXML.envelope(answer.xml).utf8)
         switch quirk {
         case .holdAfterProcessing:

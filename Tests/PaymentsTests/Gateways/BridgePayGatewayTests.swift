@@ -103,6 +103,15 @@ import Vault
         }
     }
 
+    /// The crash test's checker derives invoice numbers in Python (`scripts/crash-test.sh`); this
+    /// pins the value both must produce.
+    @Test func theInvoiceDerivationIsStableAndPassesShortAlphanumericReferencesThrough() {
+        #expect(BridgePayInvoiceNumber.of("s_01HQZX4-step_77a2") == "1N3SQ0RVGSKB")
+        #expect(BridgePayInvoiceNumber.of("INV1001") == "INV1001")
+        #expect(BridgePayInvoiceNumber.of("ABCDEFGHIJKLM").count == 12)
+        #expect(BridgePayInvoiceNumber.of("").count == 12)
+    }
+
     @Test(arguments: [(Int64(12_000), GatewayResult.Outcome.declined(code: "insufficient_funds", category: .soft), "30033"),
                       (Int64(50), .declined(code: "do_not_honor", category: .soft), "30032"),
                       (Int64(9_050), .declined(code: "call_issuer", category: .soft), "30072"),
