@@ -1,7 +1,6 @@
 import Foundation
 import Payments
 import HTTPTypes
-import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
@@ -10,7 +9,8 @@ import Vault
 /// reversal window after the authorization (`reversals.windowHours`, 24 by default); later it is a
 /// 409 `reversal_window_passed` that points to a refund, and the gateway is not called.
 @Suite struct ReversalWindowTests {
-    static let t0 = Date()
+    /// Whole seconds: stored timestamps keep milliseconds, so a sub-millisecond instant would move.
+    static let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
 
     static func payment(_ type: String, fixture: APIFixture, at now: Date) async throws -> Transaction {
         let body = TransactionRoutesTests.rawSale(amount: 5000, type: type)

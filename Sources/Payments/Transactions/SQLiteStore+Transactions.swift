@@ -98,7 +98,8 @@ extension SQLiteStore: TransactionStore {
     public func transactionTotals(merchantID: String, periods: [StatisticsPeriod], selection: StatisticsSelection) async throws -> [StatisticsTotals] {
         guard !periods.isEmpty else { return [] }
         let bounds = "[" + periods.map { "[\"\(Timestamp.string($0.start))\",\"\(Timestamp.string($0.end))\"]" }.joined(separator: ",") + "]"
-        let types = "[" + selection.types.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        let counted = TransactionType.allCases.filter { selection.types.contains($0) || selection.turnoverTypes.contains($0) }
+        let types = "[" + counted.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
         let currency = selection.currency?.code
         return try await database.read { connection in
             var totals: [StatisticsTotals] = []
@@ -107,19 +108,21 @@ extension SQLiteStore: TransactionStore {
                 WITH periods(idx, lo, hi) AS (
                     SELECT CAST(key AS INTEGER), json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
                 )
-                SELECT periods.idx AS idx, t.currency AS currency, t.status AS status, count(*) AS n, sum(t.amount) AS turnover,
+                SELECT periods.idx AS idx, t.currency AS currency, t.type AS type, t.status AS status, count(*) AS n, sum(t.amount) AS turnover,
                     min(t.amount) AS smallest, max(t.amount) AS largest
                 FROM periods JOIN transactions AS t
                     ON t.merchant_id = ? AND t.created_at >= periods.lo AND t.created_at < periods.hi
                 WHERE t.type IN (SELECT value FROM json_each(?)) AND (? IS NULL OR t.currency = ?)
-                GROUP BY periods.idx, t.currency, t.status
+                GROUP BY periods.idx, t.currency, t.type, t.status
                 """,
                 [bounds, merchantID, types, currency, currency]
             ) { row in
-                guard let status = TransactionStatus(rawValue: try row.string("status")) else { return }
+                guard let status = TransactionStatus(rawValue: try row.string("status")),
+                    let type = TransactionType(rawValue: try row.string("type"))
+                else { return }
                 totals.append(
                     StatisticsTotals(
-                        periodIndex: try row.int("idx"), currency: try row.string("currency"), status: status,
+                        periodIndex: try row.int("idx"), currency: try row.string("currency"), type: type, status: status,
                         summary: AmountSummary(
                             count: try row.int64("n"), turnover: try row.int64("turnover"), minimum: try row.int64("smallest"),
                             maximum: try row.int64("largest"))))

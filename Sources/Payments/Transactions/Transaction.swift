@@ -143,8 +143,10 @@ public struct Transaction: Sendable, Equatable {
         return "v" + String(body.suffix(19))
     }
 
-    /// Applies a gateway answer.
+    /// Applies a gateway answer. The outcome replaces an earlier one entirely: a charge in doubt that
+    /// settles as approved or declined loses the error code it had while in doubt.
     public mutating func apply(_ result: GatewayResult, now: Date) {
+        (declineCode, declineCategory, errorCode) = (nil, nil, nil)
         switch result.outcome {
         case .approved:
             status = .approved

@@ -86,14 +86,34 @@ public struct StatisticsPeriod: Sendable, Equatable {
 public struct StatisticsSelection: Sendable, Equatable {
     /// Only this currency; nil splits the answer per currency.
     public var currency: Currency?
-    /// The types counted; by default the payments (`sale`, `authorize`), whose status shows what became
-    /// of them (captured, voided, refunded), so follow-ups are not counted twice.
+    /// The types counted per status; by default the payments (`sale`, `authorize`), whose status shows
+    /// what became of them (captured, voided, refunded), so follow-ups are not counted twice.
     public var types: [TransactionType]
+    /// The types whose money makes the turnover: by default approved sales and captures, less approved
+    /// refunds (an authorization or a void moves no money).
+    public var turnoverTypes: [TransactionType]
 
     /// Creates a selection.
-    public init(currency: Currency? = nil, types: [TransactionType] = [.sale, .authorize]) {
+    public init(currency: Currency? = nil, types: [TransactionType] = [.sale, .authorize], turnoverTypes: [TransactionType] = [.sale, .capture, .refund]) {
         self.currency = currency
         self.types = types
+        self.turnoverTypes = turnoverTypes
+    }
+
+    /// Only transactions of `type`, per status and in the turnover.
+    public static func only(_ type: TransactionType, currency: Currency?) -> StatisticsSelection {
+        StatisticsSelection(currency: currency, types: [type], turnoverTypes: [type])
+    }
+
+    /// Whether transactions of `type` in `status` moved money, and which way: +1 for the payments (sales
+    /// and captures the gateway approved, including those refunded since: their refunds count apart),
+    /// -1 for approved refunds, 0 for everything else (declined, voided, failed, pending, authorizations).
+    public static func direction(of type: TransactionType, status: TransactionStatus) -> Int {
+        switch type {
+        case .sale, .capture: [.approved, .partiallyRefunded, .refunded].contains(status) ? 1 : 0
+        case .refund: status == .approved ? -1 : 0
+        default: 0
+        }
     }
 }
 
@@ -133,40 +153,53 @@ public struct AmountSummary: Sendable, Equatable {
     }
 }
 
-/// One aggregated row of the store: the summary of one period, currency and status.
+/// One aggregated row of the store: the summary of one period, currency, type and status.
 public struct StatisticsTotals: Sendable, Equatable {
     /// Index into the periods asked for.
     public var periodIndex: Int
     /// ISO 4217 code.
     public var currency: String
+    /// The transactions' type.
+    public var type: TransactionType
     /// The transactions' status.
     public var status: TransactionStatus
     /// Their amounts.
     public var summary: AmountSummary
 
     /// Creates a row.
-    public init(periodIndex: Int, currency: String, status: TransactionStatus, summary: AmountSummary) {
+    public init(periodIndex: Int, currency: String, type: TransactionType, status: TransactionStatus, summary: AmountSummary) {
         self.periodIndex = periodIndex
         self.currency = currency
+        self.type = type
         self.status = status
         self.summary = summary
     }
 }
 
-/// The figures of one currency in one period: overall and per status (statuses without transactions are absent).
+/// The figures of one currency in one period: the money moved, and the counts per status (statuses
+/// without transactions are absent).
 public struct CurrencyStatistics: Sendable, Equatable {
     /// ISO 4217 code.
     public var currency: String
-    /// All statuses together.
-    public var total: AmountSummary
-    /// Per status.
+    /// The approved payments (sales and captures): their count, sum, smallest, largest and average.
+    public var payments: AmountSummary
+    /// The approved refunds' sum.
+    public var refunded: Int64
+    /// Per status, of the selected types (declined, voided and failed ones included).
     public var byStatus: [TransactionStatus: AmountSummary]
 
     /// An empty entry for `currency`.
-    public init(currency: String, total: AmountSummary = AmountSummary(), byStatus: [TransactionStatus: AmountSummary] = [:]) {
+    public init(currency: String, payments: AmountSummary = AmountSummary(), refunded: Int64 = 0, byStatus: [TransactionStatus: AmountSummary] = [:]) {
         self.currency = currency
-        self.total = total
+        self.payments = payments
+        self.refunded = refunded
         self.byStatus = byStatus
+    }
+
+    /// Approved payments less approved refunds (negative when more was refunded than taken in the period).
+    public var turnover: Int64 {
+        let (net, overflow) = payments.turnover.subtractingReportingOverflow(refunded)
+        return overflow ? .min : net
     }
 }
 
@@ -238,8 +271,18 @@ public struct TransactionStatistics: Sendable, Equatable {
         var table = [[String: CurrencyStatistics]](repeating: [:], count: periods.count)
         for row in totals where periods.indices.contains(row.periodIndex) && currencies.contains(row.currency) {
             var entry = table[row.periodIndex][row.currency] ?? CurrencyStatistics(currency: row.currency)
-            entry.total.add(row.summary)
-            entry.byStatus[row.status, default: AmountSummary()].add(row.summary)
+            if selection.types.contains(row.type) {
+                entry.byStatus[row.status, default: AmountSummary()].add(row.summary)
+            }
+            if selection.turnoverTypes.contains(row.type) {
+                switch StatisticsSelection.direction(of: row.type, status: row.status) {
+                case 1: entry.payments.add(row.summary)
+                case -1:
+                    let (sum, overflow) = entry.refunded.addingReportingOverflow(row.summary.turnover)
+                    entry.refunded = overflow ? .max : sum
+                default: break
+                }
+            }
             table[row.periodIndex][row.currency] = entry
         }
         let filled = periods.enumerated().map { index, period in

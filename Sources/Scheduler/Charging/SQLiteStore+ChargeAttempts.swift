@@ -105,10 +105,11 @@ extension SQLiteStore {
         // again at once, and so a later lookup happens after the gateway had time to finish.
         let holdUntil = item.outcome.stepStatus == .processing
             ? Timestamp.string(transaction.updatedAt.addingTimeInterval(item.outcome.holdBack)) : nil
+        // A settled step (approved, failed) has no next attempt; an unsettled one keeps its retry date.
+        let nextAttemptAt = item.outcome.nextAttemptAt ?? (item.outcome.stepStatus == .processing ? item.step.nextAttemptAt : nil)
         try connection.run(
             "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = ?, updated_at = ? WHERE id = ?",
-            [item.outcome.stepStatus.rawValue, (item.outcome.nextAttemptAt ?? item.step.nextAttemptAt).map(Timestamp.string), holdUntil, stamp,
-             item.step.id])
+            [item.outcome.stepStatus.rawValue, nextAttemptAt.map(Timestamp.string), holdUntil, stamp, item.step.id])
         try connection.appendAudit(item.audit)
         if let event = item.transactionEvent {
             try connection.enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID))

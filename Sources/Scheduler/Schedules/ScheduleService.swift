@@ -225,8 +225,10 @@ public struct ScheduleService: Sendable {
         try Self.checkContacts(email: request.receiptEmail, phone: request.receiptPhone)
         if let description = request.description { try Self.checkText(description, field: "description", max: 255) }
         if let externalID = request.externalId { try Self.checkText(externalID, field: "externalId", max: 64) }
-        let merchantZone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
-        let rules = PlanRules(defaultTimeZone: merchantZone, defaultTime: settings.defaultTime, maxCount: settings.maxStepCount)
+        let configuredZone = TimeZone(identifier: merchant.timeZone)
+        let rules = PlanRules(
+            defaultTimeZone: configuredZone ?? TimeZone(identifier: "UTC")!, defaultTime: settings.defaultTime, maxCount: settings.maxStepCount,
+            defaultTimeZoneName: configuredZone == nil ? "UTC" : merchant.timeZone)
         let plan = try Plan(validating: request.plan, rules: rules)
         let today = CivilDate.today(in: plan.timeZone, now: now)
         let horizon = today.adding(days: settings.horizonDays)
@@ -242,7 +244,7 @@ public struct ScheduleService: Sendable {
             }
         }
         var stored = request.plan
-        stored.timeZone = plan.timeZone.identifier
+        stored.timeZone = rules.timeZoneName(requested: request.plan.timeZone)
         stored.hour = plan.time.hour
         stored.minute = plan.time.minute
         let schedule = Schedule(

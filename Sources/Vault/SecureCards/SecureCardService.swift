@@ -115,7 +115,10 @@ public struct SecureCardService: Sendable {
         if update.customer != .absent { changed.append("customer") }
         if update.customFields != .absent { changed.append("customFields") }
         let row: SecureCardRow
-        if update.source.isPresent {
+        if let expiryDate = update.source.expiryDateAlone {
+            row = try await resealed(existing, expiry: try CardExpiry(mmyy: expiryDate), customer: customer, customFields: customFields, merchant: merchant, now: now)
+            changed.append("expiryDate")
+        } else if update.source.isPresent {
             let captured = try update.source.capture()
             try Self.checkNotExpired(captured, merchant: merchant, now: now)
             let verification = try await verifyIfAsked(update.verify, captured: captured, merchant: merchant, reference: existing.reference, now: now)
@@ -138,12 +141,46 @@ public struct SecureCardService: Sendable {
         return try await open(row)
     }
 
+    /// A card with a new expiry only: same PAN, holder, token and fingerprint, the card data sealed
+    /// again so it binds the new expiry (no gateway verification: the number did not change).
+    private func resealed(_ existing: SecureCardRow, expiry: CardExpiry, customer: Customer?, customFields: [CustomField], merchant: Merchant, now: Date)
+        async throws -> SecureCardRow
+    {
+        guard let sealed = existing.sealedCard else { throw SecureCardError.purged }
+        try Self.checkNotExpired(expiry, field: "card.expiryDate", merchant: merchant, now: now)
+        let plain = try await openCardRecord(sealed, row: existing)
+        var row = existing
+        row.expiry = expiry
+        row.metadataBound = true
+        let sealedCard = try await keyring.sealRecord(
+            plain, merchantID: merchant.id, kind: Self.cardKind, recordID: existing.reference, binding: Self.metadataBinding(row))
+        row.sealedCard = sealedCard
+        row.keyVersion = Keyring.keyVersion(ofSealedRecord: sealedCard) ?? existing.keyVersion
+        row.sealedDetails = try await sealDetails(
+            customer: customer, customFields: customFields, merchantID: merchant.id, token: existing.reference, dataKeyVersion: row.keyVersion)
+        row.updatedAt = now
+        return row
+    }
+
     /// Logically deletes a live card (optionally cancelling its schedules and destroying its data).
+    ///
+    /// With `purge`, a card already deleted can be purged too (crypto-shredded): the live card with
+    /// `merchantReference` if there is one, else the card with that token (`sc_...`), else the most
+    /// recently deleted card with that merchantReference whose data is still held.
     /// - Returns: the deleted card and the ids of cancelled schedules.
     public func delete(merchantReference: String, cancelSchedules: Bool, purge: Bool, merchant: Merchant, actor: String, now: Date = Date())
         async throws -> (card: SecureCard, cancelledSchedules: [String])
     {
-        guard let existing = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference) else {
+        var found = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference)
+        if found == nil, purge {
+            if merchantReference.hasPrefix("sc_") {
+                found = try await store.secureCard(merchantID: merchant.id, reference: merchantReference)
+            } else {
+                found = try await store.deletedSecureCard(merchantID: merchant.id, merchantReference: merchantReference)
+            }
+            if let card = found, card.status != .deleted || card.purgedAt != nil { found = nil }
+        }
+        guard let existing = found else {
             throw SecureCardError.notFound
         }
         let cancelled: [String]
@@ -152,7 +189,7 @@ public struct SecureCardService: Sendable {
                 merchantID: merchant.id, reference: existing.reference, cancelSchedules: cancelSchedules, purge: purge, at: now,
                 audit: AuditEntry(merchantID: merchant.id, actor: actor, action: purge ? "secure_card.purged" : "secure_card.deleted",
                                   objectType: "secure_card", objectID: existing.reference,
-                                  details: ["merchantReference": merchantReference, "cancelSchedules": String(cancelSchedules)]))
+                                  details: ["merchantReference": existing.merchantReference, "cancelSchedules": String(cancelSchedules)]))
         } catch let inUse as SchedulesInUse {
             throw SecureCardError.inUse(scheduleIDs: inUse.scheduleIDs)
         }
@@ -361,12 +398,15 @@ public struct SecureCardService: Sendable {
     }
 
     static func checkNotExpired(_ captured: CapturedCard, merchant: Merchant, now: Date) throws {
-        let expiry = captured.expiry
         let field = switch captured.entryMode {
         case .keyed, .ocr: "card.expiryDate"
         case .track: "track"
         case .emv: "emv"
         }
+        try checkNotExpired(captured.expiry, field: field, merchant: merchant, now: now)
+    }
+
+    static func checkNotExpired(_ expiry: CardExpiry, field: String, merchant: Merchant, now: Date) throws {
         let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
         let today = CivilDate.today(in: zone, now: now)
         if expiry.isExpired(currentYear: today.year, currentMonth: today.month) {

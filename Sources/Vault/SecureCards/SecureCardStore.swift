@@ -86,10 +86,13 @@ public protocol SecureCardStore: Sendable {
     func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow?
     /// The card with this token (live or deleted).
     func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow?
+    /// The most recently deleted card with this merchantReference whose data was not purged.
+    func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow?
     /// A page of cards in insertion order.
     func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow]
     /// Deletes a live card; with `cancelSchedules` cancels the schedules using it, otherwise throws
-    /// `SchedulesInUse` when there are any; with `purge` destroys its sealed data.
+    /// `SchedulesInUse` when there are any; with `purge` destroys its sealed data (a card deleted
+    /// before and not yet purged is purged too).
     /// - Returns: the ids of cancelled schedules.
     func deleteSecureCard(
         merchantID: String, reference: String, cancelSchedules: Bool, purge: Bool, at: Date, audit: AuditEntry

@@ -55,6 +55,17 @@ extension SQLiteStore: SecureCardStore {
         }
     }
 
+    public func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
+        try await database.read { connection in
+            try connection.queryOne(
+                """
+                SELECT * FROM secure_cards WHERE merchant_id = ? AND merchant_reference = ? AND status = 'deleted' AND purged_at IS NULL
+                ORDER BY seq DESC LIMIT 1
+                """, [merchantID, merchantReference]
+            ).map(Self.secureCardRow)
+        }
+    }
+
     public func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow] {
         try await database.read { connection in
             var sql = "SELECT * FROM secure_cards WHERE merchant_id = ?"
@@ -107,7 +118,8 @@ extension SQLiteStore: SecureCardStore {
                 try connection.run(
                     """
                     UPDATE secure_cards SET status = 'deleted', deleted_at = coalesce(deleted_at, ?), purged_at = ?, sealed_card = NULL,
-                        sealed_details = NULL, updated_at = ? WHERE id = ? AND merchant_id = ? AND status = 'active'
+                        sealed_details = NULL, updated_at = ?
+                    WHERE id = ? AND merchant_id = ? AND (status = 'active' OR (status = 'deleted' AND purged_at IS NULL))
                     """, [stamp, stamp, stamp, reference, merchantID])
             } else {
                 try connection.run(
