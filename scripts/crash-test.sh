@@ -229,7 +229,11 @@ phase_kills() {
     write_config "$dir"
     start_fake "$gwdb" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE" || return 1
     local fake=$FAKE_PID
-    log "phase 1: seeding $STEPS due steps (fake $GATEWAY at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
+    if [[ "$GATEWAY" == bridgepay ]]; then
+        log "phase 1: seeding $STEPS due steps (fake bridgepay at $FAKE_URL)"
+    else
+        log "phase 1: seeding $STEPS due steps (fake NMI at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
+    fi
     prepare "$dir" "$STEPS" "$FAKE_URL" >&2 || { echo "phase 1: FAILED: seeding"; return 1; }
     local kills=0 runs=0 early=0 rc delay pid
     while ((kills < KILLS && runs < KILLS * 4)); do
