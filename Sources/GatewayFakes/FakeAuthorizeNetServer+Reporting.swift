@@ -3,35 +3,10 @@ import Synchronization
 extension FakeAuthorizeNetServer {
     /// Handles `getUnsettledTransactionListRequest`: newest first, paged.
     func unsettledList(_ request: FakeJSON) -> FakeJSON {
-        let limit = request["paging"]?["limit"]?.text.flatMap { Int($0) } ?? 1_000
-        let offset = request["paging"]?["offset"]?.text.flatMap { Int($0) } ?? 1
-        guard (1...1_000).contains(limit), offset >= 1 else {
-            return Self.apiError("E00003", "The paging values are invalid.")
-        }
         let all = state.withLock { state in
-            state.transactions.values.filter { $0.status != "settledSuccessfully" }.sorted { $0.sequence > $1.sequence }
+            state.transactions.values.filter { state.batchOf[$0.transId] == nil }.sorted { $0.sequence > $1.sequence }
         }
-        let page = all.dropFirst((offset - 1) * limit).prefix(limit)
-        var members: [(String, FakeJSON)] = []
-        if !page.isEmpty {
-            members.append(("transactions", .array(page.map { transaction in
-                .object([
-                    ("transId", .string(transaction.transId)),
-                    ("submitTimeUTC", .string("2030-01-01T10:00:00Z")),
-                    ("submitTimeLocal", .string("2030-01-01T04:00:00")),
-                    ("transactionStatus", .string(transaction.status)),
-                    ("invoiceNumber", .string(transaction.invoiceNumber ?? "")),
-                    ("accountType", .string("Visa")),
-                    ("accountNumber", .string("XXXX" + transaction.last4)),
-                    ("settleAmount", .number(transaction.amountText)),
-                    ("marketType", .string("eCommerce")),
-                    ("product", .string("Card Not Present")),
-                ])
-            })))
-        }
-        members.append(("totalNumInResultSet", .number(String(all.count))))
-        members.append(("messages", Self.okMessages(all.isEmpty ? ("I00004", "No records found.") : ("I00001", "Successful."))))
-        return .object(members)
+        return listReply(all, request)
     }
 
     /// Handles `getTransactionDetailsRequest`.

@@ -22,6 +22,10 @@ extension FakeAuthorizeNetServer {
         "65": "This transaction has been declined.",
         "252": "Your order has been received. Thank you for your business!",
         "253": "Your order has been received. Thank you for your business!",
+        "120": "An error occurred during processing. Please try again.",
+        "121": "An error occurred during processing. Please try again.",
+        "122": "An error occurred during processing. Please try again.",
+        "181": "An error occurred during processing. Please try again.",
         "310": "This transaction has already been voided.",
         "311": "This transaction has already been captured.",
     ]
@@ -29,6 +33,7 @@ extension FakeAuthorizeNetServer {
     /// Response codes of the reason codes triggered by card 4222222222222 and amount N.00.
     static let triggeredResponseCodes: [String: String] = [
         "2": "2", "4": "2", "8": "3", "19": "3", "27": "2", "44": "2", "65": "2", "252": "4", "253": "4",
+        "120": "3", "121": "3", "122": "3", "181": "3",
     ]
 
     static let triggerCard = "4222222222222"
@@ -96,6 +101,16 @@ extension FakeAuthorizeNetServer {
             (responseCode, reason) = (code, String(amount / 10_000))
         }
         if responseCode == "3" { return .error("3", reason, last4) }
+        let options: [String] = if case let .object(members) = transaction["processingOptions"] {
+            members.filter { ["true", "1"].contains($0.1.text ?? "") }.map(\.0)
+        } else {
+            []
+        }
+        let original = transaction["subsequentAuthInformation"]?["originalNetworkTransId"]?.text
+        // A merchant-initiated authorization refers to a network transaction id the network issued.
+        if options.contains("isSubsequentAuth"), let original, !state.transactions.values.contains(where: { $0.networkTransId == original }) {
+            (responseCode, reason) = ("2", "2")
+        }
         let cvv = switch cardCode {
         case nil: "P"
         case "901": "N"
@@ -112,7 +127,9 @@ extension FakeAuthorizeNetServer {
             transId: id, type: type, amount: amount, amountText: amountText, invoiceNumber: invoice, last4: last4,
             status: status, responseCode: responseCode, reasonCode: reason, reasonText: Self.reasonTexts[reason] ?? "",
             authCode: responseCode == "1" ? "A" + String(id.suffix(5)) : "", avs: zip == nil ? "P" : "Y", cvv: cvv,
-            captured: status == "capturedPendingSettlement" ? amount : 0, sequence: state.nextSequence())
+            captured: status == "capturedPendingSettlement" ? amount : 0, sequence: state.nextSequence(),
+            processingOptions: options, originalNetworkTransId: original,
+            networkTransId: responseCode == "1" ? "NTI" + String(repeating: "0", count: max(0, 12 - id.count)) + id : nil)
         state.transactions[id] = record
         state.duplicates[duplicateKey] = id
         return .recorded(record)
@@ -217,6 +234,7 @@ extension FakeAuthorizeNetServer {
         ]
         transactionResponse.append(detail)
         transactionResponse.append(("transHashSha2", .string("")))
+        if case .recorded = outcome, let network = record?.networkTransId { transactionResponse.append(("networkTransId", .string(network))) }
         transactionResponse.append(("SupplementalDataQualificationIndicator", .number("0")))
         let ok = responseCode == "1" || responseCode == "4"
         var members: [(String, FakeJSON)] = [("transactionResponse", .object(transactionResponse))]

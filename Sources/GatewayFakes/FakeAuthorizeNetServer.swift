@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Synchronization
 
@@ -9,8 +10,10 @@ import Synchronization
 /// window (error 11 with the original's details), and follows the sandbox's public test
 /// triggers: zip 46282 declines; card code 900/901/904 give CVV M/N/P; card 4222222222222 with
 /// a whole-dollar amount N answers reason code N (2, 4, 8, 19, 27, 44, 65, 252, 253).
-/// It keeps transactions (capture, void, refund after ``settleAll()``) and answers
-/// `getUnsettledTransactionListRequest` and `getTransactionDetailsRequest` from them.
+/// It keeps transactions (capture, void, refund after ``settleAll()``), settles them into batches
+/// (``settleBatch(at:)``), and answers `getUnsettledTransactionListRequest`,
+/// `getSettledBatchListRequest`, `getTransactionListRequest` and `getTransactionDetailsRequest`
+/// from them.
 final class FakeAuthorizeNetServer: Sendable {
     static let apiLoginID = "fakeLogin9Z"
     static let transactionKey = "fAkEtRaNsKeY1234"
@@ -39,13 +42,9 @@ final class FakeAuthorizeNetServer: Sendable {
         state.withLock { $0.emitsByteOrderMark = emits }
     }
 
-    /// Marks captured transactions settled (refundable; gone from the unsettled list).
+    /// Settles a batch now: see ``settleBatch(at:)``.
     func settleAll() {
-        state.withLock { state in
-            for id in state.transactions.keys where state.transactions[id]?.status == "capturedPendingSettlement" {
-                state.transactions[id]?.status = "settledSuccessfully"
-            }
-        }
+        settleBatch(at: Date())
     }
 
     /// Transactions created (not counting duplicates and errors) with an invoice number.
@@ -91,6 +90,8 @@ final class FakeAuthorizeNetServer: Sendable {
         case "createTransactionRequest": createTransaction(request)
         case "getUnsettledTransactionListRequest": unsettledList(request)
         case "getTransactionDetailsRequest": transactionDetails(request)
+        case "getSettledBatchListRequest": settledBatchList(request)
+        case "getTransactionListRequest": batchTransactionList(request)
         default: Self.apiError("E00003", "The element '\(root)' is not a supported request.")
         }
         switch quirk {
@@ -144,6 +145,12 @@ struct FakeAuthorizeNetTransaction: Sendable {
     var refunded = 0
     var sequence: Int
     var refTransId: String?
+    /// The `processingOptions` members sent `true`, in the order sent.
+    var processingOptions: [String] = []
+    /// `subsequentAuthInformation.originalNetworkTransId`, as sent.
+    var originalNetworkTransId: String?
+    /// The network transaction id the fake answered (approvals only).
+    var networkTransId: String?
 }
 
 /// The fake's mutable state.
@@ -153,6 +160,13 @@ struct FakeAuthorizeNetState {
     var sequence = 0
     var transactions: [String: FakeAuthorizeNetTransaction] = [:]
     var duplicates: [String: String] = [:]
+    /// Settled batches, oldest first.
+    var batches: [FakeAuthorizeNetBatch] = []
+    /// The batch of each settled transaction.
+    var batchOf: [String: String] = [:]
+    var nextBatchID = 9_000_001
+    /// Reporting requests made to fail, by root element, with how many are left.
+    var failingReports: [String: Int] = [:]
 
     mutating func newTransactionID() -> String {
         defer { nextTransactionID += 1 }
@@ -171,6 +185,9 @@ enum FakeAuthorizeNetSchema {
         "createTransactionRequest": ["merchantAuthentication", "clientId", "refId", "transactionRequest"],
         "getUnsettledTransactionListRequest": ["merchantAuthentication", "clientId", "refId", "status", "sorting", "paging"],
         "getTransactionDetailsRequest": ["merchantAuthentication", "clientId", "refId", "transId"],
+        "getSettledBatchListRequest": ["merchantAuthentication", "clientId", "refId", "includeStatistics", "firstSettlementDate",
+                                       "lastSettlementDate"],
+        "getTransactionListRequest": ["merchantAuthentication", "clientId", "refId", "batchId", "sorting", "paging"],
         "merchantAuthentication": ["name", "transactionKey", "sessionToken", "password", "impersonationAuthentication",
                                    "fingerPrint", "clientKey", "accessToken", "mobileDeviceId"],
         "transactionRequest": ["transactionType", "amount", "currencyCode", "payment", "profile", "solution", "callId",
@@ -188,13 +205,37 @@ enum FakeAuthorizeNetSchema {
         "setting": ["settingName", "settingValue"],
         "sorting": ["orderBy", "orderDescending"],
         "paging": ["limit", "offset"],
+        "processingOptions": ["isFirstRecurringPayment", "isFirstSubsequentAuth", "isSubsequentAuth", "isStoredCredentials"],
+        "subsequentAuthInformation": ["originalNetworkTransId", "originalAuthAmount", "reason"],
     ]
+
+    /// Simple-type facets of the XSD the fake enforces, by element name (the real API answers a
+    /// violation with E00003 before processing anything).
+    static func facetProblem(_ name: String, _ value: FakeJSON) -> String? {
+        let text = value.text ?? ""
+        let valid: Bool = switch name {
+        // creditCardSimpleType.cardNumber: minLength 4, maxLength 16.
+        case "cardNumber": (4...16).contains(text.count)
+        // orderType.invoiceNumber: maxLength 20.
+        case "invoiceNumber": text.count <= 20
+        // processingOptions members: xs:boolean.
+        case "isFirstRecurringPayment", "isFirstSubsequentAuth", "isSubsequentAuth", "isStoredCredentials":
+            ["true", "false", "1", "0"].contains(text)
+        // networkTransId: alphaNumericSpaceString, maxLength 255.
+        case "originalNetworkTransId": text.count <= 255 && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") }
+        // merchantInitTransReasonEnum.
+        case "reason": ["resubmission", "delayedCharge", "reauthorization", "noShow"].contains(text)
+        default: true
+        }
+        return valid ? nil : "The '\(name)' element is invalid - The value '\(name == "cardNumber" ? "XXXX" : text)' is invalid according to its datatype."
+    }
 
     /// Required members.
     static let required: [String: [String]] = [
         "createTransactionRequest": ["merchantAuthentication", "transactionRequest"],
         "getUnsettledTransactionListRequest": ["merchantAuthentication"],
         "getTransactionDetailsRequest": ["merchantAuthentication", "transId"],
+        "getTransactionListRequest": ["merchantAuthentication", "batchId"],
         "transactionRequest": ["transactionType"],
         "creditCard": ["cardNumber", "expirationDate"],
     ]
@@ -229,7 +270,7 @@ enum FakeAuthorizeNetSchema {
             }
             return nil
         default:
-            return nil
+            return facetProblem(name, value)
         }
     }
 }

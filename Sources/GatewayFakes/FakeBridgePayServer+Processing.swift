@@ -19,6 +19,8 @@ struct FakeBridgePayTransaction: Sendable {
     var captured = 0
     var refunded = 0
     var forced = false
+    /// `StoredCredential` as sent (`recurring`), if any.
+    var storedCredential: String?
     var sequence: Int
 }
 
@@ -168,6 +170,7 @@ extension FakeBridgePayServer {
             guard value > 0 else { return fail("30026") }
             cents = value
         }
+        if let stored = fields["StoredCredential"], stored != "recurring" { return fail("30004") }
         let forced = fields["ForceDuplicate"]?.lowercased() == "true"
         let duplicateKey = FakeBridgePayState.duplicateKey(type: type, card: pan, amount: cents)
         if !forced, state.active[duplicateKey, default: 0] > 0 {
@@ -192,7 +195,8 @@ extension FakeBridgePayServer {
         state.transactions[id] = FakeBridgePayTransaction(
             gatewayTransID: id, type: type, transactionCode: fields["TransactionID"] ?? "", invoice: invoice, cardDigits: pan,
             amount: authorized, responseCode: code, gatewayMessage: message, authCode: authCode,
-            status: approved ? .open : .declined, forced: forced, sequence: state.sequence)
+            status: approved ? .open : .declined, forced: forced, storedCredential: fields["StoredCredential"],
+            sequence: state.sequence)
         if approved { state.active[duplicateKey, default: 0] += 1 }
         state.unwritten.append([type, invoice, id, code].joined(separator: "\t"))
         let cvvResult = fields["SecurityCode"].map { $0 == "999" || $0 == "111" ? "M" : "N" } ?? ""

@@ -27,6 +27,9 @@ struct FakeNMITransaction: Sendable {
     var refunded = 0
     var actions: [Action]
     var sequence: Int
+    /// The credential-on-file fields sent (`initiated_by`, `stored_credential_indicator`,
+    /// `billing_method`, `initial_transaction_id`).
+    var storedCredential: [String: String] = [:]
 
     /// The transaction as the Query API shows it.
     var xml: String {
@@ -119,9 +122,10 @@ extension FakeNMIServer {
             return .rejected("Invalid Card Security Code", type: type)
         }
         let amountText = fields["amount"] ?? (type == "validate" ? "0.00" : "")
-        guard let amount = Self.units(amountText), type == "validate" ? amount == 0 : amount > 0 else {
+        guard Self.isDocumentedAmount(amountText), let amount = Self.units(amountText), type == "validate" ? amount == 0 : amount > 0 else {
             return .rejected("Invalid amount", type: type)
         }
+        if let problem = Self.storedCredentialProblem(fields, state) { return .rejected(problem, type: type) }
         if let currency = fields["currency"], currency.count != 3 || !currency.allSatisfy({ $0.isUppercase }) {
             return .rejected("Invalid currency", type: type)
         }
@@ -156,7 +160,8 @@ extension FakeNMIServer {
             currency: fields["currency"] ?? "USD", condition: condition, authCode: authCode, avs: avs, cvv: cvv,
             last4: String(number.suffix(4)), captured: approved && type == "sale" ? amount : 0,
             actions: [.init(type: type, amountText: amountText, success: approved, responseCode: code, responseText: text)],
-            sequence: state.sequence)
+            sequence: state.sequence,
+            storedCredential: fields.filter { Self.storedCredentialFields.contains($0.key) })
         state.duplicates.insert(duplicateKey)
         reply.transactionID = id
         reply.authCode = authCode
@@ -169,7 +174,7 @@ extension FakeNMIServer {
         }
         let amountText = fields["amount"]
         let amount = amountText.flatMap(Self.units)
-        if amountText != nil, amount == nil { return .rejected("Invalid amount", type: type) }
+        if let amountText, amount == nil || !Self.isDocumentedAmount(amountText) { return .rejected("Invalid amount", type: type) }
         var reply = FakeNMIReply(response: "1", text: "SUCCESS", transactionID: id, orderID: original.orderID, type: type,
                                  code: "100")
         switch type {
@@ -219,6 +224,35 @@ extension FakeNMIServer {
     }
 
     /// An amount in units of 0.001 from a decimal with at most three fraction digits.
+    /// NMI documents amounts as `x.xx`: digits, a point, exactly two digits.
+    static func isDocumentedAmount(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[0].allSatisfy(\.isNumber) && parts[1].count == 2 && parts[1].allSatisfy(\.isNumber)
+    }
+
+    static let storedCredentialFields: Set<String> = ["initiated_by", "stored_credential_indicator", "billing_method", "initial_transaction_id"]
+
+    /// The Payment API's credential-on-file rules: documented values for `initiated_by`
+    /// (customer, merchant), `stored_credential_indicator` (stored, used) and `billing_method`
+    /// (recurring, installment); the fake also refuses a merchant-initiated first storage and an
+    /// `initial_transaction_id` that is not an approved transaction of the account, or sent with a
+    /// customer-initiated charge.
+    static func storedCredentialProblem(_ fields: [String: String], _ state: FakeNMIState) -> String? {
+        let initiator = fields["initiated_by"]
+        let indicator = fields["stored_credential_indicator"]
+        if let initiator, !["customer", "merchant"].contains(initiator) { return "Invalid initiated_by" }
+        if let indicator, !["stored", "used"].contains(indicator) { return "Invalid stored_credential_indicator" }
+        if let method = fields["billing_method"], !["recurring", "installment"].contains(method) { return "Invalid billing_method" }
+        if initiator == "merchant", indicator == "stored" { return "A merchant-initiated transaction cannot store a credential" }
+        if let initial = fields["initial_transaction_id"] {
+            guard initiator == "merchant", indicator == "used" else { return "initial_transaction_id needs initiated_by=merchant" }
+            guard let original = state.transactions[initial], original.actions.first?.success == true else {
+                return "Invalid initial_transaction_id"
+            }
+        }
+        return nil
+    }
+
     static func units(_ text: String) -> Int? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].allSatisfy(\.isNumber),

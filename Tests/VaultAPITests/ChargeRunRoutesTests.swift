@@ -88,12 +88,12 @@ import Vault
         (#"{"dryRun": true, "asOf": "2020-01-01T00:00:00Z", "limit": 5}"#, "limit"),
         (#"{"4242424242424242": 1}"#, nil),
     ])
-    func anUnknownFieldIs422AndStartsNoRun(_ body: String, _ param: String?) async throws {
+    func anUnknownFieldIs400AndStartsNoRun(_ body: String, _ param: String?) async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
             let response = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA, json: body)
-            #expect(response.status == .unprocessableContent)
-            #expect(response.error["code"] as? String == "unknown_field")
+            #expect(response.status == .badRequest)
+            #expect(response.error["code"] as? String == "unknown_parameter")
             #expect(response.error["param"] as? String == param)
             #expect(!response.text.contains("4242"))
         }

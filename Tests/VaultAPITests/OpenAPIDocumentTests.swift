@@ -382,6 +382,8 @@ private struct OpenAPISpec {
                     found += problems(member, propertySchema, at: "\(path).\(key)")
                 } else if schema["additionalProperties"] == .bool(false) {
                     found.append("\(path): undocumented key \(key)")
+                } else if schema["unevaluatedProperties"] == .bool(false), !declaredKeys(schema).properties.contains(key) {
+                    found.append("\(path): undocumented key \(key)")
                 } else if let extra = schema["additionalProperties"], extra.object != nil {
                     found += problems(member, extra, at: "\(path).\(key)")
                 }

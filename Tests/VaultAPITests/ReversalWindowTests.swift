@@ -1,6 +1,6 @@
 import Foundation
-import Payments
 import HTTPTypes
+import Payments
 import Testing
 import Vault
 @testable import VaultAPI
@@ -13,7 +13,8 @@ import Vault
     static let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
 
     static func payment(_ type: String, fixture: APIFixture, at now: Date) async throws -> Transaction {
-        let body = TransactionRoutesTests.rawSale(amount: 5000, type: type)
+        // The same sale twice within minutes: not a duplicate here (issue 14 item 5).
+        let body = TransactionRoutesTests.rawSale(amount: 5000, type: type, extra: #", "allowDuplicate": true"#)
         let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8))
         return try await fixture.runtime.transactions.create(request, merchant: fixture.merchantA, actor: "test", now: now)
     }

@@ -3,10 +3,11 @@ public enum GatewayLookup: Sendable, Equatable {
     /// The gateway has the transaction; the result says how it ended (approved, declined, or
     /// still in doubt, e.g. held for review).
     case found(GatewayResult)
-    /// The gateway has no transaction with that reference: the attempt never arrived.
+    /// The gateway has no transaction with that reference: the attempt never arrived. Only
+    /// when the whole window since the attempt was searched (proof of absence).
     case notFound
-    /// The gateway could not be asked (network, credentials, reporting API disabled); try again
-    /// later, and do not assume either way.
+    /// The gateway could not be asked (network, credentials, reporting API disabled), or the
+    /// search could not cover the whole window: absence is not proven, so nothing may be sent again.
     case unavailable(String)
 }
 
@@ -34,7 +35,17 @@ public protocol GatewayAdapter: Sendable {
     /// chooses the gateway's way: account validation, a zero-amount authorization, or a small
     /// authorization that is voided at once.
     func verify(_ request: ChargeRequest) async -> GatewayResult
+    /// Whether ``credit(_:)`` reaches the gateway; false (the default) means this gateway takes no
+    /// credits and the vault refuses them for merchants using it.
+    var supportsCredit: Bool { get }
+    /// Returns money to a card without an earlier transaction at this gateway (seed 004's
+    /// `credit`, a "blind return"), by the gateway's refund-without-parent.
+    func credit(_ request: ChargeRequest) async -> GatewayResult
     /// Finds the charge sent with `reference` (or the transaction `gatewayTransactionID`, when
     /// known), to settle an in-doubt attempt.
     func lookup(reference: String, gatewayTransactionID: String?) async -> GatewayLookup
+    /// Finds an operation over the whole window since it was sent (``GatewayLookupQuery``);
+    /// `notFound` only when the search covered all of it. The default searches charges with
+    /// ``lookup(reference:gatewayTransactionID:)``.
+    func lookup(_ query: GatewayLookupQuery) async -> GatewayLookup
 }

@@ -50,13 +50,6 @@ public enum GatewayURLRule: Sendable, Equatable {
     }
 }
 
-/// Checks a gateway's documented limits before a request is sent. Empty for now; the
-/// per-gateway rules (card number lengths, reference alphabets) are added here.
-public struct GatewayPreChecks: Sendable {
-    /// No local checks.
-    public init() {}
-}
-
 /// What an entry's factory receives: credentials already checked to be present and non-empty,
 /// and the endpoint resolved from the override or the default.
 public struct GatewayAdapterContext: Sendable {

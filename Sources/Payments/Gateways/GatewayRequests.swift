@@ -18,15 +18,18 @@ public struct ChargeRequest: Sendable, CustomDebugStringConvertible, CustomRefle
     public var card: PaymentCard
     /// A short description the gateway stores with the order.
     public var description: String?
+    /// How the charge uses a stored card (card-on-file flags); `nil` for a card that is not stored.
+    public var storedCredential: StoredCredentialUse?
 
     /// Creates a charge request.
     public init(idempotencyKey: String, reference: String, amount: Money, card: PaymentCard,
-                description: String? = nil) {
+                description: String? = nil, storedCredential: StoredCredentialUse? = nil) {
         self.idempotencyKey = idempotencyKey
         self.reference = reference
         self.amount = amount
         self.card = card
         self.description = description
+        self.storedCredential = storedCredential
     }
 
     /// The reference, amount and masked card; never the digits or the CVV.

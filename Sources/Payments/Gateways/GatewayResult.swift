@@ -59,12 +59,17 @@ public struct GatewayResult: Sendable, Equatable, CustomStringConvertible {
     public var avsResult: String?
     /// The card-code (CVV) verification result code, as sent by the gateway.
     public var cvvResult: String?
+    /// The id that refers to this transaction in later merchant-initiated charges of a stored card
+    /// (Authorize.Net `networkTransId`; NMI's own transaction id, its `initial_transaction_id`).
+    /// Never logged or shown unmasked (``NetworkTransactionID/masked(_:)``).
+    public var networkTransactionID: String?
 
     /// Creates a result.
     public init(
         outcome: Outcome, transactionID: String? = nil, authCode: String? = nil, responseCode: String? = nil,
-        responseText: String? = nil, avsResult: String? = nil, cvvResult: String? = nil
+        responseText: String? = nil, avsResult: String? = nil, cvvResult: String? = nil, networkTransactionID: String? = nil
     ) {
+        self.networkTransactionID = networkTransactionID
         self.outcome = outcome
         self.transactionID = transactionID
         self.authCode = authCode

@@ -1,9 +1,29 @@
-package import Foundation
+public import Foundation
 public import Vault
 
 extension SQLiteStore: TransactionStore {
     public func insertTransaction(_ transaction: Transaction, audit: AuditEntry) async throws {
         try await database.write { connection in
+            try Self.insert(transaction, on: connection)
+            try connection.appendAudit(audit)
+        }
+    }
+
+    public func insertTransaction(_ transaction: Transaction, refusingDuplicatesSince since: Date?, audit: AuditEntry) async throws {
+        try await database.write { connection in
+            if let since, let mac = transaction.duplicateMAC,
+                let earlier = try connection.queryOne(
+                    """
+                    SELECT id, created_at FROM transactions
+                    WHERE merchant_id = ? AND duplicate_mac = ? AND created_at >= ? AND status IN ('pending', 'approved', 'in_doubt', 'captured')
+                    ORDER BY created_at DESC LIMIT 1
+                    """, [transaction.merchantID, mac, Timestamp.string(since)])
+            {
+                throw TransactionError.notAllowed(
+                    code: "duplicate_transaction",
+                    message: "A \(transaction.type.rawValue) of the same amount on the same card was recorded at \(try earlier.string("created_at")) "
+                        + "(\(try earlier.string("id"))); send allowDuplicate: true to process it again.")
+            }
             try Self.insert(transaction, on: connection)
             try connection.appendAudit(audit)
         }
@@ -30,12 +50,14 @@ extension SQLiteStore: TransactionStore {
             try connection.run(
                 """
                 UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
-                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
+                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?,
+                    network_transaction_id = ?
                 WHERE id = ? AND merchant_id = ?
                 """,
                 [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
                  transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
-                 transaction.errorCode, Timestamp.string(transaction.updatedAt), transaction.id, transaction.merchantID])
+                 transaction.errorCode, Timestamp.string(transaction.updatedAt), transaction.networkTransactionID, transaction.id,
+                 transaction.merchantID])
             if let update = parentUpdate {
                 try connection.run(
                     """
@@ -153,6 +175,11 @@ extension SQLiteStore: TransactionStore {
                 sql += " OR substr(masked_number, -4) = ?"
                 arguments.append(text)
             }
+            for reading in TransactionFilter.amountReadings(of: text, currency: filter.currency) {
+                sql += " OR (amount = ? AND currency IN (SELECT value FROM json_each(?)))"
+                arguments.append(reading.minorUnits)
+                arguments.append("[" + reading.currencies.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+            }
             sql += ")"
         }
     }
@@ -200,14 +227,15 @@ extension SQLiteStore: TransactionStore {
              transaction.currency.code, transaction.secureCardReference, transaction.merchantReference, transaction.cardType,
              transaction.maskedNumber, transaction.scheduleID, transaction.stepID, transaction.attempt, transaction.parentID,
              transaction.idempotencyKey, transaction.orderReference, transaction.description, transaction.gateway,
-             transaction.gatewayTransactionID, Timestamp.string(transaction.createdAt), Timestamp.string(transaction.updatedAt)])
+             transaction.gatewayTransactionID, Timestamp.string(transaction.createdAt), Timestamp.string(transaction.updatedAt),
+             transaction.storedCredential?.rawValue, transaction.duplicateMAC])
     }
 
     private static let insertSQL = """
         INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
             masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
-            gateway_transaction_id, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     private static let insertOrResetSQL = insertSQL + " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"
 
@@ -237,6 +265,8 @@ extension SQLiteStore: TransactionStore {
         transaction.declineCode = try row.optionalString("decline_code")
         transaction.declineCategory = try row.optionalString("decline_category")
         transaction.errorCode = try row.optionalString("error_code")
+        transaction.storedCredential = try row.optionalString("stored_credential").flatMap(StoredCredentialKind.init(rawValue:))
+        transaction.networkTransactionID = try row.optionalString("network_transaction_id")
         transaction.capturedAmount = try row.int64("captured_amount")
         transaction.refundedAmount = try row.int64("refunded_amount")
         transaction.updatedAt = Timestamp.parse(try row.string("updated_at")) ?? transaction.createdAt

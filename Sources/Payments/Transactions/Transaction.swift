@@ -98,6 +98,11 @@ public struct Transaction: Sendable, Equatable {
     public var declineCategory: String?
     /// Error code when the gateway failed.
     public var errorCode: String?
+    /// How the charge used a stored card: `initial` (the credential was stored) or `subsequent`
+    /// (a stored one was used); `nil` for a card that is not stored, and for follow-ups.
+    public var storedCredential: StoredCredentialKind?
+    /// The network's id for this transaction, masked (``NetworkTransactionID/masked(_:)``).
+    public var networkTransactionID: String?
     /// For authorizations: captured so far.
     public var capturedAmount: Int64
     /// Refunded so far.
@@ -108,6 +113,8 @@ public struct Transaction: Sendable, Equatable {
     public var updatedAt: Date
     /// Insertion order.
     public var sequence: Int64
+    /// The keyed MAC duplicate protection compares (``DuplicateTransactionCheck``); written, never read back.
+    public var duplicateMAC: [UInt8]?
 
     /// Creates a pending transaction.
     public init(
@@ -167,6 +174,7 @@ public struct Transaction: Sendable, Equatable {
         responseText = result.responseText
         avsResult = result.avsResult
         cvvResult = result.cvvResult
+        if let network = result.networkTransactionID { networkTransactionID = NetworkTransactionID.masked(network) }
         updatedAt = now
     }
 }

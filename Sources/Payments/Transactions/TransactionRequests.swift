@@ -18,6 +18,9 @@ public struct TransactionRequest: Sendable, Decodable {
     public var secureCard: SaleRegistration?
     /// Merchant's description.
     public var description: String?
+    /// Process it even when the same transaction (type, card, amount, currency) was recorded within
+    /// the duplicate window (seed 004's `forceOnDuplicate`).
+    public var allowDuplicate: Bool?
 
     /// The card to register when a raw-card sale is approved.
     public struct SaleRegistration: Sendable, Decodable {
@@ -31,6 +34,7 @@ public struct TransactionRequest: Sendable, Decodable {
 
     private enum CodingKeys: String, CodingKey {
         case type, amount, currency, secureCardReference, merchantReference, method, card, track, emv, secureCard, description
+        case allowDuplicate
     }
 
     public init(from decoder: any Decoder) throws {
@@ -47,6 +51,7 @@ public struct TransactionRequest: Sendable, Decodable {
             emv: try container.decodeIfPresent(String.self, forKey: .emv))
         secureCard = try container.decodeIfPresent(SaleRegistration.self, forKey: .secureCard)
         description = try container.decodeIfPresent(String.self, forKey: .description)
+        allowDuplicate = try container.decodeIfPresent(Bool.self, forKey: .allowDuplicate)
     }
 }
 
@@ -74,8 +79,11 @@ public enum TransactionError: Error, Equatable, Sendable {
     case invalid(field: String, code: String, message: String)
     /// No such transaction for this merchant (404).
     case notFound
-    /// The original's state does not allow this follow-up (409).
+    /// The original's state does not allow this follow-up, or the request conflicts with what is
+    /// recorded (409).
     case notAllowed(code: String, message: String)
+    /// The merchant's settings do not allow this (403).
+    case notPermitted(code: String, message: String)
     /// The gateway declined (402); the transaction is recorded.
     case declined(Transaction)
     /// The gateway failed or the outcome is unknown (502); the transaction is recorded.

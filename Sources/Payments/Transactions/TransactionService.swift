@@ -11,27 +11,45 @@ public struct TransactionService: Sendable {
     private let cards: SecureCardService
     private let gateways: MerchantGateways
     private let reversalWindow: TimeInterval
+    private let storedCredentials: StoredCredentials?
+    private let duplicates: DuplicateTransactionCheck?
 
     /// The default reversal window (seed 000): a void is allowed within 24 hours of the authorization.
     public static let defaultReversalWindow: TimeInterval = 24 * 3600
 
     /// Creates the service.
-    /// - Parameter reversalWindow: how long after its authorization a payment may still be voided (reversed).
+    /// - Parameters:
+    ///   - reversalWindow: how long after its authorization a payment may still be voided (reversed).
+    ///   - storedCredentials: keeps the network transaction id of a registration by sale (none is kept without it).
+    ///   - duplicates: duplicate protection of sales, authorizations and credits; nil for none.
     public init(store: any TransactionStore, cards: SecureCardService, gateways: MerchantGateways,
-                reversalWindow: TimeInterval = TransactionService.defaultReversalWindow) {
+                reversalWindow: TimeInterval = TransactionService.defaultReversalWindow, storedCredentials: StoredCredentials? = nil,
+                duplicates: DuplicateTransactionCheck? = nil) {
+        self.duplicates = duplicates
         self.store = store
         self.cards = cards
         self.gateways = gateways
         self.reversalWindow = reversalWindow
+        self.storedCredentials = storedCredentials
     }
 
-    /// Runs a sale, authorization or verification.
-    /// - Throws: `TransactionError` (422, 402 with the recorded transaction, 502), `CardDataError` (422).
+    /// Runs a sale, authorization, verification or credit.
+    /// - Throws: `TransactionError` (422, 403 and 409 for credits and duplicates, 402 with the recorded
+    ///   transaction, 502), `CardDataError` (422).
     public func create(_ request: TransactionRequest, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
-        guard let type = TransactionType(rawValue: request.type), [.sale, .authorize, .verify].contains(type) else {
-            throw TransactionError.invalid(field: "type", code: "invalid_value", message: "type must be sale, authorize or verify.")
+        guard let type = TransactionType(rawValue: request.type), [.sale, .authorize, .verify, .credit].contains(type) else {
+            throw TransactionError.invalid(field: "type", code: "invalid_value", message: "type must be sale, authorize, verify or credit.")
+        }
+        if type == .credit, !merchant.allowsCredit {
+            throw TransactionError.notPermitted(
+                code: "credit_not_allowed",
+                message: "This merchant's settings do not allow credits (refunds without an earlier sale); refund the sale instead, "
+                    + "or ask the operator to run `vault merchant update NAME --allow-credit true`.")
         }
         let currency = try Self.currency(request.currency ?? (type == .verify ? "USD" : nil))
+        if let refusal = GatewayPreChecks.forGateway(named: merchant.gateway.name)?.refusal(currency: currency) {
+            throw TransactionError.invalid(field: "currency", code: refusal.code, message: refusal.message)
+        }
         let amount = request.amount ?? 0
         if type == .verify {
             guard amount == 0 else { throw TransactionError.invalid(field: "amount", code: "out_of_range", message: "A verification moves no money: amount must be 0.") }
@@ -63,6 +81,7 @@ public struct TransactionService: Sendable {
             card = PaymentCard(pan: stored.pan, expiry: stored.expiry, holderName: stored.holderName, cvv: nil, postalCode: nil)
             transaction.secureCardReference = stored.reference
             transaction.merchantReference = stored.merchantReference
+            transaction.storedCredential = .subsequent
         } else {
             guard request.source.isPresent else {
                 throw TransactionError.invalid(field: "secureCardReference", code: "required", message: "Give a secureCardReference, a merchantReference or card data.")
@@ -74,6 +93,7 @@ public struct TransactionService: Sendable {
         transaction.maskedNumber = card.pan.masked
         if let registration = request.secureCard {
             try await checkRegistration(registration, source: request.source, merchant: merchant, now: now)
+            transaction.storedCredential = .initial
         }
 
         let adapter: any GatewayAdapter
@@ -82,7 +102,19 @@ public struct TransactionService: Sendable {
         } catch {
             throw TransactionError.gatewayNotConfigured("\(error)")
         }
-        try await store.insertTransaction(transaction, audit: audit(transaction, actor: actor, action: "transaction.created"))
+        if type == .credit, !adapter.supportsCredit {
+            throw TransactionError.notAllowed(
+                code: "credit_not_supported",
+                message: "The merchant's gateway (\(adapter.name)) takes no credits; refund the original sale instead (POST /v1/transactions/{id}/refund).")
+        }
+        var duplicatesSince: Date?
+        if let duplicates, type != .verify {
+            transaction.duplicateMAC = try await duplicates.mac(
+                type: type, amount: amount, currency: currency, pan: card.pan, merchantID: merchant.id)
+            duplicatesSince = request.allowDuplicate == true ? nil : duplicates.comparedSince(now)
+        }
+        try await store.insertTransaction(
+            transaction, refusingDuplicatesSince: duplicatesSince, audit: audit(transaction, actor: actor, action: "transaction.created"))
 
         let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
         let today = CivilDate.today(in: zone, now: now)
@@ -92,10 +124,12 @@ public struct TransactionService: Sendable {
         } else {
             let charge = ChargeRequest(
                 idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference, amount: Money(minorUnits: amount, currency: currency),
-                card: card, description: request.description)
+                card: card, description: request.description,
+                storedCredential: byToken ? .customerInitiated : request.secureCard != nil ? .initial : nil)
             switch type {
             case .sale: result = await adapter.sale(charge)
             case .authorize: result = await adapter.authorize(charge)
+            case .credit: result = await adapter.credit(charge)
             default: result = await adapter.verify(charge)
             }
         }
@@ -114,6 +148,11 @@ public struct TransactionService: Sendable {
                     merchantReference: registered.merchantReference)
                 transaction.secureCardReference = registered.reference
                 transaction.merchantReference = registered.merchantReference
+                if let network = result.networkTransactionID {
+                    _ = try? await storedCredentials?.record(
+                        network, secureCardReference: registered.reference, merchantID: merchant.id, gateway: merchant.gateway.name,
+                        transactionID: transaction.id, replacing: true)
+                }
             } catch {
                 // The sale stands; the card was not registered (a concurrent registration took the
                 // reference). The response shows secureCardReference null, and the audit says why.

@@ -42,7 +42,8 @@ public struct TransactionFilter: Sendable, Equatable {
     /// Only this currency.
     public var currency: Currency?
     /// Free text: the transaction id exactly, a merchantReference prefix, a substring of the description
-    /// (both ignoring ASCII case), or, when it is four digits, the last four digits of the card.
+    /// (both ignoring ASCII case), when it is four digits the last four digits of the card, and when it
+    /// reads as an amount (`19.99`, `20`) that amount in major units of the transaction's currency.
     public var text: String?
 
     /// Creates a filter.
@@ -78,6 +79,11 @@ public enum TransactionSortOrder: String, Sendable, CaseIterable {
 public protocol TransactionStore: Sendable {
     /// Records a transaction before its gateway call.
     func insertTransaction(_ transaction: Transaction, audit: AuditEntry) async throws
+    /// Records a transaction before its gateway call unless, with `since`, a live transaction with
+    /// the same ``Transaction/duplicateMAC`` was recorded at or after `since` (then throws
+    /// `TransactionError.notAllowed` `duplicate_transaction` and records nothing); checked in the
+    /// same write, so two identical requests at once cannot both pass.
+    func insertTransaction(_ transaction: Transaction, refusingDuplicatesSince since: Date?, audit: AuditEntry) async throws
     /// Records a follow-up (capture, void, refund) before its gateway call. `check` runs inside
     /// the same write transaction with the freshly read original and its existing follow-ups, so
     /// two concurrent refunds cannot exceed what remains; it throws to refuse.

@@ -222,6 +222,9 @@ public struct ScheduleService: Sendable {
         } catch {
             throw ScheduleError.invalid(field: "currency", rule: "unknown_currency", message: "currency must be a known ISO 4217 code.")
         }
+        if let refusal = GatewayPreChecks.forGateway(named: merchant.gateway.name)?.refusal(currency: currency) {
+            throw ScheduleError.invalid(field: "currency", rule: refusal.code, message: refusal.message)
+        }
         try Self.checkContacts(email: request.receiptEmail, phone: request.receiptPhone)
         if let description = request.description { try Self.checkText(description, field: "description", max: 255) }
         if let externalID = request.externalId { try Self.checkText(externalID, field: "externalId", max: 64) }

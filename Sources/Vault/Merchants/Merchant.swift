@@ -26,6 +26,9 @@ public struct Merchant: Sendable, Equatable, Codable {
     public var callbackURL: String?
     /// Whether registrations verify the card with the gateway unless the request says otherwise.
     public var verifyOnRegistration: Bool
+    /// Whether the merchant may send credits: refunds not tied to an earlier sale (seed 004's
+    /// `credit`). Off unless an operator turns it on.
+    public var allowsCredit = false
     /// When it was created.
     public var createdAt: Date
     /// When it last changed.

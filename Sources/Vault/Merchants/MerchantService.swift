@@ -14,12 +14,15 @@ public struct MerchantSettings: Sendable, Equatable {
     public var callbackURL: String?
     /// Default for `verify` on registration.
     public var verifyOnRegistration: Bool?
+    /// Whether credits (refunds without an earlier sale) are allowed.
+    public var allowCredit: Bool?
 
     /// Creates settings.
     public init(
         gateway: String? = nil, gatewayURL: String? = nil, gatewayCredentials: [String: String]? = nil, timeZone: String? = nil,
-        callbackURL: String? = nil, verifyOnRegistration: Bool? = nil
+        callbackURL: String? = nil, verifyOnRegistration: Bool? = nil, allowCredit: Bool? = nil
     ) {
+        self.allowCredit = allowCredit
         self.gateway = gateway
         self.gatewayURL = gatewayURL
         self.gatewayCredentials = gatewayCredentials
@@ -229,6 +232,7 @@ public struct MerchantService: Sendable {
             merchant.callbackURL = url
         }
         if let verify = settings.verifyOnRegistration { merchant.verifyOnRegistration = verify }
+        if let allow = settings.allowCredit { merchant.allowsCredit = allow }
     }
 }
 
@@ -240,6 +244,7 @@ extension MerchantSettings {
         if timeZone != nil { names.append("timeZone") }
         if callbackURL != nil { names.append("callbackUrl") }
         if verifyOnRegistration != nil { names.append("verifyOnRegistration") }
+        if allowCredit != nil { names.append("allowCredit") }
         return names
     }
 }

@@ -8,12 +8,14 @@ public struct SecureCardService: Sendable {
     private let store: any SecureCardStore & CustomFieldStore
     private let keyring: Keyring
     private let verifier: any CardVerifier
+    private let names: HolderNameIndex
 
     /// A service over `store`, sealing with `keyring`, verifying through `verifier`.
     public init(store: any SecureCardStore & CustomFieldStore, keyring: Keyring, verifier: any CardVerifier) {
         self.store = store
         self.keyring = keyring
         self.verifier = verifier
+        names = HolderNameIndex(keyring: keyring)
     }
 
     /// Registers a card: validates everything first, verifies with the gateway when asked, then
@@ -204,12 +206,19 @@ public struct SecureCardService: Sendable {
     ///   term or card reference, `secure_card.searched`) event then records the count and ids of the
     ///   cards opened (never the search term: it may be anything a client typed).
     public func list(merchant: Merchant, query: SecureCardQuery, readBy actor: String? = nil) async throws -> [SecureCard] {
+        var query = query
+        if let name = query.holderName {
+            query.holderNameMACs = try await names.macs(of: name, merchantID: merchant.id)
+        }
+        if let text = query.text, !text.isEmpty {
+            query.textNameMACs = try await names.macs(of: text, merchantID: merchant.id)
+        }
         var cards: [SecureCard] = []
         for row in try await store.secureCards(merchantID: merchant.id, query: query) {
             cards.append(try await open(row))
         }
         if let actor {
-            let searched = query.text != nil || query.cardReference != nil
+            let searched = query.text != nil || query.cardReference != nil || query.holderName != nil
             store.recordRead(AuditEntry(
                 merchantID: merchant.id, actor: actor, action: searched ? "secure_card.searched" : "secure_card.listed", objectType: "secure_card",
                 objectID: nil, details: ["count": String(cards.count), "ids": cards.map(\.reference).joined(separator: ",")]))
@@ -291,6 +300,35 @@ public struct SecureCardService: Sendable {
         }
     }
 
+    /// Puts the holder names of cards stored before the blind index (or marked for re-indexing)
+    /// into it (run at start-up, before serving). A card that does not open (an off-boarded
+    /// merchant's, or one tampered with) stays out of the index.
+    /// - Returns: how many cards were indexed.
+    public func indexHolderNames(batchSize: Int = 500) async throws -> Int {
+        var total = 0
+        var after: Int64 = 0
+        while true {
+            let batch = try await store.secureCardsWithoutNameIndex(afterSequence: after, limit: batchSize)
+            guard let last = batch.last else { return total }
+            after = last.sequence
+            for row in batch {
+                guard let sealed = row.sealedCard else { continue }
+                let holder: SealedCardHolder
+                do {
+                    holder = try await openJSON(
+                        SealedCardHolder.self, sealed, merchantID: row.merchantID, kind: Self.cardKind, token: row.reference,
+                        binding: Self.metadataBinding(row))
+                } catch KeyringError.keyUnavailable {
+                    continue
+                } catch SecureCardError.integrityFailed {
+                    continue
+                }
+                let macs = try await names.macs(of: holder.holderName, merchantID: row.merchantID)
+                if try await store.indexSecureCardName(row, macs: macs) { total += 1 }
+            }
+        }
+    }
+
     // MARK: - Sealing
 
     /// The clear metadata a card's sealed data is bound to (its associated data): brand, masked
@@ -331,6 +369,7 @@ public struct SecureCardService: Sendable {
         row.keyVersion = Keyring.keyVersion(ofSealedRecord: sealedCard) ?? 1
         row.sealedDetails = try await sealDetails(
             customer: customer, customFields: customFields, merchantID: merchantID, token: token, dataKeyVersion: row.keyVersion)
+        row.holderNameMACs = try await names.macs(of: captured.holderName, merchantID: merchantID)
         return row
     }
 
@@ -394,6 +433,7 @@ public struct SecureCardService: Sendable {
         case .verified(let record): return record
         case .declined(let code, let category): throw SecureCardError.verificationDeclined(code: code, category: category)
         case .unavailable(let reason): throw SecureCardError.verificationUnavailable(reason: reason)
+        case .refused(let field, let code, let message): throw CardDataError(field: field, code: code, message: message)
         }
     }
 

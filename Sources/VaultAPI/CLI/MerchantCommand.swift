@@ -30,6 +30,9 @@ struct MerchantCommand: AsyncParsableCommand {
         @Option(help: "Verify cards with the gateway on registration unless a request says otherwise (true/false).")
         var verifyOnRegistration: Bool?
 
+        @Option(help: "Allow credits, refunds not tied to an earlier sale (true/false; default false).")
+        var allowCredit: Bool?
+
         func settings() throws -> MerchantSettings {
             var credentials: [String: String]?
             if !gatewayCredential.isEmpty {
@@ -44,7 +47,7 @@ struct MerchantCommand: AsyncParsableCommand {
             }
             return MerchantSettings(
                 gateway: gateway, gatewayURL: gatewayUrl, gatewayCredentials: credentials, timeZone: timeZone,
-                callbackURL: callbackUrl, verifyOnRegistration: verifyOnRegistration)
+                callbackURL: callbackUrl, verifyOnRegistration: verifyOnRegistration, allowCredit: allowCredit)
         }
     }
 
@@ -203,6 +206,7 @@ struct MerchantSummary: Encodable {
     var timeZone: String
     var callbackUrl: String?
     var verifyOnRegistration: Bool
+    var allowCredit: Bool
 
     init(_ merchant: Merchant) {
         merchantId = merchant.id
@@ -213,6 +217,7 @@ struct MerchantSummary: Encodable {
         timeZone = merchant.timeZone
         callbackUrl = merchant.callbackURL
         verifyOnRegistration = merchant.verifyOnRegistration
+        allowCredit = merchant.allowsCredit
     }
 }
 

@@ -47,7 +47,8 @@ extension VaultConfiguration {
         }
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
-        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals"])
+        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals",
+                            "duplicates"])
         if let node = try document.section("server") {
             try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
             if let value = try node.string("host") { server.host = value }
@@ -123,6 +124,10 @@ extension VaultConfiguration {
         if let node = try document.section("reversals") {
             try node.allow(["windowHours"])
             if let value = try node.int("windowHours", in: 1...720) { reversalWindowHours = value }
+        }
+        if let node = try document.section("duplicates") {
+            try node.allow(["windowSeconds"])
+            if let value = try node.int("windowSeconds", in: 0...86_400) { duplicateWindowSeconds = value }
         }
         if let node = try document.section("logging") {
             try node.allow(["level", "format"])

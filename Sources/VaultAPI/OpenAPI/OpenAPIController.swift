@@ -18,17 +18,22 @@ struct OpenAPIController {
         return text
     }()
 
-    /// The document as JSON bytes, keys sorted.
+    /// The root key of `openapi.yaml` that only holds YAML anchors (the error responses operations
+    /// share, merged into each with `<<`); not part of the served document.
+    static let sourceOnlyKey = "x-shared-responses"
+
+    /// The document as JSON bytes, keys sorted, merge keys expanded.
     static let json: [UInt8] = {
         do {
-            let object = try Yams.load(yaml: yaml) ?? [:]
+            guard var object = try Yams.load(yaml: yaml) as? [String: Any] else { fatalError("openapi.yaml is not a YAML mapping") }
+            object[sourceOnlyKey] = nil
             return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
         } catch {
             fatalError("openapi.yaml does not convert to JSON: \(error)")
         }
     }()
 
-    func addRoutes(to router: Router<VaultRequestContext>) {
+    func addRoutes(to router: RouterGroup<VaultRequestContext>) {
         // Read and converted when the router is built, so that a binary shipped without its
         // resource bundle stops at start rather than at the first request for the document.
         let json = Self.json

@@ -63,7 +63,8 @@ public struct VaultRuntime: Sendable {
             gateways: GatewayCatalogue.merchantRules,
             allowPrivateCallbackTargets: configuration.webhooks.allowPrivateTargets)
         let merchantGateways = MerchantGateways(registry: gateways, merchants: merchants)
-        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, logger: logger)
+        let storedCredentials = StoredCredentials(store: store, keyring: keyring)
+        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, storedCredentials: storedCredentials, logger: logger)
         let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)
         let defaultTime = LocalTime(hour: configuration.defaults.hour, minute: configuration.defaults.minute) ?? .midnight
         let schedules = ScheduleService(
@@ -73,7 +74,9 @@ public struct VaultRuntime: Sendable {
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
             keyring: keyring)
         let transactions = TransactionService(
-            store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600)
+            store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600,
+            storedCredentials: storedCredentials,
+            duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)))
         let idempotency = IdempotencyService(store: store, keyring: keyring)
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
@@ -95,6 +98,7 @@ public struct VaultRuntime: Sendable {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
         let sealedContacts = try await schedules.sealLegacyContacts()
+        _ = try await cards.indexHolderNames()
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the
             // WAL is reused: cut it, so a copy of the WAL taken from now on holds none of them.

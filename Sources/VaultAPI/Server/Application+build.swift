@@ -2,6 +2,7 @@ import Foundation
 public import Hummingbird
 public import Logging
 import NIOCore
+public import Prometheus
 import ServiceLifecycle
 import Vault
 
@@ -31,18 +32,26 @@ public func buildApplication(
 
 /// Builds the router: operational routes at the root, the API under `/v1` behind authentication;
 /// a known path asked with another method is a 405 with `Allow`.
-/// - Parameter rateLimiter: per-key limits; by default the configured `rateLimit` on the system clock
-///   (tests pass one with a manual clock).
+/// - Parameters:
+///   - rateLimiter: per-key limits; by default the configured `rateLimit` on the system clock
+///     (tests pass one with a manual clock).
+///   - metricsRegistry: where request metrics go and what `/metrics` serves; by default the
+///     process-wide registry behind swift-metrics (tests pass their own).
 ///
 /// Everything decided from the head (authentication, the failed-authentication limit, the rate
 /// limit, the role) runs before the body is read.
-public func buildRouter(runtime: VaultRuntime, rateLimiter: RateLimiter? = nil) -> Router<VaultRequestContext> {
+public func buildRouter(
+    runtime: VaultRuntime, rateLimiter: RateLimiter? = nil, metricsRegistry: PrometheusCollectorRegistry? = nil
+) -> Router<VaultRequestContext> {
+    let registry = metricsRegistry ?? VaultMetrics.registry
     let router = Router(context: VaultRequestContext.self)
+    // Outside the error envelope, so it counts the status the access line records.
+    router.add(middleware: RequestMetricsMiddleware(factory: PrometheusMetricsFactory(registry: registry)))
     router.add(middleware: ErrorEnvelopeMiddleware())
-    router.add(middleware: MetricsMiddleware())
-    HealthController(runtime: runtime).addRoutes(to: router)
-    MetricsController(registry: VaultMetrics.registry).addRoutes(to: router)
-    OpenAPIController().addRoutes(to: router)
+    let operational = router.group().add(middleware: UnknownQueryParameterMiddleware<VaultRequestContext>())
+    HealthController(runtime: runtime).addRoutes(to: operational)
+    MetricsController(registry: registry).addRoutes(to: operational)
+    OpenAPIController().addRoutes(to: operational)
 
     let api = router.group("v1")
         .add(middleware: AuthenticationMiddleware(
@@ -50,6 +59,7 @@ public func buildRouter(runtime: VaultRuntime, rateLimiter: RateLimiter? = nil) 
         .group(context: AuthenticatedContext.self)
         .add(middleware: RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(configuration: runtime.configuration.rateLimit)))
         .add(middleware: RoleMiddleware())
+        .add(middleware: UnknownQueryParameterMiddleware<AuthenticatedContext>())
         .add(middleware: RequestBodyMiddleware<AuthenticatedContext>(maxBodyBytes: runtime.configuration.server.maxBodyBytes))
         .add(middleware: IdempotencyMiddleware(service: runtime.idempotency))
         .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(runtime.configuration.server.requestTimeoutSeconds)))
@@ -57,6 +67,7 @@ public func buildRouter(runtime: VaultRuntime, rateLimiter: RateLimiter? = nil) 
     CustomFieldsController(store: runtime.store).addRoutes(to: api)
     SecureCardsController(cards: runtime.cards).addRoutes(to: api)
     SchedulesController(schedules: runtime.schedules, transactions: runtime.transactions).addRoutes(to: api)
+    StepReviewController(schedules: runtime.schedules, reviews: runtime.stepReviews).addRoutes(to: api)
     TransactionsController(transactions: runtime.transactions, store: runtime.store).addRoutes(to: api)
     StatsController(store: runtime.store).addRoutes(to: api)
     ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)

@@ -20,8 +20,9 @@ public enum JSONCoding {
     ///
     /// Not JSON or not UTF-8 is a 400, and so is an object that gives a key twice (`duplicate_key`,
     /// at any depth: `{"amount":100,"amount":999999}` is ambiguous and refused before anything is
-    /// decoded); a missing field or a wrong type is a 422 naming the field, and so is a key a
-    /// `ClosedRequestBody` does not take.
+    /// decoded) and a field the operation's OpenAPI schema does not declare (`unknown_parameter`
+    /// naming it, e.g. `card.numbr`; see `OpenAPIContract`); a missing field or a wrong type is a
+    /// 422 naming the field.
     public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         var request = request
         let buffer = try await request.collectBody(upTo: .max)
@@ -32,15 +33,14 @@ public enum JSONCoding {
             throw duplicateKeyError(key)
         }
         let data = Data(buffer.readableBytesView)
+        if let operation = OpenAPIContract.served.operation(method: request.method.rawValue, path: request.uri.path),
+            operation.body != .any, let object = try? JSONSerialization.jsonObject(with: data),
+            let error = operation.unknownBodyField(in: object)
+        {
+            throw error
+        }
         do {
-            let value = try JSONDecoder().decode(T.self, from: data)
-            if let closed = T.self as? any ClosedRequestBody.Type,
-                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let error = closed.unknownFieldError(in: object)
-            {
-                throw error
-            }
-            return value
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
                 (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil

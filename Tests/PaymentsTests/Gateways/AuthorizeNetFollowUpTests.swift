@@ -86,13 +86,27 @@ import Vault
         }
     }
 
-    @Test(arguments: [("JPY", Int64(1_000), "1000"), ("USD", Int64(1_234), "12.34"), ("KWD", Int64(1_250), "1.250")])
-    func amountsFollowTheCurrencyExponent(_ currency: String, _ minorUnits: Int64, _ wire: String) async throws {
+    /// Amounts go out as Authorize.Net documents them, dollars and cents: a 0-decimal currency
+    /// gets `.00` (issue 13, item 7).
+    @Test(arguments: [("JPY", Int64(1_000), "1000.00"), ("USD", Int64(1_234), "12.34")])
+    func amountsAreSentWithTwoDecimals(_ currency: String, _ minorUnits: Int64, _ wire: String) async throws {
         try await withGateway { fake, gateway in
             let result = await gateway.sale(F.charge("k", reference: "INV-\(currency)", amount: F.money(minorUnits, currency)))
             #expect(result.outcome == .approved)
             let sent = try #require(fake.core.requests.first).text
             #expect(sent.contains(#""amount":"\#(wire)","currencyCode":"\#(currency)""#))
+        }
+    }
+
+    /// A 3-decimal currency cannot be expressed in two decimals: refused, never sent or rounded.
+    @Test(arguments: ["KWD", "BHD"])
+    func threeDecimalCurrenciesAreRefusedUnsent(_ currency: String) async throws {
+        try await withGateway { fake, gateway in
+            let sale = await gateway.sale(F.charge("k", reference: "INV-\(currency)", amount: F.money(1_250, currency)))
+            #expect(sale.outcome == .error(code: "unsupported_currency", retryable: false))
+            let verify = await gateway.verify(F.charge("v", reference: "VER-\(currency)", amount: F.money(0, currency)))
+            #expect(verify.outcome == .error(code: "unsupported_currency", retryable: false))
+            #expect(fake.core.requests.isEmpty)
         }
     }
 
@@ -110,7 +124,6 @@ import Vault
         try await withGateway { fake, gateway in
             let sale = await gateway.sale(F.charge("k", reference: "INV-SET"))
             fake.settleAll()
-            #expect(await gateway.lookup(reference: "INV-SET", gatewayTransactionID: nil) == .notFound)
             guard case let .found(found) = await gateway.lookup(reference: "INV-SET", gatewayTransactionID: sale.transactionID)
             else {
                 Issue.record("a settled charge was not found by id")

@@ -353,6 +353,56 @@ import Vault
         }
     }
 
+    @Test func aRecurringChargeIsFlaggedAsStoredCredentialAndAFirstUseKeepsTheNetworkReference() async throws {
+        try await withGateway { fake, gateway in
+            var first = F.charge("first", reference: "FIRST1", amount: F.money(0))
+            first.storedCredential = .initial
+            let verified = await gateway.verify(first)
+            #expect(verified.outcome == .approved)
+            let stored = try #require(fake.allTransactions.first)
+            #expect(verified.networkTransactionID == "N" + stored.gatewayTransID)
+            #expect(stored.storedCredential == nil, "BridgePay publishes no value for a first use")
+            var recurring = F.charge("next", reference: "NEXT1", amount: F.money(1_990))
+            recurring.storedCredential = .recurring(originalNetworkTransactionID: verified.networkTransactionID)
+            #expect(await gateway.sale(recurring).outcome == .approved)
+            let fields = FakeBridgePayXML.fields(try #require(fake.receivedDocuments.last))
+            #expect(fields["StoredCredential"] == "recurring")
+            #expect(fake.allTransactions.last?.storedCredential == "recurring")
+            var oneOff = F.charge("cit", reference: "CIT1", amount: F.money(2_990))
+            oneOff.storedCredential = .customerInitiated
+            #expect(await gateway.sale(oneOff).outcome == .approved)
+            #expect(FakeBridgePayXML.fields(try #require(fake.receivedDocuments.last))["StoredCredential"] == nil)
+        }
+    }
+
+    @Test func aDeclineCarriesNoNetworkReference() async throws {
+        try await withGateway { _, gateway in
+            let declined = await gateway.sale(F.charge("d", reference: "DECL1", amount: F.money(12_000)))
+            #expect(declined.outcome == .declined(code: "insufficient_funds", category: .soft))
+            #expect(declined.networkTransactionID == nil)
+        }
+    }
+
+    @Test func aRefundIsFoundByItsOwnReference() async throws {
+        try await withGateway { fake, gateway in
+            let sale = await gateway.sale(F.charge("s", reference: "RFSALE", amount: F.money(3_000)))
+            fake.settleAll()
+            fake.core.enqueue(.garbageAfterProcessing)
+            let lost = await gateway.refund(F.followUp("r", reference: "RFLOST", transactionID: sale.transactionID,
+                                                       amount: F.money(1_000)))
+            #expect(lost.outcome == .inDoubt(reason: "unreadable_response"))
+            let query = GatewayLookupQuery(reference: "RFLOST", since: Date(),
+                                           kind: .refund(parentTransactionID: sale.transactionID ?? "", amount: F.money(1_000)))
+            guard case let .found(found) = await gateway.lookup(query) else {
+                Issue.record("the refund whose answer was lost was not found")
+                return
+            }
+            #expect(found.outcome == .approved)
+            #expect(found.transactionID == fake.allTransactions.last?.gatewayTransID)
+            #expect(fake.allTransactions.filter { $0.type == "refund" }.count == 1)
+        }
+    }
+
     @Test func theCredentialsNeverAppearInDescriptions() {
         let gateway = BridgePayGateway(username: "USER-SECRET-1", password: "PASS-SECRET-2", merchantCode: "111",
                                        merchantAccountCode: "222", endpoint: "https://user:pw@bp.example.test/x?k=v")

@@ -243,13 +243,27 @@ import Vault
         }
     }
 
-    @Test(arguments: [("JPY", Int64(1_000), "1000"), ("USD", Int64(1_234), "12.34"), ("KWD", Int64(1_250), "1.250")])
-    func amountsFollowTheCurrencyExponent(_ currency: String, _ minorUnits: Int64, _ wire: String) async throws {
+    /// Amounts go out in NMI's documented `x.xx`: a 0-decimal currency gets `.00` (issue 13, item 7).
+    @Test(arguments: [("JPY", Int64(1_000), "1000.00"), ("USD", Int64(1_234), "12.34")])
+    func amountsAreSentAsDocumented(_ currency: String, _ minorUnits: Int64, _ wire: String) async throws {
         try await withGateway { fake, gateway in
             let result = await gateway.sale(F.charge("k", reference: "INV-\(currency)", amount: F.money(minorUnits, currency)))
             #expect(result.outcome == .approved)
             let sent = try #require(fake.core.requests.first).text
             #expect(sent.contains("&amount=\(wire)&currency=\(currency)&"))
+        }
+    }
+
+    /// A 3-decimal currency cannot be written as `x.xx`: refused, never sent or rounded; the fake
+    /// itself refuses a third decimal as NMI would.
+    @Test func threeDecimalCurrenciesAreRefusedUnsentAndTheFakeRefusesThem() async throws {
+        try await withGateway { fake, gateway in
+            let sale = await gateway.sale(F.charge("k", reference: "INV-KWD", amount: F.money(1_250, "KWD")))
+            #expect(sale.outcome == .error(code: "unsupported_currency", retryable: false))
+            #expect(fake.core.requests.isEmpty)
+            let reply = try await Self.post("security_key=\(FakeNMIServer.securityKey)&type=sale&amount=1.250&currency=KWD"
+                + "&ccnumber=4111111111111111&ccexp=1230", to: fake.baseURL + NMIGateway.transactPath)
+            #expect(reply.hasPrefix("response=3&responsetext=Invalid+amount"))
         }
     }
 

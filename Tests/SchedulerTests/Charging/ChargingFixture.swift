@@ -36,9 +36,11 @@ struct ChargingFixture {
     }
 
     func runner(policy: RetryPolicy = RetryPolicy()) -> ChargeRunner {
-        ChargeRunner(
+        var logger = Logger(label: "test.runner")
+        logger.logLevel = .warning
+        return ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
-            logger: Logger(label: "test.runner"))
+            logger: logger)
     }
 
     func merchant(_ name: String, zone: String) async throws -> Merchant {

@@ -57,13 +57,14 @@ enum AuthorizeNetCodes {
         "61": ("processing_error", true),
         "62": ("processing_error", true),
         "63": ("processing_error", true),
-        "120": ("processing_error", true),
-        "121": ("processing_error", true),
-        "122": ("processing_error", true),
-        "181": ("processing_error", true),
         "310": ("transaction_voided", false),
         "311": ("already_captured", false),
     ]
+
+    /// Reason codes whose charge may have gone through: the gateway's own void of a timed-out or
+    /// failed authorization failed (120 timed out, 121 and 122 errored, 181 invalid response code),
+    /// so the authorization may stand. Never retryable: in doubt, settled by lookup (or review).
+    static let inDoubtReasons: Set<String> = ["120", "121", "122", "181"]
 
     /// Top-level `messages.message[].code` errors when there is no transaction response.
     static let apiErrors: [String: (code: String, retryable: Bool)] = [
@@ -81,6 +82,8 @@ enum AuthorizeNetCodes {
         switch responseCode {
         case "1":
             return .approved
+        case "2" where inDoubtReasons.contains(reason), "3" where inDoubtReasons.contains(reason):
+            return .inDoubt(reason: "gateway_void_failed")
         case "2":
             let decline = declines[reason] ?? ("generic_decline", .soft)
             return .declined(code: decline.code, category: decline.category)

@@ -16,8 +16,6 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
     public static let sandboxURL = "https://apitest.authorize.net/xml/v1/request.api"
     /// The endpoint path, appended to a bare host given as an override.
     public static let endpointPath = "/xml/v1/request.api"
-    /// Pages of 1,000 unsettled transactions searched for a reference.
-    static let maximumLookupPages = 5
 
     /// Always `authorizenet`.
     public let name = "authorizenet"
@@ -133,10 +131,13 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
 
     // MARK: - Exchange
 
-    private func charge(_ type: AuthorizeNetRequests.TransactionType, _ request: ChargeRequest, amount: Money,
+    func charge(_ type: AuthorizeNetRequests.TransactionType, _ request: ChargeRequest, amount: Money,
                         operation: String) async -> GatewayResult {
+        if let refused = AuthorizeNetGateway.preChecks.refusal(for: request) {
+            log(operation, reference: request.reference, refused)
+            return refused
+        }
         if let invalid = invalidAmount(amount, required: true) { return invalid }
-        if let invalid = invalidReference(request.reference) { return invalid }
         let body = requests.charge(type, request, amount: amount,
                                    refID: AuthorizeNetRequests.refID(forIdempotencyKey: request.idempotencyKey))
         return await transact(body, operation: operation, reference: request.reference)
@@ -184,7 +185,8 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
         let result = GatewayResult(
             outcome: .approved, transactionID: transactionID, authCode: transaction.authCode,
             responseCode: transaction.reasonCode, responseText: transaction.reasonText,
-            avsResult: transaction.avsResultCode, cvvResult: transaction.cvvResultCode)
+            avsResult: transaction.avsResultCode, cvvResult: transaction.cvvResultCode,
+            networkTransactionID: transaction.responseCode == "1" ? transaction.networkTransId : nil)
         if transaction.responseCode == "3", transaction.reasonCode == AuthorizeNetCodes.duplicate {
             return .duplicate(result)
         }
@@ -222,10 +224,7 @@ public struct AuthorizeNetGateway: GatewayAdapter, CustomStringConvertible, Cust
     }
 
     private func invalidReference(_ reference: String) -> GatewayResult? {
-        let length = reference.count
-        guard length == 0 || length > AuthorizeNetRequests.maximumInvoiceNumberLength else { return nil }
-        return .error("invalid_reference", retryable: false,
-                      text: "Authorize.Net invoice numbers (references) must be 1 to 20 characters.")
+        AuthorizeNetGateway.preChecks.refusal(reference: reference).map { .error($0.code, retryable: false, text: $0.message) }
     }
 
     func log(_ operation: String, reference: String, _ result: GatewayResult) {

@@ -27,11 +27,13 @@ struct AuthorizeNetRequests: Sendable {
 
     // MARK: Transactions
 
-    /// `authCaptureTransaction` or `authOnlyTransaction` with the full card.
+    /// `authCaptureTransaction` or `authOnlyTransaction` with the full card, flagged for a stored
+    /// card as `AnetApiSchema.xsd` orders it: `transactionSettings` (with `recurringBilling` for a
+    /// recurring charge), then `processingOptions`, then `subsequentAuthInformation`.
     func charge(_ type: TransactionType, _ request: ChargeRequest, amount: Money, refID: String) -> [UInt8] {
         var transaction = OrderedJSONObject()
         transaction.add("transactionType", .string(type.rawValue))
-        transaction.add("amount", .string(amount.decimalString))
+        transaction.add("amount", .string(Self.amount(amount)))
         transaction.add("currencyCode", .string(amount.currency.code))
         var card = OrderedJSONObject()
         card.add("cardNumber", .string(request.card.pan.digits))
@@ -40,15 +42,49 @@ struct AuthorizeNetRequests: Sendable {
         transaction.add("payment", .object([("creditCard", card.json)]))
         transaction.add("order", object: order(request.reference, description: request.description))
         transaction.add("billTo", object: billTo(request.card))
-        transaction.add("transactionSettings", Self.duplicateWindowSetting)
+        var settings = [Self.duplicateWindowSetting]
+        if case .recurring = request.storedCredential { settings.append(Self.setting("recurringBilling", "true")) }
+        transaction.add("transactionSettings", .object([("setting", .array(settings))]))
+        if let use = request.storedCredential {
+            transaction.add("processingOptions", object: Self.processingOptions(use))
+            transaction.add("subsequentAuthInformation", object: Self.subsequentAuthInformation(use))
+        }
         return createTransaction(transaction, refID: refID)
+    }
+
+    /// `processingOptions` (members in XSD order: isFirstRecurringPayment, isFirstSubsequentAuth,
+    /// isSubsequentAuth, isStoredCredentials): the first use of a stored card starts the recurring
+    /// series, a customer paying with the stored card sets isStoredCredentials, a scheduled charge
+    /// is a subsequent (merchant-initiated) authorization, or the series' first payment when no
+    /// original network transaction id is on file.
+    static func processingOptions(_ use: StoredCredentialUse) -> OrderedJSONObject {
+        var options = OrderedJSONObject()
+        switch use {
+        case .initial, .recurring(originalNetworkTransactionID: nil):
+            options.add("isFirstRecurringPayment", .bool(true))
+        case .customerInitiated:
+            options.add("isStoredCredentials", .bool(true))
+        case .recurring:
+            options.add("isSubsequentAuth", .bool(true))
+        }
+        return options
+    }
+
+    /// `subsequentAuthInformation{originalNetworkTransId}` for a merchant-initiated charge with an
+    /// original on file; empty (not sent) otherwise. No `reason`: the XSD's
+    /// `merchantInitTransReasonEnum` (resubmission, delayedCharge, reauthorization, noShow) names
+    /// industry-practice MITs, not recurring ones.
+    static func subsequentAuthInformation(_ use: StoredCredentialUse) -> OrderedJSONObject {
+        var information = OrderedJSONObject()
+        if case let .recurring(original?) = use { information.add("originalNetworkTransId", .string(original)) }
+        return information
     }
 
     /// `priorAuthCaptureTransaction` of an authorization.
     func capture(_ request: FollowUpRequest, refID: String) -> [UInt8] {
         var transaction = OrderedJSONObject()
         transaction.add("transactionType", .string(TransactionType.priorAuthCapture.rawValue))
-        transaction.add("amount", string: request.amount?.decimalString)
+        transaction.add("amount", string: request.amount.map(Self.amount))
         transaction.add("refTransId", .string(request.gatewayTransactionID))
         transaction.add("order", object: order(request.reference, description: nil))
         return createTransaction(transaction, refID: refID)
@@ -67,7 +103,7 @@ struct AuthorizeNetRequests: Sendable {
     func refund(_ request: FollowUpRequest, amount: Money, last4: String, refID: String) -> [UInt8] {
         var transaction = OrderedJSONObject()
         transaction.add("transactionType", .string(TransactionType.refund.rawValue))
-        transaction.add("amount", .string(amount.decimalString))
+        transaction.add("amount", .string(Self.amount(amount)))
         transaction.add("currencyCode", .string(amount.currency.code))
         var card = OrderedJSONObject()
         card.add("cardNumber", .string(last4))
@@ -75,7 +111,7 @@ struct AuthorizeNetRequests: Sendable {
         transaction.add("payment", .object([("creditCard", card.json)]))
         transaction.add("refTransId", .string(request.gatewayTransactionID))
         transaction.add("order", object: order(request.reference, description: nil))
-        transaction.add("transactionSettings", Self.duplicateWindowSetting)
+        transaction.add("transactionSettings", .object([("setting", .array([Self.duplicateWindowSetting]))]))
         return createTransaction(transaction, refID: refID)
     }
 
@@ -111,14 +147,20 @@ struct AuthorizeNetRequests: Sendable {
         String(expiry.year) + "-" + (expiry.month < 10 ? "0" : "") + String(expiry.month)
     }
 
-    private var merchantAuthentication: OrderedJSON {
+    var merchantAuthentication: OrderedJSON {
         .object([("name", .string(credentials.apiLoginID)), ("transactionKey", .string(credentials.transactionKey))])
     }
 
-    private static let duplicateWindowSetting: OrderedJSON = .object([
-        ("setting", .array([.object([("settingName", .string("duplicateWindow")),
-                                     ("settingValue", .string(String(duplicateWindowSeconds)))])])),
-    ])
+    private static let duplicateWindowSetting = setting("duplicateWindow", String(duplicateWindowSeconds))
+
+    private static func setting(_ name: String, _ value: String) -> OrderedJSON {
+        .object([("settingName", .string(name)), ("settingValue", .string(value))])
+    }
+
+    /// The amount as Authorize.Net documents it: dollars and cents (``GatewayPreChecks/amountString(_:)``).
+    static func amount(_ amount: Money) -> String {
+        AuthorizeNetGateway.preChecks.amountString(amount)
+    }
 
     private func createTransaction(_ transaction: OrderedJSONObject, refID: String) -> [UInt8] {
         var body = OrderedJSONObject()

@@ -46,6 +46,8 @@ enum AuthorizeNetResponses {
         var avsResultCode: String?
         var cvvResultCode: String?
         var transId: String?
+        /// The card network's id of this transaction, for later merchant-initiated charges.
+        var networkTransId: String?
         var messages: [Message]
         var errors: [TransactionError]
 
@@ -56,6 +58,7 @@ enum AuthorizeNetResponses {
             avsResultCode = container.lenientString("avsResultCode")
             cvvResultCode = container.lenientString("cvvResultCode")
             transId = container.lenientString("transId")
+            networkTransId = container.lenientString("networkTransId")
             messages = container.lenientArray("messages", element: "message")
             errors = container.lenientArray("errors", element: "error")
         }

@@ -1,4 +1,11 @@
 extension BridgePayGateway {
+    /// Charges and refunds alike: every request carries a `TransactionID` derived from its own
+    /// reference, so a refund is found by its reference as a charge is. **Guess**: the find
+    /// request searches settled and unsettled transactions of any age (BridgePay states no limit).
+    public func lookup(_ query: GatewayLookupQuery) async -> GatewayLookup {
+        await lookup(reference: query.reference, gatewayTransactionID: query.gatewayTransactionID)
+    }
+
     /// Finds a transaction with BridgeComm's find-transaction request (`023`): by the gateway
     /// transaction id when known (`ReferenceNumber`), else by the `TransactionID` we sent with the
     /// charge (derived from `reference`, echoed by BridgePay as `TransactionCode`).

@@ -120,9 +120,9 @@ public struct BridgePayGateway: GatewayAdapter, CustomStringConvertible, CustomR
 
     /// A result that refuses the request before sending, or `nil` when it may be sent.
     static func refusal(of request: ChargeRequest, sendsAmount: Bool) -> GatewayResult? {
-        guard BridgePayWire.cardNumberLengths.contains(request.card.pan.digits.utf8.count) else {
-            return GatewayResult(outcome: .declined(code: "unsupported_card", category: .hard),
-                                 responseText: "BridgePay takes card numbers of 13 to 16 digits; declined by the vault, not sent.")
+        if let refusal = preChecks.refusal(cardNumber: request.card.pan) {
+            return GatewayResult(outcome: .declined(code: refusal.code, category: .hard),
+                                 responseText: "Declined by the vault: " + refusal.message)
         }
         guard sendsAmount else { return nil }
         return amountRefusal(request.amount)
@@ -150,6 +150,9 @@ public struct BridgePayGateway: GatewayAdapter, CustomStringConvertible, CustomR
         fields += [("TransactionType", type), ("TransIndustryType", BridgePayWire.ecommerce),
                    ("AcctType", BridgePayWire.creditAccount), ("HolderType", BridgePayWire.personalHolder),
                    ("InvoiceNum", invoice)]
+        if let use = request.storedCredential, let value = BridgePayWire.storedCredentialValue(use) {
+            fields.append((BridgePayWire.storedCredentialElement, value))
+        }
         if let holder = request.card.holderName?.trimmingASCIISpaces(), !holder.isEmpty {
             fields.append(("AccountHolderName", String(holder.prefix(50))))
         }
@@ -210,11 +213,12 @@ public struct BridgePayGateway: GatewayAdapter, CustomStringConvertible, CustomR
     /// A reply's fields as a result, its outcome decided by `responseCode`.
     static func result(of reply: BridgePayReply, responseCode: String?) -> GatewayResult {
         let gatewayMessage = reply.value("GatewayMessage")
+        let outcome = BridgePayCodes.outcome(responseCode: responseCode, gatewayMessage: gatewayMessage)
         return GatewayResult(
-            outcome: BridgePayCodes.outcome(responseCode: responseCode, gatewayMessage: gatewayMessage),
-            transactionID: reply.value("GatewayTransID"), authCode: reply.value("AuthorizationCode"),
+            outcome: outcome, transactionID: reply.value("GatewayTransID"), authCode: reply.value("AuthorizationCode"),
             responseCode: responseCode, responseText: gatewayMessage ?? reply.responseDescription,
-            avsResult: reply.value("AVSResult"), cvvResult: reply.value("CVResult"))
+            avsResult: reply.value("AVSResult"), cvvResult: reply.value("CVResult"),
+            networkTransactionID: outcome == .approved ? reply.value(BridgePayWire.networkReferenceElement) : nil)
     }
 
     private func log(_ operation: String, _ reference: String, _ result: GatewayResult) {

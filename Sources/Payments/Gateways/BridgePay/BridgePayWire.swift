@@ -75,6 +75,20 @@ public enum BridgePayWire {
     static let storedCredentialElement = "StoredCredential"
     /// The documented subsequent, merchant-initiated recurring value.
     static let storedCredentialRecurring = "recurring"
+    /// The reply field kept as the network transaction id of a first use: `NetworkReferenceNumber`
+    /// (seed: "unique ID of a transaction at the processor"). **Guess** that it is the id card
+    /// networks want referred to; BridgeComm publishes no request field to send it back in, so
+    /// recurring charges carry only `StoredCredential`.
+    static let networkReferenceElement = "NetworkReferenceNumber"
+
+    /// The `StoredCredential` value for a use of a stored card, or `nil` when BridgePay publishes
+    /// none: only the merchant-initiated recurring charge has a documented value.
+    static func storedCredentialValue(_ use: StoredCredentialUse) -> String? {
+        switch use {
+        case .recurring: storedCredentialRecurring
+        case .initial, .customerInitiated: nil
+        }
+    }
 
     // MARK: Find transaction (seed: "retrieves a previous transaction using the Original Reference
     // Number or the Transaction Code")

@@ -55,6 +55,7 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
 
     /// `type=sale`.
     public func sale(_ request: ChargeRequest) async -> GatewayResult {
+        if let refused = NMIGateway.preChecks.refusal(for: request) { return refused }
         guard request.amount.minorUnits > 0 else { return Self.invalidAmount }
         return await transact(requests.charge(type: "sale", request, amount: request.amount), operation: "sale",
                               reference: request.reference, reconcile: true)
@@ -62,6 +63,7 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
 
     /// `type=auth`.
     public func authorize(_ request: ChargeRequest) async -> GatewayResult {
+        if let refused = NMIGateway.preChecks.refusal(for: request) { return refused }
         guard request.amount.minorUnits > 0 else { return Self.invalidAmount }
         return await transact(requests.charge(type: "auth", request, amount: request.amount), operation: "authorize",
                               reference: request.reference, reconcile: true)
@@ -90,7 +92,8 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
 
     /// `type=validate`: NMI's account verification, no amount, nothing held.
     public func verify(_ request: ChargeRequest) async -> GatewayResult {
-        await transact(requests.charge(type: "validate", request, amount: nil), operation: "verify",
+        if let refused = NMIGateway.preChecks.refusal(for: request) { return refused }
+        return await transact(requests.charge(type: "validate", request, amount: nil), operation: "verify",
                        reference: request.reference, reconcile: true)
     }
 
@@ -99,7 +102,7 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
     var transactURL: String { baseURL + Self.transactPath }
     var queryURL: String { baseURL + Self.queryPath }
 
-    private func transact(_ body: [UInt8], operation: String, reference: String, reconcile: Bool) async -> GatewayResult {
+    func transact(_ body: [UInt8], operation: String, reference: String, reconcile: Bool) async -> GatewayResult {
         let exchange = await http.post(url: transactURL, contentType: "application/x-www-form-urlencoded", body: body)
         var result = Self.interpret(exchange)
         if reconcile, case .error = result.outcome,
@@ -141,8 +144,10 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
             return .inDoubt("unreadable_response")
         }
         func value(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
+        // NMI refers later merchant-initiated charges to the first use by its own transaction id.
         return GatewayResult(outcome: outcome, transactionID: value("transactionid"), authCode: value("authcode"),
                              responseCode: responseCode, responseText: value("responsetext"),
-                             avsResult: value("avsresponse"), cvvResult: value("cvvresponse"))
+                             avsResult: value("avsresponse"), cvvResult: value("cvvresponse"),
+                             networkTransactionID: outcome == .approved ? value("transactionid") : nil)
     }
 }

@@ -97,10 +97,11 @@ public final class SandboxGateway: GatewayAdapter {
 
     // MARK: - Processing
 
-    private func charge(_ request: ChargeRequest, kind: SandboxTransaction.Kind) async -> GatewayResult {
-        let operation = kind == .sale ? "sale" : kind == .authorization ? "authorize" : "verify"
+    func charge(_ request: ChargeRequest, kind: SandboxTransaction.Kind) async -> GatewayResult {
+        let operation = kind == .sale ? "sale" : kind == .authorization ? "authorize" : kind == .refund ? "credit" : "verify"
         let fingerprint = [operation, request.reference, String(request.amount.minorUnits), request.amount.currency.code,
                            request.card.pan.last4, request.card.expiry.mmyy].joined(separator: "|")
+        if let refused = GatewayPreChecks().refusal(for: request) { return refused }
         return await perform(operation, request.reference, request.idempotencyKey, fingerprint: fingerprint) { ledger in
             let minimum: Int64 = kind == .verification ? 0 : 1
             guard request.amount.minorUnits >= minimum else {
@@ -118,13 +119,15 @@ public final class SandboxGateway: GatewayAdapter {
                 result = GatewayResult(outcome: .approved, transactionID: id,
                                        authCode: SandboxGateway.authCode(request.idempotencyKey), responseCode: "00",
                                        responseText: "Approved", avsResult: request.card.postalCode == nil ? nil : "Y",
-                                       cvvResult: request.card.cvv == nil ? nil : "M")
+                                       cvvResult: request.card.cvv == nil ? nil : "M",
+                                       networkTransactionID: SandboxGateway.networkTransactionID(id))
             }
             let approved = result.outcome == .approved
             let authorized = approved && kind != .verification ? request.amount : zero
             ledger.record(SandboxTransaction(id: id, kind: kind, reference: request.reference, authorized: authorized,
                                              captured: approved && kind == .sale ? request.amount : zero,
-                                             refunded: zero, voided: false, parentID: nil, result: result))
+                                             refunded: zero, voided: false, parentID: nil, result: result,
+                                             storedCredential: request.storedCredential))
             return result
         }
     }
@@ -175,6 +178,12 @@ public final class SandboxGateway: GatewayAdapter {
 
     static func transactionID(_ operation: String, _ key: String) -> String {
         "sbx_" + StableHash.hex(operation + "\u{1F}" + key)
+    }
+
+    /// A 15-digit network transaction id derived from the transaction id (Visa's are 15 digits).
+    static func networkTransactionID(_ transactionID: String) -> String {
+        let digits = String(StableHash.fnv1a64("nti\u{1F}" + transactionID) % 1_000_000_000_000_000)
+        return String(repeating: "0", count: 15 - digits.count) + digits
     }
 
     static func authCode(_ key: String) -> String {

@@ -32,6 +32,8 @@ public struct SandboxTransaction: Sendable, Equatable {
     public var parentID: String?
     /// The result the original call answered.
     public var result: GatewayResult
+    /// How a charge flagged its use of a stored card (`nil` for none, and for follow-ups).
+    public var storedCredential: StoredCredentialUse? = nil
 
     /// Whether the original call was approved.
     var isApproved: Bool { result.outcome == .approved }

@@ -11,12 +11,11 @@ struct ChargeRunsController {
     let runtime: VaultRuntime
     let logger: Logger
 
-    /// Closed and without nulls: a misspelt or null `dryRun` must be refused, not start a real run.
-    struct StartRequest: ClosedRequestBody {
+    /// Without nulls, and closed by its schema (`ChargeRunRequest`, `additionalProperties: false`):
+    /// a misspelt or null `dryRun` must be refused, not start a real run.
+    struct StartRequest: Decodable {
         var asOf: String?
         var dryRun: Bool?
-
-        static let fieldNames: Set<String> = ["asOf", "dryRun"]
 
         init() {}
 

@@ -5,7 +5,7 @@ import Vault
 struct HealthController {
     let runtime: VaultRuntime
 
-    func addRoutes(to router: Router<VaultRequestContext>) {
+    func addRoutes(to router: RouterGroup<VaultRequestContext>) {
         router.get("healthz") { _, _ in
             try JSONCoding.response(["status": "ok"])
         }

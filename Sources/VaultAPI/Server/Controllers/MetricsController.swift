@@ -8,7 +8,7 @@ import Synchronization
 struct MetricsController {
     let registry: PrometheusCollectorRegistry
 
-    func addRoutes(to router: Router<VaultRequestContext>) {
+    func addRoutes(to router: RouterGroup<VaultRequestContext>) {
         router.get("metrics") { _, _ in
             var buffer: [UInt8] = []
             registry.emit(into: &buffer)

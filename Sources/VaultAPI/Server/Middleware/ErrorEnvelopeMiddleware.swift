@@ -5,9 +5,9 @@ import Logging
 import NIOCore
 import Vault
 
-/// The outermost middleware: gives every response a request id header, logs one access line, and
-/// turns every error into SPEC §9's envelope. Unknown errors become a bare 500 whose detail is
-/// only logged, never sent.
+/// The outermost middleware but `RequestMetricsMiddleware`: gives every response a request id
+/// header, logs one access line, and turns every error into SPEC §9's envelope. Unknown errors
+/// become a bare 500 whose detail is only logged, never sent.
 ///
 /// The access line says who asked: the merchant and API key ids the request authenticated as
 /// (`-` when it did not) and the connection's remote address.
