@@ -102,7 +102,7 @@ extension FakeNMIServer {
     func process(_ fields: [String: String], _ state: inout FakeNMIState) -> FakeNMIReply {
         let type = fields["type"] ?? ""
         switch type {
-        case "sale", "auth", "validate": return charge(type, fields, &state)
+        case "sale", "auth", "validate", "credit": return charge(type, fields, &state)
         case "capture", "void", "refund": return followUp(type, fields, &state)
         default: return .rejected("Invalid Transaction Type", type: type)
         }
