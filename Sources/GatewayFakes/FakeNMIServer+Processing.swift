@@ -27,6 +27,8 @@ struct FakeNMITransaction: Sendable {
     var refunded = 0
     var actions: [Action]
     var sequence: Int
+    /// For a refund: the transaction refunded (the Query API's `original_transaction_id`).
+    var originalTransactionID: String? = nil
     /// The credential-on-file fields sent (`initiated_by`, `stored_credential_indicator`,
     /// `billing_method`, `initial_transaction_id`).
     var storedCredential: [String: String] = [:]
@@ -40,6 +42,7 @@ struct FakeNMITransaction: Sendable {
         text += element("order_id", orderID) + element("authorization_code", authCode)
         text += element("order_description", "Fake & order <\(sequence)>") + element("cc_number", "4xxxxxxxxxxx" + last4)
         text += element("avs_response", avs) + element("csc_response", cvv) + element("currency", currency.lowercased())
+        text += element("original_transaction_id", originalTransactionID ?? "")
         for action in actions {
             text += "<action>" + element("amount", action.amountText) + element("action_type", action.type)
             text += element("date", "20300101100000") + element("success", action.success ? "1" : "0")
@@ -216,7 +219,7 @@ extension FakeNMIServer {
                 authCode: "", avs: "", cvv: "", last4: original.last4,
                 actions: [.init(type: "refund", amountText: amountText ?? original.amountText, success: true,
                                 responseCode: "100", responseText: "SUCCESS")],
-                sequence: state.sequence)
+                sequence: state.sequence, originalTransactionID: id)
             reply.transactionID = refundID
         }
         state.transactions[id] = original

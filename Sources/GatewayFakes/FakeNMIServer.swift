@@ -106,6 +106,10 @@ final class FakeNMIServer: Sendable {
         }
         let matches = state.withLock { state in
             state.transactions.values.filter { transaction in
+                if let types = fields["action_type"]?.split(separator: ",").map(String.init),
+                   !transaction.actions.contains(where: { types.contains($0.type) }) {
+                    return false
+                }
                 if let id = fields["transaction_id"] { return transaction.transactionID == id }
                 if let order = fields["order_id"] { return transaction.orderID == order }
                 return true

@@ -1,25 +1,28 @@
+public import Foundation
 public import Vault
 
 extension NMIGateway {
     /// Finds a charge by ``lookup(reference:gatewayTransactionID:)`` (the Query API keeps every
     /// transaction, so no window applies), or a refund of a parent transaction by
-    /// ``lookupRefund(parentTransactionID:amount:)``.
+    /// ``lookupRefund(parentTransactionID:amount:since:)``.
     public func lookup(_ query: GatewayLookupQuery) async -> GatewayLookup {
         switch query.kind {
         case .charge:
             await lookup(reference: query.reference, gatewayTransactionID: query.gatewayTransactionID)
         case let .refund(parent, amount):
-            await lookupRefund(parentTransactionID: parent, amount: amount)
+            await lookupRefund(parentTransactionID: parent, amount: amount, since: query.since)
         }
     }
 
-    /// Finds a refund: NMI refunds act on the parent transaction, so the Query API is asked for
-    /// the parent (`transaction_id`) with `action_type=refund`, and the parent's `refund` actions
-    /// are read; one of `amount` (any amount when nil) decides. A successful one is `found`
-    /// (approved), else a failed one (its response code), else `notFound`.
-    public func lookupRefund(parentTransactionID: String, amount: Money?) async -> GatewayLookup {
+    /// Finds a refund of `parentTransactionID`: the Query API is asked for the refunds
+    /// (`action_type=refund`) since the attempt (a day earlier, for clocks), and a refund is the
+    /// parent's when its `original_transaction_id` is the parent (a refund is a transaction of its
+    /// own) or when it is a `refund` action of the parent itself. One of `amount` (any when nil)
+    /// decides: a successful one is found approved, else a failed one, else `notFound`.
+    public func lookupRefund(parentTransactionID: String, amount: Money?, since: Date) async -> GatewayLookup {
+        let start = Self.queryDate(since.addingTimeInterval(-86_400))
         let exchange = await http.post(url: queryURL, contentType: "application/x-www-form-urlencoded",
-                                       body: requests.refundQuery(parentTransactionID: parentTransactionID))
+                                       body: requests.refundQuery(since: start))
         let body: [UInt8]
         switch exchange {
         case let .notSent(reason), let .lost(reason):
@@ -31,26 +34,41 @@ extension NMIGateway {
         return Self.refundLookupResult(xml: body, parentTransactionID: parentTransactionID, amount: amount?.decimalString)
     }
 
+    /// `YYYYMMDDhhmmss` in UTC, the Query API's date format.
+    static func queryDate(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d%02d%02d%02d%02d%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+    }
+
     /// Reads a Query API reply for a refund of `parentTransactionID`.
     static func refundLookupResult(xml body: [UInt8], parentTransactionID: String, amount: String?) -> GatewayLookup {
         guard let root = MiniXML.parse(body), root.name == "nm_response" else { return .unavailable("unreadable_response") }
         if root.child("error_response") != nil { return .unavailable("query_error") }
-        let parents = root.children(named: "transaction").filter { $0.value("transaction_id") == parentTransactionID }
-        let refunds = parents.flatMap { $0.children(named: "action") }.filter { action in
-            action.value("action_type") == "refund" && (amount == nil || action.value("amount") == amount)
+        var refunds: [(id: String?, action: MiniXML.Element)] = []
+        for transaction in root.children(named: "transaction") {
+            let own = transaction.value("original_transaction_id") == parentTransactionID
+            let parent = transaction.value("transaction_id") == parentTransactionID
+            guard own || parent else { continue }
+            for action in transaction.children(named: "action")
+            where action.value("action_type") == "refund" && (amount == nil || action.value("amount") == amount) {
+                refunds.append((own ? transaction.value("transaction_id") : parentTransactionID, action))
+            }
         }
-        guard let action = refunds.first(where: { $0.value("success") == "1" }) ?? refunds.last else { return .notFound }
-        let responseCode = action.value("response_code")
+        guard let match = refunds.first(where: { $0.action.value("success") == "1" }) ?? refunds.last else { return .notFound }
+        let responseCode = match.action.value("response_code")
         let outcome: GatewayResult.Outcome
-        if action.value("success") == "1" {
+        if match.action.value("success") == "1" {
             outcome = .approved
         } else if let code = responseCode, let error = NMICodes.errors[code] {
             outcome = .error(code: error.code, retryable: error.retryable)
         } else {
             outcome = NMICodes.outcome(response: "2", responseCode: responseCode) ?? .inDoubt(reason: "unknown")
         }
-        return .found(GatewayResult(outcome: outcome, transactionID: parentTransactionID, responseCode: responseCode,
-                                    responseText: action.value("response_text")))
+        return .found(GatewayResult(outcome: outcome, transactionID: match.id, responseCode: responseCode,
+                                    responseText: match.action.value("response_text")))
     }
 
     /// Finds a transaction with NMI's Query API: by `transaction_id` when known, else by the

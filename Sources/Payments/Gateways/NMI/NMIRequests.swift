@@ -55,10 +55,10 @@ struct NMIRequests: Sendable {
         return Array(FormEncoding.encode(fields).utf8)
     }
 
-    /// A Query API search for the refunds of a transaction: `transaction_id` and `action_type=refund`.
-    func refundQuery(parentTransactionID: String) -> [UInt8] {
-        Array(FormEncoding.encode([("security_key", credentials.securityKey), ("transaction_id", parentTransactionID),
-                                   ("action_type", "refund")]).utf8)
+    /// A Query API search for refunds (`action_type=refund`) since `start_date` (`YYYYMMDDhhmmss`, UTC).
+    func refundQuery(since: String) -> [UInt8] {
+        Array(FormEncoding.encode([("security_key", credentials.securityKey), ("action_type", "refund"),
+                                   ("start_date", since)]).utf8)
     }
 
     /// A Query API search by order id, or by transaction id when known.
