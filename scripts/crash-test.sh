@@ -25,6 +25,12 @@
 # CRASH_LOST_RATE (share of sales whose answer the fake drops, 0.01), TWO_RUNNER_STEPS (5000),
 # CRASH_SLOW_PHASE (1; 0 skips phase 3), CRASH_SLOW_STEPS (8), CRASH_SLOW_MS (3000), CRASH_GRACE_S (5),
 # KEEP_WORKDIR=1 keeps the temporary directory. Exit 0 on PASS, 1 on FAIL.
+# CRASH_GATEWAY=bridgepay runs phases 1 and 2 against the BridgePay fake of the `fake-gateway`
+# executable (FAKE_GATEWAY_BIN, else built like vault) instead of the Python NMI fake: it appends
+# every charge (type, invoice number, gateway id, result code) to a ledger before answering, and
+# the check maps each order reference to its BridgePay invoice number. That fake has no latency,
+# lost-answer or slow mode (CRASH_LATENCY_MS, CRASH_LOST_RATE and phase 3 apply to NMI only); the
+# kills make the in-doubt charges.
 set -euo pipefail
 # The vault refuses a database directory or file open to group or others (SPEC §14).
 umask 077
@@ -50,14 +56,33 @@ locate_vault() {
     VAULT="$(cd "$ROOT" && swift build -c release --show-bin-path "${scratch[@]}")/vault"
 }
 
-# start_fake DB [extra flags...]: starts the fake NMI gateway, sets FAKE_URL and FAKE_PID.
+# The `fake-gateway` executable (for CRASH_GATEWAY=bridgepay): $FAKE_GATEWAY_BIN, or built now.
+locate_fake_gateway() {
+    if [[ -n "${FAKE_GATEWAY_BIN:-}" ]]; then
+        [[ -x "$FAKE_GATEWAY_BIN" ]] || { log "FAKE_GATEWAY_BIN=$FAKE_GATEWAY_BIN is not executable"; return 1; }
+        FAKE_GATEWAY=$FAKE_GATEWAY_BIN
+        return
+    fi
+    local scratch=()
+    [[ -n "${SWIFT_SCRATCH_PATH:-}" ]] && scratch=(--scratch-path "$SWIFT_SCRATCH_PATH")
+    log "building the release fake-gateway executable"
+    (cd "$ROOT" && swift build -c release --product fake-gateway "${scratch[@]}" >&2)
+    FAKE_GATEWAY="$(cd "$ROOT" && swift build -c release --show-bin-path "${scratch[@]}")/fake-gateway"
+}
+
+# start_fake DB [extra flags...]: starts the fake gateway, sets FAKE_URL and FAKE_PID. The NMI fake
+# records sales in the SQLite file DB; the BridgePay fake appends them to DB.ledger (flags ignored).
 start_fake() {
     local db=$1
     shift
     local port_file="$db.port"
     rm -f "$port_file"
-    python3 "$SCRIPTS/fake_nmi_gateway.py" --db "$db" --port-file "$port_file" --security-key "$FAKE_KEY" "$@" \
-        >"$db.log" 2>&1 &
+    if [[ "$GATEWAY" == bridgepay ]]; then
+        "$FAKE_GATEWAY" --gateway bridgepay --port-file "$port_file" --ledger "$db.ledger" >"$db.log" 2>&1 &
+    else
+        python3 "$SCRIPTS/fake_nmi_gateway.py" --db "$db" --port-file "$port_file" --security-key "$FAKE_KEY" "$@" \
+            >"$db.log" 2>&1 &
+    fi
     FAKE_PID=$!
     FAKE_PIDS+=("$FAKE_PID")
     for _ in $(seq 1 300); do
@@ -80,11 +105,19 @@ stop_all_fakes() {
     for pid in "${FAKE_PIDS[@]}"; do stop_fake "$pid"; done
 }
 
-# prepare DIR TOTAL GATEWAY_URL: a vault in DIR with TOTAL due steps on the fake NMI gateway.
+# prepare DIR TOTAL GATEWAY_URL: a vault in DIR with TOTAL due steps on the fake gateway.
 prepare() {
     local dir=$1 total=$2 url=$3
-    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
-        --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY"
+    if [[ "$GATEWAY" == bridgepay ]]; then
+        # The fake's fixed test credentials (FakeBridgePayServer), not secrets.
+        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
+            --gateway bridgepay --gateway-url "$url" --gateway-credential username=vaulttest \
+            --gateway-credential 'password=57!sE@3Fm' --gateway-credential merchantCode=320000 \
+            --gateway-credential merchantAccountCode=320001
+    else
+        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
+            --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY"
+    fi
 }
 
 # write_config DIR: DIR/config/vault.yaml (read by vault runs in DIR) with the in-doubt grace period
@@ -110,17 +143,34 @@ vault_in() { (vault_exec "$@"); }
 # check_exactly_once DIR GATEWAY_DB EXPECTED LABEL: prints the counts; returns 1 unless every step
 # is approved with one approved transaction and the gateway holds exactly one sale per step.
 check_exactly_once() {
-    python3 - "$1/vault.sqlite" "$2" "$3" "$4" <<'PY'
-import sqlite3, sys
-vault, gateway, expected, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    python3 - "$1/vault.sqlite" "$2" "$3" "$4" "$GATEWAY" <<'PY'
+import hashlib, sqlite3, sys
+vault, gateway, expected, label, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+def bridgepay_invoice(ref):
+    # BridgePayInvoiceNumber.of: the reference when 1-12 ASCII letters/digits, else 12 base-36 digits of SHA-256.
+    if 1 <= len(ref) <= 12 and ref.isascii() and ref.isalnum():
+        return ref
+    value = int.from_bytes(hashlib.sha256(("bridgepay-invoice:" + ref).encode()).digest()[:8], "big")
+    digits = ""
+    for _ in range(12):
+        digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[value % 36] + digits
+        value //= 36
+    return digits
 db = sqlite3.connect(vault, timeout=60)
-db.execute("ATTACH ? AS g", (gateway,))
+db.create_function("gateway_order_id", 1, bridgepay_invoice if kind == "bridgepay" else (lambda ref: ref), deterministic=True)
+if kind == "bridgepay":
+    db.execute("CREATE TEMP TABLE gs (order_id TEXT, transaction_id TEXT, response TEXT)")
+    with open(gateway + ".ledger") as ledger:
+        rows = [line.rstrip("\n").split("\t") for line in ledger if line.strip()]
+    db.executemany("INSERT INTO gs VALUES (?, ?, ?)", [(r[1], r[2], r[3]) for r in rows if r[0] == "sale"])
+else:
+    db.execute("ATTACH ? AS g", (gateway,))
+    db.execute("CREATE TEMP TABLE gs AS SELECT order_id, transaction_id, response FROM g.sales WHERE type = 'sale'")
 db.executescript("""
-    CREATE TEMP TABLE refs AS SELECT order_reference AS ref, step_id, status, gateway_transaction_id AS gtid
+    CREATE TEMP TABLE refs AS SELECT gateway_order_id(order_reference) AS ref, step_id, status, gateway_transaction_id AS gtid
         FROM main.transactions WHERE step_id IS NOT NULL;
     CREATE INDEX temp.refs_ref ON refs(ref);
     CREATE INDEX temp.refs_step ON refs(step_id, status);
-    CREATE TEMP TABLE gs AS SELECT order_id, transaction_id, response FROM g.sales WHERE type = 'sale';
     CREATE INDEX temp.gs_order ON gs(order_id);
 """)
 def one(sql):
@@ -179,7 +229,11 @@ phase_kills() {
     write_config "$dir"
     start_fake "$gwdb" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE" || return 1
     local fake=$FAKE_PID
-    log "phase 1: seeding $STEPS due steps (fake NMI at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
+    if [[ "$GATEWAY" == bridgepay ]]; then
+        log "phase 1: seeding $STEPS due steps (fake bridgepay at $FAKE_URL)"
+    else
+        log "phase 1: seeding $STEPS due steps (fake NMI at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
+    fi
     prepare "$dir" "$STEPS" "$FAKE_URL" >&2 || { echo "phase 1: FAILED: seeding"; return 1; }
     local kills=0 runs=0 early=0 rc delay pid
     while ((kills < KILLS && runs < KILLS * 4)); do
@@ -314,13 +368,16 @@ main() {
     GRACE_S=${CRASH_GRACE_S:-5}
     command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
     command -v sqlite3 >/dev/null || { echo "sqlite3 is required"; exit 1; }
+    GATEWAY=${CRASH_GATEWAY:-nmi}
+    [[ "$GATEWAY" == nmi || "$GATEWAY" == bridgepay ]] || { echo "CRASH_GATEWAY must be nmi or bridgepay"; exit 1; }
     locate_vault
+    [[ "$GATEWAY" == bridgepay ]] && locate_fake_gateway
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-crash-test.XXXXXX")
     trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
     local started=$SECONDS result=0 verdicts=() phase
     log "vault: $VAULT; work directory: $WORK"
     local phases=("phase_kills:random SIGKILLs" "phase_two_runners:two runners at once")
-    [[ "${CRASH_SLOW_PHASE:-1}" == 1 ]] && phases+=("phase_slow_gateway:SIGKILL while the gateway is processing")
+    [[ "${CRASH_SLOW_PHASE:-1}" == 1 && "$GATEWAY" == nmi ]] && phases+=("phase_slow_gateway:SIGKILL while the gateway is processing")
     for phase in "${phases[@]}"; do
         if "${phase%%:*}"; then
             verdicts+=("  PASS  ${phase#*:}")

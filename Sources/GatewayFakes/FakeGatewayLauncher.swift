@@ -25,7 +25,7 @@ public struct RunningFakeGateway: Sendable {
 /// Starts the loopback fake of a gateway by its catalogue name.
 public enum FakeGatewayLauncher {
     /// The gateways that have a loopback fake.
-    public static let gateways = ["authorizenet", "nmi"]
+    public static let gateways = ["authorizenet", "nmi", "bridgepay"]
 
     /// Why a fake cannot be started.
     public struct UnknownGateway: Error, CustomStringConvertible {
@@ -37,8 +37,9 @@ public enum FakeGatewayLauncher {
         }
     }
 
-    /// Starts the fake of `gateway` on 127.0.0.1:`port` (0: an ephemeral port).
-    public static func start(gateway: String, port: Int = 0) async throws -> RunningFakeGateway {
+    /// Starts the fake of `gateway` on 127.0.0.1:`port` (0: an ephemeral port). `ledger`: a file
+    /// the fake appends every charge to before answering (the BridgePay fake; others ignore it).
+    public static func start(gateway: String, port: Int = 0, ledger: String? = nil) async throws -> RunningFakeGateway {
         switch gateway {
         case "nmi":
             let fake = try await FakeNMIServer.start(port: port)
@@ -50,6 +51,10 @@ public enum FakeGatewayLauncher {
                                       credentials: ["name": FakeAuthorizeNetServer.apiLoginID,
                                                     "transactionKey": FakeAuthorizeNetServer.transactionKey],
                                       stop: { await fake.stop() })
+        case "bridgepay":
+            let fake = try await FakeBridgePayServer.start(port: port, ledger: ledger)
+            return RunningFakeGateway(gateway: gateway, port: fake.core.port, url: fake.endpoint,
+                                      credentials: FakeBridgePayServer.credentials, stop: { await fake.stop() })
         default:
             throw UnknownGateway(name: gateway)
         }

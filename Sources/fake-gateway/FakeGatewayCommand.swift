@@ -22,6 +22,9 @@ struct FakeGatewayCommand: AsyncParsableCommand {
     @Option(help: "File to write the port to once the fake listens (written atomically).")
     var portFile: String?
 
+    @Option(help: "File the fake appends every charge to before answering (bridgepay: type, invoice, id, result code).")
+    var ledger: String?
+
     func validate() throws {
         guard FakeGatewayLauncher.gateways.contains(gateway) else {
             throw ValidationError("--gateway must be one of: \(FakeGatewayLauncher.gateways.joined(separator: ", "))")
@@ -32,7 +35,7 @@ struct FakeGatewayCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "fake-gateway")
         logger.logLevel = .warning
-        let service = FakeGatewayService(gateway: gateway, port: port, portFile: portFile)
+        let service = FakeGatewayService(gateway: gateway, port: port, portFile: portFile, ledger: ledger)
         let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: logger))
         try await group.run()
@@ -44,9 +47,10 @@ struct FakeGatewayService: Service {
     let gateway: String
     let port: Int
     let portFile: String?
+    let ledger: String?
 
     func run() async throws {
-        let fake = try await FakeGatewayLauncher.start(gateway: gateway, port: port)
+        let fake = try await FakeGatewayLauncher.start(gateway: gateway, port: port, ledger: ledger)
         if let portFile {
             try "\(fake.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
         }

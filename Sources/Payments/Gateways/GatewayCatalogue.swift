@@ -11,6 +11,7 @@ public enum GatewayCatalogue {
         SandboxGateway.catalogueEntry,
         AuthorizeNetGateway.catalogueEntry,
         NMIGateway.catalogueEntry,
+        BridgePayGateway.catalogueEntry,
     ]
 
     /// The gateway names, in catalogue order.

@@ -9,7 +9,7 @@ import Vault
         let names = GatewayCatalogue.names
         #expect(Set(names).count == names.count)
         #expect(names.allSatisfy { $0 == $0.lowercased() && !$0.isEmpty })
-        #expect(Set(names).isSuperset(of: ["sandbox", "authorizenet", "nmi"]))
+        #expect(Set(names).isSuperset(of: ["sandbox", "authorizenet", "nmi", "bridgepay"]))
     }
 
     @Test func theRegistryBuildsEveryEntryWithItsListedCredentials() throws {
@@ -43,8 +43,9 @@ import Vault
     }
 
     @Test func helpSentencesNameEveryGatewayAndCredential() {
-        #expect(GatewayCatalogue.namesSentence == "sandbox, authorizenet or nmi")
-        #expect(GatewayCatalogue.credentialsSentence == "authorizenet: name, transactionKey; nmi: security_key")
+        #expect(GatewayCatalogue.namesSentence == "sandbox, authorizenet, nmi or bridgepay")
+        #expect(GatewayCatalogue.credentialsSentence == "authorizenet: name, transactionKey; nmi: security_key; "
+            + "bridgepay: username, password, merchantCode, merchantAccountCode")
     }
 
     @Test(arguments: [("NMI", "nmi"), (" authorize.net ", "authorizenet"), ("authorize_net", "authorizenet")])

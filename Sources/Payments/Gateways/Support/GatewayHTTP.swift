@@ -41,14 +41,15 @@ struct GatewayHTTP: Sendable {
     /// AsyncHTTPClient's own deadline (which tells "never sent" from "sent") decides first.
     static let bodyGrace: Duration = .seconds(5)
 
-    /// POSTs `body` to `url` with the given content type, within ``timeout``.
+    /// POSTs `body` to `url` with the given content type (and any `headers`, e.g. a SOAP
+    /// action), within ``timeout``.
     ///
     /// AsyncHTTPClient's deadline ends when the response head arrives; a body that stalls after
     /// that is cut off here, shortly after the deadline, and the exchange is `lost`.
-    func post(url: String, contentType: String, body: [UInt8]) async -> HTTPExchange {
+    func post(url: String, contentType: String, headers: [(String, String)] = [], body: [UInt8]) async -> HTTPExchange {
         let limit = timeout + Self.bodyGrace
         return await withTaskGroup(of: HTTPExchange?.self) { group in
-            group.addTask { await self.exchange(url: url, contentType: contentType, body: body) }
+            group.addTask { await self.exchange(url: url, contentType: contentType, headers: headers, body: body) }
             group.addTask {
                 try? await Task.sleep(for: limit)
                 return nil
@@ -59,11 +60,12 @@ struct GatewayHTTP: Sendable {
         }
     }
 
-    private func exchange(url: String, contentType: String, body: [UInt8]) async -> HTTPExchange {
+    private func exchange(url: String, contentType: String, headers: [(String, String)], body: [UInt8]) async -> HTTPExchange {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: contentType)
         request.headers.add(name: "Accept", value: "*/*")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response: HTTPClientResponse
         do {
