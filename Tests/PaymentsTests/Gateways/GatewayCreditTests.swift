@@ -29,7 +29,7 @@ import Vault
         let result = await gateway.credit(F.charge("credit-0", reference: "CR-0", amount: F.money(0)))
         let calls = fake.core.requests.count
         await fake.stop()
-        #expect(result.outcome == .error(code: "invalid_amount", retryable: false))
+        #expect(result.outcome == .declined(code: "invalid_amount", category: .error))
         #expect(calls == 0)
     }
 

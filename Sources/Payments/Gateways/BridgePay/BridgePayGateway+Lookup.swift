@@ -25,7 +25,7 @@ extension BridgePayGateway {
         switch exchange {
         case let .notSent(reason), let .lost(reason):
             return .unavailable(reason)
-        case let .response(status, bytes):
+        case let .response(status, bytes, _):
             guard status == 200 else { return .unavailable("http_\(status)") }
             body = bytes
         }

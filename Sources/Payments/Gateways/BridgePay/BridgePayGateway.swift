@@ -203,8 +203,8 @@ public struct BridgePayGateway: GatewayAdapter, CustomStringConvertible, CustomR
             return .error("gateway_unreachable", retryable: true, text: reason)
         case let .lost(reason):
             return .inDoubt(reason)
-        case let .response(status, body):
-            guard status == 200 else { return GatewayHTTP.unexpectedStatus(status) }
+        case let .response(status, body, retryAfter):
+            guard status == 200 else { return GatewayHTTP.unexpectedStatus(status, retryAfter: retryAfter) }
             guard let reply = BridgePayReply.parse(body) else { return .inDoubt("unreadable_response") }
             return result(of: reply, responseCode: reply.responseCode)
         }
