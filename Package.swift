@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "vault", targets: ["vault"]),
         .library(name: "Vault", targets: ["Vault"]),
+        .library(name: "Payments", targets: ["Payments"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "VaultAPI", targets: ["VaultAPI"]),
     ],
@@ -50,9 +51,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "Payments",
+            dependencies: [
+                "Vault",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Scheduler",
             dependencies: [
                 "Vault",
+                "Payments",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -62,10 +76,38 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Loopback fakes of the real gateways, shared by the tests and the `fake-gateway`
+        // executable (crash test); not part of the `vault` product.
+        .target(
+            name: "GatewayFakes",
+            dependencies: [
+                "Vault",
+                "Payments",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "fake-gateway",
+            dependencies: [
+                "GatewayFakes",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "VaultAPI",
             dependencies: [
                 "Vault",
+                "Payments",
                 "Scheduler",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -95,9 +137,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PaymentsTests",
+            dependencies: [
+                "Payments",
+                "GatewayFakes",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SchedulerTests",
             dependencies: [
                 "Scheduler",
+                "Payments",
+                "GatewayFakes",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -111,6 +169,7 @@ let package = Package(
             name: "VaultAPITests",
             dependencies: [
                 "VaultAPI",
+                "Payments",
                 "CSodium",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

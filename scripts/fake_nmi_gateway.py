@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A fake NMI gateway on loopback for the charge-runner crash test and benchmark.
 
-Speaks NMI's wire formats as the `nmi` adapter (Sources/Scheduler/Gateways/NMI/) and the Swift
-test fake (Tests/SchedulerTests/Gateways/Fakes/FakeNMIServer*.swift) do:
+Speaks NMI's wire formats as the `nmi` adapter (Sources/Payments/Gateways/NMI/) and the Swift
+test fake (Sources/GatewayFakes/FakeNMIServer*.swift) do:
 
 - Direct Post: form POST /api/transact.php (security_key, type=sale|auth|validate, ccnumber,
   ccexp, amount, currency, orderid, ...), answered form-encoded

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Payments
 import Scheduler
 import Testing
 import Vault
@@ -72,6 +73,8 @@ import Vault
             Self.expectRefused(try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: sale), param: "description")
             let register = TransactionRoutesTests.rawSale(extra: #", "secureCard": {"merchantReference": "5555555555554444"}"#)
             Self.expectRefused(try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: register), param: "secureCard.merchantReference")
+            #expect(try await client.send(
+                .put, "/v1/custom-fields", key: fixture.adminA, json: #"{"fields": [{"name": "Note", "required": false, "maxLength": 64}]}"#).status == .ok)
             let registerFields = TransactionRoutesTests.rawSale(
                 extra: #", "secureCard": {"merchantReference": "c-9", "customFields": [{"name": "Note", "value": "4111111111111111"}]}"#)
             Self.expectRefused(

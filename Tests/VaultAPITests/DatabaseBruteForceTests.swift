@@ -107,6 +107,15 @@ import Vault
         let planted = [UInt8](repeating: 0, count: 1001) + UnkeyedHash.sha512(Array(("POST /v1/secure-cards?\n" + Self.registration(
             Self.cards[0], pan: Self.cards[0].pan, cvv: Self.cards[0].cvv)).utf8)) + [1, 2, 3]
         #expect(!index.matches(in: planted).isEmpty)
+        // So is an unkeyed hash of a holder name or of one of its tokens, however cased or cut
+        // (issue 14 item 11: the holder-name search must use a keyed blind index).
+        for message in ["quixwick", "Zebulon Quixwick", "ZEBULON", "oswin tarrant blyth", "Tarrant"] {
+            for digest in UnkeyedHash.all(Array(message.utf8)) {
+                for stored in [digest, Array(digest.prefix(16))] {
+                    #expect(!index.matches(in: [UInt8](repeating: 7, count: 333) + stored + [9, 9]).isEmpty, "\(message)")
+                }
+            }
+        }
 
         // 2. Holder data in the clear.
         var secrets: [String] = [Self.receiptEmail, Self.receiptPhone, Self.receiptPhone.filter(\.isNumber)]
@@ -171,10 +180,17 @@ struct DigestIndex {
                 let cvv = String((0..<card.cvv.count).map { _ in Character(String(generator.next() % 10)) })
                 if !cvvs.contains(cvv) { cvvs.append(cvv) }
             }
+            for name in Self.holderNameCandidates(card.holder) {
+                for digest in UnkeyedHash.all(Array(name.utf8)) { add(digest, "holder name of card \(cardIndex)") }
+            }
             for middle in middles {
                 let pan = card.bin + middle + card.last4
                 if pan == card.pan { containsTruth = containsTruth || cvvs.contains(card.cvv) }
                 for digest in UnkeyedHash.all(Array(pan.utf8)) { add(digest, "PAN of card \(cardIndex)") }
+                // What a careless duplicate check would store: the sale's card and amount, unkeyed.
+                for message in ["sale|USD|1250|" + pan, pan + "|1250|USD", pan + "1250USD"] {
+                    for digest in UnkeyedHash.all(Array(message.utf8)) { add(digest, "card and amount of card \(cardIndex)") }
+                }
                 for cvv in cvvs {
                     let body = DatabaseBruteForceTests.registration(card, pan: pan, cvv: cvv)
                     for message in [body, "POST /v1/secure-cards?\n" + body, pan + cvv] {
@@ -183,6 +199,15 @@ struct DigestIndex {
                 }
             }
         }
+    }
+
+    /// What a careless holder-name index would hash: the name and each of its tokens, as written,
+    /// lower-cased, upper-cased and normalized (folded, split at non-letters, joined by one space).
+    static func holderNameCandidates(_ holder: String) -> Set<String> {
+        let normalized = HolderNameIndex.tokens(of: holder)
+        var words = holder.split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init) + normalized
+        words += [holder, normalized.joined(separator: " "), normalized.joined()]
+        return Set(words.flatMap { [$0, $0.lowercased(), $0.uppercased()] })
     }
 
     private mutating func add(_ digest: [UInt8], _ what: String) {

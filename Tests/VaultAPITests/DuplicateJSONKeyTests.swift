@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Payments
 import Scheduler
 import Testing
 import Vault

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Scheduler
+import Payments
 import Testing
 import Vault
 @testable import VaultAPI
@@ -9,10 +9,12 @@ import Vault
 /// reversal window after the authorization (`reversals.windowHours`, 24 by default); later it is a
 /// 409 `reversal_window_passed` that points to a refund, and the gateway is not called.
 @Suite struct ReversalWindowTests {
-    static let t0 = Date()
+    /// Whole seconds: stored timestamps keep milliseconds, so a sub-millisecond instant would move.
+    static let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
 
     static func payment(_ type: String, fixture: APIFixture, at now: Date) async throws -> Transaction {
-        let body = TransactionRoutesTests.rawSale(amount: 5000, type: type)
+        // The same sale twice within minutes: not a duplicate here (issue 14 item 5).
+        let body = TransactionRoutesTests.rawSale(amount: 5000, type: type, extra: #", "allowDuplicate": true"#)
         let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8))
         return try await fixture.runtime.transactions.create(request, merchant: fixture.merchantA, actor: "test", now: now)
     }

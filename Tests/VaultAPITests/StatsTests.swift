@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Payments
 import Scheduler
 import Testing
 import Vault
@@ -78,6 +79,9 @@ import Vault
     /// - `g` 2027-02-28T23:00Z = 1 Mar 00:00 CET (March's first instant), captured authorization 1200
     /// - `h` a refund of 999 on 15 Mar (not a payment), `i` a USD sale of 5000 on 15 Mar,
     ///   and a sale of merchant B that must never count.
+    /// Turnover (issue 14 item 3) is approved sales and captures less approved refunds: `g` is an
+    /// authorization (its capture would count, it has none), `c` was declined; March's is
+    /// 1000 + 2001 + 700 - 999 = 2702 over 3 payments; `byStatus` still counts every status.
     static func seeded() async throws -> APIFixture {
         let fixture = try await APIFixture { $0.defaults.timeZone = "Europe/Berlin" }
         try await fixture.record("2027-02-28T23:00:00Z", amount: 1200, type: .authorize, status: .captured)
@@ -127,7 +131,7 @@ import Vault
             let empty: [Int?] = [0, 0, nil, nil, nil]
             #expect(figures["2027-01"] == empty)
             #expect(figures["2027-02"] == empty)
-            #expect(figures["2027-03"] == [5, 5401, 500, 2001, 1080])
+            #expect(figures["2027-03"] == [3, 2702, 700, 2001, 1234])
             #expect(figures["2027-04"] == [1, 4000, 4000, 4000, 4000])
             #expect(figures["2027-10"] == [1, 300, 300, 300, 300])
             #expect(figures["2027-11"] == empty)
@@ -149,16 +153,16 @@ import Vault
             let days = try await client.send(.get, "/v1/stats?from=2027-03-27&to=2027-03-29&currency=EUR", key: fixture.adminA)
             #expect(days.json["groupBy"] as? String == "day")
             #expect(Self.figures(days) == [
-                "2027-03-27": [0, 0, nil, nil, nil], "2027-03-28": [2, 1500, 500, 1000, 750], "2027-03-29": [1, 2001, 2001, 2001, 2001],
+                "2027-03-27": [0, 0, nil, nil, nil], "2027-03-28": [1, 1000, 1000, 1000, 1000], "2027-03-29": [1, 2001, 2001, 2001, 2001],
             ])
             let quarters = try await client.send(.get, "/v1/stats?from=2027-01-01&to=2027-12-31&groupBy=quarter&currency=EUR", key: fixture.adminA)
             #expect(Self.figures(quarters) == [
-                "2027-Q1": [5, 5401, 500, 2001, 1080], "2027-Q2": [1, 4000, 4000, 4000, 4000], "2027-Q3": [0, 0, nil, nil, nil],
+                "2027-Q1": [3, 2702, 700, 2001, 1234], "2027-Q2": [1, 4000, 4000, 4000, 4000], "2027-Q3": [0, 0, nil, nil, nil],
                 "2027-Q4": [1, 300, 300, 300, 300],
             ])
             let years = try await client.send(.get, "/v1/stats?from=2026-01-01&to=2028-12-31&groupBy=year&currency=EUR", key: fixture.adminA)
             #expect(Self.figures(years) == [
-                "2026": [0, 0, nil, nil, nil], "2027": [7, 9701, 300, 4000, 1386], "2028": [0, 0, nil, nil, nil],
+                "2026": [0, 0, nil, nil, nil], "2027": [5, 7002, 300, 4000, 1600], "2028": [0, 0, nil, nil, nil],
             ])
         }
     }
@@ -173,7 +177,7 @@ import Vault
             let entries = groups.map { group in
                 (group["byCurrency"] as? [[String: Any]] ?? []).map { "\($0["currency"] ?? "?"):\($0["count"] ?? "?"):\($0["turnover"] ?? "?")" }
             }
-            #expect(entries == [["EUR:5:5401", "USD:1:5000"], ["EUR:1:4000", "USD:0:0"]])
+            #expect(entries == [["EUR:3:2702", "USD:1:5000"], ["EUR:1:4000", "USD:0:0"]])
 
             let none = try await client.send(.get, "/v1/stats?from=2030-01-01&to=2030-01-03", key: fixture.adminA)
             #expect(none.json["currencies"] as? [String] == [])
@@ -185,7 +189,8 @@ import Vault
         let fixture = try await Self.seeded()
         try await fixture.live { client in
             let refunds = try await client.send(.get, "/v1/stats?from=2027-03-01&to=2027-03-31&groupBy=month&type=refund", key: fixture.adminA)
-            #expect(Self.figures(refunds) == ["2027-03": [1, 999, 999, 999, 999]])
+            #expect(Self.figures(refunds) == ["2027-03": [0, -999, nil, nil, nil]])
+            #expect(Self.byStatus(refunds, period: "2027-03") == ["approved": [1, 999, 999, 999, 999]])
             let other = try await client.send(.get, "/v1/stats?from=2027-03-01&to=2027-03-31&groupBy=month&currency=EUR", key: fixture.adminB)
             #expect(other.json["timeZone"] as? String == "Europe/Berlin")
             #expect(Self.figures(other) == ["2027-03": [1, 1_000_000, 1_000_000, 1_000_000, 1_000_000]])
@@ -214,7 +219,7 @@ import Vault
             #expect((days.json["groups"] as? [Any])?.count == 366)
             let months = try await client.send(.get, "/v1/stats?from=2000-01-01&to=2049-12-31&groupBy=month&currency=EUR", key: fixture.adminA)
             #expect((months.json["groups"] as? [Any])?.count == 600)
-            #expect(Self.figures(months)["2027-03"] == [5, 5401, 500, 2001, 1080])
+            #expect(Self.figures(months)["2027-03"] == [3, 2702, 700, 2001, 1234])
             let runner = try await client.send(.get, "/v1/stats?from=2027-01-01&to=2027-01-31", key: fixture.runnerA)
             #expect(runner.status == .forbidden)
             #expect(try await client.send(.get, "/v1/stats?from=2027-01-01&to=2027-01-31", key: nil).status == .unauthorized)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Payments
 import Scheduler
 import Testing
 import Vault
@@ -103,6 +104,18 @@ extension TestResponse {
             ("q=50%25", [data.deposit]),
             ("q=%25", [data.deposit]),
             ("q=_", []),
+            // Issue 14 item 11: an amount in major units, as seed 000's search box takes it.
+            ("q=10.00", [data.membership]),
+            ("q=10", [data.membership]),
+            ("q=25.5", []),
+            ("q=25.00", [data.yoga]),
+            ("q=3", [data.refund]),
+            ("q=50.00", [data.deposit]),
+            ("q=50.00&currency=USD", []),
+            ("q=25&currency=USD", [data.yoga]),
+            ("q=10.001", []),
+            ("q=10.0.0", []),
+            ("q=.50", []),
             ("currency=EUR&type=sale&status=approved", [data.membership]),
             ("", [data.membership, data.yoga, data.deposit, data.refund, data.check]),
         ]

@@ -1,4 +1,5 @@
 public import Foundation
+public import Payments
 public import Vault
 
 /// A step the runner has leased, with what it needs to charge it.
@@ -16,7 +17,8 @@ public struct DueStep: Sendable {
 public struct StepOutcome: Sendable {
     /// The attempt's transaction, with its gateway outcome applied.
     public var transaction: Transaction
-    /// The step's new status: `approved`, `retry_pending`, `failed`, or `processing` (unsettled).
+    /// The step's new status: `approved`, `retry_pending`, `failed`, `processing` (unsettled) or
+    /// `needs_review` (in doubt, for an operator).
     public var stepStatus: StepStatus
     /// For `retry_pending`: when the next attempt falls due.
     public var nextAttemptAt: Date?
@@ -24,6 +26,10 @@ public struct StepOutcome: Sendable {
     public var pastDuePolicy: PastDuePolicy?
     /// For `processing` (unsettled): how long no runner claims the step again.
     public var holdBack: TimeInterval = 120
+    /// When set, the step must still have this status when the outcome is written, else nothing
+    /// of it is written (``StepReviewError/wrongStatus(current:)``): an operator's resolution of a
+    /// `needs_review` step.
+    public var expectedStepStatus: StepStatus? = nil
 }
 
 /// A new attempt, written before its gateway call.

@@ -12,6 +12,9 @@ public enum ChargeOutcome: String, Sendable, Codable, CaseIterable {
     case expiredCard = "expired_card"
     /// Gateway unreachable or outcome unknown: left in doubt, settled by the next run.
     case unsettled
+    /// Outcome unknown and the gateway cannot prove it never charged: left for an operator
+    /// (`needs_review`), never sent again automatically.
+    case needsReview = "needs_review"
 }
 
 /// Counts and per-currency totals for one outcome.
@@ -52,6 +55,9 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     /// Whether every processed step was settled (approved or declined) and no due step is left in
     /// doubt, held back until its grace period has passed (a later run settles it).
     public var settled: Bool
+    /// Steps waiting in review (`needs_review`, of this run's merchant, or all) when the run ended,
+    /// from this run or earlier ones: never charged again until an operator resolves them.
+    public var stepsInReview = 0
 
     /// An empty summary.
     public init(runId: String, asOf: Date, dryRun: Bool) {
@@ -73,7 +79,7 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
 
     mutating func record(_ outcome: ChargeOutcome, amount: Int64, currency: String) {
         outcomes[outcome.rawValue, default: OutcomeTotals()].add(amount: amount, currency: currency)
-        if outcome == .unsettled { settled = false }
+        if outcome == .unsettled || outcome == .needsReview { settled = false }
     }
 
     /// The summary as a human table.
@@ -85,8 +91,17 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
             lines.append("  \(outcome.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(Self.pad(totals.count)) \(Self.money(totals.totals))")
         }
         lines.append("  schedules: \(schedulesExtended) extended, \(schedulesCompleted) completed, \(schedulesPastDue) past due")
-        lines.append(String(format: "  %.2f s, %.1f charges/s; %@", durationSeconds, chargesPerSecond, settled ? "every step settled" : "SOME STEPS UNSETTLED (re-run to settle)"))
+        if stepsInReview > 0 {
+            lines.append("  \(stepsInReview) step(s) in review: resolve with POST /v1/schedules/{id}/steps/{stepId}/resolve")
+        }
+        lines.append(String(format: "  %.2f s, %.1f charges/s; %@", durationSeconds, chargesPerSecond, settled ? "every step settled" : needsReviewText))
         return lines.joined(separator: "\n")
+    }
+
+    private var needsReviewText: String {
+        let review = outcomes[ChargeOutcome.needsReview.rawValue]?.count ?? 0
+        return review > 0 ? "\(review) STEP(S) NEED REVIEW (resolve them with POST /v1/schedules/{id}/steps/{stepId}/resolve)"
+            : "SOME STEPS UNSETTLED (re-run to settle)"
     }
 
     static func pad(_ count: Int) -> String {
@@ -101,5 +116,29 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     static func instant(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         return formatter.string(from: date)
+    }
+}
+
+extension ChargeRunSummary {
+    enum CodingKeys: String, CodingKey {
+        case runId, asOf, dryRun, due, outcomes, schedulesExtended, schedulesCompleted, schedulesPastDue, durationSeconds,
+             chargesPerSecond, settled, stepsInReview
+    }
+
+    /// Decodes a summary; one recorded before `stepsInReview` existed has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        runId = try container.decode(String.self, forKey: .runId)
+        asOf = try container.decode(Date.self, forKey: .asOf)
+        dryRun = try container.decode(Bool.self, forKey: .dryRun)
+        due = try container.decode(OutcomeTotals.self, forKey: .due)
+        outcomes = try container.decode([String: OutcomeTotals].self, forKey: .outcomes)
+        schedulesExtended = try container.decode(Int.self, forKey: .schedulesExtended)
+        schedulesCompleted = try container.decode(Int.self, forKey: .schedulesCompleted)
+        schedulesPastDue = try container.decode(Int.self, forKey: .schedulesPastDue)
+        durationSeconds = try container.decode(Double.self, forKey: .durationSeconds)
+        chargesPerSecond = try container.decode(Double.self, forKey: .chargesPerSecond)
+        settled = try container.decode(Bool.self, forKey: .settled)
+        stepsInReview = try container.decodeIfPresent(Int.self, forKey: .stepsInReview) ?? 0
     }
 }

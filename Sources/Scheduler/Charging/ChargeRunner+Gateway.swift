@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Payments
 import Vault
 
 extension ChargeRunner {
@@ -17,11 +19,37 @@ extension ChargeRunner {
         guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {
             return .error("gateway_not_configured", retryable: true)
         }
+        let original = await originalNetworkTransactionID(due: due, merchant: merchant)
         let request = ChargeRequest(
             idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference,
             amount: Money(minorUnits: transaction.amount, currency: transaction.currency),
             card: PaymentCard(pan: card.pan, expiry: card.expiry, holderName: card.holderName, cvv: nil, postalCode: nil),
-            description: transaction.description)
+            description: transaction.description, storedCredential: .recurring(originalNetworkTransactionID: original))
+        let result = await sendSale(request, adapter: adapter, transaction: transaction, options: options)
+        if original == nil, result.isApproved, let network = result.networkTransactionID {
+            // The first payment of the series: later ones refer to it (an id kept meanwhile stays).
+            _ = try? await storedCredentials?.record(
+                network, secureCardReference: due.schedule.secureCardReference, merchantID: merchant.id, gateway: merchant.gateway.name,
+                transactionID: transaction.id, replacing: false)
+        }
+        return result
+    }
+
+    /// The network transaction id of the card's first use with the merchant's gateway, if kept.
+    private func originalNetworkTransactionID(due: DueStep, merchant: Merchant) async -> String? {
+        guard let storedCredentials else { return nil }
+        do {
+            return try await storedCredentials.originalNetworkTransactionID(
+                secureCardReference: due.schedule.secureCardReference, merchantID: merchant.id, gateway: merchant.gateway.name)
+        } catch {
+            logger.warning("stored credential unreadable; charging as the first payment of the series",
+                           metadata: ["schedule": "\(due.schedule.id)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Sends the sale, retrying retryable errors with the same key (bounded), resolving in doubt by lookup.
+    private func sendSale(_ request: ChargeRequest, adapter: any GatewayAdapter, transaction: Transaction, options: Options) async -> GatewayResult {
         var result = await adapter.sale(request)
         var attempt = 0
         while attempt < options.gatewayRetries {
@@ -31,7 +59,10 @@ extension ChargeRunner {
             case .inDoubt:
                 // Never re-send an in-doubt sale in the same run: the gateway may still be
                 // processing it. A later run settles it by lookup after the grace period.
-                if case .found(let found) = await adapter.lookup(reference: transaction.orderReference, gatewayTransactionID: result.transactionID) {
+                let query = GatewayLookupQuery(
+                    reference: transaction.orderReference, gatewayTransactionID: result.transactionID ?? transaction.gatewayTransactionID,
+                    since: transaction.createdAt)
+                if case .found(let found) = await adapter.lookup(query) {
                     return found
                 }
                 return result
@@ -45,33 +76,40 @@ extension ChargeRunner {
         return result
     }
 
-    /// An open attempt: look it up by its reference; re-send with the same key only when the
-    /// gateway has no record of it.
-    func settle(_ open: Transaction, due: DueStep, merchant: Merchant, options: Options, context: RunContext) async -> GatewayResult {
+    /// An open attempt: look it up over the whole window since it was first sent; re-send with
+    /// the same key only when the gateway proves it has no record of it (`notFound`) after the
+    /// grace period. When absence cannot be proven (the look-up failed, was partial, or could not
+    /// cover the window), an attempt that may have been charged (in doubt, or recorded and never
+    /// answered) is never re-sent: after the grace period it goes to review (`needs_review`).
+    func settle(_ open: Transaction, due: DueStep, merchant: Merchant, options: Options, context: RunContext) async -> SettledAttempt {
         if [.approved, .declined].contains(open.status) {
-            return GatewayResult(
+            return SettledAttempt(result: GatewayResult(
                 outcome: open.status == .approved ? .approved : .declined(code: open.declineCode ?? "card_declined", category: DeclineCategory(rawValue: open.declineCategory ?? "hard") ?? .hard),
-                transactionID: open.gatewayTransactionID, authCode: open.authCode, responseCode: open.responseCode, responseText: open.responseText)
+                transactionID: open.gatewayTransactionID, authCode: open.authCode, responseCode: open.responseCode, responseText: open.responseText))
         }
         guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {
-            return .error("gateway_not_configured", retryable: true)
+            return SettledAttempt(result: .error("gateway_not_configured", retryable: true))
         }
-        switch await adapter.lookup(reference: open.orderReference, gatewayTransactionID: open.gatewayTransactionID) {
+        let pastGrace = Date().timeIntervalSince(open.updatedAt) >= options.inDoubtGrace
+        let query = GatewayLookupQuery(reference: open.orderReference, gatewayTransactionID: open.gatewayTransactionID, since: open.createdAt)
+        switch await adapter.lookup(query) {
         case .found(let result):
-            return result
+            return SettledAttempt(result: result)
         case .unavailable(let reason):
             // A sale the endpoint redirected was never processed: while a look-up cannot be made it
             // stays that error (not charged), rather than becoming in doubt.
             if open.status == .error, open.errorCode == "gateway_redirect" {
-                return .error("gateway_redirect", retryable: false, text: "The gateway endpoint still cannot be reached without a redirect.")
+                return SettledAttempt(result: .error("gateway_redirect", retryable: false, text: "The gateway endpoint still cannot be reached without a redirect."))
             }
-            return .inDoubt("lookup_unavailable: \(reason)")
+            let result = GatewayResult.inDoubt("lookup_unavailable: \(reason)")
+            let mayHaveCharged = open.status == .inDoubt || open.status == .pending
+            return SettledAttempt(result: result, needsReview: pastGrace && mayHaveCharged)
         case .notFound:
-            guard Date().timeIntervalSince(open.updatedAt) >= options.inDoubtGrace else {
-                return .inDoubt("awaiting_gateway: not found yet, inside the grace period")
+            guard pastGrace else {
+                return SettledAttempt(result: .inDoubt("awaiting_gateway: not found yet, inside the grace period"))
             }
             let card = try? await cards.cardForCharge(reference: due.schedule.secureCardReference, merchantID: merchant.id)
-            return await charge(open, card: card, due: due, merchant: merchant, options: options, context: context)
+            return SettledAttempt(result: await charge(open, card: card, due: due, merchant: merchant, options: options, context: context))
         }
     }
 

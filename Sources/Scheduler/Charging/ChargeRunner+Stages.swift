@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Payments
 import Vault
 
 extension ChargeRunner {
@@ -22,6 +23,16 @@ extension ChargeRunner {
         var due: DueStep
         var merchant: Merchant
         var transaction: Transaction
+        /// The attempt may have been charged and the gateway cannot prove either way: the step
+        /// goes to `needs_review`.
+        var needsReview = false
+    }
+
+    /// How settling (or sending) an attempt ended.
+    struct SettledAttempt: Sendable {
+        var result: GatewayResult
+        /// Absence could not be proven for an attempt that may have been charged.
+        var needsReview = false
     }
 
     /// What claiming a batch gave.
@@ -131,6 +142,7 @@ extension ChargeRunner {
         transaction.stepID = step.id
         transaction.attempt = attempt
         transaction.description = due.schedule.description
+        transaction.storedCredential = .subsequent
         transaction.maskedNumber = card?.pan.masked
         transaction.cardType = card?.pan.brand.rawValue
         return transaction
@@ -138,14 +150,15 @@ extension ChargeRunner {
 
     /// Sends a new attempt (or declines it locally), or settles an open one, and applies the answer.
     func call(_ charge: ReadyCharge, run: RunState) async -> AnsweredCharge {
-        let result = if charge.settlesOpenAttempt {
+        let settled = if charge.settlesOpenAttempt {
             await settle(charge.transaction, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context)
         } else {
-            await self.charge(charge.transaction, card: charge.card, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context)
+            SettledAttempt(result: await self.charge(
+                charge.transaction, card: charge.card, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context))
         }
         var transaction = charge.transaction
-        transaction.apply(result, now: Date())
-        return AnsweredCharge(due: charge.due, merchant: charge.merchant, transaction: transaction)
+        transaction.apply(settled.result, now: Date())
+        return AnsweredCharge(due: charge.due, merchant: charge.merchant, transaction: transaction, needsReview: settled.needsReview)
     }
 
     /// Writes a group of outcomes in one write; a step whose outcome could not be written is held.
@@ -155,13 +168,16 @@ extension ChargeRunner {
         for answer in answers {
             let transaction = answer.transaction
             let step = answer.due.step
-            var (outcome, summary) = stepOutcome(transaction, due: answer.due)
+            var (outcome, summary) = answer.needsReview
+                ? (StepOutcome(transaction: transaction, stepStatus: .needsReview), ChargeOutcome.needsReview)
+                : stepOutcome(transaction, due: answer.due)
             outcome.holdBack = run.options.inDoubtGrace
             summaries.append(summary)
             outcomes.append(AttemptOutcome(
                 outcome: outcome, step: step, schedule: answer.due.schedule,
                 audit: AuditEntry(
-                    merchantID: answer.merchant.id, actor: run.actor, action: "charge.\(transaction.status.rawValue)", objectType: "transaction",
+                    merchantID: answer.merchant.id, actor: run.actor,
+                    action: answer.needsReview ? "charge.needs_review" : "charge.\(transaction.status.rawValue)", objectType: "transaction",
                     objectID: transaction.id,
                     details: ["step": step.id, "attempt": String(transaction.attempt ?? 0), "schedule": answer.due.schedule.id,
                               "amount": String(transaction.amount), "currency": transaction.currency.code,

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+public import Payments
 public import Vault
 
 /// Charges every due step (SPEC §8), exactly once.
@@ -49,12 +50,16 @@ public struct ChargeRunner: Sendable {
     let merchants: any MerchantStore
     let policy: RetryPolicy
     let logger: Logger
+    /// The cards' stored credentials: the original network transaction id sent with each
+    /// scheduled charge (`nil`: charges go out as first payments of their series, none is kept).
+    let storedCredentials: StoredCredentials?
 
     /// Creates a runner.
     public init(
         store: any ChargeRunStore & ScheduleStore, cards: SecureCardService, gateways: MerchantGateways, merchants: any MerchantStore,
-        policy: RetryPolicy, logger: Logger
+        policy: RetryPolicy, logger: Logger, storedCredentials: StoredCredentials? = nil
     ) {
+        self.storedCredentials = storedCredentials
         self.store = store
         self.cards = cards
         self.gateways = gateways
@@ -99,6 +104,9 @@ public struct ChargeRunner: Sendable {
             logger.info(
                 "steps in doubt, held back until their grace period has passed; re-run after it",
                 metadata: ["run": "\(runID)", "steps": "\(heldBack)"])
+        }
+        if let reviews = store as? any StepReviewStore {
+            summary.stepsInReview = try await reviews.stepsInReview(merchantID: options.merchantID)
         }
         summary.durationSeconds = Self.seconds(since: started)
         summary.chargesPerSecond = summary.durationSeconds > 0 ? Double(summary.processed) / summary.durationSeconds : 0

@@ -1,4 +1,5 @@
 import Foundation
+import Payments
 public import Vault
 
 extension SQLiteStore {
@@ -37,6 +38,8 @@ extension SQLiteStore {
         var schedule: Schedule
         var audit: PendingAuditEvent
         var transactionEvent: PendingWebhookEvent?
+        /// For a step that goes to review: `charge.needs_review`.
+        var reviewEvent: PendingWebhookEvent?
         /// For a failed step whose schedule's policy applies: the new status and its events.
         var pastDue: (status: ScheduleStatus, audit: PendingAuditEvent, event: PendingWebhookEvent)?
         /// For a settled step of a schedule that ends: the events if it completes the schedule.
@@ -51,6 +54,9 @@ extension SQLiteStore {
             self.schedule = schedule
             audit = PendingAuditEvent(item.audit, at: now)
             transactionEvent = try SQLiteStore.outcomeEvent(transaction, now: now)
+            if item.outcome.stepStatus == .needsReview {
+                reviewEvent = try SQLiteStore.needsReviewEvent(transaction, step: item.step, now: now)
+            }
             if item.outcome.stepStatus == .failed, let policy = item.outcome.pastDuePolicy {
                 let status: ScheduleStatus = switch policy {
                 case .continue: .pastDue
@@ -91,25 +97,35 @@ extension SQLiteStore {
             callbacks[merchantID] = found
             return found
         }
+        if let expected = item.outcome.expectedStepStatus {
+            let current = try connection.queryOne("SELECT status FROM schedule_steps WHERE id = ?", [item.step.id])
+                .flatMap { StepStatus(rawValue: try $0.string("status")) }
+            guard let current, current == expected else { throw StepReviewError.wrongStatus(current: current ?? .cancelled) }
+        }
         try connection.run(
             """
             UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
-                avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?
+                avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?,
+                network_transaction_id = ?
             WHERE id = ?
             """,
             [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
              transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
-             transaction.errorCode, stamp, transaction.id])
+             transaction.errorCode, stamp, transaction.networkTransactionID, transaction.id])
         // An unsettled step is held back (lease without owner) so the same run does not claim it
         // again at once, and so a later lookup happens after the gateway had time to finish.
         let holdUntil = item.outcome.stepStatus == .processing
             ? Timestamp.string(transaction.updatedAt.addingTimeInterval(item.outcome.holdBack)) : nil
+        // A settled step (approved, failed) has no next attempt; an unsettled one keeps its retry date.
+        let nextAttemptAt = item.outcome.nextAttemptAt ?? (item.outcome.stepStatus == .processing ? item.step.nextAttemptAt : nil)
         try connection.run(
             "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = ?, updated_at = ? WHERE id = ?",
-            [item.outcome.stepStatus.rawValue, (item.outcome.nextAttemptAt ?? item.step.nextAttemptAt).map(Timestamp.string), holdUntil, stamp,
-             item.step.id])
+            [item.outcome.stepStatus.rawValue, nextAttemptAt.map(Timestamp.string), holdUntil, stamp, item.step.id])
         try connection.appendAudit(item.audit)
         if let event = item.transactionEvent {
+            try connection.enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID))
+        }
+        if let event = item.reviewEvent {
             try connection.enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID))
         }
         var recorded = RecordedOutcome()

@@ -1,4 +1,5 @@
 public import Foundation
+import Payments
 public import Vault
 
 extension SQLiteStore: ChargeRunStore {

@@ -39,11 +39,12 @@ extension Plan {
             dates: dates, time: time, timeZone: timeZone)
 
         let today = rules.today ?? CivilDate.today(in: timeZone)
+        let zoneName = rules.timeZoneName(requested: request.timeZone)
         if let startDate, startDate < today {
-            throw .init(field: "startDate", rule: "in_past", message: "startDate \(startDate) is before today (\(today) in \(timeZone.identifier))")
+            throw .init(field: "startDate", rule: "in_past", message: "startDate \(startDate) is before today (\(today) in \(zoneName))")
         }
         if let index = dates.firstIndex(where: { $0 < today }) {
-            throw .init(field: "dates[\(index)]", rule: "in_past", message: "\(dates[index]) is before today (\(today) in \(timeZone.identifier))")
+            throw .init(field: "dates[\(index)]", rule: "in_past", message: "\(dates[index]) is before today (\(today) in \(zoneName))")
         }
         try checkCap(rules.maxCount)
     }

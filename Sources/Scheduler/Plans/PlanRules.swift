@@ -13,12 +13,23 @@ public struct PlanRules: Sendable {
     ///
     /// Rebuilding a stored plan whose start has passed: pass `CivilDate.min`.
     public var today: CivilDate?
+    /// The default zone's name as configured (`UTC` stays `UTC`, where `TimeZone.identifier` may say `GMT`).
+    public var defaultTimeZoneName: String
 
     /// Rules with the given defaults and limits.
-    public init(defaultTimeZone: TimeZone, defaultTime: LocalTime = .midnight, maxCount: Int = 1000, today: CivilDate? = nil) {
+    /// - Parameter defaultTimeZoneName: the default zone as configured; nil takes its identifier.
+    public init(
+        defaultTimeZone: TimeZone, defaultTime: LocalTime = .midnight, maxCount: Int = 1000, today: CivilDate? = nil, defaultTimeZoneName: String? = nil
+    ) {
         self.defaultTimeZone = defaultTimeZone
         self.defaultTime = defaultTime
         self.maxCount = maxCount
         self.today = today
+        self.defaultTimeZoneName = defaultTimeZoneName ?? defaultTimeZone.identifier
+    }
+
+    /// The name of a plan's zone as the request or the configuration wrote it.
+    public func timeZoneName(requested: String?) -> String {
+        requested ?? defaultTimeZoneName
     }
 }

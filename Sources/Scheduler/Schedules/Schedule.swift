@@ -38,6 +38,9 @@ public enum StepStatus: String, Sendable, Codable, CaseIterable {
     case skipped
     /// Cancelled with its schedule.
     case cancelled
+    /// Its attempt may have been charged and the gateway cannot prove either way: never sent again
+    /// automatically; an operator resolves it (`POST /v1/schedules/{id}/steps/{stepId}/resolve`).
+    case needsReview = "needs_review"
 
     /// Whether the step will not be charged any more.
     public var isSettled: Bool { self == .approved || self == .failed || self == .skipped || self == .cancelled }

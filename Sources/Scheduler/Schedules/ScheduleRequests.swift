@@ -1,3 +1,4 @@
+import Payments
 public import Vault
 
 /// `POST /v1/schedules` and `/v1/schedules/preview` (seed: RecurrentPaymentContext).
@@ -56,12 +57,11 @@ public struct ScheduleRequest: Sendable, Decodable, Equatable {
 
     /// An amount in minor units: a whole JSON number; a fraction is a 422 on the field, not a parse error.
     static func minorUnits<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Int64? {
-        guard container.contains(key), !(try container.decodeNil(forKey: key)) else { return nil }
-        if let value = try? container.decode(Int64.self, forKey: key) { return value }
-        if (try? container.decode(Double.self, forKey: key)) != nil {
-            throw ScheduleError.invalid(field: key.stringValue, rule: "not_minor_units", message: "\(key.stringValue) is in minor units: a whole number.")
+        do {
+            return try MinorUnits.decode(container, key)
+        } catch let error as MinorUnits.FractionError {
+            throw ScheduleError.invalid(field: error.field, rule: MinorUnits.fractionRule, message: MinorUnits.fractionMessage(error.field))
         }
-        return try container.decode(Int64.self, forKey: key)
     }
 }
 

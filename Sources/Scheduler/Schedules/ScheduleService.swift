@@ -1,4 +1,5 @@
 public import Foundation
+import Payments
 public import Vault
 
 /// Limits and defaults for schedules, from configuration.
@@ -221,11 +222,16 @@ public struct ScheduleService: Sendable {
         } catch {
             throw ScheduleError.invalid(field: "currency", rule: "unknown_currency", message: "currency must be a known ISO 4217 code.")
         }
+        if let refusal = GatewayPreChecks.forGateway(named: merchant.gateway.name)?.refusal(currency: currency) {
+            throw ScheduleError.invalid(field: "currency", rule: refusal.code, message: refusal.message)
+        }
         try Self.checkContacts(email: request.receiptEmail, phone: request.receiptPhone)
         if let description = request.description { try Self.checkText(description, field: "description", max: 255) }
         if let externalID = request.externalId { try Self.checkText(externalID, field: "externalId", max: 64) }
-        let merchantZone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
-        let rules = PlanRules(defaultTimeZone: merchantZone, defaultTime: settings.defaultTime, maxCount: settings.maxStepCount)
+        let configuredZone = TimeZone(identifier: merchant.timeZone)
+        let rules = PlanRules(
+            defaultTimeZone: configuredZone ?? TimeZone(identifier: "UTC")!, defaultTime: settings.defaultTime, maxCount: settings.maxStepCount,
+            defaultTimeZoneName: configuredZone == nil ? "UTC" : merchant.timeZone)
         let plan = try Plan(validating: request.plan, rules: rules)
         let today = CivilDate.today(in: plan.timeZone, now: now)
         let horizon = today.adding(days: settings.horizonDays)
@@ -241,7 +247,7 @@ public struct ScheduleService: Sendable {
             }
         }
         var stored = request.plan
-        stored.timeZone = plan.timeZone.identifier
+        stored.timeZone = rules.timeZoneName(requested: request.plan.timeZone)
         stored.hour = plan.time.hour
         stored.minute = plan.time.minute
         let schedule = Schedule(
@@ -354,7 +360,7 @@ public struct ScheduleService: Sendable {
     // MARK: - Rules
 
     /// Largest amount per step, in minor units.
-    public static let maximumAmount: Int64 = 99_999_999_999
+    public static let maximumAmount: Int64 = MinorUnits.maximum
 
     static func checkAmount(_ amount: Int64) throws {
         guard amount > 0, amount <= maximumAmount else {

@@ -3,11 +3,12 @@ public enum CustomFieldValidation {
     /// Validates `fields` against `definitions`, reporting the first failure.
     ///
     /// Fields are checked in order, then the required definitions:
+    /// - a value holding a card number: `card_number_not_allowed` on `customFields[i].value`, first,
+    ///   so card data sent in the wrong place is named as such whatever else is wrong;
     /// - a name with no definition: `unknown_field` on `customFields[i].name`;
     /// - a name given twice: `duplicate` on `customFields[i].name`;
     /// - a value longer than the definition's `maxLength` characters: `too_long` on `customFields[i].value`;
     /// - a value with control characters: `invalid_format` on `customFields[i].value`;
-    /// - a value holding a card number: `card_number_not_allowed` on `customFields[i].value`;
     /// - a required field that is absent or empty: `required` on `customFields`, naming the field
     ///   in the message (custom field names are not sensitive).
     /// Names match exactly (case-sensitive). Lengths count characters (grapheme clusters).
@@ -21,6 +22,7 @@ public enum CustomFieldValidation {
         var filled = Set<String>()
         for (index, field) in fields.enumerated() {
             let path = "customFields[\(index)]"
+            try CardNumberShape.refuse(field.value, field: path + ".value")
             guard let definition = definitionsByName[field.name] else {
                 throw CardDataError(field: path + ".name", code: CardDataError.Code.unknownField,
                                     message: unknownFieldMessage(field.name))
@@ -37,7 +39,6 @@ public enum CustomFieldValidation {
                 throw CardDataError(field: path + ".value", code: CardDataError.Code.invalidFormat,
                                     message: "The custom field '\(field.name)' contains control characters.")
             }
-            try CardNumberShape.refuse(field.value, field: path + ".value")
             if !field.value.isEmpty { filled.insert(field.name) }
         }
         for definition in definitions where definition.required && !filled.contains(definition.name) {

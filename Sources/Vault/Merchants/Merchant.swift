@@ -26,6 +26,9 @@ public struct Merchant: Sendable, Equatable, Codable {
     public var callbackURL: String?
     /// Whether registrations verify the card with the gateway unless the request says otherwise.
     public var verifyOnRegistration: Bool
+    /// Whether the merchant may send credits: refunds not tied to an earlier sale (seed 004's
+    /// `credit`). Off unless an operator turns it on.
+    public var allowsCredit = false
     /// When it was created.
     public var createdAt: Date
     /// When it last changed.
@@ -51,10 +54,7 @@ public struct Merchant: Sendable, Equatable, Codable {
 
 /// A merchant's gateway choice. Credentials are kept apart, sealed under the merchant's data key.
 public struct GatewaySettings: Sendable, Equatable, Codable {
-    /// The adapters this build knows.
-    public static let knownGateways: Set<String> = ["sandbox", "authorizenet", "nmi"]
-
-    /// Adapter name: `sandbox`, `authorizenet` or `nmi`.
+    /// Adapter name, one of ``MerchantGatewayRules/names``.
     public var name: String
     /// Endpoint override; nil means the adapter's default.
     public var url: String?

@@ -14,12 +14,15 @@ public struct MerchantSettings: Sendable, Equatable {
     public var callbackURL: String?
     /// Default for `verify` on registration.
     public var verifyOnRegistration: Bool?
+    /// Whether credits (refunds without an earlier sale) are allowed.
+    public var allowCredit: Bool?
 
     /// Creates settings.
     public init(
         gateway: String? = nil, gatewayURL: String? = nil, gatewayCredentials: [String: String]? = nil, timeZone: String? = nil,
-        callbackURL: String? = nil, verifyOnRegistration: Bool? = nil
+        callbackURL: String? = nil, verifyOnRegistration: Bool? = nil, allowCredit: Bool? = nil
     ) {
+        self.allowCredit = allowCredit
         self.gateway = gateway
         self.gatewayURL = gatewayURL
         self.gatewayCredentials = gatewayCredentials
@@ -41,12 +44,6 @@ public struct MerchantSettingError: Error, Equatable, Sendable, CustomStringConv
 
 /// Creating, changing and off-boarding merchants, and issuing their API keys.
 public struct MerchantService: Sendable {
-    /// Credential names each gateway accepts.
-    public static let credentialNames: [String: Set<String>] = [
-        "sandbox": [],
-        "authorizenet": ["name", "transactionKey"],
-        "nmi": ["security_key"],
-    ]
     private static let credentialsKind = "gateway_credentials"
 
     private let store: any MerchantStore & KeyStore
@@ -54,13 +51,18 @@ public struct MerchantService: Sendable {
     private let defaultTimeZone: String
     private let defaultGateway: String
     private let allowPrivateCallbackTargets: Bool
+    private let gateways: MerchantGatewayRules
 
     /// A service over `store`, sealing with `keyring`.
-    /// - Parameter allowPrivateCallbackTargets: whether callback URLs may name loopback, private
-    ///   or link-local addresses (`webhooks.allowPrivateTargets`; off by default).
+    /// - Parameters:
+    ///   - gateways: the gateways a merchant may name and their credential names (from the
+    ///     gateway catalogue).
+    ///   - allowPrivateCallbackTargets: whether callback URLs may name loopback, private or
+    ///     link-local addresses (`webhooks.allowPrivateTargets`; off by default).
     public init(store: any MerchantStore & KeyStore, keyring: Keyring, defaultTimeZone: String, defaultGateway: String,
-                allowPrivateCallbackTargets: Bool = false) {
+                gateways: MerchantGatewayRules, allowPrivateCallbackTargets: Bool = false) {
         self.store = store
+        self.gateways = gateways
         self.keyring = keyring
         self.defaultTimeZone = defaultTimeZone
         self.defaultGateway = defaultGateway
@@ -195,8 +197,8 @@ public struct MerchantService: Sendable {
 
     private func apply(_ settings: MerchantSettings, to merchant: inout Merchant) throws {
         if let gateway = settings.gateway {
-            guard GatewaySettings.knownGateways.contains(gateway) else {
-                throw MerchantSettingError(setting: "gateway", message: "unknown gateway '\(gateway)' (sandbox, authorizenet, nmi)")
+            guard gateways.knows(gateway) else {
+                throw MerchantSettingError(setting: "gateway", message: "unknown gateway '\(gateway)' (\(gateways.names.joined(separator: ", ")))")
             }
             if gateway != merchant.gateway.name { merchant.gateway.url = nil }
             merchant.gateway.name = gateway
@@ -210,7 +212,7 @@ public struct MerchantService: Sendable {
             merchant.gateway.url = url
         }
         if let credentials = settings.gatewayCredentials {
-            let allowed = Self.credentialNames[merchant.gateway.name] ?? []
+            let allowed = gateways.credentialNames[merchant.gateway.name] ?? []
             for name in credentials.keys.sorted() where !allowed.contains(name) {
                 throw MerchantSettingError(
                     setting: "gateway-credential",
@@ -230,6 +232,7 @@ public struct MerchantService: Sendable {
             merchant.callbackURL = url
         }
         if let verify = settings.verifyOnRegistration { merchant.verifyOnRegistration = verify }
+        if let allow = settings.allowCredit { merchant.allowsCredit = allow }
     }
 }
 
@@ -241,6 +244,7 @@ extension MerchantSettings {
         if timeZone != nil { names.append("timeZone") }
         if callbackURL != nil { names.append("callbackUrl") }
         if verifyOnRegistration != nil { names.append("verifyOnRegistration") }
+        if allowCredit != nil { names.append("allowCredit") }
         return names
     }
 }

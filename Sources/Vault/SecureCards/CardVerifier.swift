@@ -6,6 +6,9 @@ public enum CardVerificationResult: Sendable, Equatable {
     case declined(code: String, category: String)
     /// The gateway could not be asked (unreachable, misconfigured); nothing about the card is known.
     case unavailable(reason: String)
+    /// The merchant's gateway cannot take this card (e.g. a 19-digit number on a 16-digit
+    /// gateway); nothing was sent. Registration answers 422 naming `field`.
+    case refused(field: String, code: String, message: String)
 }
 
 /// Verifies cards with the merchant's gateway (account verification, or a small authorization

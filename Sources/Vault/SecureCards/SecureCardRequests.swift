@@ -43,6 +43,15 @@ public struct CardSource: Sendable, Equatable {
     /// Whether the request carries any card data at all.
     public var isPresent: Bool { method != nil || card != nil || track != nil || emv != nil }
 
+    /// The new expiry of an update that changes only the expiry date (`card: {expiryDate}` alone, no
+    /// method, number or other card field); nil otherwise.
+    public var expiryDateAlone: String? {
+        guard method == nil, track == nil, emv == nil, let card, let expiryDate = card.expiryDate,
+            card.number == nil, card.holderName == nil, card.cvv == nil, card.cardType == nil
+        else { return nil }
+        return expiryDate
+    }
+
     /// Parses and validates the card data by its method.
     /// - Throws: `CardDataError` naming the field.
     public func capture() throws(CardDataError) -> CapturedCard {

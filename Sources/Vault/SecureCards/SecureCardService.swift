@@ -8,12 +8,14 @@ public struct SecureCardService: Sendable {
     private let store: any SecureCardStore & CustomFieldStore
     private let keyring: Keyring
     private let verifier: any CardVerifier
+    private let names: HolderNameIndex
 
     /// A service over `store`, sealing with `keyring`, verifying through `verifier`.
     public init(store: any SecureCardStore & CustomFieldStore, keyring: Keyring, verifier: any CardVerifier) {
         self.store = store
         self.keyring = keyring
         self.verifier = verifier
+        names = HolderNameIndex(keyring: keyring)
     }
 
     /// Registers a card: validates everything first, verifies with the gateway when asked, then
@@ -115,7 +117,10 @@ public struct SecureCardService: Sendable {
         if update.customer != .absent { changed.append("customer") }
         if update.customFields != .absent { changed.append("customFields") }
         let row: SecureCardRow
-        if update.source.isPresent {
+        if let expiryDate = update.source.expiryDateAlone {
+            row = try await resealed(existing, expiry: try CardExpiry(mmyy: expiryDate), customer: customer, customFields: customFields, merchant: merchant, now: now)
+            changed.append("expiryDate")
+        } else if update.source.isPresent {
             let captured = try update.source.capture()
             try Self.checkNotExpired(captured, merchant: merchant, now: now)
             let verification = try await verifyIfAsked(update.verify, captured: captured, merchant: merchant, reference: existing.reference, now: now)
@@ -138,12 +143,46 @@ public struct SecureCardService: Sendable {
         return try await open(row)
     }
 
+    /// A card with a new expiry only: same PAN, holder, token and fingerprint, the card data sealed
+    /// again so it binds the new expiry (no gateway verification: the number did not change).
+    private func resealed(_ existing: SecureCardRow, expiry: CardExpiry, customer: Customer?, customFields: [CustomField], merchant: Merchant, now: Date)
+        async throws -> SecureCardRow
+    {
+        guard let sealed = existing.sealedCard else { throw SecureCardError.purged }
+        try Self.checkNotExpired(expiry, field: "card.expiryDate", merchant: merchant, now: now)
+        let plain = try await openCardRecord(sealed, row: existing)
+        var row = existing
+        row.expiry = expiry
+        row.metadataBound = true
+        let sealedCard = try await keyring.sealRecord(
+            plain, merchantID: merchant.id, kind: Self.cardKind, recordID: existing.reference, binding: Self.metadataBinding(row))
+        row.sealedCard = sealedCard
+        row.keyVersion = Keyring.keyVersion(ofSealedRecord: sealedCard) ?? existing.keyVersion
+        row.sealedDetails = try await sealDetails(
+            customer: customer, customFields: customFields, merchantID: merchant.id, token: existing.reference, dataKeyVersion: row.keyVersion)
+        row.updatedAt = now
+        return row
+    }
+
     /// Logically deletes a live card (optionally cancelling its schedules and destroying its data).
+    ///
+    /// With `purge`, a card already deleted can be purged too (crypto-shredded): the live card with
+    /// `merchantReference` if there is one, else the card with that token (`sc_...`), else the most
+    /// recently deleted card with that merchantReference whose data is still held.
     /// - Returns: the deleted card and the ids of cancelled schedules.
     public func delete(merchantReference: String, cancelSchedules: Bool, purge: Bool, merchant: Merchant, actor: String, now: Date = Date())
         async throws -> (card: SecureCard, cancelledSchedules: [String])
     {
-        guard let existing = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference) else {
+        var found = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference)
+        if found == nil, purge {
+            if merchantReference.hasPrefix("sc_") {
+                found = try await store.secureCard(merchantID: merchant.id, reference: merchantReference)
+            } else {
+                found = try await store.deletedSecureCard(merchantID: merchant.id, merchantReference: merchantReference)
+            }
+            if let card = found, card.status != .deleted || card.purgedAt != nil { found = nil }
+        }
+        guard let existing = found else {
             throw SecureCardError.notFound
         }
         let cancelled: [String]
@@ -152,7 +191,7 @@ public struct SecureCardService: Sendable {
                 merchantID: merchant.id, reference: existing.reference, cancelSchedules: cancelSchedules, purge: purge, at: now,
                 audit: AuditEntry(merchantID: merchant.id, actor: actor, action: purge ? "secure_card.purged" : "secure_card.deleted",
                                   objectType: "secure_card", objectID: existing.reference,
-                                  details: ["merchantReference": merchantReference, "cancelSchedules": String(cancelSchedules)]))
+                                  details: ["merchantReference": existing.merchantReference, "cancelSchedules": String(cancelSchedules)]))
         } catch let inUse as SchedulesInUse {
             throw SecureCardError.inUse(scheduleIDs: inUse.scheduleIDs)
         }
@@ -167,12 +206,19 @@ public struct SecureCardService: Sendable {
     ///   term or card reference, `secure_card.searched`) event then records the count and ids of the
     ///   cards opened (never the search term: it may be anything a client typed).
     public func list(merchant: Merchant, query: SecureCardQuery, readBy actor: String? = nil) async throws -> [SecureCard] {
+        var query = query
+        if let name = query.holderName {
+            query.holderNameMACs = try await names.macs(of: name, merchantID: merchant.id)
+        }
+        if let text = query.text, !text.isEmpty {
+            query.textNameMACs = try await names.macs(of: text, merchantID: merchant.id)
+        }
         var cards: [SecureCard] = []
         for row in try await store.secureCards(merchantID: merchant.id, query: query) {
             cards.append(try await open(row))
         }
         if let actor {
-            let searched = query.text != nil || query.cardReference != nil
+            let searched = query.text != nil || query.cardReference != nil || query.holderName != nil
             store.recordRead(AuditEntry(
                 merchantID: merchant.id, actor: actor, action: searched ? "secure_card.searched" : "secure_card.listed", objectType: "secure_card",
                 objectID: nil, details: ["count": String(cards.count), "ids": cards.map(\.reference).joined(separator: ",")]))
@@ -254,6 +300,35 @@ public struct SecureCardService: Sendable {
         }
     }
 
+    /// Puts the holder names of cards stored before the blind index (or marked for re-indexing)
+    /// into it (run at start-up, before serving). A card that does not open (an off-boarded
+    /// merchant's, or one tampered with) stays out of the index.
+    /// - Returns: how many cards were indexed.
+    public func indexHolderNames(batchSize: Int = 500) async throws -> Int {
+        var total = 0
+        var after: Int64 = 0
+        while true {
+            let batch = try await store.secureCardsWithoutNameIndex(afterSequence: after, limit: batchSize)
+            guard let last = batch.last else { return total }
+            after = last.sequence
+            for row in batch {
+                guard let sealed = row.sealedCard else { continue }
+                let holder: SealedCardHolder
+                do {
+                    holder = try await openJSON(
+                        SealedCardHolder.self, sealed, merchantID: row.merchantID, kind: Self.cardKind, token: row.reference,
+                        binding: Self.metadataBinding(row))
+                } catch KeyringError.keyUnavailable {
+                    continue
+                } catch SecureCardError.integrityFailed {
+                    continue
+                }
+                let macs = try await names.macs(of: holder.holderName, merchantID: row.merchantID)
+                if try await store.indexSecureCardName(row, macs: macs) { total += 1 }
+            }
+        }
+    }
+
     // MARK: - Sealing
 
     /// The clear metadata a card's sealed data is bound to (its associated data): brand, masked
@@ -294,6 +369,7 @@ public struct SecureCardService: Sendable {
         row.keyVersion = Keyring.keyVersion(ofSealedRecord: sealedCard) ?? 1
         row.sealedDetails = try await sealDetails(
             customer: customer, customFields: customFields, merchantID: merchantID, token: token, dataKeyVersion: row.keyVersion)
+        row.holderNameMACs = try await names.macs(of: captured.holderName, merchantID: merchantID)
         return row
     }
 
@@ -357,16 +433,20 @@ public struct SecureCardService: Sendable {
         case .verified(let record): return record
         case .declined(let code, let category): throw SecureCardError.verificationDeclined(code: code, category: category)
         case .unavailable(let reason): throw SecureCardError.verificationUnavailable(reason: reason)
+        case .refused(let field, let code, let message): throw CardDataError(field: field, code: code, message: message)
         }
     }
 
     static func checkNotExpired(_ captured: CapturedCard, merchant: Merchant, now: Date) throws {
-        let expiry = captured.expiry
         let field = switch captured.entryMode {
         case .keyed, .ocr: "card.expiryDate"
         case .track: "track"
         case .emv: "emv"
         }
+        try checkNotExpired(captured.expiry, field: field, merchant: merchant, now: now)
+    }
+
+    static func checkNotExpired(_ expiry: CardExpiry, field: String, merchant: Merchant, now: Date) throws {
         let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
         let today = CivilDate.today(in: zone, now: now)
         if expiry.isExpired(currentYear: today.year, currentMonth: today.month) {

@@ -45,11 +45,14 @@ public struct SecureCardRow: Sendable, Equatable {
     /// Whether `sealedCard` was sealed with the clear metadata as associated data (every record
     /// sealed since issue 12; older ones are bound at start-up).
     public var metadataBound: Bool = true
+    /// The holder name's blind-index MACs (``HolderNameIndex``) to store with the card data; nil
+    /// leaves the stored ones as they are (an update of personal details only).
+    public var holderNameMACs: [[UInt8]]? = nil
 }
 
 /// How to find secure cards.
 public struct SecureCardQuery: Sendable {
-    /// Matches merchantReference (prefix), last4 or bin.
+    /// Matches merchantReference (prefix), last4 or bin, or every token of a holder name.
     public var text: String?
     /// An exact token.
     public var cardReference: String?
@@ -59,6 +62,12 @@ public struct SecureCardQuery: Sendable {
     public var afterSequence: Int64?
     /// Page size.
     public var limit = 20
+    /// A holder name searched for (`holderName`): only cards whose name has every token of it.
+    public var holderName: String?
+    /// The blind-index MACs of ``holderName``'s tokens (computed by the service).
+    public var holderNameMACs: [[UInt8]]?
+    /// The blind-index MACs of ``text``'s tokens, so `q` also finds holder names (computed by the service).
+    public var textNameMACs: [[UInt8]]?
 
     /// Creates a query.
     public init(text: String? = nil, cardReference: String? = nil, includeDeleted: Bool = false, afterSequence: Int64? = nil, limit: Int = 20) {
@@ -86,10 +95,13 @@ public protocol SecureCardStore: Sendable {
     func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow?
     /// The card with this token (live or deleted).
     func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow?
+    /// The most recently deleted card with this merchantReference whose data was not purged.
+    func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow?
     /// A page of cards in insertion order.
     func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow]
     /// Deletes a live card; with `cancelSchedules` cancels the schedules using it, otherwise throws
-    /// `SchedulesInUse` when there are any; with `purge` destroys its sealed data.
+    /// `SchedulesInUse` when there are any; with `purge` destroys its sealed data (a card deleted
+    /// before and not yet purged is purged too).
     /// - Returns: the ids of cancelled schedules.
     func deleteSecureCard(
         merchantID: String, reference: String, cancelSchedules: Bool, purge: Bool, at: Date, audit: AuditEntry
@@ -103,6 +115,11 @@ public protocol SecureCardStore: Sendable {
     func secureCardsWithUnboundMetadata(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow]
     /// Replaces a card's sealed card data by one bound to its metadata, if the row is unchanged.
     func bindSecureCardMetadata(_ old: SecureCardRow, sealedCard: [UInt8]) async throws -> Bool
+    /// Up to `limit` cards after insertion sequence `afterSequence` whose holder name is not in the
+    /// blind index yet (written before it, or marked for re-indexing), with sealed data, in order.
+    func secureCardsWithoutNameIndex(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow]
+    /// Stores a card's holder-name MACs, if its sealed card data is still the one read.
+    func indexSecureCardName(_ row: SecureCardRow, macs: [[UInt8]]) async throws -> Bool
     /// Records the audit event of a read of card data without waiting for it to be stored: it is
     /// appended with the next group commit (lost only if the process crashes before that).
     func recordRead(_ audit: AuditEntry)

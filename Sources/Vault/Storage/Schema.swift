@@ -286,5 +286,56 @@ public enum Schema {
                 created_at TEXT NOT NULL
             ) STRICT;
             """),
+        // Issue 13 (item 5): a step whose attempt may have been charged, and whose absence the
+        // gateway cannot prove, waits for an operator (`needs_review`); never claimed by a run.
+        Migration(id: 16, name: "steps in review") { connection in
+            try connection.addCheckValues(table: "schedule_steps", column: "status", values: ["needs_review"])
+        },
+        // Issue 13 (item 6): the network transaction id of a stored card's first use, per card and
+        // gateway, sealed like card data (`masked` is the only clear form), for the card's later
+        // merchant-initiated charges.
+        Migration(id: 18, name: "stored credentials (card-on-file network transaction ids)", sql: """
+            CREATE TABLE stored_credentials (
+                merchant_id TEXT NOT NULL,
+                secure_card_id TEXT NOT NULL,
+                gateway TEXT NOT NULL,
+                sealed_network_transaction_id BLOB NOT NULL,
+                masked TEXT NOT NULL,
+                transaction_id TEXT,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (merchant_id, secure_card_id, gateway)
+            ) STRICT, WITHOUT ROWID;
+            """),
+        // Issue 13 (item 6): how a transaction used a stored card (`initial` | `subsequent`) and the
+        // network's id for it, masked.
+        Migration(id: 19, name: "transactions' stored-credential flags", sql: """
+            ALTER TABLE transactions ADD COLUMN stored_credential TEXT CHECK (stored_credential = 'initial' OR stored_credential = 'subsequent');
+            ALTER TABLE transactions ADD COLUMN network_transaction_id TEXT;
+            """),
+
+        // Issue 14 (item 11): the holder-name blind index (`HolderNameIndex`): keyed MACs of name
+        // tokens per card; cards from before are indexed at start-up (`name_indexed` 0).
+        Migration(id: 23, name: "holder-name blind index", sql: """
+            CREATE TABLE secure_card_names (
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                token_mac BLOB NOT NULL,
+                secure_card_id TEXT NOT NULL REFERENCES secure_cards(id),
+                PRIMARY KEY (merchant_id, token_mac, secure_card_id)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX secure_card_names_by_card ON secure_card_names(secure_card_id);
+            ALTER TABLE secure_cards ADD COLUMN name_indexed INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX secure_cards_unindexed_names ON secure_cards(seq) WHERE name_indexed = 0 AND sealed_card IS NOT NULL;
+            """),
+        // Issue 14 (item 5): credits (refunds without an earlier sale) where a merchant's settings
+        // allow them, and duplicate protection: a keyed MAC of card, type, amount and currency
+        // (`DuplicateTransactionCheck`), never an unkeyed function of the card.
+        Migration(id: 24, name: "credits and duplicate protection") { connection in
+            try connection.execute("""
+                ALTER TABLE merchants ADD COLUMN allow_credit INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE transactions ADD COLUMN duplicate_mac BLOB;
+                CREATE INDEX transactions_duplicates ON transactions(merchant_id, duplicate_mac, created_at) WHERE duplicate_mac IS NOT NULL;
+                """)
+            try connection.allowCheckValue("credit", column: "type", table: "transactions")
+        },
     ]
 }

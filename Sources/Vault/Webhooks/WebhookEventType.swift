@@ -8,6 +8,9 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     case scheduleCompleted = "schedule.completed"
     /// A schedule's step finally failed.
     case schedulePastDue = "schedule.past_due"
+    /// A step's charge may have gone through and the gateway cannot prove either way: it waits
+    /// for an operator (`needs_review`) and is never sent again automatically.
+    case chargeNeedsReview = "charge.needs_review"
     /// A secure card was registered.
     case secureCardRegistered = "secure_card.registered"
     /// A secure card's details or card data changed.

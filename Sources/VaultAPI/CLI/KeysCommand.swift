@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Payments
 import Scheduler
 import Vault
 
@@ -95,6 +96,7 @@ struct KeysCommand: AsyncParsableCommand {
                 // superseded data key, so the superseded versions can then be destroyed.
                 let responses = try await runtime.idempotency.resealAll(merchantID: merchant.id)
                 let contacts = try await runtime.schedules.resealContacts(merchantID: merchant.id)
+                _ = try await StoredCredentials(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
                 let destroyed = try await runtime.merchants.destroySupersededDataKeys(merchantID: merchant.id, actor: "cli")
                 let gone = destroyed.isEmpty ? "" : ", destroyed data key version(s) \(destroyed.map(String.init).joined(separator: ", "))"
                 print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards,"

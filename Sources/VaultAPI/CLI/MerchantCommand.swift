@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 import Logging
+import Payments
 public import Vault
 
 /// `vault merchant create|update|list|key|offboard`.
@@ -11,13 +12,13 @@ struct MerchantCommand: AsyncParsableCommand {
 
     /// Settings shared by create and update.
     struct SettingOptions: ParsableArguments {
-        @Option(help: "Gateway adapter: sandbox, authorizenet or nmi.")
+        @Option(help: "Gateway adapter: \(GatewayCatalogue.namesSentence).")
         var gateway: String?
 
         @Option(help: "Gateway endpoint URL (overrides the adapter's default).")
         var gatewayUrl: String?
 
-        @Option(help: "Gateway credential KEY=VALUE, repeatable (authorizenet: name, transactionKey; nmi: security_key).")
+        @Option(help: "Gateway credential KEY=VALUE, repeatable (\(GatewayCatalogue.credentialsSentence)).")
         var gatewayCredential: [String] = []
 
         @Option(help: "IANA time zone of the merchant.")
@@ -28,6 +29,9 @@ struct MerchantCommand: AsyncParsableCommand {
 
         @Option(help: "Verify cards with the gateway on registration unless a request says otherwise (true/false).")
         var verifyOnRegistration: Bool?
+
+        @Option(help: "Allow credits, refunds not tied to an earlier sale (true/false; default false).")
+        var allowCredit: Bool?
 
         func settings() throws -> MerchantSettings {
             var credentials: [String: String]?
@@ -43,7 +47,7 @@ struct MerchantCommand: AsyncParsableCommand {
             }
             return MerchantSettings(
                 gateway: gateway, gatewayURL: gatewayUrl, gatewayCredentials: credentials, timeZone: timeZone,
-                callbackURL: callbackUrl, verifyOnRegistration: verifyOnRegistration)
+                callbackURL: callbackUrl, verifyOnRegistration: verifyOnRegistration, allowCredit: allowCredit)
         }
     }
 
@@ -202,6 +206,7 @@ struct MerchantSummary: Encodable {
     var timeZone: String
     var callbackUrl: String?
     var verifyOnRegistration: Bool
+    var allowCredit: Bool
 
     init(_ merchant: Merchant) {
         merchantId = merchant.id
@@ -212,6 +217,7 @@ struct MerchantSummary: Encodable {
         timeZone = merchant.timeZone
         callbackUrl = merchant.callbackURL
         verifyOnRegistration = merchant.verifyOnRegistration
+        allowCredit = merchant.allowsCredit
     }
 }
 

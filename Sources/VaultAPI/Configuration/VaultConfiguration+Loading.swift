@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Payments
 import Yams
 
 extension VaultConfiguration {
@@ -46,7 +47,8 @@ extension VaultConfiguration {
         }
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
-        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals"])
+        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals",
+                            "duplicates"])
         if let node = try document.section("server") {
             try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
             if let value = try node.string("host") { server.host = value }
@@ -123,6 +125,10 @@ extension VaultConfiguration {
             try node.allow(["windowHours"])
             if let value = try node.int("windowHours", in: 1...720) { reversalWindowHours = value }
         }
+        if let node = try document.section("duplicates") {
+            try node.allow(["windowSeconds"])
+            if let value = try node.int("windowSeconds", in: 0...86_400) { duplicateWindowSeconds = value }
+        }
         if let node = try document.section("logging") {
             try node.allow(["level", "format"])
             if let value = try node.string("level") {
@@ -185,8 +191,8 @@ extension VaultConfiguration {
         guard TimeZone(identifier: defaults.timeZone) != nil else {
             throw ConfigurationError(key: "defaults.timeZone", message: "unknown IANA time zone '\(defaults.timeZone)'")
         }
-        guard ["sandbox", "authorizenet", "nmi"].contains(defaults.gateway) else {
-            throw ConfigurationError(key: "defaults.gateway", message: "must be sandbox, authorizenet or nmi")
+        guard GatewayCatalogue.entry(named: defaults.gateway) != nil else {
+            throw ConfigurationError(key: "defaults.gateway", message: "must be \(GatewayCatalogue.namesSentence)")
         }
         guard !retry.delaysDays.isEmpty else { throw ConfigurationError(key: "retry.delaysDays", message: "must list at least one delay") }
         guard !database.path.isEmpty else { throw ConfigurationError(key: "database.path", message: "must not be empty") }

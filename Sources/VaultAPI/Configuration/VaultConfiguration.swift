@@ -184,6 +184,10 @@ public struct VaultConfiguration: Sendable, Equatable {
     /// Hours after its authorization a payment may still be voided (seed 000: 24); later, refund.
     public var reversalWindowHours = 24
 
+    /// Seconds within which the same sale, authorization or credit (card, amount, currency) is a
+    /// duplicate, refused unless the request says `allowDuplicate: true` (seed 004); 0 turns it off.
+    public var duplicateWindowSeconds = 300
+
     /// The built-in defaults (the same values as the committed `config/vault.yaml`).
     public init() {}
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Payments
 import Scheduler
 import Vault
 
@@ -9,6 +10,7 @@ import Vault
 struct GatewayCardVerifier: CardVerifier {
     let gateways: MerchantGateways
     let store: any TransactionStore
+    let storedCredentials: StoredCredentials
     let logger: Logger
 
     func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
@@ -19,6 +21,10 @@ struct GatewayCardVerifier: CardVerifier {
             logger.error("gateway not usable for verification", metadata: ["merchant": "\(merchant.id)", "error": "\(error)"])
             return .unavailable(reason: "gateway not configured")
         }
+        // A card the gateway cannot take is refused before anything is recorded or sent.
+        if let refusal = GatewayPreChecks.forGateway(named: adapter.name)?.refusal(cardNumber: card.pan) {
+            return .refused(field: "card.number", code: refusal.code, message: refusal.message)
+        }
         let currency = (try? Currency(code: "USD"))!
         var transaction = Transaction(
             id: OpaqueToken.make(prefix: "txn_", randomBits: 100), merchantID: merchant.id, type: .verify, amount: 0, currency: currency,
@@ -26,6 +32,7 @@ struct GatewayCardVerifier: CardVerifier {
         transaction.cardType = card.pan.brand.rawValue
         transaction.maskedNumber = card.pan.masked
         transaction.description = "card verification"
+        transaction.storedCredential = .initial
         let audit = { (action: String) in
             AuditEntry(merchantID: merchant.id, actor: "system", action: action, objectType: "transaction", objectID: transaction.id,
                        details: ["type": "verify", "last4": card.pan.last4])
@@ -39,12 +46,13 @@ struct GatewayCardVerifier: CardVerifier {
         let request = ChargeRequest(
             idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference, amount: Money(minorUnits: 0, currency: currency),
             card: PaymentCard(pan: card.pan, expiry: card.expiry, holderName: card.holderName, cvv: card.cvv, postalCode: nil),
-            description: "card verification")
+            description: "card verification", storedCredential: .initial)
         let result = await adapter.verify(request)
         transaction.apply(result, now: Date())
         try? await store.completeTransaction(transaction, parentUpdate: nil, audit: audit("transaction.verify"))
         switch result.outcome {
         case .approved:
+            await keepCredential(result, reference: reference, merchant: merchant, gateway: adapter.name, transactionID: transaction.id)
             return .verified(CardVerificationRecord(
                 status: "verified", gateway: adapter.name, transactionId: result.transactionID, avsResult: result.avsResult,
                 cvvResult: result.cvvResult, verifiedAt: Date()))
@@ -54,6 +62,21 @@ struct GatewayCardVerifier: CardVerifier {
             return .unavailable(reason: code)
         case .inDoubt(let reason):
             return .unavailable(reason: reason)
+        }
+    }
+
+    /// Keeps the verification's network transaction id as the card's stored credential. The
+    /// reference is `<secure card token>-v<random>` (SecureCardService), so the token is what
+    /// comes before the first `-` (tokens are base32 after `sc_`). A failure to keep it is logged:
+    /// the card's first scheduled charge then starts the recurring series itself.
+    private func keepCredential(_ result: GatewayResult, reference: String, merchant: Merchant, gateway: String, transactionID: String) async {
+        guard let network = result.networkTransactionID else { return }
+        let token = String(reference.prefix { $0 != "-" })
+        do {
+            try await storedCredentials.record(
+                network, secureCardReference: token, merchantID: merchant.id, gateway: gateway, transactionID: transactionID, replacing: true)
+        } catch {
+            logger.error("could not keep a stored credential", metadata: ["merchant": "\(merchant.id)", "error": "\(error)"])
         }
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import Payments
 public import Scheduler
 import Vault
 
@@ -15,7 +16,12 @@ extension VaultRuntime {
     public func chargeRunner(logger: Logger) -> ChargeRunner {
         ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: gateways, merchants: merchants), merchants: store,
-            policy: retryPolicy, logger: logger)
+            policy: retryPolicy, logger: logger, storedCredentials: StoredCredentials(store: store, keyring: keyring))
+    }
+
+    /// Resolves steps in review under the configuration's retry policy.
+    public var stepReviews: StepReviewService {
+        StepReviewService(store: store, policy: retryPolicy)
     }
 
     /// Runner options from the configuration, as of `asOf`.

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import Payments
 public import Scheduler
 public import Vault
 
@@ -59,9 +60,11 @@ public struct VaultRuntime: Sendable {
         logger.debug("vault opened", metadata: ["database": "\(configuration.database.path)", "keySource": "\(source.summary)"])
         let merchants = MerchantService(
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway,
+            gateways: GatewayCatalogue.merchantRules,
             allowPrivateCallbackTargets: configuration.webhooks.allowPrivateTargets)
         let merchantGateways = MerchantGateways(registry: gateways, merchants: merchants)
-        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, logger: logger)
+        let storedCredentials = StoredCredentials(store: store, keyring: keyring)
+        let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, storedCredentials: storedCredentials, logger: logger)
         let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)
         let defaultTime = LocalTime(hour: configuration.defaults.hour, minute: configuration.defaults.minute) ?? .midnight
         let schedules = ScheduleService(
@@ -71,7 +74,9 @@ public struct VaultRuntime: Sendable {
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
             keyring: keyring)
         let transactions = TransactionService(
-            store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600)
+            store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600,
+            storedCredentials: storedCredentials,
+            duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)))
         let idempotency = IdempotencyService(store: store, keyring: keyring)
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
@@ -93,6 +98,7 @@ public struct VaultRuntime: Sendable {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
         let sealedContacts = try await schedules.sealLegacyContacts()
+        _ = try await cards.indexHolderNames()
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the
             // WAL is reused: cut it, so a copy of the WAL taken from now on holds none of them.

@@ -67,6 +67,7 @@ public func buildRouter(
     CustomFieldsController(store: runtime.store).addRoutes(to: api)
     SecureCardsController(cards: runtime.cards).addRoutes(to: api)
     SchedulesController(schedules: runtime.schedules, transactions: runtime.transactions).addRoutes(to: api)
+    StepReviewController(schedules: runtime.schedules, reviews: runtime.stepReviews).addRoutes(to: api)
     TransactionsController(transactions: runtime.transactions, store: runtime.store).addRoutes(to: api)
     StatsController(store: runtime.store).addRoutes(to: api)
     ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)

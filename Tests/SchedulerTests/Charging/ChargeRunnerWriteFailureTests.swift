@@ -1,7 +1,8 @@
 import Foundation
+import Payments
+@testable import Scheduler
 import Testing
 import Vault
-@testable import Scheduler
 
 /// When one step's attempt or outcome cannot be written, the run charges every other step
 /// exactly once, never charges that step twice, ends, and the next run picks the step up.

@@ -1,7 +1,8 @@
 import Foundation
+import Payments
+@testable import Scheduler
 import Testing
 @testable import Vault
-@testable import Scheduler
 
 /// A batch's attempts and a group of outcomes are each written in one write, and each step in
 /// them ends written or not on its own: one that cannot be written neither loses nor doubles

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-import Vault
+import Payments
 @testable import Scheduler
+import Vault
 
 /// A vault with merchants, cards and schedules, charged through the in-process sandbox.
 struct ChargingFixture {
@@ -25,7 +26,7 @@ struct ChargingFixture {
         store = try SQLiteStore(path: path + "/vault.sqlite")
         keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)]), store: store)
         try await keyring.verifyMasterKey()
-        merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox")
+        merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules)
         cards = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
         schedules = ScheduleService(
             store: store, settings: ScheduleSettings(defaultTime: LocalTime(hour: 9, minute: 0)!, maxStepCount: 1000, horizonDays: horizonDays),
@@ -35,9 +36,11 @@ struct ChargingFixture {
     }
 
     func runner(policy: RetryPolicy = RetryPolicy()) -> ChargeRunner {
-        ChargeRunner(
+        var logger = Logger(label: "test.runner")
+        logger.logLevel = .warning
+        return ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
-            logger: Logger(label: "test.runner"))
+            logger: logger)
     }
 
     func merchant(_ name: String, zone: String) async throws -> Merchant {

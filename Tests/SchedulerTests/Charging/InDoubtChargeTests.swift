@@ -1,8 +1,9 @@
 import Foundation
+import Payments
+@testable import Scheduler
 import Synchronization
 import Testing
 import Vault
-@testable import Scheduler
 
 /// A sale whose answer is lost must never be charged twice (SPEC §8): it is looked up, never
 /// re-sent in the same run, and re-sent (same idempotency key) only after the grace period when

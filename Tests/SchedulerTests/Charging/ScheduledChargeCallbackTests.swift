@@ -1,5 +1,7 @@
 import Foundation
+import Payments
 import Testing
+import Payments
 import Vault
 @testable import Scheduler
 

@@ -1,7 +1,8 @@
 import Foundation
+import Payments
+@testable import Scheduler
 import Testing
 import Vault
-@testable import Scheduler
 
 /// Issue 12, finding 10, in the charge runner: a card whose expiry was moved forward in the
 /// database does not open, so the step is declined locally (`card_unavailable`) and the gateway is

@@ -1,8 +1,10 @@
 import AsyncHTTPClient
 import Foundation
+@testable import GatewayFakes
+import Payments
+@testable import Scheduler
 import Testing
 import Vault
-@testable import Scheduler
 
 /// Issue 12, finding 3: a gateway endpoint answering 307 made the vault re-send the card number,
 /// the CVV and the gateway secret to the redirect target. Gateway calls never follow redirects;

@@ -1,7 +1,8 @@
 import Foundation
+import Payments
+@testable import Scheduler
 import Testing
 import Vault
-@testable import Scheduler
 
 /// A migrated store with one merchant and one card, in a temporary directory.
 struct ScheduleFixture {
@@ -22,7 +23,7 @@ struct ScheduleFixture {
         store = try SQLiteStore(path: path + "/vault.sqlite")
         let keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)]), store: store)
         try await keyring.verifyMasterKey()
-        let merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "Europe/London", defaultGateway: "sandbox")
+        let merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "Europe/London", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules)
         merchant = try await merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test").merchant
         let cards = SecureCardService(store: store, keyring: keyring, verifier: ApproveAll())
         card = try await cards.register(

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import Payments
 @testable import Scheduler
+import Testing
 
 @Suite struct TransactionStateTests {
     /// Every row of the seed's table (seed 001 §18.2) that a transaction can be in, as README lists it.

@@ -2,11 +2,12 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import Payments
+@testable import Scheduler
 import ServiceLifecycle
 import Synchronization
 import Testing
 import Vault
-@testable import Scheduler
 
 /// One delivery a test receiver got.
 struct ReceivedWebhook: Sendable {
@@ -175,7 +176,7 @@ struct WebhookDeliveryFixture {
         try await keyring.verifyMasterKey()
         // The receiver listens on 127.0.0.1: a private target, allowed as an operator would allow it.
         merchants = MerchantService(
-            store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", allowPrivateCallbackTargets: true)
+            store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules, allowPrivateCallbackTargets: true)
         merchant = try await merchants.create(
             name: "acme", role: .admin, settings: MerchantSettings(callbackURL: callback ? receiver.url : nil), actor: "test").merchant
     }

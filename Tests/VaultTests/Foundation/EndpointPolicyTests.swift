@@ -136,7 +136,7 @@ import Testing
     @Test func aMerchantServiceAllowingPrivateTargetsAcceptsALoopbackCallback() async throws {
         let fixture = try await VaultFixture()
         let service = MerchantService(
-            store: fixture.store, keyring: fixture.keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", allowPrivateCallbackTargets: true)
+            store: fixture.store, keyring: fixture.keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: TestGateways.rules, allowPrivateCallbackTargets: true)
         let created = try await service.create(
             name: "acme", role: .admin, settings: MerchantSettings(callbackURL: "http://127.0.0.1:1234/hooks"), actor: "test")
         #expect(created.merchant.callbackURL == "http://127.0.0.1:1234/hooks")

@@ -70,7 +70,7 @@ import Testing
             let opened = try await fresh.openRecord(sealed[index], merchantID: merchantID, kind: "card", recordID: "r")
             #expect(opened.copyToArray() == Array(["a", "b", "c"][index].utf8))
         }
-        let service = MerchantService(store: fixture.store, keyring: fresh, defaultTimeZone: "UTC", defaultGateway: "sandbox")
+        let service = MerchantService(store: fixture.store, keyring: fresh, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: TestGateways.rules)
         #expect(try await service.gatewayCredentials(merchantID: merchantIDs[1]) == ["security_key": "sk-b"])
     }
 

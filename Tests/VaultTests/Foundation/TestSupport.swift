@@ -28,7 +28,7 @@ struct VaultFixture {
         self.ring = try ring ?? MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
         keyring = Keyring(masterKeys: self.ring, store: store)
         try await keyring.verifyMasterKey()
-        merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox")
+        merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: TestGateways.rules)
     }
 
     /// Reopens the same database with another key ring.

@@ -16,6 +16,24 @@ extension SQLiteConnection {
     /// - Throws: `SQLiteError` when a table or one of its `IN` checks is not found as expected
     ///   (nothing is changed then), or when SQLite refuses the new definitions.
     func rewriteCheckListsAsComparisons(_ tables: [String: [String]]) throws {
+        try editStoredTableDefinitions(Array(tables.keys)) { table, stored in
+            let columns = tables[table] ?? []
+            let (sql, rewritten) = Self.checkListsAsComparisons(stored, columns: columns)
+            guard rewritten.sorted() == columns.sorted() else {
+                throw SQLiteError.misuse("table \(table): expected CHECK (... IN (...)) on \(columns), found it on \(rewritten)")
+            }
+            return sql
+        }
+    }
+
+    /// Replaces the stored definitions (`CREATE TABLE ...` text in `sqlite_schema`) of `tables` by
+    /// what `edit` makes of each, as SQLite documents for changes ALTER TABLE cannot make: with
+    /// `PRAGMA writable_schema`, the schema version incremented so every connection reloads them,
+    /// and each table read back under its new definition. Runs inside the caller's (migration's)
+    /// transaction; defensive mode is off only meanwhile.
+    /// - Throws: `SQLiteError` when a table is missing or SQLite refuses a new definition; what
+    ///   `edit` throws (nothing is changed then).
+    func editStoredTableDefinitions(_ tables: [String], edit: (_ table: String, _ sql: String) throws -> String) throws {
         guard let handle else { throw SQLiteError.misuse("the database connection is closed") }
         guard csqlite_disable_defensive(handle) == SQLITE_OK else {
             throw SQLiteError.last(on: handle, code: SQLITE_ERROR, sql: nil)
@@ -23,23 +41,33 @@ extension SQLiteConnection {
         defer { _ = csqlite_enable_defensive(handle) }
         try execute("PRAGMA writable_schema = ON")
         defer { try? execute("PRAGMA writable_schema = OFF") }
-        for (table, columns) in tables.sorted(by: { $0.key < $1.key }) {
+        for table in tables.sorted() {
             guard let stored = try queryOne("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [table]) else {
                 throw SQLiteError.misuse("no table \(table) to rewrite")
             }
-            let (sql, rewritten) = Self.checkListsAsComparisons(try stored.string("sql"), columns: columns)
-            guard rewritten.sorted() == columns.sorted() else {
-                throw SQLiteError.misuse("table \(table): expected CHECK (... IN (...)) on \(columns), found it on \(rewritten)")
-            }
-            try run("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?", [sql, table])
+            try run("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?", [try edit(table, try stored.string("sql")), table])
         }
         guard case .integer(let version) = try singleValue("PRAGMA schema_version") else {
             throw SQLiteError.misuse("no schema version")
         }
         try execute("PRAGMA schema_version = \(version + 1)")
         try execute("PRAGMA writable_schema = OFF")
-        for table in tables.keys.sorted() {
+        for table in tables.sorted() {
             _ = try query("SELECT * FROM \(table) LIMIT 0")
+        }
+    }
+
+    /// Adds `value` to the values a `CHECK (column = 'a' OR column = 'b' ...)` of `table` allows
+    /// (a list written as comparisons, see ``rewriteCheckListsAsComparisons(_:)``).
+    /// - Throws: `SQLiteError` when the table has no such check on `column`.
+    func allowCheckValue(_ value: String, column: String, table: String) throws {
+        try editStoredTableDefinitions([table]) { table, stored in
+            guard let pattern = try? Regex("CHECK \\((\(column) = '[^']*'(?: OR \(column) = '[^']*')*)\\)"),
+                let match = stored.firstMatch(of: pattern), let list = match.output[1].substring
+            else {
+                throw SQLiteError.misuse("table \(table): expected CHECK (\(column) = '...' OR ...)")
+            }
+            return stored.replacingCharacters(in: match.range, with: "CHECK (\(list) OR \(column) = '\(value)')")
         }
     }
 

@@ -9,12 +9,12 @@ extension SQLiteStore: MerchantStore {
                 try connection.run(
                     """
                     INSERT INTO merchants (id, seq, name, status, gateway, gateway_url, gateway_credentials, time_zone, callback_url,
-                        verify_on_registration, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        verify_on_registration, created_at, updated_at, allow_credit)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [merchant.id, merchant.sequence, merchant.name, merchant.status.rawValue, merchant.gateway.name, merchant.gateway.url,
                      sealedGatewayCredentials, merchant.timeZone, merchant.callbackURL, merchant.verifyOnRegistration,
-                     Timestamp.string(merchant.createdAt), Timestamp.string(merchant.updatedAt)])
+                     Timestamp.string(merchant.createdAt), Timestamp.string(merchant.updatedAt), merchant.allowsCredit])
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw MerchantError.nameTaken(merchant.name)
             }
@@ -29,11 +29,12 @@ extension SQLiteStore: MerchantStore {
             try connection.run(
                 """
                 UPDATE merchants SET status = ?, gateway = ?, gateway_url = ?, time_zone = ?, callback_url = ?,
-                    verify_on_registration = ?, updated_at = ?, gateway_credentials = coalesce(?, gateway_credentials)
+                    verify_on_registration = ?, updated_at = ?, gateway_credentials = coalesce(?, gateway_credentials), allow_credit = ?
                 WHERE id = ?
                 """,
                 [merchant.status.rawValue, merchant.gateway.name, merchant.gateway.url, merchant.timeZone, merchant.callbackURL,
-                 merchant.verifyOnRegistration, Timestamp.string(merchant.updatedAt), sealedGatewayCredentials, merchant.id])
+                 merchant.verifyOnRegistration, Timestamp.string(merchant.updatedAt), sealedGatewayCredentials, merchant.allowsCredit,
+                 merchant.id])
             guard connection.changes == 1 else { throw MerchantError.notFound(merchant.name) }
             try connection.appendAudit(audit)
         }
@@ -109,13 +110,15 @@ extension SQLiteStore: MerchantStore {
     }
 
     static func merchant(_ row: SQLiteRow) throws -> Merchant {
-        Merchant(
+        var merchant = Merchant(
             id: try row.string("id"), sequence: try row.int64("seq"), name: try row.string("name"),
             status: Merchant.Status(rawValue: try row.string("status")) ?? .offboarded,
             gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url")),
             timeZone: try row.string("time_zone"), callbackURL: try row.optionalString("callback_url"),
             verifyOnRegistration: try row.bool("verify_on_registration"),
             createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"))
+        merchant.allowsCredit = try row.bool("allow_credit")
+        return merchant
     }
 
     static func apiKey(_ row: SQLiteRow) throws -> APIKeyRecord {

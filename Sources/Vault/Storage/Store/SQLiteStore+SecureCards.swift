@@ -18,6 +18,7 @@ extension SQLiteStore: SecureCardStore {
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw SecureCardError.referenceTaken(row.merchantReference)
             }
+            try Self.replaceNameIndex(of: row, on: connection)
             try connection.appendAudit(audit)
             try connection.enqueueWebhook(.secureCardRegistered, merchantID: row.merchantID, data: Self.webhookData(row))
         }
@@ -36,6 +37,7 @@ extension SQLiteStore: SecureCardStore {
                  row.fingerprint, row.keyVersion, row.sealedCard, row.sealedDetails, try Self.json(row.verification),
                  Timestamp.string(row.updatedAt), row.metadataBound, row.reference, row.merchantID])
             guard connection.changes == 1 else { throw SecureCardError.notFound }
+            try Self.replaceNameIndex(of: row, on: connection)
             try connection.appendAudit(audit)
             try connection.enqueueWebhook(.secureCardUpdated, merchantID: row.merchantID, data: Self.webhookData(row))
         }
@@ -55,6 +57,17 @@ extension SQLiteStore: SecureCardStore {
         }
     }
 
+    public func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
+        try await database.read { connection in
+            try connection.queryOne(
+                """
+                SELECT * FROM secure_cards WHERE merchant_id = ? AND merchant_reference = ? AND status = 'deleted' AND purged_at IS NULL
+                ORDER BY seq DESC LIMIT 1
+                """, [merchantID, merchantReference]
+            ).map(Self.secureCardRow)
+        }
+    }
+
     public func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow] {
         try await database.read { connection in
             var sql = "SELECT * FROM secure_cards WHERE merchant_id = ?"
@@ -65,10 +78,23 @@ extension SQLiteStore: SecureCardStore {
                 arguments.append(reference)
             }
             if let text = query.text, !text.isEmpty {
-                sql += " AND (merchant_reference LIKE ? ESCAPE '\\' OR substr(masked_number, -4) = ? OR substr(masked_number, 1, 6) = ?)"
+                sql += " AND (merchant_reference LIKE ? ESCAPE '\\' OR substr(masked_number, -4) = ? OR substr(masked_number, 1, 6) = ?"
                 let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                     .replacingOccurrences(of: "_", with: "\\_")
                 arguments.append(contentsOf: [escaped + "%", text, text] as [any SQLiteBindable])
+                if let macs = query.textNameMACs, !macs.isEmpty {
+                    sql += " OR " + Self.nameIndexCondition(macs.count)
+                    arguments.append(merchantID)
+                    arguments.append(contentsOf: macs as [any SQLiteBindable])
+                    arguments.append(macs.count)
+                }
+                sql += ")"
+            }
+            if let macs = query.holderNameMACs {
+                sql += " AND " + Self.nameIndexCondition(macs.count)
+                arguments.append(merchantID)
+                arguments.append(contentsOf: macs as [any SQLiteBindable])
+                arguments.append(macs.count)
             }
             if let after = query.afterSequence {
                 sql += " AND seq > ?"
@@ -107,7 +133,8 @@ extension SQLiteStore: SecureCardStore {
                 try connection.run(
                     """
                     UPDATE secure_cards SET status = 'deleted', deleted_at = coalesce(deleted_at, ?), purged_at = ?, sealed_card = NULL,
-                        sealed_details = NULL, updated_at = ? WHERE id = ? AND merchant_id = ? AND status = 'active'
+                        sealed_details = NULL, updated_at = ?
+                    WHERE id = ? AND merchant_id = ? AND (status = 'active' OR (status = 'deleted' AND purged_at IS NULL))
                     """, [stamp, stamp, stamp, reference, merchantID])
             } else {
                 try connection.run(
@@ -115,7 +142,13 @@ extension SQLiteStore: SecureCardStore {
                     [stamp, stamp, reference, merchantID])
             }
             guard connection.changes == 1 else { throw SecureCardError.notFound }
-            if purge { try connection.shredIdempotentResponses(merchantID: merchantID, secureCardID: reference) }
+            if purge {
+                try connection.shredIdempotentResponses(merchantID: merchantID, secureCardID: reference)
+                try connection.run("DELETE FROM secure_card_names WHERE secure_card_id = ?", [reference])
+                try connection.run(
+                    "UPDATE transactions SET duplicate_mac = NULL WHERE merchant_id = ? AND secure_card_id = ? AND duplicate_mac IS NOT NULL",
+                    [merchantID, reference])
+            }
             try connection.appendAudit(audit)
             try connection.enqueueWebhook(
                 .secureCardDeleted, merchantID: merchantID,
@@ -174,6 +207,44 @@ extension SQLiteStore: SecureCardStore {
                 [sealedCard, old.reference, old.merchantID, old.keyVersion, old.sealedCard])
             return connection.changes == 1
         }
+    }
+
+    public func secureCardsWithoutNameIndex(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT * FROM secure_cards WHERE name_indexed = 0 AND sealed_card IS NOT NULL AND seq > ? ORDER BY seq LIMIT ?", [afterSequence, limit]
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func indexSecureCardName(_ row: SecureCardRow, macs: [[UInt8]]) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE secure_cards SET name_indexed = 1 WHERE id = ? AND merchant_id = ? AND name_indexed = 0 AND sealed_card = ?",
+                [row.reference, row.merchantID, row.sealedCard])
+            guard connection.changes == 1 else { return false }
+            var indexed = row
+            indexed.holderNameMACs = macs
+            try Self.replaceNameIndex(of: indexed, on: connection)
+            return true
+        }
+    }
+
+    /// Replaces a card's rows of the holder-name blind index when the row brings MACs.
+    static func replaceNameIndex(of row: SecureCardRow, on connection: SQLiteConnection) throws {
+        guard let macs = row.holderNameMACs else { return }
+        try connection.run("DELETE FROM secure_card_names WHERE secure_card_id = ?", [row.reference])
+        for mac in Set(macs) {
+            try connection.run(
+                "INSERT INTO secure_card_names (merchant_id, token_mac, secure_card_id) VALUES (?, ?, ?)", [row.merchantID, mac, row.reference])
+        }
+        try connection.run("UPDATE secure_cards SET name_indexed = 1 WHERE id = ?", [row.reference])
+    }
+
+    /// `id IN` the cards whose name has all of `count` token MACs (bound: merchant, the MACs, count).
+    static func nameIndexCondition(_ count: Int) -> String {
+        "id IN (SELECT secure_card_id FROM secure_card_names WHERE merchant_id = ? AND token_mac IN ("
+            + Array(repeating: "?", count: count).joined(separator: ", ") + ") GROUP BY secure_card_id HAVING count(*) = ?)"
     }
 
     /// What a `secure_card.*` event says: references and masked data only.

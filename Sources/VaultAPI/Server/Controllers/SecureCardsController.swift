@@ -18,6 +18,7 @@ struct SecureCardsController {
             var query = SecureCardQuery(limit: page.limit + 1)
             query.text = parameters["q"].map(String.init)
             query.cardReference = parameters["cardReference"].map(String.init)
+            query.holderName = try Self.holderName(parameters["holderName"].map(String.init))
             query.includeDeleted = try Self.flag(parameters["includeDeleted"].map(String.init), name: "includeDeleted")
             query.afterSequence = try page.afterSequence
             let items = try await cards.list(merchant: context.merchant, query: query, readBy: context.identity.actor).map { SecureCardResponse($0, description: nil) }
@@ -53,6 +54,15 @@ struct SecureCardsController {
             response.cancelledSchedules = cancelled
             return try JSONCoding.response(response)
         }
+    }
+
+    /// `holderName`: 1-200 characters with at least one letter or digit (the tokens searched for).
+    static func holderName(_ value: String?) throws -> String? {
+        guard let value else { return nil }
+        guard value.count <= 200, !HolderNameIndex.tokens(of: value).isEmpty else {
+            throw APIError.invalid("holderName must be 1-200 characters with at least one letter or digit.", code: "invalid_value", param: "holderName")
+        }
+        return value
     }
 
     /// A boolean query parameter: absent or `false`, or `true`. Anything else (an empty value, `1`)

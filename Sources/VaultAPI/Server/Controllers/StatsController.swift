@@ -1,10 +1,13 @@
 import Foundation
 import Hummingbird
+import Payments
 import Scheduler
 import Vault
 
-/// `GET /v1/stats`: count, turnover, minimum, maximum and average of the merchant's payments per
-/// period (`groupBy` day, month, quarter or year on the merchant's calendar) and per status.
+/// `GET /v1/stats`: the merchant's payments per period (`groupBy` day, month, quarter or year on the
+/// merchant's calendar) and currency: `turnover` is approved sales and captures less approved refunds;
+/// `count`, `min`, `max` and `average` describe the approved payments; `byStatus` counts and sums the
+/// selected types per status (declined, voided and failed ones included), apart from the turnover.
 ///
 /// `from` and `to` are required local dates (inclusive). Every period between them is answered,
 /// empty ones included. Without `currency` the figures are split per currency (amounts of different
@@ -28,12 +31,13 @@ struct StatsController {
                 }
                 grouping = value
             }
-            var selection = StatisticsSelection(currency: try QueryParameter.currency("currency", in: parameters))
+            let currency = try QueryParameter.currency("currency", in: parameters)
+            var selection = StatisticsSelection(currency: currency)
             if let text = parameters["type"] {
                 guard let type = TransactionType(rawValue: String(text)) else {
                     throw APIError.invalid("type is not a transaction type.", code: "invalid_value", param: "type")
                 }
-                selection.types = [type]
+                selection = .only(type, currency: currency)
             }
             let statistics = try await TransactionStatistics.compute(
                 merchant: context.merchant, from: from, to: to, grouping: grouping, selection: selection, store: store)
@@ -81,9 +85,9 @@ struct StatisticsResponse: Encodable {
         var byStatus: [String: Figures]
 
         init(_ statistics: CurrencyStatistics) {
-            let total = Figures(statistics.total)
+            let payments = Figures(statistics.payments)
             currency = statistics.currency
-            (count, turnover, min, max, average) = (total.count, total.turnover, total.min, total.max, total.average)
+            (count, turnover, min, max, average) = (payments.count, statistics.turnover, payments.min, payments.max, payments.average)
             byStatus = Dictionary(uniqueKeysWithValues: statistics.byStatus.map { ($0.key.rawValue, Figures($0.value)) })
         }
 

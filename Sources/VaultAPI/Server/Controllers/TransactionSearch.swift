@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Payments
 import Scheduler
 import Vault
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
-public import Scheduler
+public import Payments
+import Scheduler
 import Vault
 
 /// The transaction routes of SPEC §9.
@@ -86,6 +87,23 @@ struct TransactionResponse: Encodable {
         var category: String
     }
 
+    /// How the transaction used a stored card: `initial` (stored by it) or `subsequent`, who
+    /// initiated it, and the network's id for it, masked.
+    struct StoredCredential: Encodable {
+        var type: String
+        var initiatedBy: String
+        var networkTransactionId: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(type, forKey: .type)
+            try container.encode(initiatedBy, forKey: .initiatedBy)
+            try container.encode(networkTransactionId, forKey: .networkTransactionId)
+        }
+
+        enum CodingKeys: String, CodingKey { case type, initiatedBy, networkTransactionId }
+    }
+
     var id: String
     var type: String
     var status: String
@@ -109,6 +127,7 @@ struct TransactionResponse: Encodable {
     var gateway: Gateway
     var decline: Decline?
     var errorCode: String?
+    var storedCredential: StoredCredential?
     let sequence: Int64
 
     init(_ transaction: Transaction) {
@@ -137,12 +156,18 @@ struct TransactionResponse: Encodable {
             cvvResult: transaction.cvvResult)
         decline = transaction.declineCode.map { Decline(code: $0, category: transaction.declineCategory ?? "hard") }
         errorCode = transaction.errorCode
+        storedCredential = transaction.storedCredential.map { kind in
+            StoredCredential(
+                type: kind.rawValue, initiatedBy: kind == .subsequent && transaction.scheduleID != nil ? "merchant" : "customer",
+                networkTransactionId: transaction.networkTransactionID)
+        }
         sequence = transaction.sequence
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, type, status, state, subState, amount, currency, capturedAmount, refundedAmount, secureCardReference, merchantReference
         case cardType, maskedNumber, scheduleId, stepId, attempt, parentId, description, createdAt, updatedAt, gateway, decline, errorCode
+        case storedCredential
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -170,6 +195,7 @@ struct TransactionResponse: Encodable {
         try container.encode(gateway, forKey: .gateway)
         try container.encode(decline, forKey: .decline)
         try container.encode(errorCode, forKey: .errorCode)
+        try container.encode(storedCredential, forKey: .storedCredential)
     }
 }
 
@@ -184,6 +210,8 @@ extension TransactionError: APIErrorConvertible {
             return .notFound("transaction", param: "id")
         case .notAllowed(let code, let message):
             return .conflict(message, code: code)
+        case .notPermitted(let code, let message):
+            return APIError(status: .forbidden, type: "permission_error", code: code, message: message)
         case .declined(let transaction):
             var error = APIError(
                 status: .init(code: 402, reasonPhrase: "Payment Required"), type: "card_error", code: transaction.declineCode ?? "card_declined",

@@ -1,0 +1,61 @@
+import Foundation
+public import Vault
+
+extension SQLiteStore: StoredCredentialStore {
+    public func storedCredential(merchantID: String, secureCardReference: String, gateway: String) async throws -> StoredCredentialRow? {
+        try await database.read { connection in
+            try connection.queryOne(
+                "SELECT * FROM stored_credentials WHERE merchant_id = ? AND secure_card_id = ? AND gateway = ?",
+                [merchantID, secureCardReference, gateway]
+            ).map(Self.storedCredential)
+        }
+    }
+
+    public func saveStoredCredential(_ row: StoredCredentialRow, replacing: Bool) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO stored_credentials (merchant_id, secure_card_id, gateway, sealed_network_transaction_id, masked, transaction_id, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (merchant_id, secure_card_id, gateway) DO
+                """ + (replacing
+                    ? " UPDATE SET sealed_network_transaction_id = excluded.sealed_network_transaction_id, masked = excluded.masked,"
+                        + " transaction_id = excluded.transaction_id, created_at = excluded.created_at"
+                    : " NOTHING"),
+                [row.merchantID, row.secureCardReference, row.gateway, row.sealedNetworkTransactionID, row.masked, row.transactionID,
+                 Timestamp.string(row.createdAt)])
+        }
+    }
+
+    public func storedCredentialsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [StoredCredentialRow] {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT * FROM stored_credentials WHERE merchant_id = ? AND substr(sealed_network_transaction_id, 1, 4) < ?
+                ORDER BY secure_card_id, gateway LIMIT ?
+                """,
+                [merchantID, (0..<4).map { UInt8(truncatingIfNeeded: keyVersion >> (24 - 8 * $0)) }, limit]
+            ).map(Self.storedCredential)
+        }
+    }
+
+    public func resealStoredCredential(_ row: StoredCredentialRow, old: [UInt8]) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE stored_credentials SET sealed_network_transaction_id = ?
+                WHERE merchant_id = ? AND secure_card_id = ? AND gateway = ? AND sealed_network_transaction_id = ?
+                """,
+                [row.sealedNetworkTransactionID, row.merchantID, row.secureCardReference, row.gateway, old])
+            return connection.changes > 0
+        }
+    }
+
+    static func storedCredential(_ row: SQLiteRow) throws -> StoredCredentialRow {
+        StoredCredentialRow(
+            merchantID: try row.string("merchant_id"), secureCardReference: try row.string("secure_card_id"), gateway: try row.string("gateway"),
+            sealedNetworkTransactionID: try row.blob("sealed_network_transaction_id"), masked: try row.string("masked"),
+            transactionID: try row.optionalString("transaction_id"),
+            createdAt: Timestamp.parse(try row.string("created_at")) ?? Date(timeIntervalSince1970: 0))
+    }
+}

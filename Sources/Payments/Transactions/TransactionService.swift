@@ -1,0 +1,404 @@
+public import Foundation
+public import Vault
+
+/// Sales, authorizations, verifications and their follow-ups (SPEC §6).
+///
+/// Every transaction is recorded as `pending` before its gateway call, with an idempotency key
+/// derived from its id, and updated with the outcome after: a crash in between leaves a
+/// `pending` row that can be settled with the same key, never charged twice.
+public struct TransactionService: Sendable {
+    private let store: any TransactionStore
+    private let cards: SecureCardService
+    private let gateways: MerchantGateways
+    private let reversalWindow: TimeInterval
+    private let storedCredentials: StoredCredentials?
+    private let duplicates: DuplicateTransactionCheck?
+
+    /// The default reversal window (seed 000): a void is allowed within 24 hours of the authorization.
+    public static let defaultReversalWindow: TimeInterval = 24 * 3600
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - reversalWindow: how long after its authorization a payment may still be voided (reversed).
+    ///   - storedCredentials: keeps the network transaction id of a registration by sale (none is kept without it).
+    ///   - duplicates: duplicate protection of sales, authorizations and credits; nil for none.
+    public init(store: any TransactionStore, cards: SecureCardService, gateways: MerchantGateways,
+                reversalWindow: TimeInterval = TransactionService.defaultReversalWindow, storedCredentials: StoredCredentials? = nil,
+                duplicates: DuplicateTransactionCheck? = nil) {
+        self.duplicates = duplicates
+        self.store = store
+        self.cards = cards
+        self.gateways = gateways
+        self.reversalWindow = reversalWindow
+        self.storedCredentials = storedCredentials
+    }
+
+    /// Runs a sale, authorization, verification or credit.
+    /// - Throws: `TransactionError` (422, 403 and 409 for credits and duplicates, 402 with the recorded
+    ///   transaction, 502), `CardDataError` (422).
+    public func create(_ request: TransactionRequest, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
+        guard let type = TransactionType(rawValue: request.type), [.sale, .authorize, .verify, .credit].contains(type) else {
+            throw TransactionError.invalid(field: "type", code: "invalid_value", message: "type must be sale, authorize, verify or credit.")
+        }
+        if type == .credit, !merchant.allowsCredit {
+            throw TransactionError.notPermitted(
+                code: "credit_not_allowed",
+                message: "This merchant's settings do not allow credits (refunds without an earlier sale); refund the sale instead, "
+                    + "or ask the operator to run `vault merchant update NAME --allow-credit true`.")
+        }
+        let currency = try Self.currency(request.currency ?? (type == .verify ? "USD" : nil))
+        if let refusal = GatewayPreChecks.forGateway(named: merchant.gateway.name)?.refusal(currency: currency) {
+            throw TransactionError.invalid(field: "currency", code: refusal.code, message: refusal.message)
+        }
+        let amount = request.amount ?? 0
+        if type == .verify {
+            guard amount == 0 else { throw TransactionError.invalid(field: "amount", code: "out_of_range", message: "A verification moves no money: amount must be 0.") }
+        } else {
+            guard amount > 0, amount <= MinorUnits.maximum else {
+                throw TransactionError.invalid(field: "amount", code: "out_of_range", message: "amount must be between 1 and \(MinorUnits.maximum) minor units.")
+            }
+        }
+        do {
+            try CardNumberShape.refuse(request.description, field: "description")
+        } catch {
+            throw TransactionError.invalid(field: error.field, code: error.code, message: error.message)
+        }
+        let byToken = request.secureCardReference != nil || request.merchantReference != nil
+        if byToken && request.source.isPresent {
+            throw TransactionError.invalid(field: "secureCardReference", code: "not_allowed", message: "Give a secureCardReference (or merchantReference) or card data, not both.")
+        }
+        if request.secureCard != nil && (byToken || type != .sale) {
+            throw TransactionError.invalid(field: "secureCard", code: "not_allowed", message: "Registration by sale needs a sale with raw card data.")
+        }
+
+        var transaction = Transaction(
+            id: Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: currency,
+            gateway: merchant.gateway.name, now: now)
+        transaction.description = request.description
+        let card: PaymentCard
+        if byToken {
+            let stored = try await storedCard(request, merchant: merchant)
+            card = PaymentCard(pan: stored.pan, expiry: stored.expiry, holderName: stored.holderName, cvv: nil, postalCode: nil)
+            transaction.secureCardReference = stored.reference
+            transaction.merchantReference = stored.merchantReference
+            transaction.storedCredential = .subsequent
+        } else {
+            guard request.source.isPresent else {
+                throw TransactionError.invalid(field: "secureCardReference", code: "required", message: "Give a secureCardReference, a merchantReference or card data.")
+            }
+            let raw = try request.source.capture()
+            card = PaymentCard(pan: raw.pan, expiry: raw.expiry, holderName: raw.holderName, cvv: raw.cvv, postalCode: nil)
+        }
+        transaction.cardType = card.pan.brand.rawValue
+        transaction.maskedNumber = card.pan.masked
+        if let registration = request.secureCard {
+            try await checkRegistration(registration, source: request.source, merchant: merchant, now: now)
+            transaction.storedCredential = .initial
+        }
+
+        let adapter: any GatewayAdapter
+        do {
+            adapter = try await gateways.adapter(for: merchant)
+        } catch {
+            throw TransactionError.gatewayNotConfigured("\(error)")
+        }
+        if type == .credit, !adapter.supportsCredit {
+            throw TransactionError.notAllowed(
+                code: "credit_not_supported",
+                message: "The merchant's gateway (\(adapter.name)) takes no credits; refund the original sale instead (POST /v1/transactions/{id}/refund).")
+        }
+        var duplicatesSince: Date?
+        if let duplicates, type != .verify {
+            transaction.duplicateMAC = try await duplicates.mac(
+                type: type, amount: amount, currency: currency, pan: card.pan, merchantID: merchant.id)
+            duplicatesSince = request.allowDuplicate == true ? nil : duplicates.comparedSince(now)
+        }
+        try await store.insertTransaction(
+            transaction, refusingDuplicatesSince: duplicatesSince, audit: audit(transaction, actor: actor, action: "transaction.created"))
+
+        let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
+        let today = CivilDate.today(in: zone, now: now)
+        let result: GatewayResult
+        if card.expiry.isExpired(currentYear: today.year, currentMonth: today.month) {
+            result = GatewayResult(outcome: .declined(code: "expired_card", category: .hard), responseText: "Declined by the vault: the card has expired.")
+        } else {
+            let charge = ChargeRequest(
+                idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference, amount: Money(minorUnits: amount, currency: currency),
+                card: card, description: request.description,
+                storedCredential: byToken ? .customerInitiated : request.secureCard != nil ? .initial : nil)
+            switch type {
+            case .sale: result = await adapter.sale(charge)
+            case .authorize: result = await adapter.authorize(charge)
+            case .credit: result = await adapter.credit(charge)
+            default: result = await adapter.verify(charge)
+            }
+        }
+        transaction.apply(result, now: Date())
+        try await store.completeTransaction(transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"))
+
+        if transaction.status == .approved, let registration = request.secureCard {
+            do {
+                let registered = try await cards.register(
+                    SecureCardRegistration(
+                        merchantReference: registration.merchantReference, source: request.source, customer: registration.customer,
+                        customFields: registration.customFields, verify: false),
+                    merchant: merchant, actor: actor, now: now)
+                try await store.attachSecureCard(
+                    transactionID: transaction.id, merchantID: merchant.id, secureCardReference: registered.reference,
+                    merchantReference: registered.merchantReference)
+                transaction.secureCardReference = registered.reference
+                transaction.merchantReference = registered.merchantReference
+                if let network = result.networkTransactionID {
+                    _ = try? await storedCredentials?.record(
+                        network, secureCardReference: registered.reference, merchantID: merchant.id, gateway: merchant.gateway.name,
+                        transactionID: transaction.id, replacing: true)
+                }
+            } catch {
+                // The sale stands; the card was not registered (a concurrent registration took the
+                // reference). The response shows secureCardReference null, and the audit says why.
+                try? await store.completeTransaction(
+                    transaction, parentUpdate: nil,
+                    audit: audit(transaction, actor: actor, action: "transaction.registration_failed"))
+            }
+        }
+        switch transaction.status {
+        case .declined: throw TransactionError.declined(transaction)
+        case .error, .inDoubt: throw TransactionError.gatewayFailed(transaction)
+        default: return transaction
+        }
+    }
+
+    /// Captures all or part of an approved authorization.
+    public func capture(id: String, amount: Int64?, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
+        try await followUp(.capture, of: id, amount: amount, merchant: merchant, actor: actor, now: now)
+    }
+
+    /// Voids (reverses) an approved sale, authorization or capture that has not been refunded, within
+    /// the reversal window after its authorization.
+    /// - Throws: `TransactionError.notAllowed` with `reversal_window_passed` once the window is over (refund instead).
+    public func void(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
+        try await followUp(.void, of: id, amount: nil, merchant: merchant, actor: actor, now: now)
+    }
+
+    /// Refunds all or part of what remains of a sale or a captured authorization.
+    public func refund(id: String, amount: Int64?, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
+        try await followUp(.refund, of: id, amount: amount, merchant: merchant, actor: actor, now: now)
+    }
+
+    /// One transaction.
+    public func get(id: String, merchant: Merchant) async throws -> Transaction {
+        guard let transaction = try await store.transaction(merchantID: merchant.id, id: id) else { throw TransactionError.notFound }
+        return transaction
+    }
+
+    /// A page, newest first.
+    public func list(merchant: Merchant, filter: TransactionFilter, beforeSequence: Int64?, limit: Int) async throws -> [Transaction] {
+        try await store.transactions(merchantID: merchant.id, filter: filter, beforeSequence: beforeSequence, limit: limit)
+    }
+
+    // MARK: - Follow-ups
+
+    private func followUp(_ type: TransactionType, of parentID: String, amount requested: Int64?, merchant: Merchant, actor: String, now: Date)
+        async throws -> Transaction
+    {
+        guard let parent = try await store.transaction(merchantID: merchant.id, id: parentID) else { throw TransactionError.notFound }
+        let amount = try Self.followUpAmount(type, parent: parent, requested: requested)
+        var child = Transaction(
+            id: Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: parent.currency,
+            gateway: parent.gateway, now: now)
+        child.parentID = parent.id
+        child.secureCardReference = parent.secureCardReference
+        child.merchantReference = parent.merchantReference
+        child.cardType = parent.cardType
+        child.maskedNumber = parent.maskedNumber
+        child.scheduleID = parent.scheduleID
+        child.stepID = nil
+        let reversal = type == .void ? try await reversalDeadline(of: parent) : nil
+        let check: @Sendable (Transaction, [Transaction]) throws -> Void = { parent, followUps in
+            try Self.checkFollowUp(type, amount: amount, parent: parent, followUps: followUps)
+            if let reversal { try Self.checkReversalWindow(reversal, now: now) }
+        }
+        let adapter: any GatewayAdapter
+        do {
+            adapter = try await gateways.adapter(for: merchant)
+        } catch {
+            throw TransactionError.gatewayNotConfigured("\(error)")
+        }
+        try await store.insertFollowUp(child, check: check, audit: audit(child, actor: actor, action: "transaction.created"))
+        let request = FollowUpRequest(
+            idempotencyKey: child.idempotencyKey, reference: child.orderReference, gatewayTransactionID: parent.gatewayTransactionID ?? "",
+            amount: Money(minorUnits: amount, currency: parent.currency), card: nil, cardLast4: parent.maskedNumber.map { String($0.suffix(4)) })
+        var result: GatewayResult
+        switch type {
+        case .capture: result = await adapter.capture(request)
+        case .void: result = await adapter.void(request)
+        default:
+            result = await adapter.refund(request)
+            if case .error(let code, _) = result.outcome,
+                ["not_refundable", "not_settled"].contains(code)
+                    || (code == "gateway_rejected" && (result.responseText ?? "").lowercased().contains("settled")),
+                amount == parent.amount - parent.refundedAmount, parent.refundedAmount == 0
+            {
+                child.type = .void
+                result = await adapter.void(request)
+            }
+        }
+        child.apply(result, now: Date())
+        var update: ParentUpdate?
+        if child.status == .approved {
+            switch child.type {
+            case .capture:
+                update = ParentUpdate(parentID: parent.id, status: .captured, capturedDelta: amount)
+            case .void:
+                update = ParentUpdate(parentID: parent.id, status: .voided)
+            default:
+                let refundable = parent.type == .authorize ? parent.capturedAmount : parent.amount
+                let refunded = parent.refundedAmount + amount
+                update = ParentUpdate(parentID: parent.id, status: refunded >= refundable ? .refunded : .partiallyRefunded, refundedDelta: amount)
+            }
+        }
+        try await store.completeTransaction(child, parentUpdate: update, audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"))
+        switch child.status {
+        case .declined: throw TransactionError.declined(child)
+        case .error, .inDoubt: throw TransactionError.gatewayFailed(child)
+        default: return child
+        }
+    }
+
+    static func followUpAmount(_ type: TransactionType, parent: Transaction, requested: Int64?) throws -> Int64 {
+        switch type {
+        case .capture:
+            let amount = requested ?? parent.amount
+            guard amount > 0, amount <= parent.amount else {
+                throw TransactionError.invalid(field: "amount", code: "amount_exceeds_authorized", message: "A capture may take 1 to \(parent.amount) minor units.")
+            }
+            return amount
+        case .refund:
+            let refundable = (parent.type == .authorize ? parent.capturedAmount : parent.amount) - parent.refundedAmount
+            let amount = requested ?? refundable
+            guard amount > 0, amount <= refundable else {
+                throw TransactionError.invalid(field: "amount", code: "amount_exceeds_refundable", message: "At most \(refundable) minor units remain to refund.")
+            }
+            return amount
+        default:
+            return parent.type == .authorize ? parent.amount : parent.amount - parent.refundedAmount
+        }
+    }
+
+    static func checkFollowUp(_ type: TransactionType, amount: Int64, parent: Transaction, followUps: [Transaction]) throws {
+        let live = followUps.filter { [.pending, .approved, .inDoubt].contains($0.status) }
+        switch type {
+        case .capture:
+            guard parent.type == .authorize else { throw TransactionError.notAllowed(code: "not_capturable", message: "Only an authorization can be captured.") }
+            guard parent.status == .approved, !live.contains(where: { $0.type == .capture || $0.type == .void }) else {
+                throw TransactionError.notAllowed(code: "not_capturable", message: "The authorization is \(parent.status.rawValue) and cannot be captured.")
+            }
+        case .void:
+            guard [.sale, .authorize, .capture].contains(parent.type) else {
+                throw TransactionError.notAllowed(code: "not_voidable", message: "A \(parent.type.rawValue) cannot be voided.")
+            }
+            guard parent.refundedAmount == 0, !live.contains(where: { $0.type == .refund }) else {
+                throw TransactionError.notAllowed(code: "already_refunded", message: "A refunded transaction cannot be voided.")
+            }
+            guard [.approved, .captured].contains(parent.status), !live.contains(where: { $0.type == .void }) else {
+                throw TransactionError.notAllowed(code: "not_voidable", message: "The transaction is \(parent.status.rawValue) and cannot be voided.")
+            }
+        default:
+            let refundableStatus: Bool = switch parent.type {
+            case .sale: [.approved, .partiallyRefunded].contains(parent.status)
+            case .authorize: [.captured, .partiallyRefunded].contains(parent.status)
+            default: false
+            }
+            guard refundableStatus, !live.contains(where: { $0.type == .void }) else {
+                throw TransactionError.notAllowed(code: "not_refundable", message: "The transaction is \(parent.status.rawValue) and cannot be refunded.")
+            }
+            let base = parent.type == .authorize ? parent.capturedAmount : parent.amount
+            let reserved = live.filter { $0.type == .refund }.reduce(Int64(0)) { $0 + $1.amount }
+            guard reserved + amount <= base else {
+                throw TransactionError.invalid(
+                    field: "amount", code: "amount_exceeds_refundable", message: "At most \(max(0, base - reserved)) minor units remain to refund.")
+            }
+        }
+    }
+
+    /// When a void of `parent` stops being allowed, and what to refund instead: a capture is reversed
+    /// with its authorization, so the window runs from the authorization, which is also what a refund takes.
+    private func reversalDeadline(of parent: Transaction) async throws -> ReversalDeadline {
+        var authorization = parent
+        if parent.type == .capture, let id = parent.parentID, let original = try await store.transaction(merchantID: parent.merchantID, id: id) {
+            authorization = original
+        }
+        return ReversalDeadline(
+            authorizedAt: authorization.createdAt, closesAt: authorization.createdAt.addingTimeInterval(reversalWindow),
+            window: reversalWindow, refundID: authorization.id)
+    }
+
+    static func checkReversalWindow(_ deadline: ReversalDeadline, now: Date) throws {
+        guard now >= deadline.closesAt else { return }
+        throw TransactionError.notAllowed(
+            code: "reversal_window_passed",
+            message: "A void (reversal) is allowed only within \(deadline.windowText) of the authorization (at \(Timestamp.string(deadline.authorizedAt))); "
+                + "refund it instead: POST /v1/transactions/\(deadline.refundID)/refund.")
+    }
+
+    // MARK: - Helpers
+
+    private func storedCard(_ request: TransactionRequest, merchant: Merchant) async throws
+        -> (reference: String, merchantReference: String, pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?)
+    {
+        let card: SecureCard
+        do {
+            if let token = request.secureCardReference {
+                card = try await cards.retrieve(reference: token, merchant: merchant)
+            } else {
+                card = try await cards.retrieve(merchantReference: request.merchantReference ?? "", merchant: merchant)
+            }
+        } catch SecureCardError.notFound {
+            let field = request.secureCardReference != nil ? "secureCardReference" : "merchantReference"
+            throw TransactionError.invalid(field: field, code: "not_found", message: "No live secure card with that reference.")
+        }
+        guard card.status == .active else {
+            throw TransactionError.invalid(field: "secureCardReference", code: "card_deleted", message: "The secure card was deleted.")
+        }
+        let charge = try await cards.cardForCharge(reference: card.reference, merchantID: merchant.id)
+        return (card.reference, card.merchantReference, charge.pan, charge.expiry, charge.holderName)
+    }
+
+    /// Checks the whole registration of a registration by sale before the sale reaches the gateway, as
+    /// a registration would (reference, card expiry, customer, custom fields against the merchant's
+    /// definitions, reference not taken): a registration that would fail is refused and charges nothing.
+    private func checkRegistration(_ registration: TransactionRequest.SaleRegistration, source: CardSource, merchant: Merchant, now: Date)
+        async throws
+    {
+        let request = SecureCardRegistration(
+            merchantReference: registration.merchantReference, source: source, customer: registration.customer,
+            customFields: registration.customFields, verify: false)
+        do {
+            try await cards.checkRegistration(request, merchant: merchant, now: now)
+        } catch let error as CardDataError {
+            let cardFields = ["method", "card", "track", "emv"]
+            let isCardField = cardFields.contains { error.field == $0 || error.field.hasPrefix($0 + ".") }
+            throw TransactionError.invalid(field: isCardField ? error.field : "secureCard." + error.field, code: error.code, message: error.message)
+        } catch SecureCardError.referenceTaken {
+            throw TransactionError.notAllowed(code: "merchant_reference_taken", message: "A live secure card with that merchantReference already exists.")
+        }
+    }
+
+    static func currency(_ code: String?) throws -> Currency {
+        guard let code else { throw TransactionError.invalid(field: "currency", code: "required", message: "currency is required.") }
+        do {
+            return try Currency(code: code)
+        } catch {
+            throw TransactionError.invalid(field: "currency", code: "unknown_currency", message: "currency must be a known ISO 4217 code.")
+        }
+    }
+
+    private func audit(_ transaction: Transaction, actor: String, action: String) -> AuditEntry {
+        var details = ["type": transaction.type.rawValue, "status": transaction.status.rawValue, "amount": String(transaction.amount),
+                       "currency": transaction.currency.code]
+        if let card = transaction.secureCardReference { details["secureCardReference"] = card }
+        if let masked = transaction.maskedNumber { details["last4"] = String(masked.suffix(4)) }
+        if let parent = transaction.parentID { details["parent"] = parent }
+        return AuditEntry(merchantID: transaction.merchantID, actor: actor, action: action, objectType: "transaction", objectID: transaction.id, details: details)
+    }
+}

@@ -1,0 +1,114 @@
+public import Foundation
+public import Vault
+
+/// How an original transaction changes when a follow-up is approved.
+public struct ParentUpdate: Sendable, Equatable {
+    /// The original.
+    public var parentID: String
+    /// Its new status.
+    public var status: TransactionStatus
+    /// Added to its captured amount.
+    public var capturedDelta: Int64
+    /// Added to its refunded amount.
+    public var refundedDelta: Int64
+
+    /// Creates an update.
+    public init(parentID: String, status: TransactionStatus, capturedDelta: Int64 = 0, refundedDelta: Int64 = 0) {
+        self.parentID = parentID
+        self.status = status
+        self.capturedDelta = capturedDelta
+        self.refundedDelta = refundedDelta
+    }
+}
+
+/// How to find transactions (`GET /v1/transactions`). Every condition given must hold.
+public struct TransactionFilter: Sendable, Equatable {
+    /// Only this status.
+    public var status: TransactionStatus?
+    /// Only this type.
+    public var type: TransactionType?
+    /// Only this schedule.
+    public var scheduleID: String?
+    /// Only this card.
+    public var secureCardReference: String?
+    /// Only transactions created at or after this instant.
+    public var createdFrom: Date?
+    /// Only transactions created before this instant (exclusive).
+    public var createdBefore: Date?
+    /// Only amounts of at least this many minor units.
+    public var minimumAmount: Int64?
+    /// Only amounts of at most this many minor units.
+    public var maximumAmount: Int64?
+    /// Only this currency.
+    public var currency: Currency?
+    /// Free text: the transaction id exactly, a merchantReference prefix, a substring of the description
+    /// (both ignoring ASCII case), when it is four digits the last four digits of the card, and when it
+    /// reads as an amount (`19.99`, `20`) that amount in major units of the transaction's currency.
+    public var text: String?
+
+    /// Creates a filter.
+    public init(
+        status: TransactionStatus? = nil, type: TransactionType? = nil, scheduleID: String? = nil, secureCardReference: String? = nil,
+        createdFrom: Date? = nil, createdBefore: Date? = nil, minimumAmount: Int64? = nil, maximumAmount: Int64? = nil,
+        currency: Currency? = nil, text: String? = nil
+    ) {
+        self.status = status
+        self.type = type
+        self.scheduleID = scheduleID
+        self.secureCardReference = secureCardReference
+        self.createdFrom = createdFrom
+        self.createdBefore = createdBefore
+        self.minimumAmount = minimumAmount
+        self.maximumAmount = maximumAmount
+        self.currency = currency
+        self.text = text
+    }
+}
+
+/// The order of a transaction list: recording order (`seq`). It is `createdAt` order, except between
+/// transactions recorded in the same instants by concurrent requests; keyset pages on `seq` never
+/// skip or repeat a row while others are recorded.
+public enum TransactionSortOrder: String, Sendable, CaseIterable {
+    /// Newest first (`sort=-createdAt`, the default).
+    case newestFirst
+    /// Oldest first (`sort=createdAt`).
+    case oldestFirst
+}
+
+/// Persistence of transactions. Every change records its audit event atomically.
+public protocol TransactionStore: Sendable {
+    /// Records a transaction before its gateway call.
+    func insertTransaction(_ transaction: Transaction, audit: AuditEntry) async throws
+    /// Records a transaction before its gateway call unless, with `since`, a live transaction with
+    /// the same ``Transaction/duplicateMAC`` was recorded at or after `since` (then throws
+    /// `TransactionError.notAllowed` `duplicate_transaction` and records nothing); checked in the
+    /// same write, so two identical requests at once cannot both pass.
+    func insertTransaction(_ transaction: Transaction, refusingDuplicatesSince since: Date?, audit: AuditEntry) async throws
+    /// Records a follow-up (capture, void, refund) before its gateway call. `check` runs inside
+    /// the same write transaction with the freshly read original and its existing follow-ups, so
+    /// two concurrent refunds cannot exceed what remains; it throws to refuse.
+    func insertFollowUp(
+        _ transaction: Transaction, check: @escaping @Sendable (_ parent: Transaction, _ followUps: [Transaction]) throws -> Void, audit: AuditEntry
+    ) async throws
+    /// Records a gateway outcome (and the original's change, for an approved follow-up).
+    func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws
+    /// Links a transaction to the card registered by its sale.
+    func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws
+    /// One transaction of a merchant.
+    func transaction(merchantID: String, id: String) async throws -> Transaction?
+    /// A page of a merchant's transactions in `order`, starting after the transaction with sequence
+    /// `afterSequence` (keyset pagination: inserts never shift a page).
+    func transactions(
+        merchantID: String, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int
+    ) async throws -> [Transaction]
+    /// Count, sum, minimum and maximum of the amounts of a merchant's transactions per period, currency
+    /// and status, aggregated by the store; periods are half-open instants `[start, end)`.
+    func transactionTotals(merchantID: String, periods: [StatisticsPeriod], selection: StatisticsSelection) async throws -> [StatisticsTotals]
+}
+
+extension TransactionStore {
+    /// A page of a merchant's transactions, newest first, older than `beforeSequence`.
+    public func transactions(merchantID: String, filter: TransactionFilter, beforeSequence: Int64?, limit: Int) async throws -> [Transaction] {
+        try await transactions(merchantID: merchantID, filter: filter, order: .newestFirst, afterSequence: beforeSequence, limit: limit)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+public import Payments
+public import Vault
+
+extension SQLiteStore: StepReviewStore {
+    public func latestAttempt(stepID: String, attempt: Int, merchantID: String) async throws -> Transaction? {
+        try await database.read { connection in
+            try connection.queryOne(
+                "SELECT * FROM transactions WHERE step_id = ? AND attempt = ? AND merchant_id = ?", [stepID, attempt, merchantID]
+            ).map(Self.transaction)
+        }
+    }
+
+    public func stepsInReview(merchantID: String?) async throws -> Int {
+        try await database.read { connection in
+            var sql = "SELECT count(*) AS n FROM schedule_steps WHERE status = 'needs_review'"
+            var arguments: [any SQLiteBindable] = []
+            if let merchantID {
+                sql += " AND merchant_id = ?"
+                arguments.append(merchantID)
+            }
+            return try connection.queryOne(sql, arguments)?.int("n") ?? 0
+        }
+    }
+
+    /// `charge.needs_review`: the step, its schedule and the attempt in review, and why.
+    static func needsReviewEvent(_ transaction: Transaction, step: ScheduleStep, now: Date) throws -> PendingWebhookEvent {
+        try PendingWebhookEvent(
+            .chargeNeedsReview, merchantID: transaction.merchantID,
+            data: ["scheduleId": .optional(transaction.scheduleID), "stepId": .string(step.id), "transactionId": .string(transaction.id),
+                   "attempt": .optional(transaction.attempt.map(Int64.init)), "amount": .int(transaction.amount),
+                   "currency": .string(transaction.currency.code), "reason": .optional(transaction.errorCode)],
+            now: now)
+    }
+}

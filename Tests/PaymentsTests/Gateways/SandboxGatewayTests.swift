@@ -1,0 +1,210 @@
+@testable import GatewayFakes
+import Payments
+import Testing
+import Vault
+
+@Suite struct SandboxGatewayTests {
+    typealias F = GatewayFixtures
+
+    @Test(arguments: SandboxTestCard.allCases)
+    func testCardsAnswerTheirDocumentedOutcome(_ testCard: SandboxTestCard) async {
+        let sandbox = SandboxGateway()
+        let result = await sandbox.sale(F.charge("key-\(testCard)", reference: "ref-\(testCard)", card: F.card(testCard.number)))
+        switch testCard {
+        case .approved: #expect(result.outcome == .approved)
+        case .cardDeclined: #expect(result.outcome == .declined(code: "card_declined", category: .hard))
+        case .insufficientFunds: #expect(result.outcome == .declined(code: "insufficient_funds", category: .soft))
+        case .expiredCard: #expect(result.outcome == .declined(code: "expired_card", category: .hard))
+        case .processingError: #expect(result.outcome == .declined(code: "processing_error", category: .soft))
+        }
+        #expect(result.transactionID != nil)
+    }
+
+    @Test(arguments: ["5555555555554444", "378282246310005", "4111111111111111", "6011111111111117"])
+    func anyOtherValidCardApproves(_ number: String) async {
+        let result = await SandboxGateway().authorize(F.charge("k", reference: "r", card: F.card(number)))
+        #expect(result.outcome == .approved)
+        #expect(result.authCode?.count == 6)
+    }
+
+    @Test func sameIdempotencyKeyAnswersTheSameResultWithoutASecondCharge() async {
+        let sandbox = SandboxGateway()
+        let request = F.charge("step-1-attempt-1", reference: "INV-1")
+        let first = await sandbox.sale(request)
+        let second = await sandbox.sale(request)
+        #expect(first.outcome == .approved)
+        #expect(second == first)
+        #expect(sandbox.transactionCount == 1)
+    }
+
+    @Test func sameKeyForADifferentRequestIsRefused() async {
+        let sandbox = SandboxGateway()
+        _ = await sandbox.sale(F.charge("k1", reference: "INV-1", amount: F.money(1_000)))
+        let reused = await sandbox.sale(F.charge("k1", reference: "INV-1", amount: F.money(2_000)))
+        #expect(reused.outcome == .error(code: "idempotency_key_reused", retryable: false))
+        #expect(sandbox.transactionCount == 1)
+    }
+
+    @Test func concurrentCallsWithOneKeyChargeOnce() async {
+        let sandbox = SandboxGateway()
+        let request = F.charge("concurrent", reference: "INV-C")
+        let results = await withTaskGroup(of: GatewayResult.self) { group in
+            for _ in 0..<20 { group.addTask { await sandbox.sale(request) } }
+            return await group.reduce(into: [GatewayResult]()) { $0.append($1) }
+        }
+        #expect(Set(results.compactMap(\.transactionID)).count == 1)
+        #expect(sandbox.transactionCount == 1)
+    }
+
+    @Test func captureIsLimitedToTheAuthorizedAmountAndHappensOnce() async {
+        let sandbox = SandboxGateway()
+        let auth = await sandbox.authorize(F.charge("a", reference: "INV-A", amount: F.money(5_000)))
+        let tooMuch = await sandbox.capture(F.followUp("c1", reference: "INV-A", transactionID: auth.transactionID,
+                                                       amount: F.money(5_001)))
+        #expect(tooMuch.outcome == .error(code: "amount_exceeds_authorized", retryable: false))
+        let partial = await sandbox.capture(F.followUp("c2", reference: "INV-A", transactionID: auth.transactionID,
+                                                       amount: F.money(3_000)))
+        #expect(partial.outcome == .approved)
+        #expect(partial.transactionID == auth.transactionID)
+        let again = await sandbox.capture(F.followUp("c3", reference: "INV-A", transactionID: auth.transactionID))
+        #expect(again.outcome == .error(code: "already_captured", retryable: false))
+        #expect(sandbox.transaction(id: auth.transactionID ?? "")?.captured == F.money(3_000))
+    }
+
+    @Test func refundsNeverExceedWhatWasCapturedAndNotYetRefunded() async {
+        let sandbox = SandboxGateway()
+        let sale = await sandbox.sale(F.charge("s", reference: "INV-S", amount: F.money(10_000)))
+        let first = await sandbox.refund(F.followUp("r1", reference: "RF-1", transactionID: sale.transactionID,
+                                                    amount: F.money(6_000)))
+        #expect(first.outcome == .approved)
+        #expect(first.transactionID != sale.transactionID)
+        let over = await sandbox.refund(F.followUp("r2", reference: "RF-2", transactionID: sale.transactionID,
+                                                   amount: F.money(4_001)))
+        #expect(over.outcome == .error(code: "amount_exceeds_refundable", retryable: false))
+        let rest = await sandbox.refund(F.followUp("r3", reference: "RF-3", transactionID: sale.transactionID))
+        #expect(rest.outcome == .approved)
+        #expect(sandbox.transaction(id: rest.transactionID ?? "")?.authorized == F.money(4_000))
+        let nothingLeft = await sandbox.refund(F.followUp("r4", reference: "RF-4", transactionID: sale.transactionID))
+        #expect(nothingLeft.outcome == .error(code: "amount_exceeds_refundable", retryable: false))
+    }
+
+    @Test func aRefundedTransactionCannotBeVoided() async {
+        let sandbox = SandboxGateway()
+        let sale = await sandbox.sale(F.charge("s", reference: "INV-V"))
+        _ = await sandbox.refund(F.followUp("r", reference: "RF-V", transactionID: sale.transactionID, amount: F.money(100)))
+        let void = await sandbox.void(F.followUp("v", reference: "INV-V", transactionID: sale.transactionID))
+        #expect(void.outcome == .error(code: "transaction_refunded", retryable: false))
+    }
+
+    @Test func aVoidedAuthorizationCannotBeCapturedOrRefunded() async {
+        let sandbox = SandboxGateway()
+        let auth = await sandbox.authorize(F.charge("a", reference: "INV-X"))
+        #expect(await sandbox.void(F.followUp("v", reference: "INV-X", transactionID: auth.transactionID)).outcome == .approved)
+        let capture = await sandbox.capture(F.followUp("c", reference: "INV-X", transactionID: auth.transactionID))
+        #expect(capture.outcome == .error(code: "transaction_voided", retryable: false))
+        let refund = await sandbox.refund(F.followUp("r", reference: "INV-X", transactionID: auth.transactionID))
+        #expect(refund.outcome == .error(code: "transaction_voided", retryable: false))
+    }
+
+    @Test func followUpsOnUnknownOrDeclinedTransactionsFail() async {
+        let sandbox = SandboxGateway()
+        let declined = await sandbox.authorize(F.charge("d", reference: "INV-D", card: F.card(SandboxTestCard.cardDeclined.number)))
+        for transactionID in ["sbx_unknown", declined.transactionID ?? ""] {
+            let capture = await sandbox.capture(F.followUp("c-\(transactionID)", reference: "INV-D", transactionID: transactionID))
+            #expect(capture.outcome == .error(code: "transaction_not_found", retryable: false))
+        }
+    }
+
+    @Test func verifyTakesAZeroAmountAndHoldsNothing() async {
+        let sandbox = SandboxGateway()
+        let ok = await sandbox.verify(F.charge("v", reference: "VER-1", amount: F.money(0), card: F.card(cvv: "123")))
+        #expect(ok.outcome == .approved)
+        #expect(ok.cvvResult == "M")
+        #expect(sandbox.transaction(id: ok.transactionID ?? "")?.authorized == F.money(0))
+        let declined = await sandbox.verify(F.charge("v2", reference: "VER-2", amount: F.money(0),
+                                                     card: F.card(SandboxTestCard.expiredCard.number)))
+        #expect(declined.outcome == .declined(code: "expired_card", category: .hard))
+    }
+
+    @Test func salesNeedAPositiveAmount() async {
+        let result = await SandboxGateway().sale(F.charge("z", reference: "INV-Z", amount: F.money(0)))
+        #expect(result.outcome == .error(code: "invalid_amount", retryable: false))
+    }
+
+    @Test func lookupFindsAChargeByReferenceOrTransactionID() async {
+        let sandbox = SandboxGateway()
+        let sale = await sandbox.sale(F.charge("k", reference: "INV-L"))
+        #expect(await sandbox.lookup(reference: "INV-L", gatewayTransactionID: nil) == .found(sale))
+        #expect(await sandbox.lookup(reference: "other", gatewayTransactionID: sale.transactionID) == .found(sale))
+        #expect(await sandbox.lookup(reference: "INV-missing", gatewayTransactionID: nil) == .notFound)
+    }
+
+    @Test func aLostAnswerIsInDoubtAndSettledByLookupWithoutASecondCharge() async {
+        let sandbox = SandboxGateway(behaviour: .init(failures: [.timeoutAfterProcessing]))
+        let request = F.charge("lost", reference: "INV-LOST")
+        let first = await sandbox.sale(request)
+        #expect(first.outcome == .inDoubt(reason: "timeout"))
+        guard case let .found(found) = await sandbox.lookup(reference: "INV-LOST", gatewayTransactionID: nil) else {
+            Issue.record("the processed charge was not found")
+            return
+        }
+        #expect(found.outcome == .approved)
+        let retried = await sandbox.sale(request)
+        #expect(retried == found)
+        #expect(sandbox.transactionCount == 1)
+    }
+
+    @Test func aTimeoutBeforeProcessingIsInDoubtAndLookupFindsNothing() async {
+        let sandbox = SandboxGateway()
+        sandbox.injectFailures([.timeoutBeforeProcessing])
+        let result = await sandbox.sale(F.charge("early", reference: "INV-EARLY"))
+        #expect(result.outcome == .inDoubt(reason: "timeout"))
+        #expect(await sandbox.lookup(reference: "INV-EARLY", gatewayTransactionID: nil) == .notFound)
+        #expect(sandbox.transactionCount == 0)
+    }
+
+    @Test func injectedServerErrorIsRetryableAndChargesNothing() async {
+        let sandbox = SandboxGateway(behaviour: .init(failures: [.serverError]))
+        let request = F.charge("5xx", reference: "INV-5XX")
+        #expect(await sandbox.sale(request).outcome == .error(code: "gateway_unavailable", retryable: true))
+        #expect(sandbox.transactionCount == 0)
+        #expect(await sandbox.sale(request).outcome == .approved)
+    }
+
+    @Test func garbledAnswerIsInDoubtButRecorded() async {
+        let sandbox = SandboxGateway(behaviour: .init(failures: [.garbledResponse]))
+        #expect(await sandbox.sale(F.charge("g", reference: "INV-G")).outcome == .inDoubt(reason: "unreadable_response"))
+        #expect(sandbox.transactions(reference: "INV-G").count == 1)
+    }
+
+    @Test func failureRuleTargetsOneReference() async {
+        let sandbox = SandboxGateway(behaviour: .init(failureRule: { call in
+            call.reference == "INV-BAD" ? .serverError : nil
+        }))
+        #expect(await sandbox.sale(F.charge("a", reference: "INV-OK")).outcome == .approved)
+        #expect(await sandbox.sale(F.charge("b", reference: "INV-BAD")).outcome == .error(code: "gateway_unavailable", retryable: true))
+    }
+
+    @Test func latencyDelaysButDoesNotChangeTheAnswer() async {
+        let sandbox = SandboxGateway(behaviour: .init(latency: .milliseconds(5)))
+        #expect(await sandbox.sale(F.charge("slow", reference: "INV-SLOW")).outcome == .approved)
+        #expect(sandbox.behaviour.latency == .milliseconds(5))
+    }
+
+    @Test func retentionBoundsMemory() async {
+        let sandbox = SandboxGateway(behaviour: .init(retention: 2))
+        for index in 0..<5 {
+            _ = await sandbox.sale(F.charge("k\(index)", reference: "INV-\(index)"))
+        }
+        #expect(sandbox.transactionCount == 2)
+        #expect(await sandbox.lookup(reference: "INV-0", gatewayTransactionID: nil) == .notFound)
+        #expect(await sandbox.lookup(reference: "INV-4", gatewayTransactionID: nil) != .notFound)
+    }
+
+    @Test func transactionIDsAreDeterministicPerIdempotencyKey() async {
+        let one = await SandboxGateway().sale(F.charge("same-key", reference: "INV-1"))
+        let two = await SandboxGateway().sale(F.charge("same-key", reference: "INV-1"))
+        #expect(one.transactionID == two.transactionID)
+        #expect(one.authCode == two.authCode)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+@testable import GatewayFakes
+import Logging
+@testable import Payments
+import Testing
+import Vault
+
+/// Sales, refunds and voids through every adapter — the sandbox and the real wire protocols
+/// against their fakes on loopback — then the SQLite file, its WAL and every log line are scanned
+/// for the card numbers, CVVs and gateway credentials used.
+@Suite struct TransactionLeakTests {
+    struct ApproveAll: CardVerifier {
+        func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+            .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: nil, avsResult: nil, cvvResult: nil, verifiedAt: Date()))
+        }
+    }
+
+    static let cards = [("4111111111111111", "737"), ("5555555555554444", "373"), ("378282246310005", "7373")]
+
+    @Test func noCardDataOrCredentialReachesTheDatabaseOrTheLogsThroughAnyAdapter() async throws {
+        let nmi = try await FakeNMIServer.start()
+        let authorizeNet = try await FakeAuthorizeNetServer.start()
+        let directory = NSTemporaryDirectory() + "leak-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = CapturedLog()
+        var logger = Logger(label: "leak", factory: { _ in CapturingLogHandler(log: log) })
+        logger.logLevel = .trace
+
+        let store = try SQLiteStore(path: directory + "/vault.sqlite")
+        let keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)]), store: store)
+        try await keyring.verifyMasterKey()
+        let merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules)
+        let cards = SecureCardService(store: store, keyring: keyring, verifier: ApproveAll())
+        let gateways = MerchantGateways(registry: GatewayRegistry(logger: logger), merchants: merchants)
+        let service = TransactionService(store: store, cards: cards, gateways: gateways)
+        let configured: [(String, MerchantSettings)] = [
+            ("sandbox", MerchantSettings(gateway: "sandbox")),
+            ("nmi", MerchantSettings(gateway: "nmi", gatewayURL: nmi.baseURL, gatewayCredentials: ["security_key": FakeNMIServer.securityKey])),
+            ("authorizenet", MerchantSettings(
+                gateway: "authorizenet", gatewayURL: authorizeNet.url,
+                gatewayCredentials: ["name": FakeAuthorizeNetServer.apiLoginID, "transactionKey": FakeAuthorizeNetServer.transactionKey])),
+        ]
+        var approved = 0
+        for (name, settings) in configured {
+            let merchant = try await merchants.create(name: name, role: .admin, settings: settings, actor: "test").merchant
+            for (index, card) in Self.cards.enumerated() {
+                let body = #"{"type": "sale", "amount": \#(1000 + index), "currency": "USD", "method": "keyed", "card": {"number": "\#(card.0)", "expiryDate": "1230", "holderName": "Ada Lovelace", "cvv": "\#(card.1)"}, "secureCard": {"merchantReference": "\#(name)-\#(index)"}}"#
+                let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8))
+                let sale = try await service.create(request, merchant: merchant, actor: "test")
+                #expect(sale.status == .approved, "\(name) sale \(index)")
+                #expect(sale.secureCardReference != nil)
+                approved += 1
+                // A full refund of an unsettled sale: the sandbox refunds, NMI and Authorize.Net
+                // refuse an unsettled refund and the service voids instead.
+                let refund = try await service.refund(id: sale.id, amount: nil, merchant: merchant, actor: "test")
+                #expect(refund.status == .approved, "\(name) refund \(index)")
+                #expect(refund.type == (name == "sandbox" ? .refund : .void), "\(name) refund \(index) as \(refund.type)")
+                let byToken = try JSONDecoder().decode(
+                    TransactionRequest.self,
+                    from: Data(#"{"type": "authorize", "amount": 500, "currency": "USD", "secureCardReference": "\#(sale.secureCardReference ?? "")"}"#.utf8))
+                let auth = try await service.create(byToken, merchant: merchant, actor: "test")
+                _ = try await service.void(id: auth.id, merchant: merchant, actor: "test")
+            }
+        }
+        #expect(approved == 9)
+        await nmi.stop()
+        await authorizeNet.stop()
+
+        let secrets = Self.cards.flatMap { [$0.0] } + [FakeNMIServer.securityKey, FakeAuthorizeNetServer.transactionKey]
+        var scanned = 0
+        for file in ["vault.sqlite", "vault.sqlite-wal"] {
+            guard let data = FileManager.default.contents(atPath: directory + "/" + file) else { continue }
+            scanned += 1
+            for secret in secrets {
+                #expect(data.range(of: Data(secret.utf8)) == nil, "a secret ending \(secret.suffix(3)) is in \(file)")
+            }
+        }
+        #expect(scanned >= 1)
+        let text = log.text
+        for secret in secrets {
+            #expect(!text.contains(secret), "a secret ending \(secret.suffix(3)) is in the logs")
+        }
+        for (_, cvv) in Self.cards {
+            #expect(!text.contains("cvv=\(cvv)") && !text.contains("cardCode"), "a CVV reached the logs")
+        }
+        store.close()
+    }
+}
