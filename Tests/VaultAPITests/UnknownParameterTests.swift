@@ -145,7 +145,7 @@ import Vault
                 #expect(Set(properties.keys).isSubset(of: Set(fields.keys)), "\(method) \(template)")
                 let example = media["example"] as? [String: Any] ?? [:]
                 let path = template.replacingOccurrences(of: "{merchantReference}", with: "cust-1")
-                    .replacingOccurrences(of: "{id}", with: "sch_none")
+                    .replacingOccurrences(of: "{id}", with: "sch_none").replacingOccurrences(of: "{stepId}", with: "stp_none")
                 for name in properties.keys.sorted() {
                     var body = example
                     body[name] = [[Any]()]
