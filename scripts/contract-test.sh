@@ -83,7 +83,7 @@ schedule() { # confirm|pause|none [plan]: a schedule on card sched-1 (default th
   echo "$body" | python3 -c "import json, sys; b = json.load(sys.stdin); print(b['id'], *(s['id'] for s in b['steps']))"
 }
 transaction() { # sale|authorize: an approved USD 50.00 transaction on cust-1
-  seed POST /v1/transactions '{"type": "'"$1"'", "amount": 5000, "currency": "USD", "merchantReference": "cust-1"}' | field "['id']"
+  seed POST /v1/transactions '{"type": "'"$1"'", "amount": 5000, "currency": "USD", "merchantReference": "cust-1", "allowDuplicate": true}' | field "['id']"
 }
 
 # Real objects for the operations that need one, each operation its own where it changes state
