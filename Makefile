@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VAULT_RELEASE := .build/release/vault
 
-.PHONY: deps build run test benchmarks crash-test runner-benchmark fuzz load contract clean
+.PHONY: deps build run test benchmarks crash-test runner-benchmark fuzz load contract clients clean
 
 deps:
 	@scripts/install-deps.sh
@@ -46,9 +46,14 @@ fuzz: deps
 load: deps
 	scripts/load-test.sh
 
-## schemathesis against a live server and the served OpenAPI document.
+## schemathesis (--checks all) against a live server and the served OpenAPI document.
 contract: deps
 	scripts/contract-test.sh
+
+## Clients generated from the served /openapi.json (openapi-python-client, swift-openapi-generator
+## in Tests/GeneratedClient) run the quick-start flow against a live server.
+clients: deps
+	scripts/clients-test.sh
 
 clean:
 	rm -rf .build Benchmarks/.build

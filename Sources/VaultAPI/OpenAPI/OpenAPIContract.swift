@@ -35,7 +35,13 @@ struct OpenAPIContract: Sendable {
         let operation: Operation
     }
 
-    private let routes: [Route]
+    /// Routes by method and segment count, literal segments before parameters.
+    private let routes: [RouteKey: [Route]]
+
+    private struct RouteKey: Hashable, Sendable {
+        let method: String
+        let segments: Int
+    }
 
     /// The contract of the document the server serves.
     static let served = OpenAPIContract(document: OpenAPIController.json)
@@ -66,16 +72,23 @@ struct OpenAPIContract: Sendable {
             }
         }
         // A literal segment wins over a parameter (`/v1/schedules/preview` before `/v1/schedules/{id}`).
-        self.routes = routes.sorted { $0.segments.filter { $0 == nil }.count < $1.segments.filter { $0 == nil }.count }
+        self.routes = Dictionary(grouping: routes) { RouteKey(method: $0.method, segments: $0.segments.count) }
+            .mapValues { $0.sorted { $0.segments.filter { $0 == nil }.count < $1.segments.filter { $0 == nil }.count } }
     }
 
     /// The documented operation for a request's method and (undecoded) path, if any.
     func operation(method: String, path: String) -> Operation? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        for route in routes where route.method == method && route.segments.count == segments.count {
-            if zip(route.segments, segments).allSatisfy({ expected, actual in expected.map { $0 == actual } ?? !actual.isEmpty }) {
-                return route.operation
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard let candidates = routes[RouteKey(method: method, segments: segments.count)] else { return nil }
+        candidates: for route in candidates {
+            for (expected, actual) in zip(route.segments, segments) {
+                if let expected {
+                    guard expected.utf8.elementsEqual(actual) else { continue candidates }
+                } else if actual.isEmpty {
+                    continue candidates
+                }
             }
+            return route.operation
         }
         return nil
     }

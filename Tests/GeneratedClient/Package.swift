@@ -1,0 +1,27 @@
+// swift-tools-version:6.1
+// A client generated from the vault's served OpenAPI document by apple/swift-openapi-generator,
+// running the README's quick-start flow against a live server (`make clients`, issue 14). Not
+// part of the vault package nor of `make test`: the generator and its dependencies take minutes
+// to build from scratch (numbers in docs/DESIGN.md). `scripts/clients-test.sh` writes
+// Sources/QuickStart/openapi.json from the live server before building.
+import PackageDescription
+
+let package = Package(
+    name: "GeneratedClient",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "QuickStart",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        )
+    ]
+)
