@@ -31,6 +31,10 @@
 # the check maps each order reference to its BridgePay invoice number. That fake has no latency,
 # lost-answer or slow mode (CRASH_LATENCY_MS, CRASH_LOST_RATE and phase 3 apply to NMI only); the
 # kills make the in-doubt charges.
+# CRASH_GATEWAY=authorizenet does the same against the Authorize.Net fake of `fake-gateway`: it
+# appends every charge (transactionType, invoice number = our order reference, transId, response
+# code) to the ledger before answering; a re-sent charge is refused there as a duplicate (error 11)
+# and not recorded, so a double charge shows as an invoice number in the ledger twice.
 set -euo pipefail
 # The vault refuses a database directory or file open to group or others (SPEC §14).
 umask 077
@@ -56,7 +60,7 @@ locate_vault() {
     VAULT="$(cd "$ROOT" && swift build -c release --show-bin-path "${scratch[@]}")/vault"
 }
 
-# The `fake-gateway` executable (for CRASH_GATEWAY=bridgepay): $FAKE_GATEWAY_BIN, or built now.
+# The `fake-gateway` executable (for CRASH_GATEWAY=bridgepay or authorizenet): $FAKE_GATEWAY_BIN, or built now.
 locate_fake_gateway() {
     if [[ -n "${FAKE_GATEWAY_BIN:-}" ]]; then
         [[ -x "$FAKE_GATEWAY_BIN" ]] || { log "FAKE_GATEWAY_BIN=$FAKE_GATEWAY_BIN is not executable"; return 1; }
@@ -71,14 +75,15 @@ locate_fake_gateway() {
 }
 
 # start_fake DB [extra flags...]: starts the fake gateway, sets FAKE_URL and FAKE_PID. The NMI fake
-# records sales in the SQLite file DB; the BridgePay fake appends them to DB.ledger (flags ignored).
+# records sales in the SQLite file DB; the BridgePay and Authorize.Net fakes append them to
+# DB.ledger (flags ignored).
 start_fake() {
     local db=$1
     shift
     local port_file="$db.port"
     rm -f "$port_file"
-    if [[ "$GATEWAY" == bridgepay ]]; then
-        "$FAKE_GATEWAY" --gateway bridgepay --port-file "$port_file" --ledger "$db.ledger" >"$db.log" 2>&1 &
+    if [[ "$GATEWAY" != nmi ]]; then
+        "$FAKE_GATEWAY" --gateway "$GATEWAY" --port-file "$port_file" --ledger "$db.ledger" >"$db.log" 2>&1 &
     else
         python3 "$SCRIPTS/fake_nmi_gateway.py" --db "$db" --port-file "$port_file" --security-key "$FAKE_KEY" "$@" \
             >"$db.log" 2>&1 &
@@ -114,6 +119,11 @@ prepare() {
             --gateway bridgepay --gateway-url "$url" --gateway-credential username=vaulttest \
             --gateway-credential 'password=57!sE@3Fm' --gateway-credential merchantCode=320000 \
             --gateway-credential merchantAccountCode=320001
+    elif [[ "$GATEWAY" == authorizenet ]]; then
+        # The fake's fixed test credentials (FakeAuthorizeNetServer), not secrets.
+        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
+            --gateway authorizenet --gateway-url "$url" --gateway-credential name=fakeLogin9Z \
+            --gateway-credential transactionKey=fAkEtRaNsKeY1234
     else
         python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
             --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY"
@@ -158,11 +168,13 @@ def bridgepay_invoice(ref):
     return digits
 db = sqlite3.connect(vault, timeout=60)
 db.create_function("gateway_order_id", 1, bridgepay_invoice if kind == "bridgepay" else (lambda ref: ref), deterministic=True)
-if kind == "bridgepay":
+if kind in ("bridgepay", "authorizenet"):
+    # One line per charge: type, invoice number (Authorize.Net: our order reference as sent), id, result.
+    charge_type = "sale" if kind == "bridgepay" else "authCaptureTransaction"
     db.execute("CREATE TEMP TABLE gs (order_id TEXT, transaction_id TEXT, response TEXT)")
     with open(gateway + ".ledger") as ledger:
         rows = [line.rstrip("\n").split("\t") for line in ledger if line.strip()]
-    db.executemany("INSERT INTO gs VALUES (?, ?, ?)", [(r[1], r[2], r[3]) for r in rows if r[0] == "sale"])
+    db.executemany("INSERT INTO gs VALUES (?, ?, ?)", [(r[1], r[2], r[3]) for r in rows if r[0] == charge_type])
 else:
     db.execute("ATTACH ? AS g", (gateway,))
     db.execute("CREATE TEMP TABLE gs AS SELECT order_id, transaction_id, response FROM g.sales WHERE type = 'sale'")
@@ -229,8 +241,8 @@ phase_kills() {
     write_config "$dir"
     start_fake "$gwdb" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE" || return 1
     local fake=$FAKE_PID
-    if [[ "$GATEWAY" == bridgepay ]]; then
-        log "phase 1: seeding $STEPS due steps (fake bridgepay at $FAKE_URL)"
+    if [[ "$GATEWAY" != nmi ]]; then
+        log "phase 1: seeding $STEPS due steps (fake $GATEWAY at $FAKE_URL)"
     else
         log "phase 1: seeding $STEPS due steps (fake NMI at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
     fi
@@ -369,9 +381,10 @@ main() {
     command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
     command -v sqlite3 >/dev/null || { echo "sqlite3 is required"; exit 1; }
     GATEWAY=${CRASH_GATEWAY:-nmi}
-    [[ "$GATEWAY" == nmi || "$GATEWAY" == bridgepay ]] || { echo "CRASH_GATEWAY must be nmi or bridgepay"; exit 1; }
+    [[ "$GATEWAY" == nmi || "$GATEWAY" == bridgepay || "$GATEWAY" == authorizenet ]] ||
+        { echo "CRASH_GATEWAY must be nmi, bridgepay or authorizenet"; exit 1; }
     locate_vault
-    [[ "$GATEWAY" == bridgepay ]] && locate_fake_gateway
+    [[ "$GATEWAY" != nmi ]] && locate_fake_gateway
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-crash-test.XXXXXX")
     trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
     local started=$SECONDS result=0 verdicts=() phase

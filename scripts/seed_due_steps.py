@@ -14,7 +14,7 @@ Nothing else is copied: no audit events (the templates have theirs), no transact
 Two modes:
 
   seed_due_steps.py prepare --vault BIN --dir DIR --total N [--gateway nmi --gateway-url URL
-                            --security-key KEY | --gateway bridgepay --gateway-credential K=V ...] [--cards 4] [--templates 8] [--steps-per-schedule 1]
+                            --security-key KEY | --gateway bridgepay|authorizenet --gateway-url URL --gateway-credential K=V ...] [--cards 4] [--templates 8] [--steps-per-schedule 1]
       A fresh vault in DIR (VAULT_DATABASE=DIR/vault.sqlite, VAULT_KEYS_DIR=DIR/keys): `vault keys
       init`, `vault merchant create shop ...`, then `vault serve` on port 0, where the templates
       are made through the HTTP API: cards (POST /v1/secure-cards, keyed, verify false) and
@@ -204,8 +204,9 @@ def main():
     full.add_argument("--vault", required=True, help="the vault executable")
     full.add_argument("--dir", required=True, help="the vault's directory (database, keys, logs)")
     full.add_argument("--merchant", default="shop")
-    full.add_argument("--gateway", default="nmi", choices=["nmi", "sandbox", "bridgepay"])
-    full.add_argument("--gateway-credential", action="append", help="KEY=VALUE, repeatable (other gateways' credentials)")
+    full.add_argument("--gateway", default="nmi", choices=["nmi", "sandbox", "bridgepay", "authorizenet"])
+    full.add_argument("--gateway-credential", action="append", help="KEY=VALUE, repeatable (other gateways' credentials: bridgepay username, password, "
+                           "merchantCode, merchantAccountCode; authorizenet name, transactionKey)")
     full.add_argument("--gateway-url")
     full.add_argument("--security-key")
     full.add_argument("--cards", type=int, default=4)

@@ -54,6 +54,7 @@ extension FakeAuthorizeNetServer {
             default: .error("3", "16", nil)
             }
         }
+        writeLedger()
         return Self.transactionReply(outcome, refId: refId)
     }
 
@@ -133,6 +134,7 @@ extension FakeAuthorizeNetServer {
             networkTransId: responseCode == "1" ? "NTI" + String(repeating: "0", count: max(0, 12 - id.count)) + id : nil)
         state.transactions[id] = record
         state.duplicates[duplicateKey] = id
+        state.unwritten.append([type, invoice ?? "", id, responseCode].joined(separator: "\t"))
         return .recorded(record)
     }
 

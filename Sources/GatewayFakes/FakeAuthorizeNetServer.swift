@@ -21,10 +21,23 @@ final class FakeAuthorizeNetServer: Sendable {
 
     let core = FakeGatewayCore()
     let state = Mutex(FakeAuthorizeNetState())
+    /// Where every charge is appended (`transactionType`, invoice number, `transId`, response
+    /// code; tab-separated) before its answer is sent, for scripts that compare the gateway's view
+    /// with the vault's (scripts/crash-test.sh).
+    let ledger: Mutex<FileHandle?>
 
-    /// Starts a fake on a loopback port (0: an ephemeral one).
-    static func start(port: Int = 0) async throws -> FakeAuthorizeNetServer {
-        let fake = FakeAuthorizeNetServer()
+    init(ledgerPath: String? = nil) {
+        if let ledgerPath {
+            _ = FileManager.default.createFile(atPath: ledgerPath, contents: nil)
+            ledger = Mutex(FileHandle(forWritingAtPath: ledgerPath))
+        } else {
+            ledger = Mutex(nil)
+        }
+    }
+
+    /// Starts a fake on a loopback port (0: an ephemeral one), appending charges to `ledger` when given.
+    static func start(port: Int = 0, ledger: String? = nil) async throws -> FakeAuthorizeNetServer {
+        let fake = FakeAuthorizeNetServer(ledgerPath: ledger)
         let router = Router()
         router.post("/xml/v1/request.api") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
@@ -67,7 +80,23 @@ final class FakeAuthorizeNetServer: Sendable {
         core.requests.compactMap { FakeJSON.parse(Self.stripBOM($0.body))?["createTransactionRequest"]?["transactionRequest"]?["transactionType"]?.text }
     }
 
-    func stop() async { await core.stop() }
+    func stop() async {
+        await core.stop()
+        ledger.withLock { try? $0?.close() }
+    }
+
+    /// Appends the charges recorded since the last call to the ledger file (if any); the write
+    /// is a system call, done before the answer is sent.
+    func writeLedger() {
+        let lines = state.withLock { state -> [String] in
+            defer { state.unwritten.removeAll() }
+            return state.unwritten
+        }
+        guard !lines.isEmpty else { return }
+        ledger.withLock { handle in
+            handle?.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        }
+    }
 
     // MARK: - Dispatch
 
@@ -173,6 +202,8 @@ struct FakeAuthorizeNetState {
     var nextBatchID = 9_000_001
     /// Reporting requests made to fail, by root element, with how many are left.
     var failingReports: [String: Int] = [:]
+    /// Charges recorded since the ledger was last written (type, invoice, id, response code).
+    var unwritten: [String] = []
 
     mutating func newTransactionID() -> String {
         defer { nextTransactionID += 1 }

@@ -38,7 +38,8 @@ public enum FakeGatewayLauncher {
     }
 
     /// Starts the fake of `gateway` on 127.0.0.1:`port` (0: an ephemeral port). `ledger`: a file
-    /// the fake appends every charge to before answering (the BridgePay fake; others ignore it).
+    /// the fake appends every charge to before answering (the BridgePay and Authorize.Net fakes;
+    /// the NMI fake ignores it).
     public static func start(gateway: String, port: Int = 0, ledger: String? = nil) async throws -> RunningFakeGateway {
         switch gateway {
         case "nmi":
@@ -46,7 +47,7 @@ public enum FakeGatewayLauncher {
             return RunningFakeGateway(gateway: gateway, port: fake.core.port, url: fake.baseURL,
                                       credentials: ["security_key": FakeNMIServer.securityKey], stop: { await fake.stop() })
         case "authorizenet":
-            let fake = try await FakeAuthorizeNetServer.start(port: port)
+            let fake = try await FakeAuthorizeNetServer.start(port: port, ledger: ledger)
             return RunningFakeGateway(gateway: gateway, port: fake.core.port, url: fake.url,
                                       credentials: ["name": FakeAuthorizeNetServer.apiLoginID,
                                                     "transactionKey": FakeAuthorizeNetServer.transactionKey],

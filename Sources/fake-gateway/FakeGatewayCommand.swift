@@ -5,7 +5,7 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
-/// `fake-gateway --gateway nmi|authorizenet [--port N] [--port-file F]`: serves a gateway's
+/// `fake-gateway --gateway nmi|authorizenet|bridgepay [--port N] [--port-file F] [--ledger F]`: serves a gateway's
 /// loopback fake (the same implementation the tests use) until SIGTERM or SIGINT.
 @main
 struct FakeGatewayCommand: AsyncParsableCommand {
@@ -22,7 +22,7 @@ struct FakeGatewayCommand: AsyncParsableCommand {
     @Option(help: "File to write the port to once the fake listens (written atomically).")
     var portFile: String?
 
-    @Option(help: "File the fake appends every charge to before answering (bridgepay: type, invoice, id, result code).")
+    @Option(help: "File the fake appends every charge to before answering (bridgepay, authorizenet: type, invoice, id, result code).")
     var ledger: String?
 
     func validate() throws {
