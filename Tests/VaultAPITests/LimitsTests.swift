@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Synchronization
 import Testing
@@ -74,7 +75,7 @@ final class Flag: Sendable {
         let fixture = try await APIFixture { $0.rateLimit = .init(requestsPerSecond: 1, burst: 2) }
         let clock = ManualClock()
         let limiter = RateLimiter(configuration: fixture.runtime.configuration.rateLimit, clock: clock.reading)
-        let app = Application(router: buildRouter(runtime: fixture.runtime, rateLimiter: limiter))
+        let app = Application(router: buildRouter(runtime: fixture.runtime, rateLimiter: limiter), logger: fixture.logger)
         try await app.test(.router) { client in
             #expect(try await client.send(.get, "/v1/transactions", key: fixture.adminA).status == .ok)
             #expect(try await client.send(.get, "/v1/secure-cards", key: fixture.adminA).status == .ok)
@@ -131,7 +132,9 @@ final class Flag: Sendable {
                 if !timerFires { try await Task.sleep(for: .seconds(86_400)) }
             })
         router.get("work") { _, _ in try await route() }
-        return Application(router: router)
+        var logger = Logger(label: "limits-test")
+        logger.logLevel = .warning
+        return Application(router: router, logger: logger)
     }
 
     @Test func aHandlerRunningPastTheTimeoutIsStoppedWith503() async throws {

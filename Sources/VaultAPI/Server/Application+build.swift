@@ -27,8 +27,8 @@ public func buildApplication(
     app.addServices(IdempotencyPurgeService(store: runtime.store, retentionHours: runtime.configuration.idempotencyRetentionHours, logger: logger))
     app.addServices(WebhookDeliveryService(
         deliverer: runtime.webhookDeliverer(logger: logger), pollInterval: .seconds(max(1, runtime.configuration.webhooks.pollSeconds)), logger: logger))
-    app.addServices(ChargeRunService(queue: runtime.chargeRuns, store: runtime.store, logger: Logger(label: "vault.runner")) {
-        runtime.chargeRunner(logger: Logger(label: "vault.runner"))
+    app.addServices(ChargeRunService(queue: runtime.chargeRuns, store: runtime.store, logger: logger) {
+        runtime.chargeRunner(logger: logger)
     })
     return app
 }

@@ -35,9 +35,15 @@ struct ChargingFixture {
         registry = GatewayRegistry(sandbox: sandbox)
     }
 
-    func runner(policy: RetryPolicy = RetryPolicy()) -> ChargeRunner {
+    /// The runner's logger in tests: warnings and above only, so a passing run prints no info lines.
+    static var quietLogger: Logger {
         var logger = Logger(label: "test.runner")
         logger.logLevel = .warning
+        return logger
+    }
+
+    func runner(policy: RetryPolicy = RetryPolicy()) -> ChargeRunner {
+        let logger = Self.quietLogger
         return ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
             logger: logger)

@@ -32,7 +32,7 @@ import Vault
         ChargeRunner(
             store: setup.fixture.store, cards: setup.fixture.cards,
             gateways: MerchantGateways(registry: setup.fixture.registry, merchants: setup.fixture.merchants), merchants: setup.fixture.store,
-            policy: RetryPolicy(), logger: .init(label: "test.runner"), storedCredentials: setup.credentials)
+            policy: RetryPolicy(), logger: ChargingFixture.quietLogger, storedCredentials: setup.credentials)
     }
 
     /// Two monthly steps (2027-03-02, 2027-04-02) of 20.00 USD.
