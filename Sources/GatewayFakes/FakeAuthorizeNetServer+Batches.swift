@@ -87,7 +87,8 @@ extension FakeAuthorizeNetServer {
     }
 
     /// A transaction list reply (unsettled or one batch's): the page `paging` asks for.
-    func listReply(_ all: [FakeAuthorizeNetTransaction], _ request: FakeJSON) -> FakeJSON {
+    func listReply<Transactions: Collection>(_ all: Transactions, _ request: FakeJSON) -> FakeJSON
+        where Transactions.Element == FakeAuthorizeNetTransaction {
         let limit = request["paging"]?["limit"]?.text.flatMap { Int($0) } ?? 1_000
         let offset = request["paging"]?["offset"]?.text.flatMap { Int($0) } ?? 1
         guard (1...1_000).contains(limit), (1...100_000).contains(offset) else {
@@ -153,11 +154,11 @@ extension FakeAuthorizeNetServer {
         state.withLock { state in
             for index in 0..<count {
                 let id = state.newTransactionID()
-                state.transactions[id] = FakeAuthorizeNetTransaction(
+                state.insert(FakeAuthorizeNetTransaction(
                     transId: id, type: "authCaptureTransaction", amount: 10_000, amountText: "1.00", invoiceNumber: "BULK-\(index)",
                     last4: "1111", status: "capturedPendingSettlement", responseCode: "1", reasonCode: "1",
                     reasonText: Self.reasonTexts["1"] ?? "", authCode: "A" + String(id.suffix(5)), avs: "Y", cvv: "M",
-                    captured: 10_000, sequence: state.nextSequence())
+                    captured: 10_000, sequence: state.nextSequence()))
             }
         }
     }

@@ -3,10 +3,10 @@ import Synchronization
 extension FakeAuthorizeNetServer {
     /// Handles `getUnsettledTransactionListRequest`: newest first, paged.
     func unsettledList(_ request: FakeJSON) -> FakeJSON {
-        let all = state.withLock { state in
-            state.transactions.values.filter { state.batchOf[$0.transId] == nil }.sorted { $0.sequence > $1.sequence }
+        let (ids, transactions) = state.withLock { state in
+            (state.order.reversed().filter { state.batchOf[$0] == nil }, state.transactions)
         }
-        return listReply(all, request)
+        return listReply(ids.lazy.compactMap { transactions[$0] }, request)
     }
 
     /// Handles `getTransactionDetailsRequest`.

@@ -132,7 +132,7 @@ extension FakeAuthorizeNetServer {
             captured: status == "capturedPendingSettlement" ? amount : 0, sequence: state.nextSequence(),
             processingOptions: options, originalNetworkTransId: original,
             networkTransId: responseCode == "1" ? "NTI" + String(repeating: "0", count: max(0, 12 - id.count)) + id : nil)
-        state.transactions[id] = record
+        state.insert(record)
         state.duplicates[duplicateKey] = id
         state.unwritten.append([type, invoice ?? "", id, responseCode].joined(separator: "\t"))
         return .recorded(record)
@@ -201,7 +201,7 @@ extension FakeAuthorizeNetServer {
             last4: original.last4, status: "refundPendingSettlement", responseCode: "1", reasonCode: "1",
             reasonText: Self.reasonTexts["1"]!, authCode: "", avs: "P", cvv: "", sequence: state.nextSequence(),
             refTransId: id)
-        state.transactions[refundID] = record
+        state.insert(record)
         state.duplicates[duplicateKey] = refundID
         return .recorded(record)
     }

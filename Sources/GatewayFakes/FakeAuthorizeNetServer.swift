@@ -194,6 +194,9 @@ struct FakeAuthorizeNetState {
     var nextTransactionID = 40_000_000_001
     var sequence = 0
     var transactions: [String: FakeAuthorizeNetTransaction] = [:]
+    /// Transaction ids in the order they were created (the unsettled list reads it newest first
+    /// instead of sorting every transaction per page: the crash test pages it thousands of times).
+    var order: [String] = []
     var duplicates: [String: String] = [:]
     /// Settled batches, oldest first.
     var batches: [FakeAuthorizeNetBatch] = []
@@ -208,6 +211,12 @@ struct FakeAuthorizeNetState {
     mutating func newTransactionID() -> String {
         defer { nextTransactionID += 1 }
         return String(nextTransactionID)
+    }
+
+    /// Keeps a new transaction (and its place in ``order``).
+    mutating func insert(_ transaction: FakeAuthorizeNetTransaction) {
+        if transactions[transaction.transId] == nil { order.append(transaction.transId) }
+        transactions[transaction.transId] = transaction
     }
 
     mutating func nextSequence() -> Int {
