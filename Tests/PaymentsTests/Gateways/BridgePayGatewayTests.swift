@@ -133,7 +133,7 @@ import Vault
         try await withGateway { fake, gateway in
             fake.answerNext("10054")
             let result = await gateway.sale(F.charge("k", reference: "PERM1"))
-            #expect(result.outcome == .error(code: "gateway_rejected", retryable: false))
+            #expect(result.outcome == .declined(code: "gateway_rejected", category: .error))
             #expect(result.responseCode == "10054")
             #expect(fake.allTransactions.isEmpty)
             #expect(await gateway.lookup(reference: "PERM1", gatewayTransactionID: nil) == .notFound)
@@ -299,7 +299,7 @@ import Vault
             #expect(noAmount.outcome == .error(code: "amount_required", retryable: false))
             let tooMuch = await gateway.capture(F.followUp("c1", reference: "CAPA1", transactionID: auth.transactionID,
                                                            amount: F.money(5_001)))
-            #expect(tooMuch.outcome == .error(code: "gateway_rejected", retryable: false))
+            #expect(tooMuch.outcome == .declined(code: "gateway_rejected", category: .error))
             let capture = await gateway.capture(F.followUp("c2", reference: "CAPA2", transactionID: auth.transactionID,
                                                            amount: F.money(4_000)))
             #expect(capture.outcome == .approved)
@@ -312,7 +312,7 @@ import Vault
             #expect(refund.transactionID != auth.transactionID)
             let over = await gateway.refund(F.followUp("r2", reference: "REFA2", transactionID: auth.transactionID,
                                                        amount: F.money(2_501)))
-            #expect(over.outcome == .error(code: "gateway_rejected", retryable: false))
+            #expect(over.outcome == .declined(code: "gateway_rejected", category: .error))
             guard case let .found(foundRefund) = await gateway.lookup(reference: "REFA1", gatewayTransactionID: nil) else {
                 Issue.record("the refund was not found by its reference")
                 return
@@ -323,7 +323,7 @@ import Vault
             #expect(void.outcome == .approved)
             #expect(fake.transaction(other.transactionID ?? "")?.status == .voided)
             let again = await gateway.void(F.followUp("v2", reference: "VOIDV2", transactionID: other.transactionID))
-            #expect(again.outcome == .error(code: "gateway_rejected", retryable: false))
+            #expect(again.outcome == .declined(code: "gateway_rejected", category: .error))
             #expect(again.responseCode == "10042")
             #expect(fake.receivedTypes == ["004/sale-auth", "019/capture", "019/capture", "012/refund", "012/refund", "023/",
                                            "004/sale", "012/void", "012/void"])

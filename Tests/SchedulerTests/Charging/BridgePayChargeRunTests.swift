@@ -84,6 +84,25 @@ import Vault
         }
     }
 
+    /// Issue 13 item 1: a request BridgePay refuses (10054, a mandatory field) settles the attempt
+    /// as failed with decline category `error`, and no later run sends it again.
+    @Test func aPermanentErrorSettlesTheStepOnceAndIsNeverSentAgain() async throws {
+        try await Self.withSetup(grace: 0) { setup in
+            let step = try await setup.step(card: "c-perm", amount: 4_321)
+            setup.fake.answerNext("10054")
+            let first = try await setup.fixture.runner().run(setup.options)
+            #expect(first.outcomes[ChargeOutcome.failed.rawValue]?.count == 1)
+            #expect(first.settled)
+            #expect(try setup.stepStatus(step) == "failed")
+            #expect(try setup.fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND decline_category = 'error'") == 1)
+            let sent = setup.fake.receivedTypes.count
+            let second = try await setup.fixture.runner().run(setup.options)
+            #expect(second.due.count == 0)
+            #expect(setup.fake.receivedTypes.count == sent, "a settled permanent error was sent again")
+            #expect(setup.sales.isEmpty)
+        }
+    }
+
     @Test func twoEqualAmountStepsOnOneCardAreBothChargedOnce() async throws {
         try await Self.withSetup { setup in
             let card = try await setup.fixture.card("same", pan: "4111111111111111", merchant: setup.merchant, now: Self.now)

@@ -128,8 +128,10 @@ import Vault
 
     /// NMI's duplicate check is card + amount within 1,200 s by default: two different steps of
     /// the same amount on one card in one run collided (the fake enforces the real rule).
-    @Test func twoEqualStepsOnOneCardInOneRunAreBothChargedOnce() async throws {
-        let fake = try await Self.start("nmi")
+    /// Authorize.Net's duplicate window also looks at the invoice number, which differs per step.
+    @Test(arguments: ["nmi", "authorizenet"])
+    func twoEqualStepsOnOneCardInOneRunAreBothChargedOnce(_ gateway: String) async throws {
+        let fake = try await Self.start(gateway)
         defer { Task { await fake.stop() } }
         let fixture = try await ChargingFixture()
         let merchant = try await fixture.merchants.create(name: "m", role: .admin, settings: fake.settings, actor: "test").merchant

@@ -76,10 +76,17 @@ enum BridgePayCodes {
         partialApproval: "partial_approval",
     ]
 
+    /// Credential and merchant-account errors (invalid user or password, `MerchantCode`,
+    /// `MerchantAccountCode`): the merchant's configuration, not the charge, is wrong. Left
+    /// unsettled, as the other adapters' credential errors are, so fixing the credentials lets the
+    /// next run charge instead of failing every customer's step.
+    static let configurationErrors: Set<String> = ["10024", "80009", "800010"]
+
     /// The outcome of an answer. A code in none of the tables decides by its message code
-    /// (`A` approved, `D` generic soft decline, `X02` pending in doubt, anything else a final
-    /// error named by the code): request and configuration errors (`10xxx`, `30004`, `30011`,
-    /// `800xx`, ...) must be fixed before sending again.
+    /// (`A` approved, `D` generic soft decline, `X02` pending in doubt). Anything else is a
+    /// permanent refusal of this request (`10xxx` field errors, `30004` invalid request message,
+    /// ...): decline category `error`, settled once and never sent again (issue 13, item 1),
+    /// except the configuration errors above.
     static func outcome(responseCode: String?, gatewayMessage: String?) -> GatewayResult.Outcome {
         let code = responseCode ?? ""
         if code == success { return .approved }
@@ -91,7 +98,10 @@ enum BridgePayCodes {
         case "A": return code.isEmpty ? .approved : .inDoubt(reason: "unrecognized_approval")
         case "D": return .declined(code: "generic_decline", category: .soft)
         case "X": return .inDoubt(reason: "pending")
-        default: return .error(code: code.isEmpty ? "gateway_error" : "gateway_rejected", retryable: false)
+        default:
+            if code.isEmpty { return .error(code: "gateway_error", retryable: false) }
+            if configurationErrors.contains(code) { return .error(code: "gateway_rejected", retryable: false) }
+            return .declined(code: "gateway_rejected", category: .error)
         }
     }
 
