@@ -335,7 +335,7 @@ public enum Schema {
                 ALTER TABLE transactions ADD COLUMN duplicate_mac BLOB;
                 CREATE INDEX transactions_duplicates ON transactions(merchant_id, duplicate_mac, created_at) WHERE duplicate_mac IS NOT NULL;
                 """)
-            try connection.allowCheckValue("credit", column: "type", table: "transactions")
+            try connection.addCheckValues(table: "transactions", column: "type", values: ["credit"])
         },
     ]
 }

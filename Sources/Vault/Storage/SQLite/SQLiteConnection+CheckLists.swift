@@ -57,17 +57,20 @@ extension SQLiteConnection {
         }
     }
 
-    /// Adds `value` to the values a `CHECK (column = 'a' OR column = 'b' ...)` of `table` allows
-    /// (a list written as comparisons, see ``rewriteCheckListsAsComparisons(_:)``).
+    /// Widens `CHECK (column = 'a' OR column = 'b' ...)` (a list written as comparisons, see
+    /// ``rewriteCheckListsAsComparisons(_:)``) in `table`'s stored definition to accept `values`
+    /// too; values already allowed are skipped. Every row stays valid, since the constraint only
+    /// accepts more.
     /// - Throws: `SQLiteError` when the table has no such check on `column`.
-    func allowCheckValue(_ value: String, column: String, table: String) throws {
+    func addCheckValues(table: String, column: String, values: [String]) throws {
         try editStoredTableDefinitions([table]) { table, stored in
             guard let pattern = try? Regex("CHECK \\((\(column) = '[^']*'(?: OR \(column) = '[^']*')*)\\)"),
                 let match = stored.firstMatch(of: pattern), let list = match.output[1].substring
             else {
                 throw SQLiteError.misuse("table \(table): expected CHECK (\(column) = '...' OR ...)")
             }
-            return stored.replacingCharacters(in: match.range, with: "CHECK (\(list) OR \(column) = '\(value)')")
+            let added = values.filter { !list.contains("\(column) = '\($0)'") }.map { " OR \(column) = '\($0)'" }.joined()
+            return stored.replacingCharacters(in: list.endIndex..<list.endIndex, with: added)
         }
     }
 
