@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -123,6 +125,21 @@ let package = Package(
             resources: [.copy("OpenAPI/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        // The PostgreSQL storage engine (SPEC §13): every store protocol over postgres-nio's pool, for
+        // several servers and runners on one database.
+        .target(
+            name: "VaultPostgres",
+            dependencies: [
+                "Vault",
+                "Payments",
+                "Scheduler",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "vault",
             dependencies: ["VaultAPI"],
@@ -162,6 +179,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "VaultPostgresTests",
+            dependencies: [
+                "VaultPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
