@@ -11,6 +11,15 @@ public struct DueStep: Sendable {
     /// The attempt recorded before a gateway call whose outcome never got recorded (crash,
     /// timeout, gateway error): settled with the same idempotency key before anything else.
     public var openAttempt: Transaction?
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(
+        step: ScheduleStep, schedule: Schedule, openAttempt: Transaction?
+    ) {
+        self.step = step
+        self.schedule = schedule
+        self.openAttempt = openAttempt
+    }
 }
 
 /// How a step ends up after an attempt.
@@ -38,11 +47,16 @@ public struct ChargeAttempt: Sendable {
     public var transaction: Transaction
     /// The step it charges.
     public var step: ScheduleStep
+    /// The runner that leased the step (``RunnerIdentity``): when given, the attempt is written
+    /// only while the step's lease is still this owner's (else ``StepLeaseError/leaseLost``), so a
+    /// runner whose lease expired and was taken over does not reset the taker's attempt.
+    public var leaseOwner: String?
 
     /// Creates a value.
-    public init(transaction: Transaction, step: ScheduleStep) {
+    public init(transaction: Transaction, step: ScheduleStep, leaseOwner: String? = nil) {
         self.transaction = transaction
         self.step = step
+        self.leaseOwner = leaseOwner
     }
 }
 
@@ -56,13 +70,31 @@ public struct AttemptOutcome: Sendable {
     public var schedule: Schedule
     /// The charge's audit event (`charge.<status>`).
     public var audit: AuditEntry
+    /// The runner that leased the step: when given, the outcome is written only while the step's
+    /// lease is still this owner's (else ``StepLeaseError/leaseLost``): a runner that lost its lease
+    /// never overwrites the outcome of the runner that took the step over. Nil for an operator's
+    /// resolution (checked by ``StepOutcome/expectedStepStatus`` instead).
+    public var leaseOwner: String?
 
     /// Creates a value.
-    public init(outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry) {
+    public init(outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry, leaseOwner: String? = nil) {
         self.outcome = outcome
         self.step = step
         self.schedule = schedule
         self.audit = audit
+        self.leaseOwner = leaseOwner
+    }
+}
+
+/// Why an attempt or outcome of a leased step was not written.
+public enum StepLeaseError: Error, Equatable, CustomStringConvertible {
+    /// The step's lease is no longer the writer's: it expired and another runner claimed the step.
+    case leaseLost(stepID: String)
+
+    public var description: String {
+        switch self {
+        case .leaseLost(let stepID): "the lease of step \(stepID) was taken over by another runner"
+        }
     }
 }
 

@@ -100,7 +100,7 @@ extension ChargeRunner {
                 while writingAttempts < 2, !claimed.isEmpty, ready.count + attemptsBeingWritten < concurrency + attemptGroup {
                     let attempts = Array(claimed.suffix(attemptGroup).reversed())
                     claimed.removeLast(attempts.count)
-                    group.addTask(priority: .high) { .attemptsRecorded(await self.recordAttempts(attempts)) }
+                    group.addTask(priority: .high) { .attemptsRecorded(await self.recordAttempts(attempts, owner: run.owner)) }
                     writingAttempts += 1
                     attemptsBeingWritten += attempts.count
                 }

@@ -103,7 +103,7 @@ extension ChargeRunner {
 
     /// Writes new attempts in one write (each on its own); none of their gateway calls has started.
     /// Their time is the time they are written: the in-doubt grace period counts from it.
-    func recordAttempts(_ charges: [ReadyCharge]) async -> RecordedAttempts {
+    func recordAttempts(_ charges: [ReadyCharge], owner: String? = nil) async -> RecordedAttempts {
         let now = Date()
         let stamped = charges.map { charge in
             var charge = charge
@@ -113,7 +113,7 @@ extension ChargeRunner {
         }
         var recorded = RecordedAttempts()
         do {
-            let errors = try await store.recordAttempts(stamped.map { ChargeAttempt(transaction: $0.transaction, step: $0.due.step) })
+            let errors = try await store.recordAttempts(stamped.map { ChargeAttempt(transaction: $0.transaction, step: $0.due.step, leaseOwner: owner) })
             for (charge, error) in zip(stamped, errors) {
                 if let error {
                     recorded.held.append(held(charge.due.step, error))
@@ -181,7 +181,8 @@ extension ChargeRunner {
                     objectID: transaction.id,
                     details: ["step": step.id, "attempt": String(transaction.attempt ?? 0), "schedule": answer.due.schedule.id,
                               "amount": String(transaction.amount), "currency": transaction.currency.code,
-                              "stepStatus": outcome.stepStatus.rawValue])))
+                              "stepStatus": outcome.stepStatus.rawValue]),
+                leaseOwner: run.owner))
         }
         let written: [Result<RecordedOutcome, any Error>]
         do {

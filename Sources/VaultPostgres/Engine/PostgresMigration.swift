@@ -30,5 +30,5 @@ public enum PostgresSchema {
 
     /// The migrations after the Vault module's (2: Payments and Scheduler), in id order; the
     /// billing stores' file defines `billing` and lists it here.
-    static var billingMigrations: [PostgresMigration] { [] }
+    static var billingMigrations: [PostgresMigration] { [billing] }
 }

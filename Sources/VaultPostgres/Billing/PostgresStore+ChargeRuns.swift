@@ -1,0 +1,240 @@
+public import Foundation
+import Payments
+import PostgresNIO
+public import Scheduler
+public import Vault
+
+extension PostgresStore: ChargeRunStore {
+    /// Leases due steps with `FOR UPDATE SKIP LOCKED`: runners in several processes, on several
+    /// machines, each lock and lease a disjoint set (a row another claim has locked is skipped, a
+    /// row whose lease a committed claim wrote is no longer free), and an expired lease (a runner
+    /// killed anywhere) is free again. Three index range scans, each stopped at what is still
+    /// missing, as the SQLite store does; the schedules and open attempts are read after the claim
+    /// commits.
+    public func claimDueSteps(
+        asOf: Date, merchantID: String?, owner: String, now: Date, leaseUntil: Date, limit: Int,
+        isOwnerGone: @escaping @Sendable (String) -> Bool
+    ) async throws -> [DueStep] {
+        guard limit > 0 else { return [] }
+        let asOfText = Timestamp.string(asOf)
+        let nowText = Timestamp.string(now)
+        let leaseText = Timestamp.string(leaseUntil)
+        let leased = try await write { write in
+            var candidates: [PostgresRowReader] = []
+            for range in ClaimRange.allCases where candidates.count < limit {
+                var query: PostgresQuery = """
+                    WITH picked AS (
+                        SELECT s.seq FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                        WHERE sc.status IN ('active', 'past_due') AND (s.lease_until IS NULL OR s.lease_until < \(nowText))
+                    """
+                switch range {
+                case .processing: query.sql += " AND s.status = 'processing'"
+                case .retryPending: query.append(" AND s.status = 'retry_pending' AND s.next_attempt_at <= ", asOfText)
+                case .scheduled: query.append(" AND s.status = 'scheduled' AND s.due_at <= ", asOfText)
+                }
+                if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
+                query.sql += " ORDER BY s.\(range.order), s.seq"
+                query.append(" LIMIT ", limit - candidates.count, " FOR UPDATE OF s SKIP LOCKED)")
+                query.append(", leased AS (UPDATE schedule_steps s SET lease_owner = ", owner)
+                query.append(", lease_until = ", leaseText, " FROM picked WHERE s.seq = picked.seq RETURNING s.*)")
+                query.sql += " SELECT * FROM leased ORDER BY \(range.order), seq"
+                candidates += try await write.rows(query)
+            }
+            if candidates.count < limit {
+                // Steps leased by a runner that died on this machine are free at once (on another
+                // machine's, a lease simply expires).
+                var query: PostgresQuery = """
+                    SELECT s.seq, s.lease_owner AS owner FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                    WHERE s.lease_owner IS NOT NULL AND s.lease_owner <> \(owner) AND s.lease_until >= \(nowText)
+                    AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending' AND s.next_attempt_at <= \(asOfText))
+                         OR s.status = 'processing')
+                    AND sc.status IN ('active', 'past_due')
+                    """
+                if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
+                query.sql += " LIMIT 1000"
+                var seqs: [Int64] = []
+                var owners: [String] = []
+                for row in try await write.rows(query) where seqs.count < limit - candidates.count {
+                    let holder = try row.string("owner")
+                    if isOwnerGone(holder) {
+                        seqs.append(try row.int64("seq"))
+                        owners.append(holder)
+                    }
+                }
+                if !seqs.isEmpty {
+                    candidates += try await write.rows(
+                        """
+                        WITH picked AS (
+                            SELECT s.seq FROM schedule_steps s JOIN unnest(\(seqs)::bigint[], \(owners)::text[]) AS d(seq, owner)
+                                ON s.seq = d.seq AND s.lease_owner = d.owner
+                            ORDER BY s.seq FOR UPDATE OF s SKIP LOCKED
+                        ), leased AS (
+                            UPDATE schedule_steps s SET lease_owner = \(owner), lease_until = \(leaseText) FROM picked WHERE s.seq = picked.seq
+                            RETURNING s.*
+                        ) SELECT * FROM leased ORDER BY seq
+                        """)
+                }
+            }
+            return try candidates.map(Self.step)
+        }
+        let steps = leased
+        guard !steps.isEmpty else { return [] }
+        let scheduleIDs = Array(Set(steps.map(\.scheduleID)))
+        let open = steps.filter { $0.status == .processing }
+        let found = try await billingRead { connection in
+            // Schedules of one batch often share a plan: each distinct plan text is decoded once.
+            var plans: [String: PlanRequest] = [:]
+            var schedules: [String: Schedule] = [:]
+            for row in try await connection.rows("SELECT * FROM schedules WHERE id = ANY(\(scheduleIDs)::text[])") {
+                let text = try row.string("plan")
+                let plan = try plans[text] ?? JSONDecoder().decode(PlanRequest.self, from: Data(text.utf8))
+                plans[text] = plan
+                let schedule = try Self.schedule(row, plan: plan)
+                schedules[schedule.id] = schedule
+            }
+            var attempts: [String: Transaction] = [:]
+            if !open.isEmpty {
+                for row in try await connection.rows(
+                    """
+                    SELECT t.* FROM unnest(\(open.map(\.id))::text[], \(open.map { Int64($0.attempts) })::bigint[]) AS o(step_id, attempt)
+                    JOIN transactions t ON t.step_id = o.step_id AND t.attempt = o.attempt
+                    """)
+                {
+                    attempts[try row.string("step_id")] = try Self.transaction(row)
+                }
+            }
+            return (schedules: schedules, open: attempts)
+        }
+        return steps.compactMap { step in
+            guard let schedule = found.schedules[step.scheduleID] else { return nil }
+            return DueStep(step: step, schedule: schedule, openAttempt: found.open[step.id])
+        }
+    }
+
+    public func releaseLeases(stepIDs: [String], owner: String) async throws {
+        guard !stepIDs.isEmpty else { return }
+        try await write { write in
+            _ = try await write.run(
+                "UPDATE schedule_steps SET lease_owner = NULL, lease_until = NULL WHERE id = ANY(\(stepIDs)::text[]) AND lease_owner = \(owner)")
+        }
+    }
+
+    public func heldBackSteps(merchantID: String?, now: Date) async throws -> Int {
+        var query: PostgresQuery = """
+            SELECT count(*) AS n FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+            WHERE s.status = 'processing' AND s.lease_owner IS NULL AND s.lease_until > \(Timestamp.string(now))
+            AND sc.status IN ('active', 'past_due')
+            """
+        if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
+        let count = query
+        return try await billingRead { connection in
+            try await connection.row(count)?.int("n") ?? 0
+        }
+    }
+
+    public func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64]) {
+        let asOfText = Timestamp.string(asOf)
+        var query: PostgresQuery = """
+            SELECT s.currency AS currency, count(*) AS n, sum(s.amount)::bigint AS total
+            FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+            WHERE sc.status IN ('active', 'past_due')
+            AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending' AND s.next_attempt_at <= \(asOfText))
+                 OR s.status = 'processing')
+            """
+        if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
+        query.sql += " GROUP BY s.currency"
+        let totalsQuery = query
+        return try await billingRead { connection in
+            var count = 0
+            var totals: [String: Int64] = [:]
+            for row in try await connection.rows(totalsQuery) {
+                count += try row.int("n")
+                totals[try row.string("currency")] = try row.int64("total")
+            }
+            return (count, totals)
+        }
+    }
+
+    public func openEndedSchedules(merchantID: String?) async throws -> [Schedule] {
+        var query: PostgresQuery =
+            "SELECT * FROM schedules WHERE status IN ('active', 'paused', 'past_due') AND materialized_through IS NOT NULL"
+        if let merchantID { query.append(" AND merchant_id = ", merchantID) }
+        let open = query
+        return try await billingRead { connection in
+            try await connection.rows(open).map(Self.schedule)
+        }
+    }
+
+    public func lastStep(scheduleID: String) async throws -> ScheduleStep? {
+        try await billingRead { connection in
+            try await connection.row("SELECT * FROM schedule_steps WHERE schedule_id = \(scheduleID) ORDER BY sequence DESC LIMIT 1").map(Self.step)
+        }
+    }
+
+    public func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry) async throws {
+        try await write { write in
+            // Runs left `running` by a process killed on this host are recorded as failed.
+            for row in try await write.rows("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
+                guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
+                try await write.run(
+                    """
+                    UPDATE charge_runs SET status = 'failed', finished_at = \(Timestamp.string(run.startedAt))
+                    WHERE id = \(try row.string("id")) AND status = 'running'
+                    """)
+            }
+            try await write.run(
+                """
+                INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
+                VALUES (\(run.id), \(run.merchantID), \(run.status), \(Timestamp.string(run.asOf)), \(Int64(run.dryRun ? 1 : 0)),
+                    \(run.startedBy), \(Timestamp.string(run.startedAt)), \(Timestamp.optional(run.finishedAt)), \(run.summary), \(run.owner))
+                """)
+            try await write.appendAudit(PendingAuditEvent(audit))
+        }
+    }
+
+    public func updateChargeRun(_ run: ChargeRunRecord) async throws {
+        try await write { write in
+            _ = try await write.run(
+                """
+                UPDATE charge_runs SET status = \(run.status), finished_at = \(Timestamp.optional(run.finishedAt)), summary = \(run.summary)
+                WHERE id = \(run.id)
+                """)
+        }
+    }
+
+    public func chargeRun(id: String, merchantID: String?) async throws -> ChargeRunRecord? {
+        var query: PostgresQuery = "SELECT * FROM charge_runs WHERE id = \(id)"
+        if let merchantID { query.append(" AND merchant_id = ", merchantID) }
+        let one = query
+        return try await billingRead { connection in
+            guard let row = try await connection.row(one) else { return nil }
+            var record = ChargeRunRecord(
+                id: try row.string("id"), merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
+                asOf: try row.billingInstant("as_of"), dryRun: try row.int64("dry_run") != 0, startedBy: try row.string("started_by"),
+                startedAt: try row.billingInstant("started_at"), finishedAt: try row.optionalInstant("finished_at"),
+                summary: try row.optionalString("summary"), owner: try row.optionalString("owner"))
+            if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
+                record.status = "failed"
+            }
+            return record
+        }
+    }
+}
+
+/// The three index ranges a claim scans, in the order the SQLite store scans them.
+private enum ClaimRange: CaseIterable {
+    /// An attempt whose outcome was never recorded.
+    case processing
+    /// A soft decline whose next attempt is due.
+    case retryPending
+    /// A step due for its first attempt.
+    case scheduled
+
+    /// The column the range is scanned in (then `seq`).
+    var order: String {
+        switch self {
+        case .processing, .scheduled: "due_at"
+        case .retryPending: "next_attempt_at"
+        }
+    }
+}
