@@ -4,6 +4,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 @Suite struct ConfigurationTests {
     @Test func theCommittedDefaultFileMatchesTheBuiltInDefaults() throws {

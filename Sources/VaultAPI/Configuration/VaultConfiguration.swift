@@ -1,4 +1,5 @@
 public import Logging
+import VaultSQLite
 
 /// Everything an operator can set, from `config/vault.yaml` and the `VAULT_*` environment variables.
 public struct VaultConfiguration: Sendable, Equatable {
