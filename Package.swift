@@ -46,7 +46,6 @@ let package = Package(
         .target(
             name: "Vault",
             dependencies: [
-                "CSQLite",
                 "CSodium",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -105,12 +104,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The embedded storage engine (SPEC §13): SQLite and every store protocol over it. The domain
+        // modules above know no engine; VaultAPI picks one at start.
+        .target(
+            name: "VaultSQLite",
+            dependencies: [
+                "Vault",
+                "Payments",
+                "Scheduler",
+                "CSQLite",
+                "CSodium",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "VaultAPI",
             dependencies: [
                 "Vault",
                 "Payments",
                 "Scheduler",
+                "VaultSQLite",
                 "VaultPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -150,6 +164,7 @@ let package = Package(
             name: "VaultTests",
             dependencies: [
                 "Vault",
+                "VaultSQLite",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings
@@ -158,6 +173,7 @@ let package = Package(
             name: "PaymentsTests",
             dependencies: [
                 "Payments",
+                "VaultSQLite",
                 "GatewayFakes",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -172,6 +188,7 @@ let package = Package(
             name: "SchedulerTests",
             dependencies: [
                 "Scheduler",
+                "VaultSQLite",
                 "Payments",
                 "GatewayFakes",
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -195,6 +212,7 @@ let package = Package(
             name: "VaultAPITests",
             dependencies: [
                 "VaultAPI",
+                "VaultSQLite",
                 "Payments",
                 "VaultPostgres",
                 "CSodium",

@@ -5,6 +5,7 @@ import Testing
 import Vault
 import VaultPostgres
 @testable import VaultAPI
+import VaultSQLite
 
 @Suite struct ConfigurationTests {
     @Test func theCommittedDefaultFileMatchesTheBuiltInDefaults() throws {

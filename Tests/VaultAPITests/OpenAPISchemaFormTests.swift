@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 14: the served document is one that client generators accept (item 13) and its schemas say
 /// what the vault takes where a schema can say it.
