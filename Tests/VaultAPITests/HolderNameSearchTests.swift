@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 14 item 11: cards are found by holder name through a blind index of keyed MACs.
 @Suite struct HolderNameSearchTests {

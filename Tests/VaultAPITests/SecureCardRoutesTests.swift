@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 @Suite struct SecureCardRoutesTests {
     @Test func registeringAKeyedCardReturnsATokenAndMaskedData() async throws {
