@@ -204,6 +204,7 @@ let package = Package(
             name: "VaultPostgresTests",
             dependencies: [
                 "VaultPostgres",
+                "VaultSQLite",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings

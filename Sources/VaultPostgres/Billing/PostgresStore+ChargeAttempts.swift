@@ -27,7 +27,7 @@ extension PostgresStore {
     public func recordOutcomes(_ outcomes: [AttemptOutcome]) async throws -> [Result<RecordedOutcome, any Error>] {
         guard !outcomes.isEmpty else { return [] }
         // Events, bodies and timestamps are built here; the write only links, inserts and updates.
-        let prepared = outcomes.map { outcome in Result { try PreparedChargeOutcome(outcome) } }
+        let prepared = outcomes.map { outcome in Result { try PreparedOutcome(outcome) } }
         let order = outcomes.indices.sorted { (outcomes[$0].schedule.id, $0) < (outcomes[$1].schedule.id, $1) }
         return try await write { write in
             var results = [Result<RecordedOutcome, any Error>?](repeating: nil, count: outcomes.count)
@@ -37,7 +37,10 @@ extension PostgresStore {
                 case .failure(let error):
                     results[index] = .failure(error)
                 case .success(let item):
-                    results[index] = try await Self.eachInSavepoint(write) { try await Self.record(item, on: write, callbacks: &callbacks) }
+                    let owner = outcomes[index].leaseOwner
+                    results[index] = try await Self.eachInSavepoint(write) {
+                        try await Self.record(item, owner: owner, on: write, callbacks: &callbacks)
+                    }
                 }
             }
             return results.map { $0! }
@@ -76,7 +79,7 @@ extension PostgresStore {
     }
 
     private static func record(
-        _ item: PreparedChargeOutcome, on write: PostgresWrite, callbacks: inout [String: Bool]
+        _ item: PreparedOutcome, owner: String?, on write: PostgresWrite, callbacks: inout [String: Bool]
     ) async throws -> RecordedOutcome {
         let transaction = item.outcome.transaction
         let stamp = Timestamp.string(transaction.updatedAt)
@@ -103,9 +106,9 @@ extension PostgresStore {
                 lease_owner = NULL, lease_until = \(holdUntil), updated_at = \(stamp)
             WHERE id = \(item.step.id)
             """
-        if let owner = item.owner { update.append(" AND lease_owner = ", owner) }
+        if let owner { update.append(" AND lease_owner = ", owner) }
         update.sql += " RETURNING seq"
-        guard try await write.run(update) == 1 || item.owner == nil else {
+        guard try await write.run(update) == 1 || owner == nil else {
             throw StepLeaseError.leaseLost(stepID: item.step.id)
         }
         try await writeOutcome(transaction, on: write, requiringMerchant: false)

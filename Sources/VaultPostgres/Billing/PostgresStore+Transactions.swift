@@ -55,7 +55,7 @@ extension PostgresStore: TransactionStore {
     }
 
     public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws {
-        let event = try PostgresStore.outcomeEvent(transaction)
+        let event = try PendingWebhookEvent.outcome(of: transaction)
         try await write { write in
             let stamp = Timestamp.string(transaction.updatedAt)
             try await Self.writeOutcome(transaction, on: write, requiringMerchant: true)
