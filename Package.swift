@@ -111,6 +111,7 @@ let package = Package(
                 "Vault",
                 "Payments",
                 "Scheduler",
+                "VaultPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -195,6 +196,7 @@ let package = Package(
             dependencies: [
                 "VaultAPI",
                 "Payments",
+                "VaultPostgres",
                 "CSodium",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
