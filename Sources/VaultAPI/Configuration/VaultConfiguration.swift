@@ -1,5 +1,4 @@
 public import Logging
-import VaultSQLite
 
 /// Everything an operator can set, from `config/vault.yaml` and the `VAULT_*` environment variables.
 public struct VaultConfiguration: Sendable, Equatable {
