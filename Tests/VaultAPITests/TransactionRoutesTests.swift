@@ -208,6 +208,8 @@ import Vault
         (#"{"type": "sale", "amount": 100, "currency": "USD"}"#, "secureCardReference"),
         (#"{"type": "sale", "amount": 100, "currency": "USD", "method": "ocr", "card": {"number": "4242424242424242", "expiryDate": "1230", "cvv": "1"}}"#, "card.cvv"),
         (#"{"type": "authorize", "amount": 100, "currency": "USD", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "secureCard": {"merchantReference": "x"}}"#, "secureCard"),
+        // Null where the document types a field without null (found by make contract, issue 14).
+        (#"{"type": "sale", "amount": 100, "currency": "USD", "secureCardReference": "sc_x", "description": null}"#, "description"),
     ])
     func badTransactionsAre422AndChargeNothing(body: String, param: String) async throws {
         let fixture = try await APIFixture()
