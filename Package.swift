@@ -186,6 +186,8 @@ let package = Package(
             name: "VaultPostgresTests",
             dependencies: [
                 "VaultPostgres",
+                "Vault",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
