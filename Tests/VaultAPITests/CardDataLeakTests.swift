@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Registers cards of every brand through the live server, then scans the SQLite file, its WAL
 /// and every captured log line for the PANs and CVVs used.
@@ -57,7 +58,7 @@ import Vault
             #expect(!logs.contains("\"\(card.cvv)\""))
             #expect(!logs.contains("cvv: \(card.cvv)"))
         }
-        let cvvs = try fixture.runtime.store.database.readNow { connection in
+        let cvvs = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.query("SELECT verification FROM secure_cards").compactMap { try $0.optionalString("verification") }
         }
         for card in Self.cards { #expect(!cvvs.joined().contains(card.cvv + "\"")) }

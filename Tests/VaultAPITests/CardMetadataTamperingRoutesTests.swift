@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 12, finding 10, as reproduced: an attacker with write access to the database moves a
 /// card's expiry forward and asks for a sale. The edit is detected before anything is recorded or
@@ -16,7 +17,7 @@ import Vault
         try await fixture.live { client in
             let created = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("t-1"))
             let token = try #require(created.json["secureCardReference"] as? String)
-            try fixture.runtime.store.database.writeNow { connection in
+            try fixture.runtime.sqlite.database.writeNow { connection in
                 try connection.run("UPDATE secure_cards SET expiry_year = 2045 WHERE id = ?", [token])
             }
             let recorded = try fixture.count("transactions")  // the registration's verification

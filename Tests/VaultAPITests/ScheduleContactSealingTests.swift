@@ -6,6 +6,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 12, finding 2: a schedule's receipt e-mail and phone are customer contact data; they are
 /// sealed under the merchant's data key, never kept in the clear columns.
@@ -14,7 +15,7 @@ import Vault
     static let phone = "+44 7700 900999"
 
     static func columns(_ fixture: APIFixture, _ id: String) throws -> (email: String?, phone: String?, sealed: [UInt8]?) {
-        try fixture.runtime.store.database.readNow { connection in
+        try fixture.runtime.sqlite.database.readNow { connection in
             let row = try #require(try connection.queryOne("SELECT receipt_email, receipt_phone, sealed_contacts FROM schedules WHERE id = ?", [id]))
             return (try row.optionalString("receipt_email"), try row.optionalString("receipt_phone"), try row.optionalBlob("sealed_contacts"))
         }
@@ -69,7 +70,7 @@ import Vault
             #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("cust-1")).status == .created)
             let created = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: ScheduleRoutesTests.monthly())
             let id = try #require(created.json["id"] as? String)
-            try fixture.runtime.store.database.writeNow { connection in
+            try fixture.runtime.sqlite.database.writeNow { connection in
                 try connection.run(
                     "UPDATE schedules SET receipt_email = ?, receipt_phone = ?, sealed_contacts = NULL WHERE id = ?", [Self.email, Self.phone, id])
             }

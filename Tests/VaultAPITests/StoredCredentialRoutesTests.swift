@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 13, items 2, 6 and 7 through the API: a card the merchant's gateway cannot take is
 /// refused at registration with verification (422, nothing stored or sent); a currency it cannot
@@ -81,7 +82,7 @@ import Vault
         }
         // One kept per first use (registration by sale, registration with verification), sealed.
         #expect(try fixture.count("stored_credentials") == 2)
-        let clearRows = try fixture.runtime.store.database.readNow { connection in
+        let clearRows = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.queryOne("SELECT count(*) AS n FROM stored_credentials WHERE masked NOT LIKE '***********%'")?.int("n") ?? 0
         }
         #expect(clearRows == 0)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import Scheduler
 import Vault
 
 /// `vault audit verify`: walks the hash chain of the audit log.

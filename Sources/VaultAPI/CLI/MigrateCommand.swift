@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import Scheduler
 import Vault
 
 /// `vault migrate`: applies pending database migrations and checks the master key.
@@ -14,7 +15,7 @@ struct MigrateCommand: AsyncParsableCommand {
         VaultLogging.bootstrap(configuration.logging)
         let runtime = try await VaultRuntime.open(configuration: configuration, logger: Logger(label: "vault.migrate"))
         defer { runtime.close() }
-        let applied = try runtime.store.database.appliedMigrations
+        let applied = try await runtime.store.appliedMigrations()
         print("database \(configuration.database.path) is at migration \(applied.last ?? 0) (\(applied.count) applied)")
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Scheduler
 import Vault
 
 /// `vault serve`: migrates, then serves the HTTP API until SIGTERM/SIGINT, finishing in-flight requests.

@@ -8,8 +8,8 @@ public import Vault
 public struct VaultRuntime: Sendable {
     /// The configuration it was opened with.
     public let configuration: VaultConfiguration
-    /// Storage (all store protocols).
-    public let store: SQLiteStore
+    /// Storage: every store protocol and the engine (SQLite or, later, PostgreSQL; see `StorageOpener`).
+    public let store: any VaultStorage
     /// The key hierarchy, already verified against the database.
     public let keyring: Keyring
     /// Merchants and API keys.
@@ -28,6 +28,10 @@ public struct VaultRuntime: Sendable {
     public let idempotency: IdempotencyService
     /// Charge runs started over HTTP, run by ``ChargeRunService``.
     public let chargeRuns = ChargeRunQueue()
+    /// Where the per-key rate limit and the failed-authentication limiter count (issue 15). Nil:
+    /// in this process's memory, one set per application (SQLite: one machine). Servers sharing a
+    /// PostgreSQL database must share them: `PostgresRequestLimits` over that database.
+    public var requestLimits: (any RequestLimitStore)?
 
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///
@@ -42,10 +46,7 @@ public struct VaultRuntime: Sendable {
     ) async throws -> VaultRuntime {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
-        try DatabaseFiles.check(path: configuration.database.path)
-        var options = SQLiteDatabase.Options()
-        options.readerCount = configuration.database.readers
-        let store = try SQLiteStore(path: configuration.database.path, options: options)
+        let store = try StorageOpener.open(configuration.database)
         let keyring = Keyring(masterKeys: ring, store: store)
         if case .file = source {
             // `keys rotate` run by another process adds versions to the file: read it again when a key
@@ -83,6 +84,7 @@ public struct VaultRuntime: Sendable {
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
             schedules: schedules, transactions: transactions, idempotency: idempotency)
+        // Issue 15 hook (lead): on PostgreSQL, `runtime.requestLimits = PostgresRequestLimits(store: pg, configuration: .init(configuration), keyring: keyring)`.
         do {
             try await runtime.protectLegacyRecords(logger: logger)
         } catch {
@@ -104,7 +106,7 @@ public struct VaultRuntime: Sendable {
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the
             // WAL is reused: cut it, so a copy of the WAL taken from now on holds none of them.
-            if await !store.database.truncateWAL() {
+            if await !store.discardSupersededRowVersions() {
                 logger.warning("could not truncate the WAL after sealing old records; run `sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)'` when idle")
             }
             logger.notice(

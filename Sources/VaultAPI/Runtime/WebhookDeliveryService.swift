@@ -58,6 +58,6 @@ extension WebhookDeliverySettings {
 }
 
 extension VaultConfiguration.Webhooks {
-    /// How long an event is retried, for `SQLiteConnection.enqueueWebhook(_:merchantID:data:now:retention:)`.
+    /// How long an event is retried, for the events the stores queue in their outbox.
     public var retention: TimeInterval { TimeInterval(retryHours) * 3600 }
 }

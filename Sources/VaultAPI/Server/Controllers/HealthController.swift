@@ -1,4 +1,5 @@
 import Hummingbird
+import Scheduler
 import Vault
 
 /// `/healthz` (the process answers) and `/readyz` (database and keys usable).
