@@ -17,10 +17,10 @@ run: deps
 	$(VAULT_RELEASE) keys init
 	$(VAULT_RELEASE) serve --dev-merchant development
 
-## The whole test suite (what .ci/run calls).
+## The whole test suite (what .ci/run calls), PostgreSQL tests on a throwaway cluster
+## (scripts/test.sh; VAULT_TEST_POSTGRES=off runs the rest without PostgreSQL).
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	SWIFT="$(SWIFT)" scripts/test.sh
 
 ## Benchmarks (ordo-one/benchmark); a separate package CI does not build.
 benchmarks: deps

@@ -205,6 +205,8 @@ let package = Package(
             dependencies: [
                 "VaultPostgres",
                 "VaultSQLite",
+                "Vault",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings

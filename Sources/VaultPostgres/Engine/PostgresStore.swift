@@ -18,6 +18,8 @@ public final class PostgresStore: Sendable {
     public let appliedMigrations: [Int]
     /// The audit chain's key, unwrapped once through the keyring opened over the store.
     let auditKeys = PostgresAuditKeys()
+    /// Card-data reads waiting for their audit events (`recordRead`).
+    let readAudits = PostgresReadAuditQueue()
 
     private let connection: Mutex<PostgresPool>
 
@@ -58,6 +60,7 @@ public final class PostgresStore: Sendable {
 
     /// Runs `body` in one read-only REPEATABLE READ transaction: every query of the body sees the
     /// same snapshot (a page and its count agree; the audit walk sees one state of each chain).
+    @discardableResult
     public func read<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {
@@ -77,6 +80,7 @@ public final class PostgresStore: Sendable {
     /// Runs `body` in one READ COMMITTED transaction, then its before-commit steps (the audit
     /// chains' heads), then COMMIT; rolls back when anything throws. Audit events and webhook
     /// events queued through the `PostgresWrite` commit with the change or not at all.
+    @discardableResult
     public func write<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresWrite) async throws -> sending T
     ) async throws -> sending T {

@@ -52,6 +52,7 @@ public final class PostgresWrite {
     /// Runs `body` in a savepoint: when it throws, its changes (and the audit and webhook events it
     /// queued, and its before-commit steps) are rolled back and the error rethrown; the rest of
     /// the transaction goes on. The charge runner records each outcome this way.
+    @discardableResult
     public func savepoint<T>(_ body: (PostgresWrite) async throws -> T) async throws -> T {
         savepointDepth += 1
         let name = "vault_sp_\(savepointDepth)"

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+import Vault
+@testable import VaultPostgres
+
+/// Fresh PostgreSQL databases for tests, copied from one migrated template per test process.
+///
+/// `VAULT_TEST_DATABASE_URL` names a server and a role that may CREATE DATABASE (`make test` starts
+/// a throwaway cluster and sets it). Without it the PostgreSQL tests fail, saying so, unless
+/// `VAULT_TEST_POSTGRES=off` disables them (the `.postgres` trait): a run that skips PostgreSQL is
+/// always a deliberate one. Written to be lifted into a shared test-support target.
+enum PostgresTestDatabase {
+    /// Whether PostgreSQL tests are switched off (`VAULT_TEST_POSTGRES=off`).
+    static let isDisabled = ProcessInfo.processInfo.environment["VAULT_TEST_POSTGRES"] == "off"
+
+    /// A logger that drops everything (passing runs stay quiet).
+    static let logger = Logger(label: "vault.test.postgres") { _ in SwiftLogNoOpLogHandler() }
+
+    struct NotConfigured: Error, CustomStringConvertible {
+        var description: String {
+            "VAULT_TEST_DATABASE_URL is not set: run the tests through `make test` (it starts a throwaway PostgreSQL cluster), "
+                + "or set VAULT_TEST_POSTGRES=off to run the rest of the suite without PostgreSQL"
+        }
+    }
+
+    /// The server named by `VAULT_TEST_DATABASE_URL`.
+    static func serverURL() throws -> PostgresURL {
+        guard let text = ProcessInfo.processInfo.environment["VAULT_TEST_DATABASE_URL"], !text.isEmpty else { throw NotConfigured() }
+        return try PostgresURL(text)
+    }
+
+    /// A new database migrated to the current schema (a copy of the process's template; `empty`: no
+    /// tables at all), given to `body` by URL and dropped afterwards.
+    static func withDatabase<T>(empty: Bool = false, _ body: (PostgresURL) async throws -> T) async throws -> T {
+        let server = try serverURL()
+        let name = "vault_test_\(ProcessInfo.processInfo.processIdentifier)_\(UUID().uuidString.prefix(8).lowercased())"
+        if empty {
+            try await admin(server) { "CREATE DATABASE \(unescaped: name)" }
+        } else {
+            let template = try await Template.shared.name(server: server)
+            try await createCopy(name, of: template, server: server)
+        }
+        var url = server
+        url.database = name
+        do {
+            let result = try await body(url)
+            try await admin(server) { "DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)" }
+            return result
+        } catch {
+            try? await admin(server) { "DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)" }
+            throw error
+        }
+    }
+
+    /// A store over a fresh database, with a keyring (one random master key) opened over it.
+    static func withStore<T>(_ body: (PostgresStore, Keyring) async throws -> T) async throws -> T {
+        try await withDatabase { url in
+            let store = try await PostgresStore(url: url, logger: logger)
+            defer { store.close() }
+            let keyring = try await openKeyring(over: store, masterKey: try SecureBytes.random(count: 32))
+            return try await body(store, keyring)
+        }
+    }
+
+    /// A keyring over `store` holding `masterKey` as version 1, verified (registers it, creates the audit key).
+    static func openKeyring(over store: PostgresStore, masterKey: SecureBytes) async throws -> Keyring {
+        let keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: masterKey]), store: store)
+        try await keyring.verifyMasterKey()
+        return keyring
+    }
+
+    private static func createCopy(_ name: String, of template: String, server: PostgresURL) async throws {
+        var attempt = 0
+        while true {
+            do {
+                try await admin(server) { "CREATE DATABASE \(unescaped: name) TEMPLATE \(unescaped: template)" }
+                return
+            } catch {
+                // "source database is being accessed by other users": a copy started at the same moment.
+                attempt += 1
+                guard attempt < 50 else { throw error }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    /// Runs one statement on the server's own database (CREATE/DROP DATABASE run outside transactions).
+    static func admin(_ server: PostgresURL, _ statement: () -> PostgresQuery) async throws {
+        let pool = try await PostgresPool.connect(url: server, logger: logger)
+        defer { pool.shutdown() }
+        let query = statement()
+        _ = try await pool.client.withConnection { connection in
+            try await connection.run(query, logger: logger)
+        }
+    }
+
+    /// The migrated template of this process, created at first use.
+    actor Template {
+        static let shared = Template()
+        private var created: Task<String, any Error>?
+
+        func name(server: PostgresURL) async throws -> String {
+            if let created { return try await created.value }
+            let task = Task {
+                let name = "vault_template_\(ProcessInfo.processInfo.processIdentifier)_\(UUID().uuidString.prefix(8).lowercased())"
+                try await PostgresTestDatabase.admin(server) { "CREATE DATABASE \(unescaped: name)" }
+                var url = server
+                url.database = name
+                let store = try await PostgresStore(url: url, logger: PostgresTestDatabase.logger)
+                store.close()
+                // Copies need the template without sessions: end the migrating pool's at once.
+                try await PostgresTestDatabase.admin(server) {
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name) AND pid <> pg_backend_pid()"
+                }
+                return name
+            }
+            created = task
+            return try await task.value
+        }
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test unless `VAULT_TEST_POSTGRES=off`; without `VAULT_TEST_DATABASE_URL` it fails, saying how to run it.
+    static var postgres: Self {
+        .enabled(if: !PostgresTestDatabase.isDisabled, "PostgreSQL tests are off (VAULT_TEST_POSTGRES=off)")
+    }
+}
