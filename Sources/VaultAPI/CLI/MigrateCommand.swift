@@ -16,6 +16,6 @@ struct MigrateCommand: AsyncParsableCommand {
         let runtime = try await VaultRuntime.open(configuration: configuration, logger: Logger(label: "vault.migrate"))
         defer { runtime.close() }
         let applied = try await runtime.store.appliedMigrations()
-        print("database \(configuration.database.path) is at migration \(applied.last ?? 0) (\(applied.count) applied)")
+        print("database \(configuration.database.summary) is at migration \(applied.last ?? 0) (\(applied.count) applied)")
     }
 }

@@ -46,7 +46,7 @@ public struct VaultRuntime: Sendable {
     ) async throws -> VaultRuntime {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
-        let store = try StorageOpener.open(configuration.database)
+        let store = try await StorageOpener.open(configuration.database, logger: logger)
         let keyring = Keyring(masterKeys: ring, store: store)
         if case .file = source {
             // `keys rotate` run by another process adds versions to the file: read it again when a key
@@ -60,7 +60,7 @@ public struct VaultRuntime: Sendable {
             store.close()
             throw error
         }
-        logger.debug("vault opened", metadata: ["database": "\(configuration.database.path)", "keySource": "\(source.summary)"])
+        logger.debug("vault opened", metadata: ["database": "\(configuration.database.summary)", "keySource": "\(source.summary)"])
         let merchants = MerchantService(
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway,
             gateways: GatewayCatalogue.merchantRules,

@@ -58,6 +58,8 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     public var targetSession: TargetSession
     /// `application_name`, shown in `pg_stat_activity`.
     public var applicationName: String?
+    /// Connections per process at most (not part of the URL: `database.maxConnections`).
+    public var maximumConnections = 20
 
     /// Parses a URL; refuses unknown schemes, a missing database, a port out of range, an unknown
     /// `sslmode` or `target_session_attrs`, and unknown query parameters (a typo must not silently
@@ -149,6 +151,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     public func clientConfiguration(host: Host) throws -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: host.name, port: host.port, username: username, password: password, database: database, tls: try tls(host: host))
+        configuration.options.maximumConnections = maximumConnections
         if let applicationName {
             configuration.options.additionalStartupParameters.append(("application_name", applicationName))
         }
