@@ -60,6 +60,18 @@ import VaultSQLite
         #expect(booleans.isEmpty, "boolean schemas at \(booleans.sorted())")
     }
 
+    @Test func noSchemaWithPropertiesHasASiblingCombinatorSoSwiftOpenAPIGeneratorKeepsItsFields() throws {
+        // swift-openapi-generator 1.14 (OpenAPIKit) reads a schema with `allOf`/`anyOf`/`oneOf` as that
+        // combinator alone (ScheduleRequest and TransactionRequest lost every field) and skips one with a
+        // top-level `not` (SecureCardUpdate, ScheduleChange). Cross-field rules go under `if`/`then`.
+        let mixed = Self.schemaSlots(try Self.document()).compactMap { slot -> String? in
+            guard let schema = slot.value as? [String: Any], schema["properties"] != nil else { return nil }
+            let combinators = ["allOf", "anyOf", "oneOf", "not"].filter { schema[$0] != nil }
+            return combinators.isEmpty ? nil : "\(slot.path) (\(combinators.joined(separator: ", ")))"
+        }
+        #expect(mixed.isEmpty, "properties beside a combinator at \(mixed.sorted())")
+    }
+
     @Test func noPropertyIsAConstantInOneBranchOfAnAllOfAndAnEnumInAnother() throws {
         let document = try Self.document()
         let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]

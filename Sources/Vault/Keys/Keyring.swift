@@ -31,14 +31,34 @@ public final class Keyring: Sendable {
     /// How long an unwrapped key is used before the store is asked again whether it still exists
     /// (a key destroyed by off-boarding in another process stops working within this time).
     public static let keyRecheckInterval: Duration = .seconds(60)
-    /// How long "the newest version" of a merchant's key is remembered (a data key rotated by
-    /// another process is used for new records within this time).
+    /// How long "the newest version" of a merchant's key is remembered when the store keeps no key
+    /// generation (a data key rotated by another process is used for new records within this time).
     public static let newestVersionInterval: Duration = .seconds(5)
+    /// How often the store's key generation (``KeyGenerationStore``) is read: a key change made by
+    /// another process (rotation, destruction, off-boarding) is seen by this one within this time
+    /// plus one small read, and until it moves cached keys and newest versions are used as they are.
+    public static let generationCheckInterval: Duration = .seconds(2)
 
     private let store: any KeyStore
+    private let generations: (any KeyGenerationStore)?
     private let masterKeys: MasterKeyHolder
+    private let clock: @Sendable () -> ContinuousClock.Instant
     private let cache = Mutex<[CacheKey: CachedKey]>([:])
-    private let newest = Mutex<[PurposeKey: (version: Int, at: ContinuousClock.Instant)]>([:])
+    private let newest = Mutex<[PurposeKey: NewestVersion]>([:])
+    private let generation = Mutex(GenerationState())
+    private let limitKey = Mutex<(version: Int, key: SecureBytes)?>(nil)
+
+    private struct NewestVersion {
+        var version: Int
+        var at: ContinuousClock.Instant
+        var generation: Int64
+    }
+
+    /// The last key generation read from the store, and when it was read.
+    private struct GenerationState {
+        var value: Int64 = 0
+        var checkedAt: ContinuousClock.Instant?
+    }
 
     private struct CacheKey: Hashable {
         var merchantID: String
@@ -54,13 +74,24 @@ public final class Keyring: Sendable {
     private struct CachedKey {
         var key: SecureBytes
         var at: ContinuousClock.Instant
+        var generation: Int64
     }
 
-    /// A keyring over `masterKeys`, with wrapped keys kept in `store`.
-    public init(masterKeys: MasterKeyRing, store: any KeyStore) {
+    /// A keyring over `masterKeys`, with wrapped keys kept in `store` (whose key generation it
+    /// follows when the store is also a ``KeyGenerationStore``).
+    /// - Parameter clock: the time (tests move it by hand).
+    public init(masterKeys: MasterKeyRing, store: any KeyStore, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.store = store
+        self.generations = store as? any KeyGenerationStore
         self.masterKeys = MasterKeyHolder(masterKeys)
+        self.clock = clock
         store.attachSystemKeyCustodian(self.masterKeys)
+    }
+
+    /// How long after ``announceKeyChange()`` every process on the database uses what changed for
+    /// new records (plus one small read): what `keys rotate --data` waits before re-encrypting.
+    public var keyChangePropagationBound: Duration {
+        generations == nil ? Self.newestVersionInterval : Self.generationCheckInterval
     }
 
     /// The KEK versions held in memory.
@@ -99,9 +130,10 @@ public final class Keyring: Sendable {
     /// Fresh random data, fingerprint and webhook keys for a new merchant, wrapped under the current KEK.
     /// The unwrapped keys are cached, so records can be sealed for the merchant before the keys are stored.
     public func newMerchantKeys(merchantID: String, now: Date = Date()) throws -> [WrappedKey] {
-        try KeyPurpose.allCases.map { purpose in
+        let (at, current) = (clock(), generation.withLock { $0.value })
+        return try KeyPurpose.allCases.map { purpose in
             let key = try SecureBytes.random(count: RecordCipher.keyLength)
-            cache.withLock { $0[CacheKey(merchantID: merchantID, purpose: purpose, version: 1)] = CachedKey(key: key, at: .now) }
+            cache.withLock { $0[CacheKey(merchantID: merchantID, purpose: purpose, version: 1)] = CachedKey(key: key, at: at, generation: current) }
             return try wrap(key, merchantID: merchantID, purpose: purpose, version: 1, now: now)
         }
     }
@@ -116,12 +148,15 @@ public final class Keyring: Sendable {
     /// The unwrapped key of a merchant (newest version when `version` is nil), from the cache or the store.
     /// - Throws: `KeyringError.keyUnavailable` when destroyed or absent; crypto errors when the wrapping is damaged.
     public func key(merchantID: String, purpose: KeyPurpose, version: Int? = nil) async throws -> (key: SecureBytes, version: Int) {
-        let now = ContinuousClock.now
+        let current = await currentGeneration()
+        let now = clock()
+        let purposeKey = PurposeKey(merchantID: merchantID, purpose: purpose)
+        let newestLifetime = generations == nil ? Self.newestVersionInterval : Self.keyRecheckInterval
         let wanted = version ?? newest.withLock { newest in
-            newest[PurposeKey(merchantID: merchantID, purpose: purpose)].flatMap { now - $0.at < Self.newestVersionInterval ? $0.version : nil }
+            newest[purposeKey].flatMap { $0.generation == current && now - $0.at < newestLifetime ? $0.version : nil }
         }
         if let wanted, let cached = cache.withLock({ $0[CacheKey(merchantID: merchantID, purpose: purpose, version: wanted)] }),
-            now - cached.at < Self.keyRecheckInterval
+            cached.generation == current, now - cached.at < Self.keyRecheckInterval
         {
             return (cached.key, wanted)
         }
@@ -131,12 +166,18 @@ public final class Keyring: Sendable {
             cache.withLock { cache in cache = cache.filter { $0.key.merchantID != merchantID } }
             throw KeyringError.keyUnavailable(merchantID: merchantID, purpose: purpose)
         }
-        if version == nil {
-            newest.withLock { $0[PurposeKey(merchantID: merchantID, purpose: purpose)] = (wrappedKey.version, now) }
+        newest.withLock { newest in
+            if version == nil {
+                newest[purposeKey] = NewestVersion(version: wrappedKey.version, at: now, generation: current)
+            } else if let known = newest[purposeKey], known.version < wrappedKey.version {
+                // A record sealed under a version newer than the one this process seals with: another
+                // process rotated; look the newest up again at the next seal.
+                newest[purposeKey] = nil
+            }
         }
         let cacheKey = CacheKey(merchantID: merchantID, purpose: purpose, version: wrappedKey.version)
         if let cached = cache.withLock({ $0[cacheKey] }) {
-            cache.withLock { $0[cacheKey]?.at = now }
+            cache.withLock { $0[cacheKey]?.at = now; $0[cacheKey]?.generation = current }
             return (cached.key, wrappedKey.version)
         }
         let key: SecureBytes
@@ -152,13 +193,72 @@ public final class Keyring: Sendable {
             }
             key = try unwrap(rewrapped, kekVersion: again.kekVersion, merchantID: merchantID, purpose: purpose, version: again.version)
         }
-        cache.withLock { $0[cacheKey] = CachedKey(key: key, at: now) }
+        cache.withLock { $0[cacheKey] = CachedKey(key: key, at: now, generation: current) }
         return (key, wrappedKey.version)
     }
 
     /// Makes this process use `version` as the newest at once (after storing a rotated key).
     public func noteNewestVersion(merchantID: String, purpose: KeyPurpose, version: Int) {
-        newest.withLock { $0[PurposeKey(merchantID: merchantID, purpose: purpose)] = (version, .now) }
+        let (at, current) = (clock(), generation.withLock { $0.value })
+        newest.withLock { $0[PurposeKey(merchantID: merchantID, purpose: purpose)] = NewestVersion(version: version, at: at, generation: current) }
+    }
+
+    /// Tells every process on the database that keys changed (advances the store's key generation;
+    /// nothing when the store keeps none): they stop trusting their cached keys and newest versions
+    /// within ``keyChangePropagationBound``. This process follows at once.
+    /// - Throws: store errors.
+    public func announceKeyChange() async throws {
+        guard let generations else { return }
+        let value = try await generations.advanceKeyGeneration()
+        let now = clock()
+        generation.withLock { state in
+            state.value = max(state.value, value)
+            state.checkedAt = now
+        }
+    }
+
+    /// Makes the next key use read the store's key generation whatever the time (tests, SIGHUP).
+    public func expireGenerationCheck() {
+        generation.withLock { $0.checkedAt = nil }
+    }
+
+    /// The key generation this process works under: read from the store when the last read is
+    /// older than ``generationCheckInterval`` (one caller reads; the others meanwhile go on with
+    /// the value they have). When it moved, the key source is read again too (a `keys rotate` on
+    /// this machine added a KEK version), so every server's current KEK follows the rotation.
+    private func currentGeneration() async -> Int64 {
+        guard let generations else { return 0 }
+        let now = clock()
+        let (due, known) = generation.withLock { state -> (Bool, Int64) in
+            if let at = state.checkedAt, now - at < Self.generationCheckInterval { return (false, state.value) }
+            state.checkedAt = now
+            return (true, state.value)
+        }
+        guard due else { return known }
+        guard let read = try? await generations.keyGeneration() else {
+            // The store did not answer: try again at the next use, keep what is known meanwhile.
+            generation.withLock { $0.checkedAt = nil }
+            return known
+        }
+        let value = generation.withLock { state -> Int64 in
+            state.value = max(state.value, read)
+            return state.value
+        }
+        if value != known { _ = try? masterKeys.reload() }
+        return value
+    }
+
+    /// The key of the MACs that name request-limit subjects (API key ids, client addresses) in a
+    /// shared database: derived (`crypto_kdf`, context `reqlimit`) from the current KEK, so servers
+    /// holding the same KEK name a subject alike, and a copy of the table cannot be tested against
+    /// candidate addresses. It follows the KEK when a rotation moves the current version.
+    /// - Throws: crypto errors.
+    public func requestLimitKey() throws -> SecureBytes {
+        let (version, kek) = masterKeys.ring.withLock { ($0.currentVersion, $0.current) }
+        if let cached = limitKey.withLock({ $0 }), cached.version == version { return cached.key }
+        let key = try SubkeyDerivation.derive(from: kek, id: 1, context: "reqlimit")
+        limitKey.withLock { $0 = (version, key) }
+        return key
     }
 
     /// Forgets every cached key of a merchant (after off-boarding or data-key rotation).
@@ -211,6 +311,7 @@ public final class Keyring: Sendable {
             below: current, at: now,
             audit: AuditEntry(merchantID: nil, actor: actor, action: "keys.kek_rotated", objectType: "kek", objectID: String(current),
                               details: ["rewrapped": String(total)]))
+        try await announceKeyChange()
         return total
     }
 

@@ -132,6 +132,7 @@ public struct MerchantService: Sendable {
             merchantID: merchant.id, at: now,
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.offboarded", objectType: "merchant", objectID: merchant.id))
         keyring.evict(merchantID: merchant.id)
+        try await keyring.announceKeyChange()
     }
 
     /// Adds a new data-key version for the merchant and re-seals its gateway credentials under it;
@@ -144,6 +145,7 @@ public struct MerchantService: Sendable {
             [next], audit: AuditEntry(merchantID: merchantID, actor: actor, action: "keys.data_key_rotated", objectType: "merchant",
                                       objectID: merchantID, details: ["version": String(next.version)]))
         keyring.noteNewestVersion(merchantID: merchantID, purpose: .data, version: next.version)
+        try await keyring.announceKeyChange()
         if let merchant = try await store.merchant(id: merchantID), try await store.sealedGatewayCredentials(merchantID: merchantID) != nil {
             let credentials = try await gatewayCredentials(merchantID: merchantID)
             let sealed = try await sealCredentials(credentials, merchantID: merchantID, dataKeyVersion: next.version)
@@ -161,7 +163,10 @@ public struct MerchantService: Sendable {
     public func destroySupersededDataKeys(merchantID: String, actor: String, now: Date = Date()) async throws -> [Int] {
         let (_, newest) = try await keyring.key(merchantID: merchantID, purpose: .data)
         let destroyed = try await store.destroyUnusedDataKeys(merchantID: merchantID, below: newest, at: now, actor: actor)
-        if !destroyed.isEmpty { keyring.evict(merchantID: merchantID) }
+        if !destroyed.isEmpty {
+            keyring.evict(merchantID: merchantID)
+            try await keyring.announceKeyChange()
+        }
         return destroyed
     }
 

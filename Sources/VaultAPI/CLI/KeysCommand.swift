@@ -87,9 +87,9 @@ struct KeysCommand: AsyncParsableCommand {
             for merchant in merchants {
                 versions[merchant.id] = try await runtime.merchants.rotateDataKey(merchantID: merchant.id, actor: "cli")
             }
-            // Running servers remember the newest key version for a few seconds; wait until every one
-            // seals with the new key, so the re-encryption pass leaves no record behind.
-            try await Task.sleep(for: Keyring.newestVersionInterval + .seconds(1))
+            // Running servers notice the new versions through the key generation within a bound; wait
+            // until every one seals with the new key, so the re-encryption pass leaves no record behind.
+            try await Task.sleep(for: runtime.keyring.keyChangePropagationBound + .seconds(1))
             for merchant in merchants {
                 let resealed = try await runtime.cards.resealAll(merchantID: merchant.id)
                 // Stored idempotent responses and schedule contacts too: none is left needing a

@@ -28,6 +28,10 @@ public struct VaultRuntime: Sendable {
     public let idempotency: IdempotencyService
     /// Charge runs started over HTTP, run by ``ChargeRunService``.
     public let chargeRuns = ChargeRunQueue()
+    /// Where the per-key rate limit and the failed-authentication limiter count (issue 15). Nil:
+    /// in this process's memory, one set per application (SQLite: one machine). Servers sharing a
+    /// PostgreSQL database must share them: `PostgresRequestLimits` over that database.
+    public var requestLimits: (any RequestLimitStore)?
 
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///
@@ -80,6 +84,7 @@ public struct VaultRuntime: Sendable {
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
             schedules: schedules, transactions: transactions, idempotency: idempotency)
+        // Issue 15 hook (lead): on PostgreSQL, `runtime.requestLimits = PostgresRequestLimits(store: pg, configuration: .init(configuration), keyring: keyring)`.
         do {
             try await runtime.protectLegacyRecords(logger: logger)
         } catch {

@@ -37,8 +37,9 @@ public func buildApplication(
 /// Builds the router: operational routes at the root, the API under `/v1` behind authentication;
 /// a known path asked with another method is a 405 with `Allow`.
 /// - Parameters:
-///   - rateLimiter: per-key limits; by default the configured `rateLimit` on the system clock
-///     (tests pass one with a manual clock).
+///   - rateLimiter: per-key limits kept in this process (tests pass one with a manual clock); by
+///     default the runtime's ``VaultRuntime/requestLimits`` (shared by every server of a
+///     PostgreSQL database), else the configured limits in this process's memory.
 ///   - metricsRegistry: where request metrics go and what `/metrics` serves; by default the
 ///     process-wide registry behind swift-metrics (tests pass their own).
 ///
@@ -57,11 +58,16 @@ public func buildRouter(
     MetricsController(registry: registry).addRoutes(to: operational)
     OpenAPIController().addRoutes(to: operational)
 
+    let limits: any RequestLimitStore =
+        if let rateLimiter {
+            InProcessRequestLimits(rates: rateLimiter, failures: FailedAuthenticationLimiter(configuration: runtime.configuration.server))
+        } else {
+            runtime.requestLimits ?? InProcessRequestLimits(configuration: runtime.configuration)
+        }
     let api = router.group("v1")
-        .add(middleware: AuthenticationMiddleware(
-            merchants: runtime.merchants, failures: FailedAuthenticationLimiter(configuration: runtime.configuration.server)))
+        .add(middleware: AuthenticationMiddleware(merchants: runtime.merchants, limits: limits))
         .group(context: AuthenticatedContext.self)
-        .add(middleware: RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(configuration: runtime.configuration.rateLimit)))
+        .add(middleware: RateLimitMiddleware(limits: limits))
         .add(middleware: RoleMiddleware())
         .add(middleware: UnknownQueryParameterMiddleware<AuthenticatedContext>())
         .add(middleware: RequestBodyMiddleware<AuthenticatedContext>(maxBodyBytes: runtime.configuration.server.maxBodyBytes))

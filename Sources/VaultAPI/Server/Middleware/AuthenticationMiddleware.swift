@@ -12,14 +12,17 @@ struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = VaultRequestContext
 
     let merchants: MerchantService
-    let failures: FailedAuthenticationLimiter
+    /// Where failed authentications are counted per client address (``RequestLimitScope/failedAuthentication``).
+    let limits: any RequestLimitStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], let bearer = Self.bearerToken(in: header),
             let (merchant, key) = try await merchants.authenticate(bearer: bearer)
         else {
-            switch failures.recordFailure(from: context.clientAddress) {
-            case .unauthenticated: throw APIError.unauthenticated
+            let subject = FailedAuthenticationLimiter.key(for: context.clientAddress)
+            // A store that cannot be reached answers 401 (the limiter only ever slows failing requests).
+            switch (try? await limits.take(.failedAuthentication, subject: subject)) ?? .allowed {
+            case .allowed: throw APIError.unauthenticated
             case .limited(let seconds): throw APIError.authenticationRateLimited(retryAfterSeconds: seconds)
             }
         }

@@ -1,22 +1,18 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import Synchronization
-import Vault
+public import Vault
 
 /// A token bucket per API key: each key may send `burst` requests at once and `requestsPerSecond`
 /// sustained; beyond that a request is refused with how long to wait.
 ///
 /// Time comes from an injected monotonic clock so tests can drive it. Buckets live in memory, per
-/// process: limits are per server, not shared across processes.
+/// process (``InProcessRequestLimits``); servers sharing a PostgreSQL database share them there.
 public final class RateLimiter: Sendable {
     /// What one request gets.
-    public enum Decision: Sendable, Equatable {
-        /// Go ahead (a token was taken).
-        case allowed
-        /// Refused; a token will be available after this many whole seconds.
-        case limited(retryAfterSeconds: Int)
-    }
+    public typealias Decision = RequestLimitDecision
 
     private struct State {
         var buckets: [String: TokenBucket] = [:]
@@ -79,14 +75,25 @@ public final class RateLimiter: Sendable {
     }
 }
 
-/// Applies the per-key `RateLimiter` to authenticated requests: 429 `rate_limit_error` with `Retry-After`.
+/// Applies the per-key rate limit to authenticated requests: 429 `rate_limit_error` with `Retry-After`.
+///
+/// The buckets are in a ``RequestLimitStore``: this process's memory, or the shared database. A
+/// store that cannot be reached lets the request through (the limit guards capacity; refusing every
+/// request because the counter is away would turn its outage into the API's).
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = AuthenticatedContext
 
-    let limiter: RateLimiter
+    let limits: any RequestLimitStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        switch limiter.acquire(key: context.identity.apiKey.id) {
+        let decision: RequestLimitDecision
+        do {
+            decision = try await limits.take(.apiKey, subject: context.identity.apiKey.id)
+        } catch {
+            context.logger.warning("rate limit store unavailable; request let through", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            decision = .allowed
+        }
+        switch decision {
         case .allowed:
             return try await next(request, context)
         case .limited(let seconds):

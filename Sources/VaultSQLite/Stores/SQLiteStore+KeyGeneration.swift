@@ -1,0 +1,26 @@
+public import Vault
+
+/// The key generation (issue 15) as one row of `meta`: advanced by the key-changing commands,
+/// read by every process every few seconds (``Keyring/generationCheckInterval``).
+extension SQLiteStore: KeyGenerationStore {
+    /// The `meta` key of the generation.
+    static let keyGenerationMetaKey = "key_generation"
+
+    public func keyGeneration() async throws -> Int64 {
+        try await database.read { connection in
+            try connection.queryOne("SELECT value FROM meta WHERE key = ?", [Self.keyGenerationMetaKey])
+                .flatMap { Int64(try $0.string("value")) } ?? 0
+        }
+    }
+
+    public func advanceKeyGeneration() async throws -> Int64 {
+        try await database.write { connection in
+            let current = try connection.queryOne("SELECT value FROM meta WHERE key = ?", [Self.keyGenerationMetaKey])
+                .flatMap { Int64(try $0.string("value")) } ?? 0
+            try connection.run(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [Self.keyGenerationMetaKey, String(current + 1)])
+            return current + 1
+        }
+    }
+}
