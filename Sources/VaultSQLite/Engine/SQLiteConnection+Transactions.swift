@@ -1,5 +1,3 @@
-import Vault
-
 extension SQLiteConnection {
     /// How many times `BEGIN IMMEDIATE` is retried after it waited a whole busy timeout
     /// for another process's write lock and still got `SQLITE_BUSY`.
@@ -37,8 +35,7 @@ extension SQLiteConnection {
                 try? run("ROLLBACK TO SAVEPOINT vault")
                 try? run("RELEASE SAVEPOINT vault")
             }
-            auditHead = nil
-            if auditKeyIsPending { auditKey = nil }
+            notifySavepointRollback()
             throw error
         }
         try run("RELEASE SAVEPOINT vault")
@@ -57,7 +54,7 @@ extension SQLiteConnection {
         while true {
             do {
                 try run("BEGIN IMMEDIATE")
-                endTransactionState()
+                transactionObservers = []
                 return
             } catch let error as SQLiteError where error.isBusy && retries < Self.busyBeginRetries {
                 retries += 1
@@ -65,17 +62,17 @@ extension SQLiteConnection {
         }
     }
 
-    /// `COMMIT` (after writing what is deferred to it, the audit chain's head), rolling back if
+    /// `COMMIT` (after the transaction's observers wrote what they defer to it), rolling back if
     /// SQLite left the transaction open after a failure.
     func commitTransaction() throws {
         do {
-            try recordPendingAuditHead()
+            if isInTransaction { try notifyWillCommit() }
             try run("COMMIT")
         } catch {
             rollbackIfStillInTransaction()
             throw error
         }
-        endTransactionState()
+        notifyEnd(committed: true)
     }
 
     /// `ROLLBACK` unless SQLite already ended the transaction; errors are dropped so the
@@ -84,15 +81,7 @@ extension SQLiteConnection {
         if isInTransaction {
             try? run("ROLLBACK")
         }
-        if auditKeyIsPending { auditKey = nil }
-        endTransactionState()
-    }
-
-    /// Forgets what was cached or deferred for the transaction that just began or ended.
-    private func endTransactionState() {
-        auditHead = nil
-        auditHeadIsPending = false
-        auditKeyIsPending = false
+        notifyEnd(committed: false)
     }
 
     private func completeTransaction<T>(_ body: () throws -> T) throws -> T {

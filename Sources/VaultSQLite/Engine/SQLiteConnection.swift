@@ -1,5 +1,4 @@
 internal import CSQLite
-import Vault
 
 /// One SQLite connection with its statement cache.
 ///
@@ -23,19 +22,12 @@ public final class SQLiteConnection {
     let path: String
     /// Prepared statements keyed by SQL text.
     private var statementCache: [String: Statement] = [:]
-    /// The audit chain's head while a write transaction is open, so it is read once per transaction
-    /// instead of once per event; dropped at `BEGIN`, on every rollback (also to a savepoint) and at
-    /// the transaction's end (see `appendAudit`).
-    var auditHead: AuditHead?
-    /// Set when the open transaction appended audit events: `meta.audit_head` is then written once,
-    /// just before `COMMIT`, instead of once per event.
-    var auditHeadIsPending = false
-    /// Where this database's audit key comes from (set by `SQLiteDatabase` on every connection).
-    var auditKeySlot: AuditKeySlot?
-    /// The writer's copy of the audit key, fetched once (see `auditChainKey`), in locked memory.
-    var auditKey: SecureBytes?
-    /// Set when the open transaction created the audit key: a rollback then drops `auditKey`.
-    var auditKeyIsPending = false
+    /// Observers of the open write transaction (`observeTransaction`), dropped at its end.
+    var transactionObservers: [any SQLiteTransactionObserver] = []
+    /// Values kept with this connection by code above the engine (`attachment`).
+    var attachments: [ObjectIdentifier: AnyObject] = [:]
+    /// Values shared by every connection of one database (`SQLiteDatabase.shared`).
+    var shared = SQLiteSharedValues()
 
     /// Opens and configures a connection: WAL, `synchronous=FULL`, foreign keys,
     /// secure delete, busy timeout, defensive mode, and `query_only` for readers.
@@ -74,6 +66,7 @@ public final class SQLiteConnection {
     /// Finalizes every cached statement and closes the connection. Idempotent.
     func close() {
         statementCache.removeAll()
+        attachments.removeAll()
         if let handle {
             sqlite3_close_v2(handle)
             self.handle = nil

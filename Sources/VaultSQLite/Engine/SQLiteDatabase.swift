@@ -1,5 +1,4 @@
 import Dispatch
-public import Vault
 import Foundation
 
 /// The database: one writer connection on its own thread that batches concurrent write
@@ -17,9 +16,9 @@ public final class SQLiteDatabase: Sendable {
         public var busyTimeoutMilliseconds: Int32 = 10_000
         /// Most write bodies committed together; 1 = one fsync'd commit per write (the benchmark baseline).
         public var maxBatchSize: Int = 256
-        /// How long read-audit events may wait for a write batch before one is started for them
-        /// (`appendAuditLater`): reads arriving meanwhile share it.
-        public var readAuditFlushDelay: Duration = .milliseconds(5)
+        /// How long deferred writes (`writeLater`, the store's read-audit events) may wait for a write
+        /// batch before one is started for them: writes deferred meanwhile share it.
+        public var deferredWriteFlushDelay: Duration = .milliseconds(5)
 
         /// The defaults: 4 readers, 10 s busy timeout, batches of up to 256 writes.
         public init() {}
@@ -27,13 +26,13 @@ public final class SQLiteDatabase: Sendable {
 
     /// The database file path.
     public let path: String
-    /// The audit chain's key, shared by this database's connections.
-    public let auditKeys: AuditKeySlot
+    /// Values that code above the engine shares between this database's connections.
+    public let shared: SQLiteSharedValues
     private let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let checkpointer: SQLiteCheckpointer
-    private let deferredAudit = DeferredAuditQueue()
-    private let readAuditFlushDelay: Duration
+    private let deferredWrites = DeferredWriteQueue()
+    private let deferredWriteFlushDelay: Duration
 
     /// Opens (creating if needed) the database at `path` and applies pending `migrations`.
     ///
@@ -55,16 +54,16 @@ public final class SQLiteDatabase: Sendable {
         let checkpointer = SQLiteCheckpointer(
             connection: try SQLiteConnection(path: path, role: .checkpointer, busyTimeoutMilliseconds: timeout))
         checkpointer.watch(writerConnection)
-        let auditKeys = AuditKeySlot()
-        writerConnection.auditKeySlot = auditKeys
-        readerConnections.forEach { $0.auditKeySlot = auditKeys }
-        self.auditKeys = auditKeys
+        let shared = SQLiteSharedValues()
+        writerConnection.shared = shared
+        readerConnections.forEach { $0.shared = shared }
+        self.shared = shared
         self.path = path
-        self.readAuditFlushDelay = options.readAuditFlushDelay
+        self.deferredWriteFlushDelay = options.deferredWriteFlushDelay
         self.checkpointer = checkpointer
         self.readers = SQLiteReaderPool(readerConnections)
         self.writer = SQLiteWriter(
-            connection: writerConnection, maxBatchSize: options.maxBatchSize, checkpointer: checkpointer, deferredAudit: deferredAudit)
+            connection: writerConnection, maxBatchSize: options.maxBatchSize, checkpointer: checkpointer, deferredWrites: deferredWrites)
     }
 
     deinit {
@@ -101,21 +100,22 @@ public final class SQLiteDatabase: Sendable {
         }
     }
 
-    /// Queues an audit event to be appended by the next write batch, without waiting for it.
+    /// Queues a small write to be run by the next write batch, in its transaction, without waiting for it.
     ///
-    /// For reads that must leave a trace (card retrievals): the event shares a batch and its
-    /// fsync with other writes, and is lost if the process crashes before that batch commits.
-    public func appendAuditLater(_ event: PendingAuditEvent) {
-        guard deferredAudit.enqueue(event) else { return }
-        let (seconds, attoseconds) = readAuditFlushDelay.components
+    /// For reads that must leave a trace (the store's read-audit events): the write shares a batch
+    /// and its fsync with other writes, and is lost if the process crashes before that batch commits.
+    /// A write that throws is kept and retried with the next deferred one.
+    public func writeLater(_ write: @escaping DeferredWrite) {
+        guard deferredWrites.enqueue(write) else { return }
+        let (seconds, attoseconds) = deferredWriteFlushDelay.components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [writer] in
-            writer.submitAuditFlush()
+            writer.submitDeferredFlush()
         }
     }
 
-    /// Read-audit events queued and not yet appended; for tests.
-    var deferredAuditCount: Int { deferredAudit.count }
+    /// Deferred writes queued and not yet run; for tests.
+    var deferredWriteCount: Int { deferredWrites.count }
 
     /// Copies the WAL into the database file and cuts the WAL to zero bytes (a `TRUNCATE`
     /// checkpoint on the checkpointer's connection), so that page images of rows since rewritten are
@@ -184,8 +184,8 @@ public final class SQLiteDatabase: Sendable {
     ///
     /// Readers in use are closed when their body returns. Later calls throw `SQLiteError`.
     public func close() {
-        if deferredAudit.count > 0 {
-            writer.submitAuditFlush()
+        if deferredWrites.count > 0 {
+            writer.submitDeferredFlush()
         }
         writer.close()
         readers.close()

@@ -1,5 +1,4 @@
 internal import CSQLite
-import Vault
 import Foundation
 
 /// One write body waiting for, or running on, the writer thread.
@@ -54,15 +53,15 @@ final class SQLiteWriter: @unchecked Sendable {
     private var committedBatches = 0
     /// Held for as long as the writer thread runs: the connection's WAL hook points at it.
     private let checkpointer: SQLiteCheckpointer?
-    /// Audit events of reads, appended at the end of every batch.
-    private let deferredAudit: DeferredAuditQueue?
+    /// Deferred writes (`SQLiteDatabase.writeLater`), run at the end of every batch.
+    private let deferredWrites: DeferredWriteQueue?
 
     /// Takes ownership of `connection` and starts the writer thread.
-    init(connection: SQLiteConnection, maxBatchSize: Int, checkpointer: SQLiteCheckpointer? = nil, deferredAudit: DeferredAuditQueue? = nil) {
+    init(connection: SQLiteConnection, maxBatchSize: Int, checkpointer: SQLiteCheckpointer? = nil, deferredWrites: DeferredWriteQueue? = nil) {
         self.connection = connection
         self.maxBatchSize = max(1, maxBatchSize)
         self.checkpointer = checkpointer
-        self.deferredAudit = deferredAudit
+        self.deferredWrites = deferredWrites
         let thread = Thread { [self] in
             runLoop()
         }
@@ -164,43 +163,43 @@ final class SQLiteWriter: @unchecked Sendable {
             completions.append(batch[performed].run(on: connection))
             performed += 1
         }
-        let deferred = appendDeferredAudit()
+        let deferred = runDeferredWrites()
         let commitError = finishTransaction()
         if performed < batch.count {
             requeue(batch[performed...])
         }
-        if commitError != nil, !deferred.isEmpty, deferredAudit?.requeue(deferred) == true {
-            submitAuditFlush()
+        if commitError != nil, !deferred.isEmpty, deferredWrites?.requeue(deferred) == true {
+            submitDeferredFlush()
         }
         for completion in completions {
             completion(commitError)
         }
     }
 
-    /// Appends the queued read-audit events in a savepoint of the batch's transaction; returns them
-    /// for a retry if the commit fails. When they cannot be appended (or SQLite already rolled the
-    /// batch back) they stay queued for the next flush, and the batch's own writes are left alone.
-    private func appendDeferredAudit() -> [PendingAuditEvent] {
-        guard let deferredAudit else { return [] }
+    /// Runs the deferred writes in a savepoint of the batch's transaction; returns them for a retry
+    /// if the commit fails. When they fail (or SQLite already rolled the batch back) they stay
+    /// queued for the next flush, and the batch's own writes are left alone.
+    private func runDeferredWrites() -> [DeferredWrite] {
+        guard let deferredWrites else { return [] }
         guard connection.isInTransaction else {
-            deferredAudit.putBack([])
+            deferredWrites.putBack([])
             return []
         }
-        let events = deferredAudit.drain()
-        guard !events.isEmpty else { return [] }
+        let writes = deferredWrites.drain()
+        guard !writes.isEmpty else { return [] }
         do {
             try connection.inSavepoint {
-                for event in events { try connection.appendAudit(event) }
+                for write in writes { try write(connection) }
             }
         } catch {
-            deferredAudit.putBack(events)
+            deferredWrites.putBack(writes)
             return []
         }
-        return events
+        return writes
     }
 
-    /// Queues an empty write whose batch appends the deferred audit events (when no other write comes).
-    func submitAuditFlush() {
+    /// Queues an empty write whose batch runs the deferred writes (when no other write comes).
+    func submitDeferredFlush() {
         submit(WriteJob(perform: { _ in { _ in } }, fail: { _ in }))
     }
 

@@ -31,7 +31,7 @@ extension SQLiteStore: AuditStore, AuditHeadStore {
 
     public func verifyAuditChain() async throws -> AuditVerification {
         try await database.read { connection in
-            let key = try connection.auditKeySlot?.cachedKey(on: connection)
+            let key = try connection.auditKeySlot.cachedKey(on: connection)
             var keyedFrom: Int64 = 1
             if let record = try connection.queryOne("SELECT value FROM meta WHERE key = 'audit_keyed_from'")?.string("value") {
                 guard let key, let sequence = record.split(separator: ":").first.flatMap({ Int64($0) }),
@@ -69,7 +69,7 @@ extension SQLiteStore: AuditStore, AuditHeadStore {
         }
         guard !hasKey, events > 0 else { return }
         guard upgradingUnkeyedChain else { throw AuditChainError.unkeyedEvents(count: events) }
-        database.auditKeys.allowUpgradingUnkeyedChain()
+        auditKeys.allowUpgradingUnkeyedChain()
     }
 
     /// Creates the audit chain's key if the database has none, in a write of its own, and records

@@ -106,7 +106,7 @@ extension SQLiteStore: KeyStore {
     }
 
     public func attachSystemKeyCustodian(_ custodian: any SystemKeyCustodian) {
-        database.auditKeys.attach(custodian)
+        auditKeys.attach(custodian)
     }
 
     public func rewrapSystemKeys(kekVersionBelow kekVersion: Int, with custodian: any SystemKeyCustodian) async throws -> Int {

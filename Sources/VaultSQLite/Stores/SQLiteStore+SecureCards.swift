@@ -159,7 +159,7 @@ extension SQLiteStore: SecureCardStore {
     }
 
     public func recordRead(_ audit: AuditEntry) {
-        database.appendAuditLater(PendingAuditEvent(audit))
+        appendAuditLater(PendingAuditEvent(audit))
     }
 
     public func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow] {

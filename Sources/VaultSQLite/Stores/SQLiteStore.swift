@@ -42,79 +42,134 @@ public final class SQLiteStore: Sendable {
 
 extension SQLiteStore: VaultStorage {}
 
+extension SQLiteStore {
+    /// The audit chain's key, shared by this database's connections.
+    var auditKeys: AuditKeySlot { database.shared.value { AuditKeySlot() } }
+
+    /// Queues an audit event to be appended by the next write batch, without waiting for it.
+    ///
+    /// For reads that must leave a trace (card retrievals): the event shares a batch and its
+    /// fsync with other writes, and is lost if the process crashes before that batch commits.
+    func appendAuditLater(_ event: PendingAuditEvent) {
+        database.writeLater { connection in try connection.appendAudit(event) }
+    }
+}
+
 extension SQLiteConnection {
+    /// The audit chain's key slot of this connection's database.
+    var auditKeySlot: AuditKeySlot { shared.value { AuditKeySlot() } }
+
+    /// This connection's audit chain writer (on the writer connection).
+    var auditChain: AuditChainWriter { attachment { AuditChainWriter(keys: auditKeySlot) } }
+
     /// Appends an audit event inside the current transaction, extending the hash chain.
     public func appendAudit(_ entry: AuditEntry, now: Date = Date()) throws {
         try appendAudit(PendingAuditEvent(entry, at: now))
     }
 
     /// Appends a prepared audit event inside the current transaction (outside one, in a transaction
-    /// of its own), extending the keyed chain.
-    ///
-    /// The chain's head is read from `audit_events` at the transaction's first event and then kept
-    /// on the connection: no other connection can append while this one holds the write lock, and
-    /// every rollback drops it. `meta.audit_head` is written once, before `COMMIT`. The audit key
-    /// is fetched once per connection (`auditChainKey`), not per event.
-    /// - Throws: `SQLiteError` (`misuse` when no keyring is open over the store).
+    /// of its own), extending the keyed chain (see `AuditChainWriter`).
+    /// - Throws: `SQLiteError`; `AuditChainError` (`noKeyring` when no keyring is open over the store).
     public func appendAudit(_ event: PendingAuditEvent) throws {
         guard isInTransaction else {
             return try inTransaction { try appendAudit(event) }
         }
-        let key = try auditChainKey(creating: true)!
-        let previous = try auditHead ?? readAuditHead()
+        try auditChain.append(event, on: self)
+    }
+
+    /// The audit key on the writer (see `AuditChainWriter.key`).
+    func auditChainKey(creating: Bool) throws -> SecureBytes? {
+        try auditChain.key(creating: creating, on: self)
+    }
+}
+
+/// Appends events to the keyed audit chain on the writer connection, as an observer of the open
+/// write transaction.
+///
+/// The chain's head is read from `audit_events` at the transaction's first event and then kept:
+/// no other connection can append while this one holds the write lock, and every rollback (also to
+/// a savepoint) drops it. `meta.audit_head` is written once, before `COMMIT`
+/// (`transactionWillCommit`). The audit key is fetched once per connection, not per event; one
+/// created by a transaction that rolls back is dropped.
+final class AuditChainWriter: SQLiteTransactionObserver {
+    private let keys: AuditKeySlot
+    /// The chain's head while a write transaction is open.
+    private var head: AuditHead?
+    /// Set when the open transaction appended events: the head is recorded before `COMMIT`.
+    private var headIsPending = false
+    /// The writer's copy of the audit key, in locked memory.
+    private var cachedKey: SecureBytes?
+    /// Set when the open transaction created the key: a rollback then drops `cachedKey`.
+    private var keyIsPending = false
+
+    init(keys: AuditKeySlot) {
+        self.keys = keys
+    }
+
+    /// Links `event` to the head and inserts it, in `connection`'s open transaction.
+    func append(_ event: PendingAuditEvent, on connection: SQLiteConnection) throws {
+        let key = try key(creating: true, on: connection)!
+        connection.observeTransaction(self)
+        let previous = try head ?? Self.readHead(on: connection)
         let sequence = previous.sequence + 1
         let link = try AuditChain.mac(
             key: key, previous: previous.hash, sequence: sequence, id: event.id, occurredAt: event.occurredAt, merchantID: event.merchantID,
             actor: event.actor, action: event.action, objectType: event.objectType, objectID: event.objectID, details: event.details)
-        try run(
+        try connection.run(
             """
             INSERT INTO audit_events (seq, id, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [sequence, event.id, event.occurredAt, event.merchantID, event.actor, event.action, event.objectType, event.objectID,
              event.details, previous.hash, link])
-        auditHead = AuditHead(sequence: sequence, hash: link)
-        auditHeadIsPending = true
+        head = AuditHead(sequence: sequence, hash: link)
+        headIsPending = true
     }
 
-    /// The audit key on the writer: this connection's copy, else the stored key, else (when
-    /// `creating`) a new one inserted in the open transaction. Nil only when not `creating` and
-    /// the database has none.
-    func auditChainKey(creating: Bool) throws -> SecureBytes? {
-        if let auditKey { return auditKey }
-        guard let slot = auditKeySlot else {
-            throw SQLiteError.misuse("the audit chain's key is not available on this connection")
-        }
-        if let stored = try slot.load(on: self) {
-            auditKey = stored
+    /// The audit key: this connection's copy, else the stored key, else (when `creating`) a new one
+    /// inserted in the open transaction. Nil only when not `creating` and the database has none.
+    func key(creating: Bool, on connection: SQLiteConnection) throws -> SecureBytes? {
+        if let cachedKey { return cachedKey }
+        if let stored = try keys.load(on: connection) {
+            cachedKey = stored
             return stored
         }
         guard creating else { return nil }
-        let created = try slot.create(on: self, now: Timestamp.string(Date()))
-        auditKey = created
-        auditKeyIsPending = true
+        let created = try keys.create(on: connection, now: Timestamp.string(Date()))
+        connection.observeTransaction(self)
+        cachedKey = created
+        keyIsPending = true
         return created
     }
 
     /// The last event's sequence and link, as stored.
-    func readAuditHead() throws -> AuditHead {
-        guard let last = try queryOne("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return .genesis }
+    static func readHead(on connection: SQLiteConnection) throws -> AuditHead {
+        guard let last = try connection.queryOne("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1") else { return .genesis }
         return AuditHead(sequence: try last.int64("seq"), hash: try last.blob("hash"))
     }
 
-    /// Writes `meta.audit_head` (sequence, link and their tag under the audit key) when the open
-    /// transaction appended audit events (called before `COMMIT`).
-    ///
-    /// Read from `audit_events` when a savepoint rollback dropped the cached head, so the recorded head
-    /// is always the last event that commits.
-    func recordPendingAuditHead() throws {
-        guard auditHeadIsPending, isInTransaction else { return }
-        let head = try auditHead ?? readAuditHead()
-        if head.sequence > 0, let key = try auditChainKey(creating: false) {
-            try run(
+    /// Writes `meta.audit_head` (sequence, link and their tag under the audit key) when the transaction
+    /// appended events; read from `audit_events` when a savepoint rollback dropped the cached head, so
+    /// the recorded head is always the last event that commits.
+    func transactionWillCommit(_ connection: SQLiteConnection) throws {
+        guard headIsPending else { return }
+        let head = try head ?? Self.readHead(on: connection)
+        if head.sequence > 0, let key = try key(creating: false, on: connection) {
+            try connection.run(
                 "INSERT INTO meta (key, value) VALUES ('audit_head', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 [try AuditChain.headRecord(key: key, sequence: head.sequence, link: head.hash)])
         }
-        auditHeadIsPending = false
+        headIsPending = false
+    }
+
+    func transactionDidRollback(toSavepoint: Bool) {
+        head = nil
+        if keyIsPending { cachedKey = nil }
+    }
+
+    func transactionDidEnd(committed: Bool) {
+        head = nil
+        headIsPending = false
+        keyIsPending = false
     }
 }

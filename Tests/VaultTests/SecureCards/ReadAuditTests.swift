@@ -51,12 +51,12 @@ import Testing
         for _ in 0..<5 {
             _ = try await cards.retrieve(merchantReference: "r-1", merchant: merchant, readBy: "apikey:ak_reader")
         }
-        #expect(fixture.store.database.deferredAuditCount == 5)
+        #expect(fixture.store.database.deferredWriteCount == 5)
         #expect(try await Self.events(fixture, "secure_card.retrieved").isEmpty)
         gate.open()
         try await held
         try await fixture.store.database.write { _ in }
-        #expect(fixture.store.database.deferredAuditCount == 0)
+        #expect(fixture.store.database.deferredWriteCount == 0)
         #expect(try await Self.events(fixture, "secure_card.retrieved").count == 5)
         #expect(try await fixture.store.verifyAuditChain() == .intact(events: 8))
     }
