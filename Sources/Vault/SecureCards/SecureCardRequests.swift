@@ -123,6 +123,7 @@ public struct SecureCardRegistration: Sendable, Decodable {
             card: try container.decodeUnlessAbsent(CardInput.self, forKey: .card),
             track: try container.decodeUnlessAbsent(String.self, forKey: .track),
             emv: try container.decodeUnlessAbsent(String.self, forKey: .emv))
+        try container.refuseNullMembers(forKey: .customer)
         customer = try container.decodeUnlessAbsent(Customer.self, forKey: .customer)
         customFields = try container.decodeUnlessAbsent([CustomField].self, forKey: .customFields)
         verify = try container.decodeUnlessAbsent(Bool.self, forKey: .verify)
@@ -147,11 +148,33 @@ extension KeyedDecodingContainer {
         contains(key) ? try decode(Value.self, forKey: key) : nil
     }
 
+    /// Refuses a null member of the object at `key`, whose documented fields are none nullable
+    /// (`customer`: `{"region": null}` was taken for an absent region): a `valueNotFound` on
+    /// `key.member`, a 422 naming it. Only the API's request decoders call it; stored data keeps
+    /// the lenient synthesized decoding.
+    func refuseNullMembers(forKey key: Key) throws {
+        guard contains(key), try !decodeNil(forKey: key),
+            let object = try? nestedContainer(keyedBy: MemberKey.self, forKey: key)
+        else { return }
+        for member in object.allKeys where try object.decodeNil(forKey: member) {
+            throw DecodingError.valueNotFound(
+                String.self, DecodingError.Context(codingPath: object.codingPath + [member], debugDescription: "\(member.stringValue) must not be null."))
+        }
+    }
+
     func decodePatch<Value: Decodable & Sendable & Equatable>(_ type: Value.Type, forKey key: Key) throws -> PatchField<Value> {
         guard contains(key) else { return .absent }
         if try decodeNil(forKey: key) { return .clear }
         return .set(try decode(Value.self, forKey: key))
     }
+}
+
+/// Any member name of a JSON object.
+struct MemberKey: CodingKey {
+    let stringValue: String
+    let intValue: Int? = nil
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 /// `PATCH /v1/secure-cards/{merchantReference}`: present fields replace, absent stay, null clears.
@@ -187,6 +210,7 @@ public struct SecureCardUpdate: Sendable, Decodable {
             card: try container.decodeUnlessAbsent(CardInput.self, forKey: .card),
             track: try container.decodeUnlessAbsent(String.self, forKey: .track),
             emv: try container.decodeUnlessAbsent(String.self, forKey: .emv))
+        try container.refuseNullMembers(forKey: .customer)
         customer = try container.decodePatch(Customer.self, forKey: .customer)
         customFields = try container.decodePatch([CustomField].self, forKey: .customFields)
         verify = try container.decodeIfPresent(Bool.self, forKey: .verify)
