@@ -179,8 +179,9 @@ import Vault
     /// Found by make contract (issue 14): `"track": null` in an update was taken for an absent field
     /// (200) although the document types `track` as a string; null clears only the fields documented nullable.
     @Test(arguments: [(#"{"track": null}"#, "track"), (#"{"customer": {"city": "London"}, "method": null}"#, "method"), (#"{"card": null}"#, "card"),
-                      (#"{"customer": {"email": "ada@example.com", "region": null}}"#, "customer.region")])
-    func nullCardDataInAnUpdateIs422NamingTheField(body: String, param: String) async throws {
+                      (#"{"customer": {"email": "ada@example.com", "region": null}}"#, "customer.region"),
+                      (#"{"customer": {"email": " "}}"#, "customer.email")])
+    func nullCardDataOrANullOrBlankCustomerFieldInAnUpdateIs422NamingTheField(body: String, param: String) async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
             let registered = try await client.send(
