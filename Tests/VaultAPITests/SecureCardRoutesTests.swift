@@ -162,6 +162,7 @@ import VaultSQLite
         // Found by make contract (issue 14): null where the document types a field without null was taken for absent.
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "verify": null}"#, "verify"),
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "track": null}"#, "track"),
+        (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "customer": {"city": null}}"#, "customer.city"),
     ])
     func badRegistrationsAre422NamingTheFieldAndStoreNothing(body: String, param: String) async throws {
         let fixture = try await APIFixture()
@@ -178,8 +179,10 @@ import VaultSQLite
 
     /// Found by make contract (issue 14): `"track": null` in an update was taken for an absent field
     /// (200) although the document types `track` as a string; null clears only the fields documented nullable.
-    @Test(arguments: [(#"{"track": null}"#, "track"), (#"{"customer": {"city": "London"}, "method": null}"#, "method"), (#"{"card": null}"#, "card")])
-    func nullCardDataInAnUpdateIs422NamingTheField(body: String, param: String) async throws {
+    @Test(arguments: [(#"{"track": null}"#, "track"), (#"{"customer": {"city": "London"}, "method": null}"#, "method"), (#"{"card": null}"#, "card"),
+                      (#"{"customer": {"email": "ada@example.com", "region": null}}"#, "customer.region"),
+                      (#"{"customer": {"email": " "}}"#, "customer.email")])
+    func nullCardDataOrANullOrBlankCustomerFieldInAnUpdateIs422NamingTheField(body: String, param: String) async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
             let registered = try await client.send(

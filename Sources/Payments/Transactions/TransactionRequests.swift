@@ -44,11 +44,7 @@ public struct TransactionRequest: Sendable, Decodable {
         currency = try container.decodeUnlessAbsent(String.self, forKey: .currency)
         secureCardReference = try container.decodeUnlessAbsent(String.self, forKey: .secureCardReference)
         merchantReference = try container.decodeUnlessAbsent(String.self, forKey: .merchantReference)
-        source = CardSource(
-            method: try container.decodeUnlessAbsent(String.self, forKey: .method),
-            card: try container.decodeUnlessAbsent(CardInput.self, forKey: .card),
-            track: try container.decodeUnlessAbsent(String.self, forKey: .track),
-            emv: try container.decodeUnlessAbsent(String.self, forKey: .emv))
+        source = try CardSource(from: container)
         secureCard = try container.decodeUnlessAbsent(SaleRegistration.self, forKey: .secureCard)
         description = try container.decodeUnlessAbsent(String.self, forKey: .description)
         allowDuplicate = try container.decodeUnlessAbsent(Bool.self, forKey: .allowDuplicate)

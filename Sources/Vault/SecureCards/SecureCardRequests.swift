@@ -40,6 +40,18 @@ public struct CardSource: Sendable, Equatable {
         self.emv = emv
     }
 
+    /// Reads `method`, `card`, `track` and `emv` from a request body (registration, update, transaction):
+    /// each absent or of its type; null is a `valueNotFound` (a 422 naming it), as the document types
+    /// none of them nullable. A key the container's `CodingKeys` lacks reads as absent.
+    public init<Key: CodingKey>(from container: KeyedDecodingContainer<Key>) throws {
+        func value<Value: Decodable>(_ type: Value.Type, _ name: String) throws -> Value? {
+            guard let key = Key(stringValue: name) else { return nil }
+            return try container.decodeUnlessAbsent(type, forKey: key)
+        }
+        self.init(method: try value(String.self, "method"), card: try value(CardInput.self, "card"),
+                  track: try value(String.self, "track"), emv: try value(String.self, "emv"))
+    }
+
     /// Whether the request carries any card data at all.
     public var isPresent: Bool { method != nil || card != nil || track != nil || emv != nil }
 
@@ -118,11 +130,8 @@ public struct SecureCardRegistration: Sendable, Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         merchantReference = try container.decode(String.self, forKey: .merchantReference)
-        source = CardSource(
-            method: try container.decodeUnlessAbsent(String.self, forKey: .method),
-            card: try container.decodeUnlessAbsent(CardInput.self, forKey: .card),
-            track: try container.decodeUnlessAbsent(String.self, forKey: .track),
-            emv: try container.decodeUnlessAbsent(String.self, forKey: .emv))
+        source = try CardSource(from: container)
+        try container.refuseNullOrBlankMembers(forKey: .customer)
         customer = try container.decodeUnlessAbsent(Customer.self, forKey: .customer)
         customFields = try container.decodeUnlessAbsent([CustomField].self, forKey: .customFields)
         verify = try container.decodeUnlessAbsent(Bool.self, forKey: .verify)
@@ -147,11 +156,39 @@ extension KeyedDecodingContainer {
         contains(key) ? try decode(Value.self, forKey: key) : nil
     }
 
+    /// Refuses a null or blank member of the object at `key`, whose documented fields are none
+    /// nullable and none empty (`customer`: `{"region": null}` or `{"email": ""}` was taken for an
+    /// absent field, and in an update cleared it): a 422 naming `key.member`. Only the API's request
+    /// decoders call it; stored data and `Customer.normalized()` keep their lenient reading.
+    func refuseNullOrBlankMembers(forKey key: Key) throws {
+        guard contains(key), try !decodeNil(forKey: key),
+            let object = try? nestedContainer(keyedBy: MemberKey.self, forKey: key)
+        else { return }
+        for member in object.allKeys {
+            let context = DecodingError.Context(codingPath: object.codingPath + [member], debugDescription: "")
+            if try object.decodeNil(forKey: member) {
+                throw DecodingError.valueNotFound(String.self, context)
+            }
+            if let text = try? object.decode(String.self, forKey: member), text.trimmedWhitespace.isEmpty {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: context.codingPath, debugDescription: "\(member.stringValue) must not be blank (leave it out)."))
+            }
+        }
+    }
+
     func decodePatch<Value: Decodable & Sendable & Equatable>(_ type: Value.Type, forKey key: Key) throws -> PatchField<Value> {
         guard contains(key) else { return .absent }
         if try decodeNil(forKey: key) { return .clear }
         return .set(try decode(Value.self, forKey: key))
     }
+}
+
+/// Any member name of a JSON object.
+struct MemberKey: CodingKey {
+    let stringValue: String
+    let intValue: Int? = nil
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 /// `PATCH /v1/secure-cards/{merchantReference}`: present fields replace, absent stay, null clears.
@@ -182,11 +219,8 @@ public struct SecureCardUpdate: Sendable, Decodable {
             throw DecodingError.dataCorruptedError(
                 forKey: .merchantReference, in: container, debugDescription: "merchantReference cannot be changed.")
         }
-        source = CardSource(
-            method: try container.decodeUnlessAbsent(String.self, forKey: .method),
-            card: try container.decodeUnlessAbsent(CardInput.self, forKey: .card),
-            track: try container.decodeUnlessAbsent(String.self, forKey: .track),
-            emv: try container.decodeUnlessAbsent(String.self, forKey: .emv))
+        source = try CardSource(from: container)
+        try container.refuseNullOrBlankMembers(forKey: .customer)
         customer = try container.decodePatch(Customer.self, forKey: .customer)
         customFields = try container.decodePatch([CustomField].self, forKey: .customFields)
         verify = try container.decodeIfPresent(Bool.self, forKey: .verify)
