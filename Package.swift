@@ -46,7 +46,6 @@ let package = Package(
         .target(
             name: "Vault",
             dependencies: [
-                "CSQLite",
                 "CSodium",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -105,12 +104,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The embedded storage engine (SPEC §13): SQLite and every store protocol over it. The domain
+        // modules above know no engine; VaultAPI picks one at start.
+        .target(
+            name: "VaultSQLite",
+            dependencies: [
+                "Vault",
+                "Payments",
+                "Scheduler",
+                "CSQLite",
+                "CSodium",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "VaultAPI",
             dependencies: [
                 "Vault",
                 "Payments",
                 "Scheduler",
+                "VaultSQLite",
+                "VaultPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -149,6 +164,7 @@ let package = Package(
             name: "VaultTests",
             dependencies: [
                 "Vault",
+                "VaultSQLite",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: swiftSettings
@@ -157,6 +173,7 @@ let package = Package(
             name: "PaymentsTests",
             dependencies: [
                 "Payments",
+                "VaultSQLite",
                 "GatewayFakes",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -171,6 +188,7 @@ let package = Package(
             name: "SchedulerTests",
             dependencies: [
                 "Scheduler",
+                "VaultSQLite",
                 "Payments",
                 "GatewayFakes",
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -194,7 +212,9 @@ let package = Package(
             name: "VaultAPITests",
             dependencies: [
                 "VaultAPI",
+                "VaultSQLite",
                 "Payments",
+                "VaultPostgres",
                 "CSodium",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -3,7 +3,8 @@
 // running the README's quick-start flow against a live server (`make clients`, issue 14). Not
 // part of the vault package nor of `make test`: the generator and its dependencies take minutes
 // to build from scratch (numbers in docs/DESIGN.md). `scripts/clients-test.sh` writes
-// Sources/QuickStart/openapi.json from the live server before building.
+// Sources/QuickStart/openapi.json from the live server before building, so a document that the
+// generator cannot read or whose types do not fit the server's answers fails `make clients`.
 import PackageDescription
 
 let package = Package(
@@ -13,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.7.0"),
     ],
     targets: [
         .executableTarget(
@@ -20,6 +22,7 @@ let package = Package(
             dependencies: [
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         )

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Registers cards of every brand through the live server, then scans the SQLite file, its WAL
 /// and every captured log line for the PANs and CVVs used.

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 12, finding 10, as reproduced: an attacker with write access to the database moves a
 /// card's expiry forward and asks for a sale. The edit is detected before anything is recorded or

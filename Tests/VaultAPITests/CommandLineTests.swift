@@ -5,6 +5,7 @@ import NIOHTTP1
 import HTTPTypes
 import Testing
 import Vault
+import VaultSQLite
 
 /// Runs the real `vault` executable in a temporary working directory.
 struct VaultProcess {

@@ -3,7 +3,9 @@ import HTTPTypes
 import Scheduler
 import Testing
 import Vault
+import VaultPostgres
 @testable import VaultAPI
+import VaultSQLite
 
 @Suite struct ConfigurationTests {
     @Test func theCommittedDefaultFileMatchesTheBuiltInDefaults() throws {
@@ -99,5 +101,40 @@ import Vault
         #expect(!RoleMiddleware.allows(.runner, method: .get, path: "/v1/secure-cards"))
         #expect(!RoleMiddleware.allows(.runner, method: .post, path: "/v1/secure-cards"))
         #expect(RoleMiddleware.allows(.admin, method: .delete, path: "/v1/secure-cards/x"))
+    }
+}
+
+@Suite struct DatabaseURLConfigurationTests {
+    @Test func aDatabaseURLInTheFileSelectsPostgreSQL() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "database:\n  url: postgres://vault:pw@db1:5432,db2:5432/vault?sslmode=require&target_session_attrs=read-write\n  maxConnections: 40\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try VaultConfiguration.load(path: path, environment: [:])
+        #expect(loaded.database.url?.hosts.map(\.name) == ["db1", "db2"])
+        #expect(loaded.database.url?.tlsMode == .require)
+        #expect(loaded.database.maxConnections == 40)
+        #expect(loaded.database.summary == "PostgreSQL postgres://vault:***@db1:5432,db2:5432/vault?sslmode=require&target_session_attrs=read-write")
+    }
+
+    @Test func theEnvironmentURLOverridesTheFileAndNoURLMeansSQLite() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "database:\n  url: postgres://vault@db1/vault\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try VaultConfiguration.load(path: path, environment: ["VAULT_DATABASE_URL": "postgres://other@db9:6000/billing"])
+        #expect(loaded.database.url?.hosts == [.init(name: "db9", port: 6000)])
+        #expect(try VaultConfiguration.load(path: nil, environment: [:]).database.url == nil)
+        #expect(VaultConfiguration().database.summary == "SQLite data/vault.sqlite")
+    }
+
+    @Test func aMalformedDatabaseURLIsRefusedNamingTheKeyWithoutThePassword() throws {
+        do {
+            _ = try VaultConfiguration.load(path: nil, environment: ["VAULT_DATABASE_URL": "postgres://vault:hunter2@db:5432/vault?sslmode=sometimes"])
+            Issue.record("a malformed URL was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "VAULT_DATABASE_URL")
+            #expect(!"\(error)".contains("hunter2"))
+            #expect("\(error)".contains("sslmode"))
+        }
     }
 }

@@ -6,6 +6,7 @@ import Payments
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 14 item 5: seed 004's `credit` (a refund without an earlier sale), allowed by a merchant
 /// setting, and duplicate protection without an Idempotency-Key.

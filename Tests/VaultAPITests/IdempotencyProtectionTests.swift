@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 12, findings 1 and 2, on the idempotency store itself: a keyed request MAC, sealed
 /// responses that replay across data-key rotation, stored responses destroyed with their card, and

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 14: the served document is one that client generators accept (item 13) and its schemas say
 /// what the vault takes where a schema can say it.
@@ -57,6 +58,18 @@ import Vault
         // present" is `not: {required: [...]}` instead.
         let booleans = Self.schemaSlots(try Self.document()).filter { $0.value is Bool || $0.value is NSNumber }.map(\.path)
         #expect(booleans.isEmpty, "boolean schemas at \(booleans.sorted())")
+    }
+
+    @Test func noSchemaWithPropertiesHasASiblingCombinatorSoSwiftOpenAPIGeneratorKeepsItsFields() throws {
+        // swift-openapi-generator 1.14 (OpenAPIKit) reads a schema with `allOf`/`anyOf`/`oneOf` as that
+        // combinator alone (ScheduleRequest and TransactionRequest lost every field) and skips one with a
+        // top-level `not` (SecureCardUpdate, ScheduleChange). Cross-field rules go under `if`/`then`.
+        let mixed = Self.schemaSlots(try Self.document()).compactMap { slot -> String? in
+            guard let schema = slot.value as? [String: Any], schema["properties"] != nil else { return nil }
+            let combinators = ["allOf", "anyOf", "oneOf", "not"].filter { schema[$0] != nil }
+            return combinators.isEmpty ? nil : "\(slot.path) (\(combinators.joined(separator: ", ")))"
+        }
+        #expect(mixed.isEmpty, "properties beside a combinator at \(mixed.sorted())")
     }
 
     @Test func noPropertyIsAConstantInOneBranchOfAnAllOfAndAnEnumInAnother() throws {

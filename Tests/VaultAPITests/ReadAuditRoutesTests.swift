@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Every API read of card data names the API key that asked, in the audit log.
 @Suite struct ReadAuditRoutesTests {

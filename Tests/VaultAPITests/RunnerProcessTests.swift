@@ -4,6 +4,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// A vault directory with due steps on the sandbox, seeded in process, charged by real `vault`
 /// processes (the master key is passed as `VAULT_MASTER_KEY`, the paths as `VAULT_DATABASE` and

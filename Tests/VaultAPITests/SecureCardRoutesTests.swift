@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 @Suite struct SecureCardRoutesTests {
     @Test func registeringAKeyedCardReturnsATokenAndMaskedData() async throws {
@@ -158,6 +159,9 @@ import Vault
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "customer": {"email": "nope"}}"#, "customer.email"),
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "customer": {"country": "XX"}}"#, "customer.country"),
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "customFields": [{"name": "Unknown", "value": "v"}]}"#, "customFields[0].name"),
+        // Found by make contract (issue 14): null where the document types a field without null was taken for absent.
+        (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "verify": null}"#, "verify"),
+        (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "track": null}"#, "track"),
     ])
     func badRegistrationsAre422NamingTheFieldAndStoreNothing(body: String, param: String) async throws {
         let fixture = try await APIFixture()
@@ -170,6 +174,22 @@ import Vault
         }
         #expect(try fixture.count("secure_cards") == 0)
         #expect(try fixture.count("audit_events") == auditBefore)
+    }
+
+    /// Found by make contract (issue 14): `"track": null` in an update was taken for an absent field
+    /// (200) although the document types `track` as a string; null clears only the fields documented nullable.
+    @Test(arguments: [(#"{"track": null}"#, "track"), (#"{"customer": {"city": "London"}, "method": null}"#, "method"), (#"{"card": null}"#, "card")])
+    func nullCardDataInAnUpdateIs422NamingTheField(body: String, param: String) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let registered = try await client.send(
+                .post, "/v1/secure-cards", key: fixture.adminA,
+                json: #"{"merchantReference": "null-1", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}}"#)
+            #expect(registered.status == .created)
+            let response = try await client.send(.patch, "/v1/secure-cards/null-1", key: fixture.adminA, json: body)
+            #expect(response.status == .unprocessableContent, "\(response.text)")
+            #expect(response.error["param"] as? String == param)
+        }
     }
 
     @Test func trackAndEMVRegistrationsWork() async throws {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// Issue 13, items 2, 6 and 7 through the API: a card the merchant's gateway cannot take is
 /// refused at registration with verification (422, nothing stored or sent); a currency it cannot

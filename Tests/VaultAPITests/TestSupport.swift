@@ -9,6 +9,7 @@ import NIOCore
 import Scheduler
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 /// A temporary directory removed when the value goes away.
 final class TemporaryDirectory: Sendable {

@@ -133,6 +133,35 @@ import Vault
         }
     }
 
+    /// Found by the contract test (issue 14): refunds of a captured authorization are the
+    /// authorization's, and the gateway refuses to void a refunded transaction. The vault checked only
+    /// the capture's own refunds (none), sent the void, and answered the gateway's refusal as a 502.
+    @Test func voidingACaptureAfterARefundOfItsAuthorizationIsAConflictNotAGatewayError() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let (authID, captureID) = try await Self.authorizeAndCapture(client, key: fixture.adminA)
+            let refund = try await client.send(.post, "/v1/transactions/\(authID)/refund", key: fixture.adminA, json: #"{"amount": 1000}"#)
+            #expect(refund.status == .created, "\(refund.text)")
+            let void = try await client.send(.post, "/v1/transactions/\(captureID)/void", key: fixture.adminA)
+            #expect(void.status == .conflict, "\(void.text)")
+            #expect((void.json["error"] as? [String: Any])?["code"] as? String == "already_refunded")
+            let authorization = try await client.send(.get, "/v1/transactions/\(authID)", key: fixture.adminA)
+            #expect(authorization.json["status"] as? String == "partially_refunded")
+        }
+    }
+
+    @Test func voidingACaptureVoidsItsAuthorizationWhichIsTheVoidsParent() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let (authID, captureID) = try await Self.authorizeAndCapture(client, key: fixture.adminA)
+            let void = try await client.send(.post, "/v1/transactions/\(captureID)/void", key: fixture.adminA)
+            #expect(void.status == .created, "\(void.text)")
+            #expect(void.json["parentId"] as? String == authID)
+            let capture = try await client.send(.get, "/v1/transactions/\(captureID)", key: fixture.adminA)
+            #expect(capture.json["status"] as? String == "voided")
+        }
+    }
+
     @Test func voidingACapturedAuthorizationVoidsItsCapture() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
@@ -179,6 +208,8 @@ import Vault
         (#"{"type": "sale", "amount": 100, "currency": "USD"}"#, "secureCardReference"),
         (#"{"type": "sale", "amount": 100, "currency": "USD", "method": "ocr", "card": {"number": "4242424242424242", "expiryDate": "1230", "cvv": "1"}}"#, "card.cvv"),
         (#"{"type": "authorize", "amount": 100, "currency": "USD", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "secureCard": {"merchantReference": "x"}}"#, "secureCard"),
+        // Null where the document types a field without null (found by make contract, issue 14).
+        (#"{"type": "sale", "amount": 100, "currency": "USD", "secureCardReference": "sc_x", "description": null}"#, "description"),
     ])
     func badTransactionsAre422AndChargeNothing(body: String, param: String) async throws {
         let fixture = try await APIFixture()

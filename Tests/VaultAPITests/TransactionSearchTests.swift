@@ -7,6 +7,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
 extension APIFixture {
     /// Records a transaction straight into the store, created at an RFC 3339 instant (so tests control

@@ -41,17 +41,17 @@ public struct TransactionRequest: Sendable, Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         type = try container.decode(String.self, forKey: .type)
         amount = try TransactionError.minorUnits(container, .amount)
-        currency = try container.decodeIfPresent(String.self, forKey: .currency)
-        secureCardReference = try container.decodeIfPresent(String.self, forKey: .secureCardReference)
-        merchantReference = try container.decodeIfPresent(String.self, forKey: .merchantReference)
+        currency = try container.decodeUnlessAbsent(String.self, forKey: .currency)
+        secureCardReference = try container.decodeUnlessAbsent(String.self, forKey: .secureCardReference)
+        merchantReference = try container.decodeUnlessAbsent(String.self, forKey: .merchantReference)
         source = CardSource(
-            method: try container.decodeIfPresent(String.self, forKey: .method),
-            card: try container.decodeIfPresent(CardInput.self, forKey: .card),
-            track: try container.decodeIfPresent(String.self, forKey: .track),
-            emv: try container.decodeIfPresent(String.self, forKey: .emv))
-        secureCard = try container.decodeIfPresent(SaleRegistration.self, forKey: .secureCard)
-        description = try container.decodeIfPresent(String.self, forKey: .description)
-        allowDuplicate = try container.decodeIfPresent(Bool.self, forKey: .allowDuplicate)
+            method: try container.decodeUnlessAbsent(String.self, forKey: .method),
+            card: try container.decodeUnlessAbsent(CardInput.self, forKey: .card),
+            track: try container.decodeUnlessAbsent(String.self, forKey: .track),
+            emv: try container.decodeUnlessAbsent(String.self, forKey: .emv))
+        secureCard = try container.decodeUnlessAbsent(SaleRegistration.self, forKey: .secureCard)
+        description = try container.decodeUnlessAbsent(String.self, forKey: .description)
+        allowDuplicate = try container.decodeUnlessAbsent(Bool.self, forKey: .allowDuplicate)
     }
 }
 

@@ -174,7 +174,8 @@ public struct TransactionService: Sendable {
     }
 
     /// Voids (reverses) an approved sale, authorization or capture that has not been refunded, within
-    /// the reversal window after its authorization.
+    /// the reversal window after its authorization. A capture is voided with its authorization (one
+    /// transaction at the gateway): the void's parent is the authorization, whose refunds refuse it.
     /// - Throws: `TransactionError.notAllowed` with `reversal_window_passed` once the window is over (refund instead).
     public func void(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
         try await followUp(.void, of: id, amount: nil, merchant: merchant, actor: actor, now: now)
@@ -201,7 +202,16 @@ public struct TransactionService: Sendable {
     private func followUp(_ type: TransactionType, of parentID: String, amount requested: Int64?, merchant: Merchant, actor: String, now: Date)
         async throws -> Transaction
     {
-        guard let parent = try await store.transaction(merchantID: merchant.id, id: parentID) else { throw TransactionError.notFound }
+        guard var parent = try await store.transaction(merchantID: merchant.id, id: parentID) else { throw TransactionError.notFound }
+        if type == .void, parent.type == .capture, let authorizationID = parent.parentID,
+            let authorization = try await store.transaction(merchantID: merchant.id, id: authorizationID)
+        {
+            // An authorization and its capture are one transaction at the gateway, and refunds are the
+            // authorization's: a void of the capture is a void of its authorization, checked against the
+            // authorization's refunds and voids (the gateway refuses to void a refunded transaction, so
+            // a capture voided after a refund of its authorization was sent and came back a 502).
+            parent = authorization
+        }
         let amount = try Self.followUpAmount(type, parent: parent, requested: requested)
         var child = Transaction(
             id: Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: parent.currency,
@@ -213,7 +223,7 @@ public struct TransactionService: Sendable {
         child.maskedNumber = parent.maskedNumber
         child.scheduleID = parent.scheduleID
         child.stepID = nil
-        let reversal = type == .void ? try await reversalDeadline(of: parent) : nil
+        let reversal = type == .void ? reversalDeadline(of: parent) : nil
         let check: @Sendable (Transaction, [Transaction]) throws -> Void = { parent, followUps in
             try Self.checkFollowUp(type, amount: amount, parent: parent, followUps: followUps)
             if let reversal { try Self.checkReversalWindow(reversal, now: now) }
@@ -321,16 +331,12 @@ public struct TransactionService: Sendable {
         }
     }
 
-    /// When a void of `parent` stops being allowed, and what to refund instead: a capture is reversed
-    /// with its authorization, so the window runs from the authorization, which is also what a refund takes.
-    private func reversalDeadline(of parent: Transaction) async throws -> ReversalDeadline {
-        var authorization = parent
-        if parent.type == .capture, let id = parent.parentID, let original = try await store.transaction(merchantID: parent.merchantID, id: id) {
-            authorization = original
-        }
-        return ReversalDeadline(
-            authorizedAt: authorization.createdAt, closesAt: authorization.createdAt.addingTimeInterval(reversalWindow),
-            window: reversalWindow, refundID: authorization.id)
+    /// When a void of `parent` stops being allowed, and what to refund instead. A void of a capture is
+    /// made on its authorization (`followUp`), so the window runs from the authorization, which is also what a refund takes.
+    private func reversalDeadline(of parent: Transaction) -> ReversalDeadline {
+        ReversalDeadline(
+            authorizedAt: parent.createdAt, closesAt: parent.createdAt.addingTimeInterval(reversalWindow),
+            window: reversalWindow, refundID: parent.id)
     }
 
     static func checkReversalWindow(_ deadline: ReversalDeadline, now: Date) throws {

@@ -11,6 +11,15 @@ public struct DueStep: Sendable {
     /// The attempt recorded before a gateway call whose outcome never got recorded (crash,
     /// timeout, gateway error): settled with the same idempotency key before anything else.
     public var openAttempt: Transaction?
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(
+        step: ScheduleStep, schedule: Schedule, openAttempt: Transaction?
+    ) {
+        self.step = step
+        self.schedule = schedule
+        self.openAttempt = openAttempt
+    }
 }
 
 /// How a step ends up after an attempt.

@@ -29,7 +29,7 @@ extension ChargeRunner {
                 extended += 1
             } catch is ScheduleError {
                 continue
-            } catch let error as SQLiteError where error.isUniqueViolation {
+            } catch let error as any StorageError where error.isUniqueViolation {
                 continue
             }
         }

@@ -87,6 +87,34 @@ public struct Schedule: Sendable, Equatable {
     /// `receiptEmail` and `receiptPhone` sealed under the merchant's data key, as stored (the clear
     /// columns stay empty); nil when there are none.
     public var sealedContacts: [UInt8]? = nil
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(
+        id: String, merchantID: String, secureCardReference: String, status: ScheduleStatus, plan: PlanRequest, amount: Int64,
+        currency: Currency, description: String?, externalID: String?, receiptEmail: String?, receiptPhone: String?,
+        materializedThrough: CivilDate?, createdAt: Date, updatedAt: Date, confirmedAt: Date?, expiresAt: Date?, pausedAt: Date?,
+        sequence: Int64, sealedContacts: [UInt8]? = nil
+    ) {
+        self.id = id
+        self.merchantID = merchantID
+        self.secureCardReference = secureCardReference
+        self.status = status
+        self.plan = plan
+        self.amount = amount
+        self.currency = currency
+        self.description = description
+        self.externalID = externalID
+        self.receiptEmail = receiptEmail
+        self.receiptPhone = receiptPhone
+        self.materializedThrough = materializedThrough
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.confirmedAt = confirmedAt
+        self.expiresAt = expiresAt
+        self.pausedAt = pausedAt
+        self.sequence = sequence
+        self.sealedContacts = sealedContacts
+    }
 }
 
 /// One dated charge of a schedule.
@@ -111,4 +139,21 @@ public struct ScheduleStep: Sendable, Equatable {
     public var attempts: Int
     /// When the next attempt is due (retries).
     public var nextAttemptAt: Date?
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(
+        id: String, scheduleID: String, sequence: Int, date: CivilDate, dueAt: Date, amount: Int64, currency: Currency,
+        status: StepStatus, attempts: Int, nextAttemptAt: Date?
+    ) {
+        self.id = id
+        self.scheduleID = scheduleID
+        self.sequence = sequence
+        self.date = date
+        self.dueAt = dueAt
+        self.amount = amount
+        self.currency = currency
+        self.status = status
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+    }
 }

@@ -106,7 +106,7 @@ public struct WebhookDeliverer: Sendable {
             var outcomes: [AttemptOutcome] = []
             for (index, event) in batch.enumerated() {
                 if index >= limit, let outcome = try await group.next() { outcomes.append(outcome) }
-                let recipient = recipients[event.merchantID] ?? .skip(reason: SQLiteStore.noCallbackError)
+                let recipient = recipients[event.merchantID] ?? .skip(reason: WebhookEvent.noCallbackError)
                 group.addTask { try await self.attempt(event, recipient: recipient, clock: clock) }
             }
             for try await outcome in group { outcomes.append(outcome) }
@@ -118,7 +118,7 @@ public struct WebhookDeliverer: Sendable {
         guard let merchant = try await merchants.merchant(id: merchantID), merchant.status == .active else {
             return .skip(reason: "merchant not active")
         }
-        guard let url = merchant.callbackURL else { return .skip(reason: SQLiteStore.noCallbackError) }
+        guard let url = merchant.callbackURL else { return .skip(reason: WebhookEvent.noCallbackError) }
         do {
             return .ready(url: url, key: try await keyring.key(merchantID: merchantID, purpose: .webhook).key)
         } catch {

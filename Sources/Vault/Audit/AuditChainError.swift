@@ -5,6 +5,8 @@ public enum AuditChainError: Error, Equatable, Sendable, CustomStringConvertible
     case unkeyedEvents(count: Int64)
     /// The unkeyed chain offered for upgrade does not verify, so it is not anchored.
     case unkeyedChainBroken(sequence: Int64, reason: String)
+    /// No keyring is attached to the store, so the audit key can be neither unwrapped nor created.
+    case noKeyring
 
     public var description: String {
         switch self {
@@ -13,6 +15,8 @@ public enum AuditChainError: Error, Equatable, Sendable, CustomStringConvertible
                 + "chain, run `vault audit upgrade` once; otherwise the key was removed from the database (tampering)"
         case .unkeyedChainBroken(let sequence, let reason):
             "the unkeyed audit chain is broken at event \(sequence) (\(reason)); it is not upgraded"
+        case .noKeyring:
+            "the audit chain's key is not available: no keyring is open over this store"
         }
     }
 }

@@ -12,11 +12,12 @@ public protocol SystemKeyCustodian: AnyObject, Sendable {
 /// The audit chain's key for the connections of one database: unwrapped once through the
 /// custodian (the keyring opened over the store) and then kept in locked memory.
 ///
-/// The writer connection keeps its own copy (see `SQLiteConnection.auditChainKey`), so
+/// Engine-neutral: a storage engine loads and creates the key in its own tables (for SQLite,
+/// `AuditKeySlot+SQLite.swift` in VaultSQLite) and keeps it here. The writer keeps its own copy, so
 /// appending an event never looks the key up; readers use the copy kept here.
 public final class AuditKeySlot: Sendable {
     /// The `system_keys.purpose` of the audit key.
-    static let purpose = "audit"
+    public static let purpose = "audit"
 
     private struct State {
         var custodian: (any SystemKeyCustodian)?
@@ -37,70 +38,44 @@ public final class AuditKeySlot: Sendable {
         }
     }
 
-    /// Lets `create` key a chain whose events were written unkeyed (the operator's `vault audit upgrade`).
+    /// Lets the engine key a chain whose events were written unkeyed (the operator's `vault audit upgrade`).
     public func allowUpgradingUnkeyedChain() {
         state.withLock { $0.upgradesUnkeyedChain = true }
     }
 
-    /// The committed key, unwrapped once and then kept; nil when the database has none yet.
-    /// For connections that only see committed rows (readers).
-    func cachedKey(on connection: SQLiteConnection) throws -> SecureBytes? {
+    /// Whether the operator allowed keying a chain whose events were written unkeyed.
+    public var upgradesUnkeyedChain: Bool {
+        state.withLock { $0.upgradesUnkeyedChain }
+    }
+
+    /// The committed key, unwrapped once (by `load`, which reads the stored key) and then kept; nil
+    /// when the database has none yet. For connections that only see committed rows (readers).
+    public func cachedKey(loading load: () throws -> SecureBytes?) throws -> SecureBytes? {
         if let key = state.withLock({ $0.key }) { return key }
-        guard let key = try load(on: connection) else { return nil }
+        guard let key = try load() else { return nil }
         return state.withLock { state in
             if state.key == nil { state.key = key }
             return state.key
         }
     }
 
-    /// The stored key as `connection` sees it (possibly uncommitted on the writer), not cached here.
-    /// - Throws: `SQLiteError.misuse` when no keyring is attached; the custodian's errors.
-    func load(on connection: SQLiteConnection) throws -> SecureBytes? {
-        guard let row = try connection.queryOne("SELECT kek_version, wrapped_key FROM system_keys WHERE purpose = ?", [Self.purpose]) else {
-            return nil
-        }
-        return try custodian().unwrapSystemKey(try row.blob("wrapped_key"), purpose: Self.purpose, kekVersion: try row.int("kek_version"))
+    /// Unwraps a stored audit key through the attached custodian.
+    /// - Throws: `AuditChainError.noKeyring` when no keyring is attached; the custodian's errors.
+    public func unwrap(_ wrapped: [UInt8], kekVersion: Int) throws -> SecureBytes {
+        try custodian().unwrapSystemKey(wrapped, purpose: Self.purpose, kekVersion: kekVersion)
     }
 
-    /// Creates, wraps and inserts a new random key inside the writer's open transaction.
-    ///
-    /// On an empty chain only, unless the operator allowed upgrading an unkeyed one: events without
-    /// a key are otherwise indistinguishable from a chain recomputed after the key row was deleted.
-    /// When upgrading, the unkeyed chain must verify; its end is then recorded as the first keyed
-    /// sequence in `meta.audit_keyed_from`, with a tag under the new key so it cannot be moved.
-    /// - Throws: `AuditChainError`; the custodian's errors; `SQLiteError`.
-    func create(on connection: SQLiteConnection, now: String) throws -> SecureBytes {
-        let events = try connection.queryOne("SELECT count(*) AS n FROM audit_events")?.int64("n") ?? 0
-        if events > 0 {
-            guard state.withLock({ $0.upgradesUnkeyedChain }) else { throw AuditChainError.unkeyedEvents(count: events) }
-            let walk = try AuditChainWalk(connection: connection, key: nil, keyedFrom: .max)
-            if case .broken(let sequence, let reason) = walk.verification {
-                throw AuditChainError.unkeyedChainBroken(sequence: sequence, reason: reason)
-            }
-            let head = try connection.queryOne("SELECT value FROM meta WHERE key = 'audit_head'")?.string("value")
-            guard head == String(walk.count) + ":" + Encoding.hex(walk.last) else {
-                throw AuditChainError.unkeyedChainBroken(sequence: walk.count + 1, reason: "the chain ends before the recorded head")
-            }
-        }
+    /// A new random audit key and its wrapping under the custodian's current KEK, to be stored by the engine.
+    /// - Throws: `AuditChainError.noKeyring` when no keyring is attached; the custodian's errors.
+    public func makeKey() throws -> (key: SecureBytes, kekVersion: Int, wrapped: [UInt8]) {
         let key = try SecureBytes.random(count: 32)
         let (kekVersion, wrapped) = try custodian().wrapSystemKey(key, purpose: Self.purpose)
-        try connection.run(
-            "INSERT INTO system_keys (purpose, kek_version, wrapped_key, created_at) VALUES (?, ?, ?, ?)",
-            [Self.purpose, kekVersion, wrapped, now])
-        let last = try connection.queryOne("SELECT max(seq) AS last FROM audit_events")?.optionalInt64("last") ?? 0
-        if last > 0 {
-            try connection.run(
-                "INSERT INTO meta (key, value) VALUES ('audit_keyed_from', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [try AuditChain.keyedFromRecord(key: key, sequence: last + 1)])
-        } else {
-            try connection.run("DELETE FROM meta WHERE key = 'audit_keyed_from'")
-        }
-        return key
+        return (key, kekVersion, wrapped)
     }
 
     private func custodian() throws -> any SystemKeyCustodian {
         guard let custodian = state.withLock({ $0.custodian }) else {
-            throw SQLiteError.misuse("the audit chain's key is not available: no keyring is open over this store")
+            throw AuditChainError.noKeyring
         }
         return custodian
     }

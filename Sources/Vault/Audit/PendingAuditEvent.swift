@@ -2,7 +2,7 @@ public import Foundation
 
 /// An audit entry with everything but its place in the chain fixed: id, time and canonical details.
 ///
-/// Built before a write body runs (off the single writer thread); `SQLiteConnection.appendAudit`
+/// Built before a write body runs (off the single writer thread); the storage engine's append
 /// then only links it to the chain's head and inserts it.
 public struct PendingAuditEvent: Sendable, Equatable {
     /// Public identifier (`ae_...`).
@@ -33,15 +33,4 @@ public struct PendingAuditEvent: Sendable, Equatable {
         objectID = entry.objectID
         details = AuditChain.canonicalDetails(entry.details)
     }
-}
-
-/// The last event of the audit chain: its sequence and hash.
-struct AuditHead: Equatable {
-    /// The head of an empty chain.
-    static let genesis = AuditHead(sequence: 0, hash: AuditChain.genesis)
-
-    /// Sequence of the last event (0 when there is none).
-    var sequence: Int64
-    /// Its hash.
-    var hash: [UInt8]
 }

@@ -82,9 +82,10 @@ public protocol KeyStore: Sendable {
     func destroyUnusedDataKeys(merchantID: String, below: Int, at: Date, actor: String) async throws -> [Int]
     /// Makes `custodian` (the keyring) the one that unwraps the store's system keys.
     func attachSystemKeyCustodian(_ custodian: any SystemKeyCustodian)
-    /// Refuses audit events without an audit key unless `upgradingUnkeyedChain` (see `SQLiteStore.checkAuditKey`).
+    /// Refuses audit events without an audit key unless `upgradingUnkeyedChain` (a start on such a database is refused; `vault audit upgrade` allows it).
     func checkAuditKey(upgradingUnkeyedChain: Bool) async throws
-    /// Creates the audit chain's key if there is none (see `SQLiteStore.ensureAuditKey`).
+    /// Creates the audit chain's key if there is none, recording `audit.key_created` (whose MAC anchors
+    /// an unkeyed chain's last link).
     func ensureAuditKey() async throws
     /// Rewraps every system key under a KEK older than `kekVersion` with the custodian's current KEK.
     /// - Returns: how many were rewrapped.

@@ -119,13 +119,13 @@ public struct SecureCardRegistration: Sendable, Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         merchantReference = try container.decode(String.self, forKey: .merchantReference)
         source = CardSource(
-            method: try container.decodeIfPresent(String.self, forKey: .method),
-            card: try container.decodeIfPresent(CardInput.self, forKey: .card),
-            track: try container.decodeIfPresent(String.self, forKey: .track),
-            emv: try container.decodeIfPresent(String.self, forKey: .emv))
-        customer = try container.decodeIfPresent(Customer.self, forKey: .customer)
-        customFields = try container.decodeIfPresent([CustomField].self, forKey: .customFields)
-        verify = try container.decodeIfPresent(Bool.self, forKey: .verify)
+            method: try container.decodeUnlessAbsent(String.self, forKey: .method),
+            card: try container.decodeUnlessAbsent(CardInput.self, forKey: .card),
+            track: try container.decodeUnlessAbsent(String.self, forKey: .track),
+            emv: try container.decodeUnlessAbsent(String.self, forKey: .emv))
+        customer = try container.decodeUnlessAbsent(Customer.self, forKey: .customer)
+        customFields = try container.decodeUnlessAbsent([CustomField].self, forKey: .customFields)
+        verify = try container.decodeUnlessAbsent(Bool.self, forKey: .verify)
     }
 }
 
@@ -140,6 +140,13 @@ public enum PatchField<Value: Sendable & Equatable>: Sendable, Equatable {
 }
 
 extension KeyedDecodingContainer {
+    /// An optional field whose documented type has no null: absent is nil, null is a `valueNotFound`
+    /// (a 422 naming the field), where `decodeIfPresent` would take null for absent and accept what
+    /// the OpenAPI document refuses.
+    public func decodeUnlessAbsent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
+        contains(key) ? try decode(Value.self, forKey: key) : nil
+    }
+
     func decodePatch<Value: Decodable & Sendable & Equatable>(_ type: Value.Type, forKey key: Key) throws -> PatchField<Value> {
         guard contains(key) else { return .absent }
         if try decodeNil(forKey: key) { return .clear }
@@ -176,10 +183,10 @@ public struct SecureCardUpdate: Sendable, Decodable {
                 forKey: .merchantReference, in: container, debugDescription: "merchantReference cannot be changed.")
         }
         source = CardSource(
-            method: try container.decodeIfPresent(String.self, forKey: .method),
-            card: try container.decodeIfPresent(CardInput.self, forKey: .card),
-            track: try container.decodeIfPresent(String.self, forKey: .track),
-            emv: try container.decodeIfPresent(String.self, forKey: .emv))
+            method: try container.decodeUnlessAbsent(String.self, forKey: .method),
+            card: try container.decodeUnlessAbsent(CardInput.self, forKey: .card),
+            track: try container.decodeUnlessAbsent(String.self, forKey: .track),
+            emv: try container.decodeUnlessAbsent(String.self, forKey: .emv))
         customer = try container.decodePatch(Customer.self, forKey: .customer)
         customFields = try container.decodePatch([CustomField].self, forKey: .customFields)
         verify = try container.decodeIfPresent(Bool.self, forKey: .verify)

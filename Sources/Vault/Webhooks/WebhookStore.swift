@@ -1,7 +1,7 @@
 public import Foundation
 
-/// The webhook outbox: events queued with the outcomes they report (see
-/// `SQLiteConnection.enqueueWebhook`), then claimed, sent and settled by deliverers.
+/// The webhook outbox: events queued in the transaction of the outcomes they report (by the
+/// store's own writes), then claimed, sent and settled by deliverers.
 ///
 /// Claiming leases events, so any number of deliverers (threads or processes, later servers
 /// sharing PostgreSQL with `FOR UPDATE SKIP LOCKED`, SPEC §13) never send one event at once.
@@ -25,4 +25,9 @@ public protocol WebhookStore: Sendable {
     func webhookEvent(id: String) async throws -> WebhookEvent?
     /// A page of events, newest first, optionally of one merchant and status, before `beforeSequence`.
     func webhookEvents(merchantID: String?, status: WebhookEventStatus?, beforeSequence: Int64?, limit: Int) async throws -> [WebhookEvent]
+}
+
+extension WebhookEvent {
+    /// `last_error` of events whose merchant has no `callbackUrl`, for every storage engine.
+    public static let noCallbackError = "no callbackUrl"
 }

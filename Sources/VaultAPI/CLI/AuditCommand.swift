@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import Vault
+import VaultSQLite
 
 /// `vault audit verify`: walks the hash chain of the audit log.
 struct AuditCommand: AsyncParsableCommand {

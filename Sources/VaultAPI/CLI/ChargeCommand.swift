@@ -4,6 +4,7 @@ import Logging
 import Scheduler
 import Synchronization
 import Vault
+import VaultSQLite
 
 /// `vault charge run`: charges every due step, then exits with a summary.
 struct ChargeCommand: AsyncParsableCommand {

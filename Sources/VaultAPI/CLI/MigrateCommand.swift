@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import Vault
+import VaultSQLite
 
 /// `vault migrate`: applies pending database migrations and checks the master key.
 struct MigrateCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Vault
+import VaultSQLite
 
 /// `vault serve`: migrates, then serves the HTTP API until SIGTERM/SIGINT, finishing in-flight requests.
 struct ServeCommand: AsyncParsableCommand {

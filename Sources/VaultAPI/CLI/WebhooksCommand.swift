@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import Scheduler
 public import Vault
+import VaultSQLite
 
 /// `vault webhooks deliver|secret|list`.
 struct WebhooksCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Payments
+import VaultPostgres
 import Yams
 
 extension VaultConfiguration {
@@ -58,9 +59,11 @@ extension VaultConfiguration {
             try applyConnectionSettings(node)
         }
         if let node = try document.section("database") {
-            try node.allow(["path", "readers"])
+            try node.allow(["path", "readers", "url", "maxConnections"])
             if let value = try node.string("path") { database.path = value }
             if let value = try node.int("readers", in: 1...64) { database.readers = value }
+            if let value = try node.string("url"), !value.isEmpty { database.url = try Self.databaseURL(value, key: "database.url") }
+            if let value = try node.int("maxConnections", in: 1...1000) { database.maxConnections = value }
         }
         if let node = try document.section("keys") {
             try node.allow(["directory"])
@@ -180,10 +183,20 @@ extension VaultConfiguration {
             server.port = port
         }
         if let value = environment["VAULT_DATABASE"], !value.isEmpty { database.path = value }
+        if let value = environment["VAULT_DATABASE_URL"], !value.isEmpty { database.url = try Self.databaseURL(value, key: "VAULT_DATABASE_URL") }
         if let value = environment["VAULT_KEYS_DIR"], !value.isEmpty { keys.directory = value }
         if let value = environment["VAULT_MASTER_KEY"], !value.isEmpty { keys.masterKeyFromEnvironment = value }
         if let value = environment["VAULT_MASTER_PASSPHRASE"], !value.isEmpty { keys.passphraseFromEnvironment = value }
         if let value = environment["VAULT_TIME_ZONE"], !value.isEmpty { defaults.timeZone = value }
+    }
+
+    /// A PostgreSQL URL, refused with a message that never repeats its password.
+    static func databaseURL(_ text: String, key: String) throws -> PostgresURL {
+        do {
+            return try PostgresURL(text)
+        } catch {
+            throw ConfigurationError(key: key, message: error.description)
+        }
     }
 
     /// Checks values that depend on each other or on the system.

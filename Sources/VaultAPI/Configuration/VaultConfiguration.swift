@@ -1,4 +1,6 @@
 public import Logging
+public import VaultPostgres
+import VaultSQLite
 
 /// Everything an operator can set, from `config/vault.yaml` and the `VAULT_*` environment variables.
 public struct VaultConfiguration: Sendable, Equatable {
@@ -44,12 +46,19 @@ public struct VaultConfiguration: Sendable, Equatable {
         }
     }
 
-    /// The embedded database.
+    /// The database: the embedded SQLite file, or PostgreSQL when a URL is given (SPEC §13).
     public struct Database: Sendable, Equatable {
-        /// SQLite file path.
+        /// SQLite file path (used when `url` is nil).
         public var path = "data/vault.sqlite"
-        /// Reader connections beside the writer.
+        /// SQLite reader connections beside the writer.
         public var readers = 4
+        /// PostgreSQL (`database.url` or `VAULT_DATABASE_URL`): several servers and runners on one database.
+        public var url: PostgresURL?
+        /// PostgreSQL connections per process at most.
+        public var maxConnections = 20
+
+        /// The backend in use, for logs and `vault migrate` (never a password).
+        public var summary: String { url.map { "PostgreSQL \($0)" } ?? "SQLite \(path)" }
     }
 
     /// Where the master key comes from.
@@ -160,7 +169,7 @@ public struct VaultConfiguration: Sendable, Equatable {
 
     /// The HTTP listener.
     public var server = Server()
-    /// The embedded database.
+    /// The database.
     public var database = Database()
     /// Master key source.
     public var keys = Keys()

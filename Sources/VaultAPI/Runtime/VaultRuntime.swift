@@ -3,6 +3,7 @@ public import Logging
 public import Payments
 public import Scheduler
 public import Vault
+public import VaultSQLite
 
 /// The opened database, checked key ring and domain services that every command and the server share.
 public struct VaultRuntime: Sendable {

@@ -3,6 +3,7 @@ public import Logging
 public import Scheduler
 public import ServiceLifecycle
 import Vault
+import VaultSQLite
 
 /// Delivers webhook events in the background of `vault serve`: a round every `pollSeconds`
 /// until graceful shutdown, which lets the batch in flight finish.

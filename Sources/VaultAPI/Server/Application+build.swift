@@ -5,6 +5,7 @@ import NIOCore
 public import Prometheus
 import ServiceLifecycle
 import Vault
+import VaultSQLite
 
 /// Builds the HTTP application over an opened runtime.
 /// - Parameters:

@@ -14,6 +14,11 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     public struct Host: Sendable, Equatable {
         public var name: String
         public var port: Int
+
+        public init(name: String, port: Int = 5432) {
+            self.name = name
+            self.port = port
+        }
     }
 
     /// How much TLS the server must offer (libpq's `sslmode`).

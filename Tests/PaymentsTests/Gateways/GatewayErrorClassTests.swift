@@ -2,6 +2,7 @@
 @testable import Payments
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// Issue 13, items 1, 3 and 8: permanent errors, rate limits and the fakes behaving as the real
 /// gateways (docs/GATEWAYS.md cites the documents).

@@ -4,6 +4,7 @@ import Logging
 @testable import Payments
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// Sales, refunds and voids through every adapter — the sandbox and the real wire protocols
 /// against their fakes on loopback — then the SQLite file, its WAL and every log line are scanned

@@ -4,6 +4,7 @@ import Payments
 @testable import Scheduler
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// Issue 13, "what must be shown", for BridgePay: the charge runner against the BridgePay fake over
 /// loopback HTTP. Every test checks what the gateway holds, not only what the vault recorded.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vault
 @testable import Scheduler
+import VaultSQLite
 
 /// A run whose process was killed must not stay `running` for ever.
 @Suite struct ChargeRunRecordTests {

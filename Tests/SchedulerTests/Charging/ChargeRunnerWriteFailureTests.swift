@@ -3,6 +3,7 @@ import Payments
 @testable import Scheduler
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// When one step's attempt or outcome cannot be written, the run charges every other step
 /// exactly once, never charges that step twice, ends, and the next run picks the step up.

@@ -3,6 +3,7 @@ import Payments
 @testable import Scheduler
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// A batch's attempts and a group of outcomes are each written in one write, and each step in
 /// them ends written or not on its own: one that cannot be written neither loses nor doubles

@@ -3,6 +3,7 @@ import Logging
 import Payments
 @testable import Scheduler
 import Vault
+@testable import VaultSQLite
 
 /// A vault with merchants, cards and schedules, charged through the in-process sandbox.
 struct ChargingFixture {

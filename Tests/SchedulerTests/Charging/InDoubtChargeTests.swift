@@ -4,6 +4,7 @@ import Payments
 import Synchronization
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// A sale whose answer is lost must never be charged twice (SPEC §8): it is looked up, never
 /// re-sent in the same run, and re-sent (same idempotency key) only after the grace period when

@@ -5,6 +5,7 @@ import Logging
 import Testing
 import Vault
 @testable import Scheduler
+import VaultSQLite
 
 /// Issue 13 item 5, through the charge runner against each gateway's fake: a charge whose answer
 /// was lost is found by the next run's lookup even after it settled (recorded, never re-sent);

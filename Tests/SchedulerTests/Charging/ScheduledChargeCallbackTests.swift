@@ -4,6 +4,7 @@ import Testing
 import Payments
 import Vault
 @testable import Scheduler
+@testable import VaultSQLite
 
 /// Issue 14 item 9: a scheduled charge names its card's merchantReference, and its webhook carries
 /// what seed 000's callback carries (card brand, masked number, state, error code and text).

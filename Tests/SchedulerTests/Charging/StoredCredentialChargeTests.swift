@@ -5,6 +5,7 @@ import Payments
 @testable import Scheduler
 import Testing
 import Vault
+import VaultSQLite
 
 /// Issue 13, items 6, 2 and 7 through the charge runner against the gateways' fakes: scheduled
 /// charges are merchant-initiated recurring charges referring to the card's first use; a card

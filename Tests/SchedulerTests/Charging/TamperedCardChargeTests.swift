@@ -3,6 +3,7 @@ import Payments
 @testable import Scheduler
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// Issue 12, finding 10, in the charge runner: a card whose expiry was moved forward in the
 /// database does not open, so the step is declined locally (`card_unavailable`) and the gateway is

@@ -3,6 +3,7 @@ import Payments
 @testable import Scheduler
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// A year of schedules of every plan type, two merchants in two zones, the sandbox's test cards
 /// for approve / hard / soft / expired, charged by calling the runner once per day with

@@ -3,6 +3,7 @@ import Payments
 @testable import Scheduler
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// A migrated store with one merchant and one card, in a temporary directory.
 struct ScheduleFixture {

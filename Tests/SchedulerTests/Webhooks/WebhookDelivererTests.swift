@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vault
 @testable import Scheduler
+@testable import VaultSQLite
 
 @Suite struct WebhookDelivererTests {
     @Test func eachEventIsPostedOnceWithSignedHeadersAndTheQueuedBody() async throws {
@@ -145,7 +146,7 @@ import Vault
         let id = try await fixture.enqueue()
         let now = WebhookDeliveryFixture.now
         #expect(try await fixture.deliverer().deliverDue(now: now) == WebhookDeliveryReport())
-        #expect(try await fixture.event(id)?.lastError == SQLiteStore.noCallbackError)
+        #expect(try await fixture.event(id)?.lastError == WebhookEvent.noCallbackError)
         _ = try await fixture.merchants.update(name: "acme", settings: MerchantSettings(callbackURL: fixture.receiver.url), actor: "test")
         #expect(try await fixture.deliverer().deliverDue(now: now.addingTimeInterval(3600)) == WebhookDeliveryReport(delivered: 1))
         #expect(fixture.receiver.distinctEventIDs == [id])

@@ -8,6 +8,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 import Vault
+@testable import VaultSQLite
 
 /// One delivery a test receiver got.
 struct ReceivedWebhook: Sendable {

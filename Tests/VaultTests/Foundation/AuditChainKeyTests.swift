@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// The audit chain is a MAC under a key wrapped by the KEK: an attacker holding the database
 /// (but not the KEK) who deletes, edits, reorders or recomputes events is caught by verification.

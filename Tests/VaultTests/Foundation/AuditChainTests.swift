@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 @Suite struct AuditChainTests {
     private func fixtureWithEvents() async throws -> VaultFixture {

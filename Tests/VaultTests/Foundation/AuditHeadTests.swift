@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// The audit chain's head is read once per write transaction and recorded once before COMMIT:
 /// the chain must stay exactly verifiable however writes are batched, rolled back or shared

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+import VaultSQLite
 
 @Suite struct KeyringTests {
     @Test func recordsSealedForOneMerchantOpenOnlyForThatRecord() async throws {

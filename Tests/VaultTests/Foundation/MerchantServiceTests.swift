@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 @Suite struct MerchantServiceTests {
     @Test func apiKeysAreStoredOnlyAsHashes() async throws {

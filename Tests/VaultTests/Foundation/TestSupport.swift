@@ -1,5 +1,6 @@
 import Foundation
 @testable import Vault
+@testable import VaultSQLite
 
 /// A temporary directory removed when the value goes away.
 final class TemporaryDirectory: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// Issue 12, finding 10: the clear metadata beside a sealed card (expiry, masked number, brand,
 /// entry mode, fingerprint) is bound to the sealed data as associated data. An attacker who edits

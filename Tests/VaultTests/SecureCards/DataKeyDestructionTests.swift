@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// After data-key rotation and re-encryption, the superseded data key is destroyed once no record
 /// uses it: an old sealed blob written back into its row (from a backup, by an attacker with the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// Reads of card data leave audit events (who read which card), appended with the next group
 /// commit: a read never waits for a commit of its own.

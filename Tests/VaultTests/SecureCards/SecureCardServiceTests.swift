@@ -3,6 +3,7 @@ import PropertyBased
 import Synchronization
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// Verification at the edge of the world: approves everything, or declines everything.
 struct StubVerifier: CardVerifier {

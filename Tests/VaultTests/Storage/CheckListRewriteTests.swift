@@ -1,5 +1,6 @@
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// Migration 10 writes the IN-list CHECK constraints of the tables every charge writes as
 /// comparisons: the same constraints, without a temporary index built on every write.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// SPEC §14 / issue 12 finding 4: a local user must not be able to read the database, its WAL or
 /// its shared-memory file, and a server must not start on files that are open to them.

@@ -1,5 +1,6 @@
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 @Suite struct SQLiteBindingTests {
     static let values: [SQLiteValue] = [

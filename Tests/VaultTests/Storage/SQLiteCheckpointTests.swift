@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// WAL checkpoints run beside the writer, and the WAL stays bounded however many pages are written.
 @Suite struct SQLiteCheckpointTests {

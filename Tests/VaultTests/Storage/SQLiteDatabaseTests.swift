@@ -1,5 +1,6 @@
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 @Suite struct SQLiteDatabaseTests {
     static let insertSQL = "INSERT INTO ledger (reference, amount) VALUES (?, ?)"

@@ -1,5 +1,6 @@
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 @Suite struct SQLiteMigrationTests {
     static let firstTwo = [

@@ -1,5 +1,6 @@
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 struct DeliberateFailure: Error, Equatable {}
 

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// `writeEach`: many items in one write body, each ending written or failed on its own.
 @Suite struct SQLiteWriteEachTests {

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// A fresh directory under the system temporary directory, removed when the body returns.
 func withTemporaryStorageDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {

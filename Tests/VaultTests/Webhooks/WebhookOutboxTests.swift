@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultSQLite
 
 /// A vault with one merchant that has a callback URL and one that has none.
 struct WebhookOutboxFixture {
@@ -68,7 +69,7 @@ struct OutcomeFailed: Error {}
         let fixture = try await WebhookOutboxFixture()
         let id = try await fixture.enqueue(fixture.withoutCallback)
         let event = try #require(try await fixture.store.webhookEvent(id: id))
-        #expect(event.lastError == SQLiteStore.noCallbackError)
+        #expect(event.lastError == WebhookEvent.noCallbackError)
         let now = WebhookOutboxFixture.now
         #expect(try await fixture.store.claimWebhookEvents(now: now, leaseUntil: now.addingTimeInterval(20), limit: 10).isEmpty)
         _ = try await fixture.vault.merchants.update(
@@ -120,7 +121,7 @@ struct OutcomeFailed: Error {}
         _ = try await fixture.store.claimWebhookEvents(now: now.addingTimeInterval(3590), leaseUntil: now.addingTimeInterval(3610), limit: 10)
         #expect(try await fixture.store.expireWebhookEvents(now: now.addingTimeInterval(3600)) == 1)
         #expect(try await fixture.store.webhookEvent(id: idle)?.status == .expired)
-        #expect(try await fixture.store.webhookEvent(id: idle)?.lastError == SQLiteStore.noCallbackError)
+        #expect(try await fixture.store.webhookEvent(id: idle)?.lastError == WebhookEvent.noCallbackError)
         #expect(try await fixture.store.webhookEvent(id: leased)?.status == .pending)
         #expect(try await fixture.store.expireWebhookEvents(now: now.addingTimeInterval(3610)) == 1)
         let expired = try await fixture.store.webhookEvents(merchantID: nil, status: .expired, beforeSequence: nil, limit: 10)

@@ -1,5 +1,6 @@
 import Hummingbird
 import Vault
+import VaultSQLite
 
 /// `/healthz` (the process answers) and `/readyz` (database and keys usable).
 struct HealthController {

@@ -57,9 +57,11 @@ struct SecureCardsController {
     }
 
     /// `holderName`: 1-200 characters with at least one letter or digit (the tokens searched for).
+    /// Characters are counted as JSON Schema's `maxLength` counts them, in code points (Unicode scalars):
+    /// `String.count` counts grapheme clusters, and a name with combining marks passed under the limit.
     static func holderName(_ value: String?) throws -> String? {
         guard let value else { return nil }
-        guard value.count <= 200, !HolderNameIndex.tokens(of: value).isEmpty else {
+        guard value.unicodeScalars.count <= 200, !HolderNameIndex.tokens(of: value).isEmpty else {
             throw APIError.invalid("holderName must be 1-200 characters with at least one letter or digit.", code: "invalid_value", param: "holderName")
         }
         return value

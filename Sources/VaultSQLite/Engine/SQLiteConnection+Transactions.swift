@@ -1,3 +1,5 @@
+import Vault
+
 extension SQLiteConnection {
     /// How many times `BEGIN IMMEDIATE` is retried after it waited a whole busy timeout
     /// for another process's write lock and still got `SQLITE_BUSY`.

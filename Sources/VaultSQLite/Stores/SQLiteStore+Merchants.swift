@@ -1,4 +1,5 @@
 public import Foundation
+public import Vault
 
 extension SQLiteStore: MerchantStore {
     public func createMerchant(

@@ -1,4 +1,5 @@
 import Foundation
+public import Vault
 
 extension SQLiteStore: AuditStore {
     public func appendAudit(_ entry: AuditEntry) async throws {

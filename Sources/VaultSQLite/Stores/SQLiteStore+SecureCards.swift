@@ -1,4 +1,5 @@
 public import Foundation
+public import Vault
 
 extension SQLiteStore: SecureCardStore {
     public func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {

@@ -1,4 +1,5 @@
 import Synchronization
+import Vault
 
 /// Audit events of reads (card retrievals, lists, searches), appended by the next write batch
 /// instead of each in a write of its own: a read enqueues its event and returns without waiting

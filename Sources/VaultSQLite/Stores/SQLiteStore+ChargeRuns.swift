@@ -1,6 +1,7 @@
 public import Foundation
 import Payments
 public import Vault
+public import Scheduler
 
 extension SQLiteStore: ChargeRunStore {
     public func claimDueSteps(

@@ -1,4 +1,5 @@
 import Dispatch
+public import Vault
 import Foundation
 
 /// The database: one writer connection on its own thread that batches concurrent write

@@ -1,4 +1,5 @@
 public import Foundation
+public import Vault
 
 extension SQLiteConnection {
     /// Queues a webhook event inside the caller's transaction, so it commits or rolls back
@@ -40,7 +41,7 @@ extension SQLiteConnection {
             INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at, expires_at)
             VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
             """,
-            [event.id, event.merchantID, event.type.rawValue, event.body, event.createdAt, merchantHasCallback ? nil : SQLiteStore.noCallbackError,
+            [event.id, event.merchantID, event.type.rawValue, event.body, event.createdAt, merchantHasCallback ? nil : WebhookEvent.noCallbackError,
              event.createdAt, event.expiresAt])
     }
 
@@ -52,9 +53,6 @@ extension SQLiteConnection {
 }
 
 extension SQLiteStore: WebhookStore {
-    /// `last_error` of events whose merchant has no `callbackUrl`.
-    public static let noCallbackError = "no callbackUrl"
-
     public func claimWebhookEvents(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookEvent] {
         let nowText = Timestamp.string(now)
         let leaseText = Timestamp.string(leaseUntil)

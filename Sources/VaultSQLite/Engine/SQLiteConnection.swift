@@ -1,4 +1,5 @@
 internal import CSQLite
+import Vault
 
 /// One SQLite connection with its statement cache.
 ///

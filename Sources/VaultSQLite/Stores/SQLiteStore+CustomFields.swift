@@ -1,4 +1,5 @@
 import Foundation
+public import Vault
 
 extension SQLiteStore: CustomFieldStore {
     public func customFieldDefinitions(merchantID: String) async throws -> [CustomFieldDefinition] {

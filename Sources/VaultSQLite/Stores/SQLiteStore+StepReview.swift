@@ -1,6 +1,7 @@
 import Foundation
 public import Payments
-public import Vault
+import Vault
+public import Scheduler
 
 extension SQLiteStore: StepReviewStore {
     public func latestAttempt(stepID: String, attempt: Int, merchantID: String) async throws -> Transaction? {
@@ -21,15 +22,5 @@ extension SQLiteStore: StepReviewStore {
             }
             return try connection.queryOne(sql, arguments)?.int("n") ?? 0
         }
-    }
-
-    /// `charge.needs_review`: the step, its schedule and the attempt in review, and why.
-    static func needsReviewEvent(_ transaction: Transaction, step: ScheduleStep, now: Date) throws -> PendingWebhookEvent {
-        try PendingWebhookEvent(
-            .chargeNeedsReview, merchantID: transaction.merchantID,
-            data: ["scheduleId": .optional(transaction.scheduleID), "stepId": .string(step.id), "transactionId": .string(transaction.id),
-                   "attempt": .optional(transaction.attempt.map(Int64.init)), "amount": .int(transaction.amount),
-                   "currency": .string(transaction.currency.code), "reason": .optional(transaction.errorCode)],
-            now: now)
     }
 }

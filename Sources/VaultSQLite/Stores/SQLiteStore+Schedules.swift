@@ -1,5 +1,7 @@
 public import Foundation
 public import Vault
+import Payments
+public import Scheduler
 
 extension SQLiteStore: ScheduleStore {
     public func insertSchedule(_ schedule: Schedule, steps: [ScheduleStep], audit: AuditEntry) async throws {
@@ -181,9 +183,5 @@ extension SQLiteStore: ScheduleStore {
             amount: try row.int64("amount"), currency: try Currency(code: try row.string("currency")),
             status: StepStatus(rawValue: try row.string("status")) ?? .cancelled, attempts: try row.int("attempts"),
             nextAttemptAt: try row.optionalString("next_attempt_at").flatMap(Timestamp.parse))
-    }
-
-    static func date(_ row: SQLiteRow, _ column: String) throws -> Date {
-        Timestamp.parse(try row.string(column)) ?? Date(timeIntervalSince1970: 0)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
-public import Vault
+import Vault
+public import Payments
 
 extension SQLiteStore: StoredCredentialStore {
     public func storedCredential(merchantID: String, secureCardReference: String, gateway: String) async throws -> StoredCredentialRow? {

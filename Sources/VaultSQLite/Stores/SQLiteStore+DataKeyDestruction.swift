@@ -1,4 +1,5 @@
 public import Foundation
+import Vault
 
 /// Destroying data-key versions no record uses any more (after `keys rotate --data`).
 extension SQLiteStore {

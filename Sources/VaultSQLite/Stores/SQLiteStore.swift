@@ -1,4 +1,5 @@
 public import Foundation
+public import Vault
 
 /// The embedded storage: every store protocol of the vault implemented over one SQLite database.
 ///

@@ -1,4 +1,5 @@
 internal import CSQLite
+import Vault
 import Foundation
 
 /// One write body waiting for, or running on, the writer thread.

@@ -1,5 +1,6 @@
 public import Foundation
 public import Vault
+public import Payments
 
 extension SQLiteStore: TransactionStore {
     public func insertTransaction(_ transaction: Transaction, audit: AuditEntry) async throws {
@@ -186,36 +187,8 @@ extension SQLiteStore: TransactionStore {
 
     /// Queues `transaction.approved` / `transaction.declined` in the outcome's own transaction.
     package static func enqueueOutcome(_ transaction: Transaction, on connection: SQLiteConnection) throws {
-        guard let event = try outcomeEvent(transaction) else { return }
+        guard let event = try PendingWebhookEvent.outcome(of: transaction) else { return }
         try connection.enqueueWebhook(event, merchantHasCallback: connection.merchantHasCallback(transaction.merchantID))
-    }
-
-    /// The `transaction.approved` / `transaction.declined` event of a settled transaction; nil for any other status.
-    /// - Throws: `EncodingError` (not expected).
-    package static func outcomeEvent(_ transaction: Transaction, now: Date = Date()) throws -> PendingWebhookEvent? {
-        let type: WebhookEventType
-        switch transaction.status {
-        case .approved: type = .transactionApproved
-        case .declined: type = .transactionDeclined
-        default: return nil
-        }
-        let codes = transaction.stateCodes
-        var data: [String: WebhookValue] = [
-            "transactionId": .string(transaction.id), "type": .string(transaction.type.rawValue), "status": .string(transaction.status.rawValue),
-            "amount": .int(transaction.amount), "currency": .string(transaction.currency.code),
-            "secureCardReference": .optional(transaction.secureCardReference), "merchantReference": .optional(transaction.merchantReference),
-            "scheduleId": .optional(transaction.scheduleID), "stepId": .optional(transaction.stepID),
-            "attempt": .optional(transaction.attempt.map(Int64.init)), "parentId": .optional(transaction.parentID),
-            // What seed 000's callback carries: card brand, masked number, state, error code and text.
-            "cardType": .optional(transaction.cardType), "maskedNumber": .optional(transaction.maskedNumber),
-            "state": .int(Int64(codes.state)), "subState": .int(Int64(codes.subState)),
-            "errorCode": .optional(transaction.status == .approved ? nil : transaction.declineCode ?? transaction.errorCode),
-            "errorMessage": .optional(transaction.status == .approved ? nil : transaction.responseText),
-        ]
-        if let code = transaction.declineCode {
-            data["decline"] = .object(["code": .string(code), "category": .optional(transaction.declineCategory)])
-        }
-        return try PendingWebhookEvent(type, merchantID: transaction.merchantID, data: data, now: now)
     }
 
     /// Inserts `transaction`; with `resettingOpen`, one already recorded under its id (an open

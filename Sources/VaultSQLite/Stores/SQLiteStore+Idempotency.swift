@@ -1,4 +1,5 @@
 public import Foundation
+public import Vault
 
 /// `idempotency_keys.request_scheme`: how `request_hash` was made.
 enum IdempotencyRequestScheme {

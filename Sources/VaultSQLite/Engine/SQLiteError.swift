@@ -1,11 +1,12 @@
 internal import CSQLite
+public import Vault
 
 /// An error reported by SQLite (or by this layer in SQLite's terms), with the result code,
 /// SQLite's message and the SQL text.
 ///
 /// The bound arguments are deliberately absent: they may be card numbers, customer
 /// details or key material, and errors end up in logs and HTTP 500 diagnostics.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+public struct SQLiteError: StorageError, CustomStringConvertible, Sendable {
     /// The primary result code (`SQLITE_CONSTRAINT`, `SQLITE_BUSY`, ...): `extendedCode & 0xff`.
     public let code: Int32
     /// The extended result code (`SQLITE_CONSTRAINT_UNIQUE`, `SQLITE_BUSY_SNAPSHOT`, ...).

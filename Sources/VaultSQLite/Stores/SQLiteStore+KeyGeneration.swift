@@ -1,3 +1,5 @@
+public import Vault
+
 /// The key generation (issue 15) as one row of `meta`: advanced by the key-changing commands,
 /// read by every process every few seconds (``Keyring/generationCheckInterval``).
 extension SQLiteStore: KeyGenerationStore {

@@ -1,4 +1,5 @@
 public import Foundation
+public import Vault
 
 extension SQLiteStore: KeyStore {
     public func kekVersions() async throws -> [KEKVersionRecord] {

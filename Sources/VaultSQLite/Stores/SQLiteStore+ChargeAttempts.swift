@@ -1,6 +1,7 @@
 import Foundation
 import Payments
-public import Vault
+import Vault
+public import Scheduler
 
 extension SQLiteStore {
     public func recordAttempts(_ attempts: [ChargeAttempt]) async throws -> [(any Error)?] {
@@ -29,63 +30,6 @@ extension SQLiteStore {
         try connection.run(
             "UPDATE schedule_steps SET status = 'processing', attempts = ?, updated_at = ? WHERE id = ?",
             [transaction.attempt ?? attempt.step.attempts, stamp, attempt.step.id])
-    }
-
-    /// An outcome with its audit and webhook events built before the write.
-    private struct PreparedOutcome: Sendable {
-        var outcome: StepOutcome
-        var step: ScheduleStep
-        var schedule: Schedule
-        var audit: PendingAuditEvent
-        var transactionEvent: PendingWebhookEvent?
-        /// For a step that goes to review: `charge.needs_review`.
-        var reviewEvent: PendingWebhookEvent?
-        /// For a failed step whose schedule's policy applies: the new status and its events.
-        var pastDue: (status: ScheduleStatus, audit: PendingAuditEvent, event: PendingWebhookEvent)?
-        /// For a settled step of a schedule that ends: the events if it completes the schedule.
-        var completion: (audit: PendingAuditEvent, event: PendingWebhookEvent)?
-
-        init(_ item: AttemptOutcome) throws {
-            let transaction = item.outcome.transaction
-            let schedule = item.schedule
-            let now = Date()
-            outcome = item.outcome
-            step = item.step
-            self.schedule = schedule
-            audit = PendingAuditEvent(item.audit, at: now)
-            transactionEvent = try SQLiteStore.outcomeEvent(transaction, now: now)
-            if item.outcome.stepStatus == .needsReview {
-                reviewEvent = try SQLiteStore.needsReviewEvent(transaction, step: item.step, now: now)
-            }
-            if item.outcome.stepStatus == .failed, let policy = item.outcome.pastDuePolicy {
-                let status: ScheduleStatus = switch policy {
-                case .continue: .pastDue
-                case .pause: .paused
-                case .cancel: .cancelled
-                }
-                pastDue = (
-                    status,
-                    PendingAuditEvent(
-                        AuditEntry(
-                            merchantID: schedule.merchantID, actor: item.audit.actor, action: "schedule.past_due", objectType: "schedule",
-                            objectID: schedule.id, details: ["step": item.step.id, "policy": policy.rawValue, "status": status.rawValue]),
-                        at: now),
-                    try PendingWebhookEvent(
-                        .schedulePastDue, merchantID: schedule.merchantID,
-                        data: ["scheduleId": .string(schedule.id), "stepId": .string(item.step.id), "status": .string(status.rawValue),
-                               "declineCode": .optional(transaction.declineCode)],
-                        now: now))
-            }
-            if item.outcome.stepStatus.isSettled, schedule.plan.endType != "never" {
-                completion = (
-                    PendingAuditEvent(
-                        AuditEntry(
-                            merchantID: schedule.merchantID, actor: item.audit.actor, action: "schedule.completed", objectType: "schedule",
-                            objectID: schedule.id),
-                        at: now),
-                    try PendingWebhookEvent(.scheduleCompleted, merchantID: schedule.merchantID, data: ["scheduleId": .string(schedule.id)], now: now))
-            }
-        }
     }
 
     private static func record(_ item: PreparedOutcome, on connection: SQLiteConnection, callbacks: inout [String: Bool]) throws -> RecordedOutcome {
