@@ -133,16 +133,23 @@ enum PostgresLimitsDatabase {
     static let url = ProcessInfo.processInfo.environment["VAULT_TEST_POSTGRES_URL"]
 
     static func with(_ body: (PostgresClient, SecureBytes) async throws -> Void) async throws {
+        try await withURL { own in
+            try await run(own) { client in
+                for statement in PostgresRequestLimits.schema { try await client.query(PostgresQuery(unsafeSQL: statement), logger: .quiet) }
+                try await body(client, try SecureBytes.random(count: 32))
+            }
+        }
+    }
+
+    /// Runs `body` with the URL of a new empty database, dropped afterwards.
+    static func withURL(_ body: (PostgresURL) async throws -> Void) async throws {
         let base = try PostgresURL(try #require(url))
         let name = "limits_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await run(base) { client in try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: .quiet) }
         var own = base
         own.database = name
         do {
-            try await run(own) { client in
-                for statement in PostgresRequestLimits.schema { try await client.query(PostgresQuery(unsafeSQL: statement), logger: .quiet) }
-                try await body(client, try SecureBytes.random(count: 32))
-            }
+            try await body(own)
         } catch {
             try? await run(base) { client in try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)"), logger: .quiet) }
             throw error

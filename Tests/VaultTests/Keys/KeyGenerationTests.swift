@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Vault
+import VaultSQLite
 
 /// A `ContinuousClock` reading the test moves by hand.
 final class ManualInstantClock: Sendable {
