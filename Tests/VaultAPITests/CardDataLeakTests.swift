@@ -58,7 +58,7 @@ import VaultSQLite
             #expect(!logs.contains("\"\(card.cvv)\""))
             #expect(!logs.contains("cvv: \(card.cvv)"))
         }
-        let cvvs = try fixture.runtime.store.database.readNow { connection in
+        let cvvs = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.query("SELECT verification FROM secure_cards").compactMap { try $0.optionalString("verification") }
         }
         for card in Self.cards { #expect(!cvvs.joined().contains(card.cvv + "\"")) }

@@ -17,7 +17,7 @@ import VaultSQLite
         try await fixture.live { client in
             let created = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("t-1"))
             let token = try #require(created.json["secureCardReference"] as? String)
-            try fixture.runtime.store.database.writeNow { connection in
+            try fixture.runtime.sqlite.database.writeNow { connection in
                 try connection.run("UPDATE secure_cards SET expiry_year = 2045 WHERE id = ?", [token])
             }
             let recorded = try fixture.count("transactions")  // the registration's verification

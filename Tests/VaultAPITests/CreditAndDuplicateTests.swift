@@ -142,7 +142,7 @@ import VaultSQLite
                 #expect(sale.status == .created)
             }
         }
-        let macs = try fixture.runtime.store.database.readNow { connection in
+        let macs = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.query("SELECT duplicate_mac FROM transactions WHERE duplicate_mac IS NOT NULL").map { try $0.blob("duplicate_mac") }
         }
         #expect(macs.count == 2)
@@ -155,7 +155,7 @@ import VaultSQLite
             let purged = try await client.send(.delete, "/v1/secure-cards/mac-card?purge=true", key: fixture.adminA)
             #expect(purged.status == .ok)
         }
-        let left = try fixture.runtime.store.database.readNow { connection in
+        let left = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.queryOne("SELECT count(*) AS n FROM transactions WHERE duplicate_mac IS NOT NULL AND merchant_id = ?", [fixture.merchantA.id])?.int("n")
         }
         #expect(left == 0)

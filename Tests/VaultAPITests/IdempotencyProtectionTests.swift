@@ -14,7 +14,7 @@ import VaultSQLite
     static func key(_ name: String) -> HTTPFields { [.init("Idempotency-Key")!: name] }
 
     static func row(_ fixture: APIFixture, key: String) throws -> SQLiteRow? {
-        try fixture.runtime.store.database.readNow { try $0.queryOne("SELECT * FROM idempotency_keys WHERE key = ?", [key]) }
+        try fixture.runtime.sqlite.database.readNow { try $0.queryOne("SELECT * FROM idempotency_keys WHERE key = ?", [key]) }
     }
 
     @Test func theRequestIsAKeyedMACAndTheResponseIsSealedAndBoundToItsCard() async throws {
@@ -36,7 +36,7 @@ import VaultSQLite
             #expect(Data(stored).range(of: Data(token.utf8)) == nil)
             // The same body under another merchant's key gives another MAC (per-merchant keys).
             _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminB, json: body, headers: Self.key("k-1"))
-            let other = try fixture.runtime.store.database.readNow {
+            let other = try fixture.runtime.sqlite.database.readNow {
                 try $0.queryOne("SELECT request_hash FROM idempotency_keys WHERE key = 'k-1' AND merchant_id = ?", [fixture.merchantB.id])
             }
             #expect(try other?.blob("request_hash") != row.blob("request_hash"))
@@ -73,7 +73,7 @@ import VaultSQLite
         try await fixture.live { client in
             let created = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: body, headers: Self.key("edit"))
             #expect(created.status == .created)
-            try fixture.runtime.store.database.writeNow { try $0.run("UPDATE idempotency_keys SET status_code = 200 WHERE key = 'edit'") }
+            try fixture.runtime.sqlite.database.writeNow { try $0.run("UPDATE idempotency_keys SET status_code = 200 WHERE key = 'edit'") }
             let replay = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: body, headers: Self.key("edit"))
             #expect(replay.status != .ok && replay.status != .created)
             #expect(!replay.text.contains("Ada Lovelace"))
@@ -115,7 +115,7 @@ import VaultSQLite
         let body = keyedCard("legacy-1")
         let clear = #"{"description":"Secure Card Saved","holderName":"Ada Lovelace","secureCardReference":"sc_LEGACYTOKEN"}"#
         let sha = Digest.sha256(Array(("POST /v1/secure-cards?\n" + body).utf8))
-        try fixture.runtime.store.database.writeNow { connection in
+        try fixture.runtime.sqlite.database.writeNow { connection in
             try connection.run(
                 """
                 INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)
@@ -143,7 +143,7 @@ import VaultSQLite
         let body = keyedCard("legacy-wal")
         let clear = #"{"description":"Secure Card Saved","holderName":"Grace Hopper Legacy","secureCardReference":"sc_LEGACYWAL"}"#
         let sha = Digest.sha256(Array(("POST /v1/secure-cards?\n" + body).utf8))
-        try fixture.runtime.store.database.writeNow { connection in
+        try fixture.runtime.sqlite.database.writeNow { connection in
             try connection.run(
                 """
                 INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)

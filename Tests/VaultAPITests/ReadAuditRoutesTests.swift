@@ -23,7 +23,7 @@ import VaultSQLite
             let missing = try await client.send(.get, "/v1/secure-cards/missing", key: fixture.readonlyA)
             #expect(missing.status == .notFound)
         }
-        try await fixture.runtime.store.database.write { _ in }
+        try await fixture.runtime.sqlite.database.write { _ in }
         let store = fixture.runtime.store
         let events = try await store.auditEvents(merchantID: fixture.merchantA.id, before: nil, limit: 20)
         let reads = events.filter { $0.action.hasPrefix("secure_card.") && $0.action != "secure_card.registered" }

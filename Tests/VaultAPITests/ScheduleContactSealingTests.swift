@@ -15,7 +15,7 @@ import VaultSQLite
     static let phone = "+44 7700 900999"
 
     static func columns(_ fixture: APIFixture, _ id: String) throws -> (email: String?, phone: String?, sealed: [UInt8]?) {
-        try fixture.runtime.store.database.readNow { connection in
+        try fixture.runtime.sqlite.database.readNow { connection in
             let row = try #require(try connection.queryOne("SELECT receipt_email, receipt_phone, sealed_contacts FROM schedules WHERE id = ?", [id]))
             return (try row.optionalString("receipt_email"), try row.optionalString("receipt_phone"), try row.optionalBlob("sealed_contacts"))
         }
@@ -70,7 +70,7 @@ import VaultSQLite
             #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("cust-1")).status == .created)
             let created = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: ScheduleRoutesTests.monthly())
             let id = try #require(created.json["id"] as? String)
-            try fixture.runtime.store.database.writeNow { connection in
+            try fixture.runtime.sqlite.database.writeNow { connection in
                 try connection.run(
                     "UPDATE schedules SET receipt_email = ?, receipt_phone = ?, sealed_contacts = NULL WHERE id = ?", [Self.email, Self.phone, id])
             }

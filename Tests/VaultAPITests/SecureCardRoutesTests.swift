@@ -120,11 +120,11 @@ import VaultSQLite
             #expect(response.error["code"] as? String == "card_declined")
         }
         #expect(try fixture.count("secure_cards") == 0)
-        let cardEvents = try fixture.runtime.store.database.readNow { connection in
+        let cardEvents = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.queryOne("SELECT count(*) AS n FROM audit_events WHERE object_type = 'secure_card'")?.int("n")
         }
         #expect(cardEvents == 0)
-        let verification = try fixture.runtime.store.database.readNow { connection in
+        let verification = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.queryOne("SELECT type, status, decline_code FROM transactions")
         }
         #expect(verification?["type"] == .text("verify"))
@@ -252,7 +252,7 @@ import VaultSQLite
             #expect(history.json["holderName"] is NSNull)
             #expect(history.json["purgedAt"] is String)
         }
-        let sealed = try fixture.runtime.store.database.readNow { connection in
+        let sealed = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.queryOne("SELECT sealed_card, sealed_details FROM secure_cards")
         }
         #expect(sealed?["sealed_card"] == .null)

@@ -82,7 +82,7 @@ import VaultSQLite
         }
         // One kept per first use (registration by sale, registration with verification), sealed.
         #expect(try fixture.count("stored_credentials") == 2)
-        let clearRows = try fixture.runtime.store.database.readNow { connection in
+        let clearRows = try fixture.runtime.sqlite.database.readNow { connection in
             try connection.queryOne("SELECT count(*) AS n FROM stored_credentials WHERE masked NOT LIKE '***********%'")?.int("n") ?? 0
         }
         #expect(clearRows == 0)

@@ -79,7 +79,7 @@ struct APIFixture {
 
     /// Row count of a table.
     func count(_ table: String) throws -> Int {
-        try runtime.store.database.readNow { connection in try connection.queryOne("SELECT count(*) AS n FROM \(table)")?.int("n") ?? 0 }
+        try runtime.sqlite.database.readNow { connection in try connection.queryOne("SELECT count(*) AS n FROM \(table)")?.int("n") ?? 0 }
     }
 }
 
@@ -117,4 +117,12 @@ func keyedCard(_ reference: String, number: String = "4242424242424242", cvv: St
         {"merchantReference": "\(reference)", "method": "keyed",
          "card": {"number": "\(number)", "expiryDate": "1230", "holderName": "Ada Lovelace"\(cvvField)}\(verifyField)\(extra)}
         """
+}
+
+extension VaultRuntime {
+    /// The SQLite store under the runtime, for tests that read or edit rows with SQL.
+    var sqlite: SQLiteStore {
+        // swiftlint:disable:next force_cast
+        store as! SQLiteStore
+    }
 }

@@ -169,7 +169,7 @@ extension VaultProcess {
         }
         _ = try await fixture.runtime.merchants.update(name: "merchant-a", settings: MerchantSettings(callbackURL: endpoint.url), actor: "test")
         let merchantID = fixture.merchantA.id
-        let id = try await fixture.runtime.store.database.write { connection in
+        let id = try await fixture.runtime.sqlite.database.write { connection in
             try connection.enqueueWebhook(.secureCardRegistered, merchantID: merchantID, data: ["secureCardReference": "sc_x"])
         }
         try await fixture.live { _ in try await endpoint.waitForDeliveries(1) }
@@ -185,7 +185,7 @@ extension VaultProcess {
         let fixture = try await APIFixture { $0.webhooks.allowPrivateTargets = true }
         _ = try await fixture.runtime.merchants.update(name: "merchant-b", settings: MerchantSettings(callbackURL: endpoint.url), actor: "test")
         let merchantID = fixture.merchantB.id
-        try await fixture.runtime.store.database.write { connection in
+        try await fixture.runtime.sqlite.database.write { connection in
             _ = try connection.enqueueWebhook(.secureCardDeleted, merchantID: merchantID, data: [:])
         }
         let service = WebhookDeliveryService(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Logging
+import Scheduler
 import Vault
-import VaultSQLite
 
 /// `vault audit verify`: walks the hash chain of the audit log.
 struct AuditCommand: AsyncParsableCommand {

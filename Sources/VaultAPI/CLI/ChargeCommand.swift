@@ -4,7 +4,6 @@ import Logging
 import Scheduler
 import Synchronization
 import Vault
-import VaultSQLite
 
 /// `vault charge run`: charges every due step, then exits with a summary.
 struct ChargeCommand: AsyncParsableCommand {

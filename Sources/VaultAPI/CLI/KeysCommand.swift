@@ -4,7 +4,6 @@ import Logging
 import Payments
 import Scheduler
 import Vault
-import VaultSQLite
 
 /// `vault keys init|rotate|status`: the master key and the key hierarchy.
 struct KeysCommand: AsyncParsableCommand {

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import Payments
 public import Vault
-import VaultSQLite
 
 /// `vault merchant create|update|list|key|offboard`.
 struct MerchantCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Logging
+import Scheduler
 import Vault
-import VaultSQLite
 
 /// `vault migrate`: applies pending database migrations and checks the master key.
 struct MigrateCommand: AsyncParsableCommand {
@@ -15,7 +15,7 @@ struct MigrateCommand: AsyncParsableCommand {
         VaultLogging.bootstrap(configuration.logging)
         let runtime = try await VaultRuntime.open(configuration: configuration, logger: Logger(label: "vault.migrate"))
         defer { runtime.close() }
-        let applied = try runtime.store.database.appliedMigrations
+        let applied = try await runtime.store.appliedMigrations()
         print("database \(configuration.database.path) is at migration \(applied.last ?? 0) (\(applied.count) applied)")
     }
 }

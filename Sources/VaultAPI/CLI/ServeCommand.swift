@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Scheduler
 import Vault
-import VaultSQLite
 
 /// `vault serve`: migrates, then serves the HTTP API until SIGTERM/SIGINT, finishing in-flight requests.
 struct ServeCommand: AsyncParsableCommand {

@@ -2,7 +2,6 @@ public import ArgumentParser
 import Foundation
 import Scheduler
 public import Vault
-import VaultSQLite
 
 /// `vault webhooks deliver|secret|list`.
 struct WebhooksCommand: AsyncParsableCommand {

@@ -1,6 +1,5 @@
 public import Logging
 public import VaultPostgres
-import VaultSQLite
 
 /// Everything an operator can set, from `config/vault.yaml` and the `VAULT_*` environment variables.
 public struct VaultConfiguration: Sendable, Equatable {

@@ -3,7 +3,6 @@ public import Logging
 public import Scheduler
 public import ServiceLifecycle
 import Synchronization
-import VaultSQLite
 
 /// A charge run accepted over HTTP, waiting for ``ChargeRunService``.
 public struct ChargeRunJob: Sendable {

@@ -3,14 +3,13 @@ public import Logging
 public import Payments
 public import Scheduler
 public import Vault
-public import VaultSQLite
 
 /// The opened database, checked key ring and domain services that every command and the server share.
 public struct VaultRuntime: Sendable {
     /// The configuration it was opened with.
     public let configuration: VaultConfiguration
-    /// Storage (all store protocols).
-    public let store: SQLiteStore
+    /// Storage: every store protocol and the engine (SQLite or, later, PostgreSQL; see `StorageOpener`).
+    public let store: any VaultStorage
     /// The key hierarchy, already verified against the database.
     public let keyring: Keyring
     /// Merchants and API keys.
@@ -47,10 +46,7 @@ public struct VaultRuntime: Sendable {
     ) async throws -> VaultRuntime {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
-        try DatabaseFiles.check(path: configuration.database.path)
-        var options = SQLiteDatabase.Options()
-        options.readerCount = configuration.database.readers
-        let store = try SQLiteStore(path: configuration.database.path, options: options)
+        let store = try StorageOpener.open(configuration.database)
         let keyring = Keyring(masterKeys: ring, store: store)
         if case .file = source {
             // `keys rotate` run by another process adds versions to the file: read it again when a key
@@ -112,7 +108,7 @@ public struct VaultRuntime: Sendable {
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the
             // WAL is reused: cut it, so a copy of the WAL taken from now on holds none of them.
-            if await !store.database.truncateWAL() {
+            if await !store.discardSupersededRowVersions() {
                 logger.warning("could not truncate the WAL after sealing old records; run `sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)'` when idle")
             }
             logger.notice(

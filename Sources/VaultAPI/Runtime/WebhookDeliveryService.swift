@@ -3,7 +3,6 @@ public import Logging
 public import Scheduler
 public import ServiceLifecycle
 import Vault
-import VaultSQLite
 
 /// Delivers webhook events in the background of `vault serve`: a round every `pollSeconds`
 /// until graceful shutdown, which lets the batch in flight finish.
@@ -59,6 +58,6 @@ extension WebhookDeliverySettings {
 }
 
 extension VaultConfiguration.Webhooks {
-    /// How long an event is retried, for `SQLiteConnection.enqueueWebhook(_:merchantID:data:now:retention:)`.
+    /// How long an event is retried, for the events the stores queue in their outbox.
     public var retention: TimeInterval { TimeInterval(retryHours) * 3600 }
 }

@@ -4,8 +4,8 @@ public import Logging
 import NIOCore
 public import Prometheus
 import ServiceLifecycle
+import Scheduler
 import Vault
-import VaultSQLite
 
 /// Builds the HTTP application over an opened runtime.
 /// - Parameters:

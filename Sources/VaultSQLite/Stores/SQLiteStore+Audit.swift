@@ -1,7 +1,7 @@
 import Foundation
 public import Vault
 
-extension SQLiteStore: AuditStore {
+extension SQLiteStore: AuditStore, AuditHeadStore {
     public func appendAudit(_ entry: AuditEntry) async throws {
         try await database.write { connection in try connection.appendAudit(entry) }
     }

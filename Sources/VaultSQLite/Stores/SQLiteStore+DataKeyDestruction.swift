@@ -1,8 +1,8 @@
 public import Foundation
-import Vault
+public import Vault
 
 /// Destroying data-key versions no record uses any more (after `keys rotate --data`).
-extension SQLiteStore {
+extension SQLiteStore: KeyStatusStore {
     /// Blob columns that never hold a record sealed by `Keyring.sealRecord` (keys, hashes, MACs).
     static let unsealedBlobColumns: Set<String> = [
         "merchant_keys.wrapped_key", "system_keys.wrapped_key", "kek_versions.check_value", "audit_events.prev_hash", "audit_events.hash",

@@ -1,4 +1,5 @@
 public import Foundation
+public import Scheduler
 public import Vault
 
 /// The embedded storage: every store protocol of the vault implemented over one SQLite database.
@@ -27,7 +28,19 @@ public final class SQLiteStore: Sendable {
     public func close() {
         database.close()
     }
+
+    /// The ids recorded in `schema_migrations`, in increasing order.
+    public func appliedMigrations() async throws -> [Int] {
+        try await database.read { connection in try Migrator.appliedIDs(connection) }
+    }
+
+    /// A `TRUNCATE` checkpoint (`SQLiteDatabase.truncateWAL`): the WAL keeps no page image of rows since rewritten.
+    public func discardSupersededRowVersions() async -> Bool {
+        await database.truncateWAL()
+    }
 }
+
+extension SQLiteStore: VaultStorage {}
 
 extension SQLiteConnection {
     /// Appends an audit event inside the current transaction, extending the hash chain.

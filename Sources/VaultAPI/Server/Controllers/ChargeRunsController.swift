@@ -3,7 +3,6 @@ import Hummingbird
 import Logging
 import Scheduler
 import Vault
-import VaultSQLite
 
 /// `POST /v1/charge-runs` (start a run for the caller's merchant, now) and `GET /v1/charge-runs/{id}`
 /// (its progress and summary). The same runner as `vault charge run`.

@@ -1,6 +1,6 @@
 import Hummingbird
+import Scheduler
 import Vault
-import VaultSQLite
 
 /// `/healthz` (the process answers) and `/readyz` (database and keys usable).
 struct HealthController {

@@ -1,0 +1,27 @@
+public import Payments
+public import Vault
+
+/// What the runtime asks of a storage engine itself, beyond the domain's store protocols:
+/// readiness, closing, the schema's state for `vault migrate`, and compaction after re-sealing.
+public protocol StorageEngine: Sendable {
+    /// Whether the database answers a trivial query (readiness, `/readyz`).
+    func isReachable() async -> Bool
+    /// Finishes queued writes and closes every connection; idempotent.
+    func close()
+    /// The ids of the schema migrations applied, in increasing order (`vault migrate`).
+    func appliedMigrations() async throws -> [Int]
+    /// Drops the engine's copies of rows as they were before their latest rewrite (SQLite: a
+    /// `TRUNCATE` checkpoint, so the WAL keeps no page image of clear data that was just sealed).
+    /// - Returns: false when it could not be done now (a reader held it back); retried by the operator.
+    func discardSupersededRowVersions() async -> Bool
+}
+
+/// Everything the vault stores, for the runtime: every domain store protocol and the engine.
+///
+/// Lives in Scheduler, the top domain module, because it is the lowest module that sees every
+/// store protocol (Vault's, Payments' and its own) and both engines (VaultSQLite, VaultPostgres)
+/// and VaultAPI already depend on it. Domain services keep taking their narrow protocols.
+public protocol VaultStorage:
+    KeyStore & MerchantStore & AuditStore & AuditHeadStore & KeyStatusStore & IdempotencyStore & WebhookStore & CustomFieldStore
+    & SecureCardStore & TransactionStore & StoredCredentialStore & ScheduleStore & ChargeRunStore & StepReviewStore & StorageEngine
+{}
