@@ -84,7 +84,9 @@ public struct VaultRuntime: Sendable {
         let runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
             schedules: schedules, transactions: transactions, idempotency: idempotency)
-        // Issue 15 hook (lead): on PostgreSQL, `runtime.requestLimits = PostgresRequestLimits(store: pg, configuration: .init(configuration), keyring: keyring)`.
+        // Issue 15 hook (lead): on PostgreSQL, `runtime.requestLimits = PostgresRequestLimits(store: pg, rules: .init(requestsPerSecond:
+        // rateLimit.requestsPerSecond, burst: rateLimit.burst, failedAuthLimit: server.failedAuthLimit, failedAuthWindowSeconds:
+        // server.failedAuthWindowSeconds), keyring: keyring)`; SQLite keeps nil (in this process).
         do {
             try await runtime.protectLegacyRecords(logger: logger)
         } catch {

@@ -25,7 +25,7 @@ public struct PostgresMigration: Sendable {
 public enum PostgresSchema {
     /// The migrations, in id order.
     public static var migrations: [PostgresMigration] {
-        [vault] + billingMigrations
+        [vault] + billingMigrations + [limits]
     }
 
     /// The migrations after the Vault module's (2: Payments and Scheduler), in id order; the
