@@ -15,7 +15,7 @@ public final class PostgresStore: Sendable {
     /// Where the engine and postgres-nio log (queries at debug level only).
     public let logger: Logger
     /// The migration ids recorded in the database after start-up, ascending.
-    public let appliedMigrations: [Int]
+    public let migrationsAtStart: [Int]
     /// The audit chain's key, unwrapped once through the keyring opened over the store.
     let auditKeys = PostgresAuditKeys()
     /// Card-data reads waiting for their audit events (`recordRead`).
@@ -32,7 +32,7 @@ public final class PostgresStore: Sendable {
         self.logger = logger
         let pool = try await PostgresPool.connect(url: url, logger: logger)
         do {
-            appliedMigrations = try await PostgresMigrator(migrations: migrations, logger: logger).migrate(pool.client)
+            migrationsAtStart = try await PostgresMigrator(migrations: migrations, logger: logger).migrate(pool.client)
         } catch {
             pool.shutdown()
             throw error
