@@ -1,0 +1,26 @@
+import PostgresNIO
+public import Scheduler
+public import Vault
+
+extension PostgresStore: StorageEngine, AuditHeadStore, KeyStatusStore {
+    /// The migration ids recorded in the database now, ascending.
+    public func appliedMigrations() async throws -> [Int] {
+        try await read { connection in
+            try await connection.rows("SELECT id FROM schema_migrations ORDER BY id", logger: logger).map { try $0.int("id") }
+        }
+    }
+
+    /// Rewrites the tables whose rows were just sealed (`VACUUM FULL`), so their files keep no
+    /// dead version of a clear row (autovacuum only marks that space reusable). PostgreSQL's WAL
+    /// still holds them until it is recycled, and a WAL archive for as long as it is kept.
+    public func discardSupersededRowVersions() async -> Bool {
+        do {
+            for table in ["idempotency_keys", "secure_cards", "schedules"] {
+                try await client.query(PostgresQuery(unsafeSQL: "VACUUM FULL \(table)"), logger: logger)
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+}
