@@ -7,7 +7,7 @@ import Vault
 
 /// Key rotation through one server picked up by another on the same PostgreSQL database, without
 /// restart (issue 15): two `PostgresStore`s and two keyrings, as two `vault serve`.
-@Suite(.enabled(if: PostgresLimitsDatabase.url != nil, "VAULT_TEST_POSTGRES_URL not set"))
+@Suite(.enabled(if: PostgresLimitsDatabase.url != nil, "VAULT_TEST_DATABASE_URL not set"))
 struct PostgresKeyGenerationTests {
     @Test func aDataKeyRotatedThroughOneServerIsUsedByTheOtherAfterTheCheckAndBothReadEverything() async throws {
         try await PostgresLimitsDatabase.withURL { url in

@@ -7,10 +7,10 @@ import Testing
 import Vault
 @testable import VaultPostgres
 
-/// The shared request limits on a real PostgreSQL (issue 15). Runs when `VAULT_TEST_POSTGRES_URL`
+/// The shared request limits on a real PostgreSQL (issue 15). Runs when `VAULT_TEST_DATABASE_URL`
 /// names a server whose role may create databases (`scripts/lib/pg-cluster.sh`); each test works
 /// in a database of its own, dropped afterwards.
-@Suite(.enabled(if: PostgresLimitsDatabase.url != nil, "VAULT_TEST_POSTGRES_URL not set"))
+@Suite(.enabled(if: PostgresLimitsDatabase.url != nil, "VAULT_TEST_DATABASE_URL not set"))
 struct PostgresRequestLimitsTests {
     /// Seconds the test moves by hand.
     final class WallClock: Sendable {
@@ -128,9 +128,9 @@ struct PostgresRequestLimitsTests {
     }
 }
 
-/// A database of its own for one test on the server `VAULT_TEST_POSTGRES_URL` names.
+/// A database of its own for one test on the server `VAULT_TEST_DATABASE_URL` names.
 enum PostgresLimitsDatabase {
-    static let url = ProcessInfo.processInfo.environment["VAULT_TEST_POSTGRES_URL"]
+    static let url = ProcessInfo.processInfo.environment["VAULT_TEST_DATABASE_URL"]
 
     static func with(_ body: (PostgresClient, SecureBytes) async throws -> Void) async throws {
         try await withURL { own in

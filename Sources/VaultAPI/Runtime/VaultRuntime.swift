@@ -3,6 +3,7 @@ public import Logging
 public import Payments
 public import Scheduler
 public import Vault
+import VaultPostgres
 
 /// The opened database, checked key ring and domain services that every command and the server share.
 public struct VaultRuntime: Sendable {
@@ -81,12 +82,19 @@ public struct VaultRuntime: Sendable {
             storedCredentials: storedCredentials,
             duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)))
         let idempotency = IdempotencyService(store: store, keyring: keyring)
-        let runtime = VaultRuntime(
+        var runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
             schedules: schedules, transactions: transactions, idempotency: idempotency)
-        // Issue 15 hook (lead): on PostgreSQL, `runtime.requestLimits = PostgresRequestLimits(store: pg, rules: .init(requestsPerSecond:
-        // rateLimit.requestsPerSecond, burst: rateLimit.burst, failedAuthLimit: server.failedAuthLimit, failedAuthWindowSeconds:
-        // server.failedAuthWindowSeconds), keyring: keyring)`; SQLite keeps nil (in this process).
+        if let postgres = store as? PostgresStore {
+            // Several servers on one database: a key's limit and an address's failed authentications are counted once for all.
+            let limits = configuration
+            runtime.requestLimits = PostgresRequestLimits(
+                store: postgres,
+                rules: .init(
+                    requestsPerSecond: limits.rateLimit.requestsPerSecond, burst: limits.rateLimit.burst,
+                    failedAuthLimit: limits.server.failedAuthLimit, failedAuthWindowSeconds: limits.server.failedAuthWindowSeconds),
+                keyring: keyring)
+        }
         do {
             try await runtime.protectLegacyRecords(logger: logger)
         } catch {
