@@ -58,4 +58,21 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case sequence, id, occurredAt, merchantID = "merchantId", actor, action, objectType, objectID = "objectId", details, hash
     }
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(
+        sequence: Int64, id: String, occurredAt: Date, merchantID: String?, actor: String, action: String, objectType: String,
+        objectID: String?, details: [String: String], hash: String
+    ) {
+        self.sequence = sequence
+        self.id = id
+        self.occurredAt = occurredAt
+        self.merchantID = merchantID
+        self.actor = actor
+        self.action = action
+        self.objectType = objectType
+        self.objectID = objectID
+        self.details = details
+        self.hash = hash
+    }
 }

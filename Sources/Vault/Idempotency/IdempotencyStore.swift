@@ -47,6 +47,17 @@ public struct LegacyIdempotencyRow: Sendable, Equatable {
     public var status: Int?
     /// The clear response, when completed.
     public var body: [UInt8]?
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(
+        merchantID: String, key: String, requestHash: [UInt8], status: Int?, body: [UInt8]?
+    ) {
+        self.merchantID = merchantID
+        self.key = key
+        self.requestHash = requestHash
+        self.status = status
+        self.body = body
+    }
 }
 
 /// Remembers POST responses per merchant and key so that a retried request is answered, not re-run.

@@ -57,7 +57,7 @@ extension Keyring {
     }
 
     /// The 4-byte big-endian version header a sealed record starts with.
-    static func versionHeader(_ version: Int) -> [UInt8] {
+    package static func versionHeader(_ version: Int) -> [UInt8] {
         [UInt8(truncatingIfNeeded: version >> 24), UInt8(truncatingIfNeeded: version >> 16), UInt8(truncatingIfNeeded: version >> 8), UInt8(truncatingIfNeeded: version)]
     }
 

@@ -48,6 +48,38 @@ public struct SecureCardRow: Sendable, Equatable {
     /// The holder name's blind-index MACs (``HolderNameIndex``) to store with the card data; nil
     /// leaves the stored ones as they are (an update of personal details only).
     public var holderNameMACs: [[UInt8]]? = nil
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(
+        reference: String, merchantID: String, merchantReference: String, status: SecureCard.Status, cardType: CardBrand,
+        bin: String, last4: String, maskedNumber: String, expiry: CardExpiry, entryMode: EntryMode, fingerprint: String,
+        keyVersion: Int, sealedCard: [UInt8]?, sealedDetails: [UInt8]?, verification: CardVerificationRecord?, createdAt: Date,
+        updatedAt: Date, deletedAt: Date?, purgedAt: Date?, sequence: Int64, metadataBound: Bool = true,
+        holderNameMACs: [[UInt8]]? = nil
+    ) {
+        self.reference = reference
+        self.merchantID = merchantID
+        self.merchantReference = merchantReference
+        self.status = status
+        self.cardType = cardType
+        self.bin = bin
+        self.last4 = last4
+        self.maskedNumber = maskedNumber
+        self.expiry = expiry
+        self.entryMode = entryMode
+        self.fingerprint = fingerprint
+        self.keyVersion = keyVersion
+        self.sealedCard = sealedCard
+        self.sealedDetails = sealedDetails
+        self.verification = verification
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+        self.purgedAt = purgedAt
+        self.sequence = sequence
+        self.metadataBound = metadataBound
+        self.holderNameMACs = holderNameMACs
+    }
 }
 
 /// How to find secure cards.
@@ -83,6 +115,13 @@ public struct SecureCardQuery: Sendable {
 public struct SchedulesInUse: Error, Equatable, Sendable {
     /// Their ids.
     public var scheduleIDs: [String]
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(
+        scheduleIDs: [String]
+    ) {
+        self.scheduleIDs = scheduleIDs
+    }
 }
 
 /// Persistence of secure cards. Every change records its audit event atomically.

@@ -1,0 +1,138 @@
+public import Foundation
+import PostgresNIO
+public import Vault
+
+/// The head of one audit chain inside a write transaction.
+struct AuditChainHead {
+    var sequence: Int64
+    var hash: [UInt8]
+    var merchantID: String?
+    /// Whether this transaction appended to the chain (its head row needs writing before COMMIT).
+    var extended: Bool
+}
+
+/// Audit chains on PostgreSQL: one per merchant, one (`platform`) for events without a merchant.
+public enum PostgresAuditChains {
+    /// The chain of events that belong to no merchant. Merchant ids start with `mer_`, so no
+    /// merchant's chain can take this name.
+    public static let platform = "platform"
+
+    /// The chain an event of `merchantID` belongs to.
+    public static func chain(of merchantID: String?) -> String {
+        merchantID ?? platform
+    }
+}
+
+extension PostgresWrite {
+    /// Appends an audit event inside this transaction, extending its merchant's chain.
+    public func appendAudit(_ entry: AuditEntry, now: Date = Date()) async throws {
+        try await appendAudit(PendingAuditEvent(entry, at: now))
+    }
+
+    /// Appends a prepared audit event inside this transaction, extending its chain (its merchant's,
+    /// or `platform`).
+    ///
+    /// The chain's head row is locked at the transaction's first event of that chain
+    /// (`INSERT ... ON CONFLICT DO UPDATE` locks it, creating it for a new chain), so writers of one
+    /// merchant on any server queue there and writers of different merchants never meet. The MAC
+    /// covers the event's merchant id, which names its chain, and its place in the chain.
+    /// - Throws: `PostgresStoreError.misuse` when no keyring is open over the store; server errors.
+    public func appendAudit(_ event: PendingAuditEvent) async throws {
+        let chain = PostgresAuditChains.chain(of: event.merchantID)
+        let head = try await lockedChainHead(chain, merchantID: event.merchantID)
+        let key = try await auditChainKey(creating: true)!
+        let sequence = head.sequence + 1
+        let link = try AuditChain.mac(
+            key: key, previous: head.hash, sequence: sequence, id: event.id, occurredAt: event.occurredAt, merchantID: event.merchantID,
+            actor: event.actor, action: event.action, objectType: event.objectType, objectID: event.objectID, details: event.details)
+        try await run(
+            """
+            INSERT INTO audit_events (id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
+            VALUES (\(event.id), \(chain), \(sequence), \(event.occurredAt), \(event.merchantID), \(event.actor), \(event.action),
+                \(event.objectType), \(event.objectID), \(event.details), \(bytea(head.hash)), \(bytea(link)))
+            """)
+        chainHeads[chain] = AuditChainHead(sequence: sequence, hash: link, merchantID: event.merchantID, extended: true)
+    }
+
+    /// The chain's head, locked for this transaction.
+    func lockedChainHead(_ chain: String, merchantID: String?) async throws -> AuditChainHead {
+        if let head = chainHeads[chain] { return head }
+        guard let row = try await row(
+            """
+            INSERT INTO audit_chains (chain, merchant_id, last_seq, last_hash) VALUES (\(chain), \(merchantID), 0, \(bytea(AuditChain.genesis)))
+            ON CONFLICT (chain) DO UPDATE SET last_seq = audit_chains.last_seq
+            RETURNING last_seq, last_hash
+            """)
+        else { throw PostgresStoreError.misuse("the audit chain head of \(chain) was not returned") }
+        let head = AuditChainHead(sequence: try row.int64("last_seq"), hash: try row.blob("last_hash"), merchantID: merchantID, extended: false)
+        chainHeads[chain] = head
+        return head
+    }
+
+    /// Writes the head of every chain this transaction extended, with its keyed head record (so
+    /// events deleted from a chain's end are detected).
+    func writeChainHeads() async throws {
+        let extended = chainHeads.filter(\.value.extended)
+        guard !extended.isEmpty, let key = try await auditChainKey(creating: false) else { return }
+        for (chain, head) in extended.sorted(by: { $0.key < $1.key }) {
+            let record = try PostgresAuditChains.headRecord(key: key, chain: chain, sequence: head.sequence, link: head.hash)
+            try await run(
+                "UPDATE audit_chains SET last_seq = \(head.sequence), last_hash = \(bytea(head.hash)), head = \(record) WHERE chain = \(chain)")
+            chainHeads[chain]?.extended = false
+        }
+    }
+
+    /// The audit key: the store's unwrapped copy, else the stored key, else (when `creating`) a
+    /// new one inserted in this transaction (a concurrent creator's key wins; this one then uses it).
+    func auditChainKey(creating: Bool) async throws -> SecureBytes? {
+        if let auditKey { return auditKey }
+        if let cached = store.auditKeys.cached {
+            auditKey = cached
+            return cached
+        }
+        if let stored = try await storedAuditKey() {
+            auditKey = stored
+            store.auditKeys.remember(stored)
+            return stored
+        }
+        guard creating else { return nil }
+        let custodian = try store.auditKeys.custodian()
+        let key = try SecureBytes.random(count: 32)
+        let (kekVersion, wrapped) = try custodian.wrapSystemKey(key, purpose: PostgresAuditKeys.purpose)
+        let inserted = try await run(
+            """
+            INSERT INTO system_keys (purpose, kek_version, wrapped_key, created_at)
+            VALUES (\(PostgresAuditKeys.purpose), \(kekVersion), \(bytea(wrapped)), \(Timestamp.string(Date())))
+            ON CONFLICT (purpose) DO NOTHING RETURNING 1
+            """)
+        if inserted == 0 {
+            guard let stored = try await storedAuditKey() else { throw PostgresStoreError.misuse("the audit key vanished") }
+            auditKey = stored
+            store.auditKeys.remember(stored)
+            return stored
+        }
+        auditKey = key
+        createdAuditKey = true
+        return key
+    }
+
+    private func storedAuditKey() async throws -> SecureBytes? {
+        guard let row = try await row("SELECT kek_version, wrapped_key FROM system_keys WHERE purpose = \(PostgresAuditKeys.purpose)") else {
+            return nil
+        }
+        return try store.auditKeys.custodian().unwrapSystemKey(
+            try row.blob("wrapped_key"), purpose: PostgresAuditKeys.purpose, kekVersion: try row.int("kek_version"))
+    }
+}
+
+extension PostgresAuditChains {
+    /// `<sequence>:<link hex>:<tag hex>` with a tag under the audit key over the chain's name,
+    /// sequence and link.
+    static func headRecord(key: SecureBytes, chain: String, sequence: Int64, link: [UInt8]) throws -> String {
+        // AuditChain.headRecord tags "<sequence>:<link>"; the chain's name is bound by prefixing it
+        // to the sequence inside the tagged text and stripping it again from the stored record.
+        let tagged = try AuditChain.headRecord(key: key, sequence: sequence, link: link + Array(chain.utf8))
+        let parts = tagged.split(separator: ":")
+        return "\(sequence):\(Encoding.hex(link)):\(parts[2])"
+    }
+}

@@ -1,0 +1,164 @@
+public import Foundation
+import PostgresNIO
+public import Vault
+
+extension PostgresStore: MerchantStore {
+    public func createMerchant(
+        _ merchant: Merchant, keys: [WrappedKey], sealedGatewayCredentials: [UInt8]?, apiKey: IssuedAPIKey, audit: AuditEntry
+    ) async throws {
+        try await write { transaction in
+            do {
+                try await transaction.run(
+                        """
+                        INSERT INTO merchants (id, seq, name, status, gateway, gateway_url, gateway_credentials, time_zone, callback_url,
+                            verify_on_registration, created_at, updated_at, allow_credit)
+                        VALUES (\(merchant.id), \(merchant.sequence), \(merchant.name), \(merchant.status.rawValue), \(merchant.gateway.name),
+                            \(merchant.gateway.url), \(bytea(sealedGatewayCredentials)), \(merchant.timeZone), \(merchant.callbackURL),
+                            \(merchant.verifyOnRegistration ? 1 : 0), \(Timestamp.string(merchant.createdAt)), \(Timestamp.string(merchant.updatedAt)),
+                            \(merchant.allowsCredit ? 1 : 0))
+                        """)
+            } catch let error where error.isPostgresUniqueViolation {
+                throw MerchantError.nameTaken(merchant.name)
+            }
+            for key in keys { try await Self.insertKey(key, on: transaction) }
+            try await Self.insertAPIKey(apiKey, on: transaction)
+            try await transaction.appendAudit(audit)
+        }
+    }
+
+    public func updateMerchant(_ merchant: Merchant, sealedGatewayCredentials: [UInt8]?, audit: AuditEntry) async throws {
+        try await write { transaction in
+            let changed = try await transaction.run(
+                """
+                UPDATE merchants SET status = \(merchant.status.rawValue), gateway = \(merchant.gateway.name), gateway_url = \(merchant.gateway.url),
+                    time_zone = \(merchant.timeZone), callback_url = \(merchant.callbackURL),
+                    verify_on_registration = \(merchant.verifyOnRegistration ? 1 : 0), updated_at = \(Timestamp.string(merchant.updatedAt)),
+                    gateway_credentials = coalesce(\(bytea(sealedGatewayCredentials)), gateway_credentials), allow_credit = \(merchant.allowsCredit ? 1 : 0)
+                WHERE id = \(merchant.id)
+                RETURNING 1
+                """)
+            guard changed == 1 else { throw MerchantError.notFound(merchant.name) }
+            try await transaction.appendAudit(audit)
+        }
+    }
+
+    public func merchant(id: String) async throws -> Merchant? {
+        try await read { connection in
+            try await connection.row("SELECT * FROM merchants WHERE id = \(id)", logger: logger).map(Self.merchant)
+        }
+    }
+
+    public func merchant(named name: String) async throws -> Merchant? {
+        try await read { connection in
+            try await connection.row("SELECT * FROM merchants WHERE name = \(name)", logger: logger).map(Self.merchant)
+        }
+    }
+
+    public func merchants() async throws -> [Merchant] {
+        try await read { connection in
+            try await connection.rows(#"SELECT * FROM merchants ORDER BY name COLLATE "C""#, logger: logger).map(Self.merchant)
+        }
+    }
+
+    /// The next merchant sequence. Two servers creating merchants at once may read the same
+    /// number: the second insert then fails on `seq`'s uniqueness (as a name clash does) and is retried by the caller.
+    public func nextMerchantSequence() async throws -> Int64 {
+        try await read { connection in
+            try await connection.row("SELECT coalesce(max(seq), 0) + 1 AS next FROM merchants", logger: logger)?.int64("next") ?? 1
+        }
+    }
+
+    public func sealedGatewayCredentials(merchantID: String) async throws -> [UInt8]? {
+        try await read { connection in
+            try await connection.row("SELECT gateway_credentials FROM merchants WHERE id = \(merchantID)", logger: logger)?
+                .optionalBlob("gateway_credentials")
+        }
+    }
+
+    public func addAPIKey(_ key: IssuedAPIKey, audit: AuditEntry) async throws {
+        try await write { transaction in
+            try await Self.insertAPIKey(key, on: transaction)
+            try await transaction.appendAudit(audit)
+        }
+    }
+
+    public func revokeAPIKey(id: String, merchantID: String, at date: Date, audit: AuditEntry) async throws -> Bool {
+        let stamp = Timestamp.string(date)
+        return try await write { transaction in
+            let changed = try await transaction.run(
+                "UPDATE api_keys SET revoked_at = \(stamp) WHERE id = \(id) AND merchant_id = \(merchantID) AND revoked_at IS NULL RETURNING 1")
+            guard changed == 1 else { return false }
+            try await transaction.appendAudit(audit)
+            return true
+        }
+    }
+
+    public func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)? {
+        try await read { connection in
+            guard let row = try await connection.row("SELECT * FROM api_keys WHERE id = \(id)", logger: logger) else { return nil }
+            let record = try Self.apiKey(row)
+            let merchant = try await connection.row("SELECT * FROM merchants WHERE id = \(record.merchantID)", logger: logger).map(Self.merchant)
+            return (record, try row.blob("secret_hash"), merchant)
+        }
+    }
+
+    public func apiKeys(merchantID: String) async throws -> [APIKeyRecord] {
+        try await read { connection in
+            try await connection.rows(
+                #"SELECT * FROM api_keys WHERE merchant_id = \#(merchantID) ORDER BY created_at COLLATE "C" DESC, id COLLATE "C""#, logger: logger
+            ).map(Self.apiKey)
+        }
+    }
+
+    static func insertAPIKey(_ key: IssuedAPIKey, on transaction: PostgresWrite) async throws {
+        try await transaction.run(
+            """
+            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at)
+            VALUES (\(key.record.id), \(key.record.merchantID), \(key.record.role.rawValue), \(bytea(key.secretHash)),
+                \(Timestamp.string(key.record.createdAt)))
+            """)
+    }
+
+    static func merchant(_ row: PostgresRowReader) throws -> Merchant {
+        var merchant = Merchant(
+            id: try row.string("id"), sequence: try row.int64("seq"), name: try row.string("name"),
+            status: Merchant.Status(rawValue: try row.string("status")) ?? .offboarded,
+            gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url")),
+            timeZone: try row.string("time_zone"), callbackURL: try row.optionalString("callback_url"),
+            verifyOnRegistration: try row.int("verify_on_registration") != 0,
+            createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"))
+        merchant.allowsCredit = try row.int("allow_credit") != 0
+        return merchant
+    }
+
+    static func apiKey(_ row: PostgresRowReader) throws -> APIKeyRecord {
+        APIKeyRecord(
+            id: try row.string("id"), merchantID: try row.string("merchant_id"),
+            role: APIKeyRole(rawValue: try row.string("role")) ?? .readonly, createdAt: try date(row, "created_at"),
+            revokedAt: try row.optionalInstant("revoked_at"))
+    }
+}
+
+extension PostgresStore: CustomFieldStore {
+    public func customFieldDefinitions(merchantID: String) async throws -> [CustomFieldDefinition] {
+        let json = try await read { connection in
+            try await connection.row("SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)", logger: logger)?
+                .string("definitions")
+        }
+        guard let json else { return [] }
+        return try JSONDecoder().decode([CustomFieldDefinition].self, from: Data(json.utf8))
+    }
+
+    public func replaceCustomFieldDefinitions(_ definitions: [CustomFieldDefinition], merchantID: String, audit: AuditEntry) async throws {
+        let json = String(decoding: try JSONEncoder().encode(definitions), as: UTF8.self)
+        let stamp = Timestamp.string(Date())
+        try await write { transaction in
+            try await transaction.run(
+                """
+                INSERT INTO custom_field_definitions (merchant_id, definitions, updated_at) VALUES (\(merchantID), \(json), \(stamp))
+                ON CONFLICT (merchant_id) DO UPDATE SET definitions = excluded.definitions, updated_at = excluded.updated_at
+                """)
+            try await transaction.appendAudit(audit)
+        }
+    }
+}

@@ -1,0 +1,366 @@
+public import Foundation
+import PostgresNIO
+public import Vault
+import Synchronization
+
+extension PostgresStore: SecureCardStore {
+    public func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
+        let verification = try Self.json(row.verification)
+        let event = try PendingWebhookEvent(.secureCardRegistered, merchantID: row.merchantID, data: Self.webhookData(row))
+        try await write { transaction in
+            do {
+                try await transaction.run(
+                    """
+                    INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
+                        expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at,
+                        metadata_bound)
+                    VALUES (\(row.reference), \(row.merchantID), \(row.merchantReference), 'active', \(row.cardType.rawValue), \(row.maskedNumber),
+                        \(row.expiry.month), \(row.expiry.year), \(row.entryMode.rawValue), \(row.fingerprint), \(row.keyVersion),
+                        \(bytea(row.sealedCard)), \(bytea(row.sealedDetails)), \(verification), \(Timestamp.string(row.createdAt)),
+                        \(Timestamp.string(row.updatedAt)), \(row.metadataBound ? 1 : 0))
+                    """)
+            } catch let error where error.isPostgresUniqueViolation {
+                throw SecureCardError.referenceTaken(row.merchantReference)
+            }
+            try await Self.replaceNameIndex(of: row, on: transaction)
+            try await transaction.appendAudit(audit)
+            try await transaction.enqueueWebhook(event, merchantHasCallback: transaction.merchantHasCallback(row.merchantID))
+        }
+    }
+
+    public func updateSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
+        let verification = try Self.json(row.verification)
+        let event = try PendingWebhookEvent(.secureCardUpdated, merchantID: row.merchantID, data: Self.webhookData(row))
+        try await write { transaction in
+            let changed = try await transaction.run(
+                """
+                UPDATE secure_cards SET card_type = \(row.cardType.rawValue), masked_number = \(row.maskedNumber), expiry_month = \(row.expiry.month),
+                    expiry_year = \(row.expiry.year), entry_mode = \(row.entryMode.rawValue), fingerprint = \(row.fingerprint),
+                    key_version = \(row.keyVersion), sealed_card = \(bytea(row.sealedCard)), sealed_details = \(bytea(row.sealedDetails)),
+                    verification = \(verification), updated_at = \(Timestamp.string(row.updatedAt)), metadata_bound = \(row.metadataBound ? 1 : 0)
+                WHERE id = \(row.reference) AND merchant_id = \(row.merchantID) AND status = 'active'
+                RETURNING 1
+                """)
+            guard changed == 1 else { throw SecureCardError.notFound }
+            try await Self.replaceNameIndex(of: row, on: transaction)
+            try await transaction.appendAudit(audit)
+            try await transaction.enqueueWebhook(event, merchantHasCallback: transaction.merchantHasCallback(row.merchantID))
+        }
+    }
+
+    public func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
+        try await read { connection in
+            try await connection.row(
+                "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference) AND status = 'active'",
+                logger: logger
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow? {
+        try await read { connection in
+            try await connection.row("SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id = \(reference)", logger: logger)
+                .map(Self.secureCardRow)
+        }
+    }
+
+    public func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
+        try await read { connection in
+            try await connection.row(
+                """
+                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
+                    AND status = 'deleted' AND purged_at IS NULL
+                ORDER BY seq DESC LIMIT 1
+                """, logger: logger
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow] {
+        var builder = PostgresQueryBuilder("SELECT * FROM secure_cards WHERE merchant_id = ")
+        builder.append(builder.bind(merchantID))
+        if !query.includeDeleted { builder.append(" AND status = 'active'") }
+        builder.and({ "id = \($0)" }, query.cardReference)
+        if let text = query.text, !text.isEmpty {
+            let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_")
+            builder.append(" AND (merchant_reference LIKE \(builder.bind(escaped + "%")) ESCAPE '\\'")
+            builder.append(" OR right(masked_number, 4) = \(builder.bind(text)) OR left(masked_number, 6) = \(builder.bind(text))")
+            if let macs = query.textNameMACs, !macs.isEmpty {
+                builder.append(" OR " + Self.nameIndexCondition(merchantID: merchantID, macs: macs, into: &builder))
+            }
+            builder.append(")")
+        }
+        if let macs = query.holderNameMACs {
+            builder.append(" AND " + Self.nameIndexCondition(merchantID: merchantID, macs: macs, into: &builder))
+        }
+        builder.and({ "seq > \($0)" }, query.afterSequence)
+        builder.append(" ORDER BY seq LIMIT \(builder.bind(query.limit))")
+        let sql = builder.query
+        return try await read { connection in
+            try await connection.rows(sql, logger: logger).map(Self.secureCardRow)
+        }
+    }
+
+    public func deleteSecureCard(
+        merchantID: String, reference: String, cancelSchedules: Bool, purge: Bool, at date: Date, audit: AuditEntry
+    ) async throws -> [String] {
+        let stamp = Timestamp.string(date)
+        return try await write { transaction in
+            // `schedules` comes with migration 2 (billing); the card's row is locked first so a
+            // schedule created for it concurrently waits for this delete.
+            let inUse = try await transaction.rows(
+                """
+                SELECT id FROM schedules WHERE merchant_id = \(merchantID) AND secure_card_id = \(reference)
+                AND status IN ('pending_confirmation', 'active', 'paused', 'past_due') ORDER BY seq
+                """
+            ).map { try $0.string("id") }
+            if !inUse.isEmpty {
+                guard cancelSchedules else { throw SchedulesInUse(scheduleIDs: inUse) }
+                for id in inUse {
+                    try await transaction.run("UPDATE schedules SET status = 'cancelled', updated_at = \(stamp) WHERE id = \(id)")
+                    try await transaction.run(
+                        """
+                        UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp)
+                        WHERE schedule_id = \(id) AND status IN ('scheduled', 'retry_pending')
+                        """)
+                    try await transaction.appendAudit(AuditEntry(
+                        merchantID: merchantID, actor: audit.actor, action: "schedule.cancelled", objectType: "schedule", objectID: id,
+                        details: ["reason": "secure card deleted"]))
+                }
+            }
+            let changed: Int
+            if purge {
+                changed = try await transaction.run(
+                    """
+                    UPDATE secure_cards SET status = 'deleted', deleted_at = coalesce(deleted_at, \(stamp)), purged_at = \(stamp), sealed_card = NULL,
+                        sealed_details = NULL, updated_at = \(stamp)
+                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND (status = 'active' OR (status = 'deleted' AND purged_at IS NULL))
+                    RETURNING 1
+                    """)
+            } else {
+                changed = try await transaction.run(
+                    """
+                    UPDATE secure_cards SET status = 'deleted', deleted_at = \(stamp), updated_at = \(stamp)
+                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND status = 'active'
+                    RETURNING 1
+                    """)
+            }
+            guard changed == 1 else { throw SecureCardError.notFound }
+            if purge {
+                try await transaction.shredIdempotentResponses(merchantID: merchantID, secureCardID: reference)
+                try await transaction.run("DELETE FROM secure_card_names WHERE secure_card_id = \(reference)")
+                try await transaction.run(
+                    """
+                    UPDATE transactions SET duplicate_mac = NULL
+                    WHERE merchant_id = \(merchantID) AND secure_card_id = \(reference) AND duplicate_mac IS NOT NULL
+                    """)
+            }
+            try await transaction.appendAudit(audit)
+            try await transaction.enqueueWebhook(
+                .secureCardDeleted, merchantID: merchantID,
+                data: ["secureCardReference": .string(reference), "purged": .bool(purge), "cancelledSchedules": .array(inUse.map { .string($0) })])
+            return inUse
+        }
+    }
+
+    /// Records a read of card data: queued and written shortly after in a transaction of its own
+    /// (reads are not slowed by the audit write; as `SQLiteDatabase.appendAuditLater`).
+    public func recordRead(_ audit: AuditEntry) {
+        let event = PendingAuditEvent(audit)
+        guard readAudits.enqueue(event) else { return }
+        Task { await self.flushReadAudits() }
+    }
+
+    func flushReadAudits() async {
+        while true {
+            let events = readAudits.drain()
+            guard !events.isEmpty else { return }
+            do {
+                try await write { transaction in
+                    for event in events { try await transaction.appendAudit(event) }
+                }
+            } catch {
+                logger.error("could not record card-data reads in the audit log", metadata: ["events": "\(events.count)"])
+                readAudits.endFlush()
+                return
+            }
+        }
+    }
+
+    public func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow] {
+        try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND key_version < \(keyVersion)
+                    AND (sealed_card IS NOT NULL OR sealed_details IS NOT NULL) LIMIT \(limit)
+                """, logger: logger
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func resealSecureCards(_ rows: [(old: SecureCardRow, new: SecureCardRow)]) async throws -> Int {
+        let updates = rows.map {
+            ($0.old.reference, $0.old.keyVersion, $0.new.keyVersion, $0.new.sealedCard, $0.new.sealedDetails, $0.new.metadataBound)
+        }
+        return try await write { transaction in
+            var changed = 0
+            for (reference, oldVersion, newVersion, card, details, bound) in updates {
+                changed += try await transaction.run(
+                    """
+                    UPDATE secure_cards SET key_version = \(newVersion), sealed_card = \(bytea(card)), sealed_details = \(bytea(details)),
+                        metadata_bound = \(bound ? 1 : 0)
+                    WHERE id = \(reference) AND key_version = \(oldVersion) AND purged_at IS NULL
+                    RETURNING 1
+                    """)
+            }
+            return changed
+        }
+    }
+
+    public func secureCardsWithUnboundMetadata(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow] {
+        try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM secure_cards WHERE metadata_bound = 0 AND sealed_card IS NOT NULL AND seq > \(afterSequence)
+                ORDER BY seq LIMIT \(limit)
+                """, logger: logger
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func bindSecureCardMetadata(_ old: SecureCardRow, sealedCard: [UInt8]) async throws -> Bool {
+        try await write { transaction in
+            try await transaction.run(
+                """
+                UPDATE secure_cards SET sealed_card = \(bytea(sealedCard)), metadata_bound = 1
+                WHERE id = \(old.reference) AND merchant_id = \(old.merchantID) AND metadata_bound = 0 AND key_version = \(old.keyVersion)
+                    AND sealed_card = \(bytea(old.sealedCard))
+                RETURNING 1
+                """) == 1
+        }
+    }
+
+    public func secureCardsWithoutNameIndex(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow] {
+        try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM secure_cards WHERE name_indexed = 0 AND sealed_card IS NOT NULL AND seq > \(afterSequence)
+                ORDER BY seq LIMIT \(limit)
+                """, logger: logger
+            ).map(Self.secureCardRow)
+        }
+    }
+
+    public func indexSecureCardName(_ row: SecureCardRow, macs: [[UInt8]]) async throws -> Bool {
+        try await write { transaction in
+            let changed = try await transaction.run(
+                """
+                UPDATE secure_cards SET name_indexed = 1
+                WHERE id = \(row.reference) AND merchant_id = \(row.merchantID) AND name_indexed = 0 AND sealed_card = \(bytea(row.sealedCard))
+                RETURNING 1
+                """)
+            guard changed == 1 else { return false }
+            var indexed = row
+            indexed.holderNameMACs = macs
+            try await Self.replaceNameIndex(of: indexed, on: transaction)
+            return true
+        }
+    }
+
+    static func replaceNameIndex(of row: SecureCardRow, on transaction: PostgresWrite) async throws {
+        guard let macs = row.holderNameMACs else { return }
+        try await transaction.run("DELETE FROM secure_card_names WHERE secure_card_id = \(row.reference)")
+        for mac in Set(macs) {
+            try await transaction.run(
+                "INSERT INTO secure_card_names (merchant_id, token_mac, secure_card_id) VALUES (\(row.merchantID), \(bytea(mac)), \(row.reference))")
+        }
+        try await transaction.run("UPDATE secure_cards SET name_indexed = 1 WHERE id = \(row.reference)")
+    }
+
+    /// Cards whose name index holds every one of `macs`.
+    static func nameIndexCondition(merchantID: String, macs: [[UInt8]], into builder: inout PostgresQueryBuilder) -> String {
+        let merchant = builder.bind(merchantID)
+        let list = macs.map { builder.bind(bytea($0)) }.joined(separator: ", ")
+        let count = builder.bind(macs.count)
+        return "id IN (SELECT secure_card_id FROM secure_card_names WHERE merchant_id = \(merchant) AND token_mac IN (\(list))"
+            + " GROUP BY secure_card_id HAVING count(*) = \(count))"
+    }
+
+    static func webhookData(_ row: SecureCardRow) -> [String: WebhookValue] {
+        ["secureCardReference": .string(row.reference), "merchantReference": .string(row.merchantReference),
+         "cardType": .string(row.cardType.rawValue), "maskedNumber": .string(row.maskedNumber), "expiryDate": .string(row.expiry.mmyy)]
+    }
+
+    static func json(_ verification: CardVerificationRecord?) throws -> String? {
+        guard let verification else { return nil }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(date))
+        }
+        return String(decoding: try encoder.encode(verification), as: UTF8.self)
+    }
+
+    static func secureCardRow(_ row: PostgresRowReader) throws -> SecureCardRow {
+        var verification: CardVerificationRecord?
+        if let json = try row.optionalString("verification") {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let text = try decoder.singleValueContainer().decode(String.self)
+                guard let date = Timestamp.parse(text) else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an instant"))
+                }
+                return date
+            }
+            verification = try? decoder.decode(CardVerificationRecord.self, from: Data(json.utf8))
+        }
+        let masked = try row.string("masked_number")
+        return SecureCardRow(
+            reference: try row.string("id"), merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),
+            status: SecureCard.Status(rawValue: try row.string("status")) ?? .deleted,
+            cardType: CardBrand(rawValue: try row.string("card_type")) ?? .visa, bin: String(masked.prefix(6)), last4: String(masked.suffix(4)),
+            maskedNumber: masked,
+            expiry: try CardExpiry(month: try row.int("expiry_month"), year: try row.int("expiry_year")),
+            entryMode: EntryMode(rawValue: try row.string("entry_mode")) ?? .keyed, fingerprint: try row.string("fingerprint"),
+            keyVersion: try row.int("key_version"), sealedCard: try row.optionalBlob("sealed_card"),
+            sealedDetails: try row.optionalBlob("sealed_details"), verification: verification, createdAt: try date(row, "created_at"),
+            updatedAt: try date(row, "updated_at"), deletedAt: try row.optionalInstant("deleted_at"),
+            purgedAt: try row.optionalInstant("purged_at"), sequence: try row.int64("seq"),
+            metadataBound: try row.int("metadata_bound") != 0)
+    }
+}
+
+/// Card-data reads waiting to be written to the audit log (one flush at a time).
+final class PostgresReadAuditQueue: Sendable {
+    private struct State {
+        var events: [PendingAuditEvent] = []
+        var flushing = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Queues `event`; true when the caller must start a flush.
+    func enqueue(_ event: PendingAuditEvent) -> Bool {
+        state.withLock { state in
+            state.events.append(event)
+            guard !state.flushing else { return false }
+            state.flushing = true
+            return true
+        }
+    }
+
+    /// Ends a failed flush (its events are lost and logged by count; the next read starts a flush).
+    func endFlush() {
+        state.withLock { $0.flushing = false }
+    }
+
+    /// Takes the queued events; when there are none the flush ends.
+    func drain() -> [PendingAuditEvent] {
+        state.withLock { state in
+            defer { state.events.removeAll() }
+            if state.events.isEmpty { state.flushing = false }
+            return state.events
+        }
+    }
+}

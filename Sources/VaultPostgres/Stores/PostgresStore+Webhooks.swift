@@ -1,0 +1,105 @@
+public import Foundation
+import PostgresNIO
+public import Vault
+
+extension PostgresStore: WebhookStore {
+    /// Leases due events with `FOR UPDATE SKIP LOCKED`: deliverers on several servers claim at once
+    /// and never receive the same event (a row another claimer holds is skipped; one it already
+    /// leased fails the re-checked lease condition).
+    public func claimWebhookEvents(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookEvent] {
+        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
+        let events = try await write { transaction in
+            try await transaction.rows(
+                """
+                UPDATE webhook_events SET lease_until = \(leaseText)
+                WHERE seq IN (
+                    SELECT e.seq FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
+                    WHERE e.status = 'pending' AND e.next_attempt_at <= \(nowText) AND (e.lease_until IS NULL OR e.lease_until <= \(nowText))
+                        AND m.status = 'active' AND m.callback_url IS NOT NULL
+                    ORDER BY e.next_attempt_at, e.seq
+                    LIMIT \(limit)
+                    FOR UPDATE OF e SKIP LOCKED)
+                RETURNING *
+                """
+            ).map(Self.webhookEvent)
+        }
+        return events.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
+    }
+
+    public func markWebhookDelivered(id: String, at: Date) async throws {
+        let stamp = Timestamp.string(at)
+        try await write { transaction in
+            try await transaction.run(
+                """
+                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = \(stamp), lease_until = NULL
+                WHERE id = \(id) AND status = 'pending'
+                """)
+        }
+    }
+
+    public func markWebhookFailed(id: String, error: String, nextAttemptAt: Date, countsAsAttempt: Bool) async throws {
+        let (increment, next, reason) = (countsAsAttempt ? 1 : 0, Timestamp.string(nextAttemptAt), String(error.prefix(200)))
+        try await write { transaction in
+            try await transaction.run(
+                """
+                UPDATE webhook_events SET attempts = attempts + \(increment), next_attempt_at = \(next), last_error = \(reason), lease_until = NULL
+                WHERE id = \(id) AND status = 'pending'
+                """)
+        }
+    }
+
+    public func expireWebhookEvents(now: Date) async throws -> Int {
+        let nowText = Timestamp.string(now)
+        return try await write { transaction in
+            try await transaction.run(
+                """
+                UPDATE webhook_events SET status = 'expired'
+                WHERE status = 'pending' AND expires_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
+                RETURNING 1
+                """)
+        }
+    }
+
+    public func purgeWebhookEvents(settledBefore cutoff: Date, limit: Int) async throws -> Int {
+        let cutoffText = Timestamp.string(cutoff)
+        return try await write { transaction in
+            try await transaction.run(
+                """
+                DELETE FROM webhook_events WHERE seq IN (
+                    SELECT seq FROM webhook_events WHERE status IN ('delivered', 'expired') AND next_attempt_at < \(cutoffText)
+                    LIMIT \(limit))
+                RETURNING 1
+                """)
+        }
+    }
+
+    public func webhookEvent(id: String) async throws -> WebhookEvent? {
+        try await read { connection in
+            try await connection.row("SELECT * FROM webhook_events WHERE id = \(id)", logger: logger).map(Self.webhookEvent)
+        }
+    }
+
+    public func webhookEvents(merchantID: String?, status: WebhookEventStatus?, beforeSequence: Int64?, limit: Int) async throws -> [WebhookEvent] {
+        var builder = PostgresQueryBuilder("SELECT * FROM webhook_events WHERE true")
+        builder.and({ "merchant_id = \($0)" }, merchantID)
+        builder.and({ "status = \($0)" }, status?.rawValue)
+        builder.and({ "seq < \($0)" }, beforeSequence)
+        builder.append(" ORDER BY seq DESC LIMIT \(builder.bind(limit))")
+        let query = builder.query
+        return try await read { connection in
+            try await connection.rows(query, logger: logger).map(Self.webhookEvent)
+        }
+    }
+
+    static func webhookEvent(_ row: PostgresRowReader) throws -> WebhookEvent {
+        func instant(_ column: String) throws -> Date {
+            try row.optionalInstant(column) ?? Date(timeIntervalSince1970: 0)
+        }
+        return WebhookEvent(
+            sequence: try row.int64("seq"), id: try row.string("id"), merchantID: try row.string("merchant_id"), type: try row.string("type"),
+            body: try row.string("payload"), status: WebhookEventStatus(rawValue: try row.string("status")) ?? .pending,
+            attempts: try row.int("attempts"), nextAttemptAt: try instant("next_attempt_at"), leaseUntil: try row.optionalInstant("lease_until"),
+            lastError: try row.optionalString("last_error"), createdAt: try instant("created_at"),
+            deliveredAt: try row.optionalInstant("delivered_at"), expiresAt: try instant("expires_at"))
+    }
+}
