@@ -21,37 +21,34 @@ public final class PostgresStore: Sendable {
     /// Card-data reads waiting for their audit events (`recordRead`).
     let readAudits = PostgresReadAuditQueue()
 
-    /// The pool on the writable server, and the search for another after a failover
-    /// (PostgresPrimary.swift).
-    let primary: PostgresPrimary
+    private let connection: Mutex<PostgresPool>
 
     /// Connects to the first host of `url` that answers (the first accepting writes when the URL
     /// asks `target_session_attrs=read-write`) and applies the migrations this build has and the
     /// database lacks, under an advisory lock so servers starting together migrate once.
-    /// - Throws: `PostgresFailoverError.noServer` when no host answers as wanted within the
-    ///   failover policy's search deadline; server errors of the migrations.
+    /// - Throws: `PostgresStoreError.unavailable` when no host answers; server errors of the migrations.
     public init(url: PostgresURL, logger: Logger, migrations: [PostgresMigration] = PostgresSchema.migrations) async throws {
         self.url = url
         self.logger = logger
-        let primary = try await PostgresPrimary.connect(url: url, logger: logger)
+        let pool = try await PostgresPool.connect(url: url, logger: logger)
         do {
-            appliedMigrations = try await PostgresMigrator(migrations: migrations, logger: logger).migrate(primary.client)
+            appliedMigrations = try await PostgresMigrator(migrations: migrations, logger: logger).migrate(pool.client)
         } catch {
-            primary.close()
+            pool.shutdown()
             throw error
         }
-        self.primary = primary
+        connection = Mutex(pool)
     }
 
     /// The current pool's client: the one place that knows which server is in use, so reconnecting
     /// to a promoted standby can swap it.
     var client: PostgresClient {
-        primary.client
+        connection.withLock { $0.client }
     }
 
     /// Stops the pool (open connections close; later calls fail).
     public func close() {
-        primary.close()
+        connection.withLock { $0.shutdown() }
     }
 
     /// Whether the database answers a trivial query (readiness).
@@ -67,10 +64,11 @@ public final class PostgresStore: Sendable {
     public func read<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {
-        try await primary.transaction(isolation: isolation, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
+        try await client.withConnection { connection in
+            try await connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
             do {
                 let result = try await body(connection)
-                try await primary.commit(connection)
+                try await connection.run("COMMIT", logger: logger)
                 return result
             } catch {
                 _ = try? await connection.run("ROLLBACK", logger: logger)
@@ -86,14 +84,13 @@ public final class PostgresStore: Sendable {
     public func write<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresWrite) async throws -> sending T
     ) async throws -> sending T {
-        // READ WRITE: a server in recovery refuses it at BEGIN (25006), before the body runs, so
-        // the transaction moves to the writable server (PostgresPrimary.transaction).
-        try await primary.transaction(isolation: isolation, begin: "BEGIN READ WRITE") { connection in
+        try await client.withConnection { connection in
             let transaction = PostgresWrite(connection: connection, store: self)
+            try await connection.run("BEGIN", logger: logger)
             do {
                 let result = try await body(transaction)
                 try await transaction.finish()
-                try await primary.commit(connection)
+                try await connection.run("COMMIT", logger: logger)
                 transaction.committed()
                 return result
             } catch {
@@ -101,5 +98,37 @@ public final class PostgresStore: Sendable {
                 throw PostgresStoreError.mapping(error) ?? error
             }
         }
+    }
+}
+
+/// A running postgres-nio client and the task that runs it.
+struct PostgresPool: Sendable {
+    let client: PostgresClient
+    let task: Task<Void, Never>
+
+    func shutdown() {
+        task.cancel()
+    }
+
+    /// The first host of `url` that answers as wanted, with its client running.
+    static func connect(url: PostgresURL, logger: Logger) async throws -> PostgresPool {
+        var reasons: [String] = []
+        for host in url.hosts {
+            let client = PostgresClient(configuration: try url.clientConfiguration(host: host), backgroundLogger: logger)
+            let task = Task { await client.run() }
+            do {
+                let writable = try await client.withConnection { connection in
+                    try await connection.row("SELECT NOT pg_is_in_recovery() AS writable", logger: logger)?.bool("writable") ?? false
+                }
+                if url.targetSession == .any || writable {
+                    return PostgresPool(client: client, task: task)
+                }
+                reasons.append("\(host.name):\(host.port) is a standby")
+            } catch {
+                reasons.append("\(host.name):\(host.port): \(String(reflecting: type(of: error)))")
+            }
+            task.cancel()
+        }
+        throw PostgresStoreError.unavailable("no server of \(url) answered (\(reasons.joined(separator: "; ")))")
     }
 }
