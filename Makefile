@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VAULT_RELEASE := .build/release/vault
 
-.PHONY: deps build run test benchmarks crash-test runner-benchmark fuzz load contract clients clean
+.PHONY: deps build run test benchmarks crash-test runner-benchmark runner-benchmark-pg failover-test fuzz load contract clients clean
 
 deps:
 	@scripts/install-deps.sh
@@ -36,6 +36,17 @@ crash-test: deps
 ## concurrency 64 and 256; peak memory for 10,000 vs 1,000,000 due steps.
 runner-benchmark: deps
 	scripts/runner-benchmark.sh
+
+## Issue 15 on PostgreSQL: the runner on 100,000 due steps with one and with two runner processes
+## beside the SQLite figure.
+runner-benchmark-pg: deps
+	scripts/runner-benchmark-pg.sh
+
+## Issue 15 availability: a primary and a synchronous standby on loopback, two `vault serve` under
+## registration and charge load, the primary SIGKILLed and the standby promoted; checks no
+## acknowledged write is lost and no step is charged twice.
+failover-test: deps
+	scripts/failover-test.sh
 
 ## libFuzzer with ASan on the track, EMV and JSON-request parsers: 60 s per target (FUZZ_SECONDS);
 ## about 3.5 min after a first sanitizer build of about 15 min.

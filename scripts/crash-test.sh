@@ -35,6 +35,11 @@
 # appends every charge (transactionType, invoice number = our order reference, transId, response
 # code) to the ledger before answering; a re-sent charge is refused there as a duplicate (error 11)
 # and not recorded, so a double charge shows as an invoice number in the ledger twice.
+# CRASH_DATABASE=postgres (issue 15) runs on a throwaway PostgreSQL cluster (scripts/lib/pg-cluster.sh,
+# one database per phase, VAULT_DATABASE_URL; seeding through psql): phase 1 becomes two runner
+# processes at once, each SIGKILLed at its own random moment, with `pg_ctl restart -m immediate` in
+# the middle of the second round (crash recovery under the runners); phases 2 and 3 as on SQLite.
+# The checks read a SQLite snapshot of the tables they need (scripts/pg_snapshot.py).
 set -euo pipefail
 # The vault refuses a database directory or file open to group or others (SPEC §14).
 umask 077
@@ -113,21 +118,36 @@ stop_all_fakes() {
 # prepare DIR TOTAL GATEWAY_URL: a vault in DIR with TOTAL due steps on the fake gateway.
 prepare() {
     local dir=$1 total=$2 url=$3
+    local database=()
+    if [[ "${DATABASE:-sqlite}" == postgres ]]; then
+        mkdir -p "$dir"
+        create_database "$dir" || return 1
+        database=(--database-url "$(cat "$dir/database.url")")
+    fi
     if [[ "$GATEWAY" == bridgepay ]]; then
         # The fake's fixed test credentials (FakeBridgePayServer), not secrets.
         python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
             --gateway bridgepay --gateway-url "$url" --gateway-credential username=vaulttest \
             --gateway-credential 'password=57!sE@3Fm' --gateway-credential merchantCode=320000 \
-            --gateway-credential merchantAccountCode=320001
+            --gateway-credential merchantAccountCode=320001 "${database[@]}"
     elif [[ "$GATEWAY" == authorizenet ]]; then
         # The fake's fixed test credentials (FakeAuthorizeNetServer), not secrets.
         python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
             --gateway authorizenet --gateway-url "$url" --gateway-credential name=fakeLogin9Z \
-            --gateway-credential transactionKey=fAkEtRaNsKeY1234
+            --gateway-credential transactionKey=fAkEtRaNsKeY1234 "${database[@]}"
     else
         python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
-            --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY"
+            --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY" "${database[@]}"
     fi
+}
+
+# create_database DIR: a new database on the test's cluster for the vault in DIR; its URL in
+# DIR/database.url (read by vault_exec and the checks).
+create_database() {
+    local name
+    name="crash_$(basename "$1" | tr -c 'a-z0-9\n' '_')"
+    "$(pg_bin psql)" -X -q -v ON_ERROR_STOP=1 "$PG_CRASH_URL" -c "CREATE DATABASE $name" >&2 || return 1
+    echo "${PG_CRASH_URL/\/vault\?//$name?}" >"$1/database.url"
 }
 
 # write_config DIR: DIR/config/vault.yaml (read by vault runs in DIR) with the in-doubt grace period
@@ -143,6 +163,10 @@ vault_exec() {
     local dir=$1
     shift
     cd "$dir" || return 1
+    if [[ -f "$dir/database.url" ]]; then
+        exec env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE -u VAULT_DATABASE VAULT_DATABASE_URL="$(cat "$dir/database.url")" \
+            VAULT_KEYS_DIR="$dir/keys" "$VAULT" "$@"
+    fi
     exec env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE VAULT_DATABASE="$dir/vault.sqlite" VAULT_KEYS_DIR="$dir/keys" \
         "$VAULT" "$@"
 }
@@ -153,6 +177,9 @@ vault_in() { (vault_exec "$@"); }
 # check_exactly_once DIR GATEWAY_DB EXPECTED LABEL: prints the counts; returns 1 unless every step
 # is approved with one approved transaction and the gateway holds exactly one sale per step.
 check_exactly_once() {
+    if [[ -f "$1/database.url" ]]; then
+        python3 "$SCRIPTS/pg_snapshot.py" --url "$(cat "$1/database.url")" --out "$1/vault.sqlite" || return 1
+    fi
     python3 - "$1/vault.sqlite" "$2" "$3" "$4" "$GATEWAY" <<'PY'
 import hashlib, sqlite3, sys
 vault, gateway, expected, label, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
@@ -232,6 +259,10 @@ PY
 random_delay() { awk -v seed="$RANDOM$RANDOM" 'BEGIN { srand(seed); printf "%.2f", 0.2 + rand() * 2.8 }'; }
 
 approved_count() {
+    if [[ -f "$1/database.url" ]]; then
+        "$(pg_bin psql)" -X -At "$(cat "$1/database.url")" -c "SELECT count(*) FROM schedule_steps WHERE status = 'approved'" 2>/dev/null || echo "?"
+        return 0
+    fi
     sqlite3 -cmd ".timeout 10000" "file:$1/vault.sqlite?mode=ro" "SELECT count(*) FROM schedule_steps WHERE status = 'approved'" 2>/dev/null || echo "?"
 }
 
@@ -293,6 +324,70 @@ phase_kills() {
     ((kills >= KILLS)) || { echo "  FAILED: only $kills kills"; failed=1; }
     ((rc == 0)) || { echo "  FAILED: the final run exited $rc"; tail -5 "$dir/final.err"; failed=1; }
     check_exactly_once "$dir" "$gwdb" "$STEPS" "phase 1" || failed=1
+    return "$failed"
+}
+
+# Phase 1 on PostgreSQL: two runners at once, each SIGKILLed at its own random moment, and in the
+# second round the database restarted with `pg_ctl restart -m immediate` (crash recovery) while
+# they run; then run to completion as in phase 1.
+phase_pg_kills() {
+    local dir="$WORK/pgkills" gwdb="$WORK/pgkills-gateway.sqlite"
+    write_config "$dir"
+    start_fake "$gwdb" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE" || return 1
+    local fake=$FAKE_PID
+    log "phase 1 (PostgreSQL): seeding $STEPS due steps (fake NMI at $FAKE_URL, ${LATENCY_MS} ms, lost answers ${LOST_RATE})"
+    prepare "$dir" "$STEPS" "$FAKE_URL" >&2 || { echo "phase 1: FAILED: seeding"; return 1; }
+    local kills=0 rounds=0 restarts=0 rc pid_a pid_b delay_a delay_b first second restart_at
+    while ((kills < KILLS && rounds < KILLS * 4)); do
+        rounds=$((rounds + 1))
+        delay_a=$(random_delay)
+        delay_b=$(random_delay)
+        vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/round-$rounds-a.out" 2>"$dir/round-$rounds-a.err" &
+        pid_a=$!
+        vault_exec "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/round-$rounds-b.out" 2>"$dir/round-$rounds-b.err" &
+        pid_b=$!
+        first=$(awk -v a="$delay_a" -v b="$delay_b" 'BEGIN { print (a < b ? a : b) }')
+        second=$(awk -v a="$delay_a" -v b="$delay_b" 'BEGIN { print (a < b ? b - a : a - b) }')
+        if ((rounds == 2)); then
+            restart_at=$(awk -v f="$first" 'BEGIN { printf "%.2f", f / 2 }')
+            sleep "$restart_at"
+            pg_cluster_restart_immediate CRASH && restarts=$((restarts + 1))
+            log "round $rounds: pg_ctl restart -m immediate after ${restart_at} s"
+            first=$(awk -v f="$first" -v r="$restart_at" 'BEGIN { d = f - r; print (d > 0 ? d : 0) }')
+        fi
+        sleep "$first"
+        if awk -v a="$delay_a" -v b="$delay_b" 'BEGIN { exit !(a <= b) }'; then
+            kill -9 "$pid_a" 2>/dev/null || true; sleep "$second"; kill -9 "$pid_b" 2>/dev/null || true
+        else
+            kill -9 "$pid_b" 2>/dev/null || true; sleep "$second"; kill -9 "$pid_a" 2>/dev/null || true
+        fi
+        local pid
+        for pid in "$pid_a" "$pid_b"; do
+            rc=0
+            wait "$pid" 2>/dev/null || rc=$?
+            ((rc == 137)) && kills=$((kills + 1))
+        done
+        log "round $rounds: runners killed after ${delay_a} s and ${delay_b} s ($(approved_count "$dir") steps approved so far)"
+    done
+    local settling=0
+    while :; do
+        settling=$((settling + 1))
+        log "phase 1 (PostgreSQL): run to completion (#$settling)"
+        rc=0
+        vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/final.out" 2>"$dir/final.err" || rc=$?
+        ((rc == 1 && settling < 4)) || break
+        sleep $((GRACE_S + 1))
+    done
+    local stats
+    stats=$(curl -s "$FAKE_URL/stats")
+    stop_fake "$fake"
+    local failed=0
+    echo "phase 1 (PostgreSQL): $STEPS steps, $rounds rounds of two runners, $kills SIGKILLs, $restarts immediate restart(s); $settling run(s) to finish, the last exit $rc"
+    echo "  fake gateway: $stats"
+    ((kills >= KILLS)) || { echo "  FAILED: only $kills kills"; failed=1; }
+    ((restarts >= 1)) || { echo "  FAILED: the database was not restarted"; failed=1; }
+    ((rc == 0)) || { echo "  FAILED: the final run exited $rc"; tail -5 "$dir/final.err"; failed=1; }
+    check_exactly_once "$dir" "$gwdb" "$STEPS" "phase 1 (PostgreSQL)" || failed=1
     return "$failed"
 }
 
@@ -383,13 +478,23 @@ main() {
     GATEWAY=${CRASH_GATEWAY:-nmi}
     [[ "$GATEWAY" == nmi || "$GATEWAY" == bridgepay || "$GATEWAY" == authorizenet ]] ||
         { echo "CRASH_GATEWAY must be nmi, bridgepay or authorizenet"; exit 1; }
+    DATABASE=${CRASH_DATABASE:-sqlite}
+    [[ "$DATABASE" == sqlite || "$DATABASE" == postgres ]] || { echo "CRASH_DATABASE must be sqlite or postgres"; exit 1; }
     locate_vault
     [[ "$GATEWAY" != nmi ]] && locate_fake_gateway
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-crash-test.XXXXXX")
-    trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
+    trap 'stop_all_fakes; if [[ "$DATABASE" == postgres ]]; then pg_cluster_stop CRASH; fi; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
+    if [[ "$DATABASE" == postgres ]]; then
+        # shellcheck source=lib/pg-cluster.sh
+        source "$SCRIPTS/lib/pg-cluster.sh"
+        pg_cluster_start CRASH
+        log "PostgreSQL cluster on port $PG_CRASH_PORT"
+    fi
     local started=$SECONDS result=0 verdicts=() phase
     log "vault: $VAULT; work directory: $WORK"
     local phases=("phase_kills:random SIGKILLs" "phase_two_runners:two runners at once")
+    [[ "$DATABASE" == postgres ]] &&
+        phases=("phase_pg_kills:two runners SIGKILLed at random, database restarted mid-run" "phase_two_runners:two runners at once")
     [[ "${CRASH_SLOW_PHASE:-1}" == 1 && "$GATEWAY" == nmi ]] && phases+=("phase_slow_gateway:SIGKILL while the gateway is processing")
     for phase in "${phases[@]}"; do
         if "${phase%%:*}"; then

@@ -24,6 +24,10 @@ Two modes:
   seed_due_steps.py copy --db DIR/vault.sqlite --total N [--steps-per-schedule 1]
       Only the copy, from the active schedules with due steps already in the database.
 
+  Either mode with --database-url postgres://... works on PostgreSQL instead: `vault` runs with
+  VAULT_DATABASE_URL, and the copy is the same INSERT ... SELECT over generate_series, through psql
+  (identity columns left to the database).
+
 Both print one JSON object: {"templates", "copiedSchedules", "copiedSteps", "dueSteps", "seconds"}
 (prepare adds "merchantId").
 """
@@ -111,6 +115,67 @@ def copy(db_path, total, steps_per_schedule, as_of="9999-12-31T23:59:59.999Z"):
             "dueSteps": due_after, "seconds": round(time.monotonic() - started, 2)}
 
 
+def psql(url, sql, *extra):
+    """Runs `sql` with psql on `url` (ON_ERROR_STOP, one transaction when the text says so); answers stdout."""
+    done = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", *extra, url], input=sql,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit("psql failed (%d): %s" % (done.returncode, done.stderr.strip()[-2000:]))
+    return done.stdout
+
+
+def copy_postgres(url, total, steps_per_schedule, as_of="9999-12-31T23:59:59.999Z"):
+    """`copy` on PostgreSQL (`VAULT_DATABASE_URL`): the same templates, copied with INSERT ... SELECT over
+    generate_series through psql; identity columns (`seq`) are left to the database."""
+    started = time.monotonic()
+    literal = "'%s'" % as_of
+    due_sql = DUE.replace("?", literal)
+    templates = int(psql(url, """SELECT count(*) FROM schedules sc WHERE sc.status = 'active'
+        AND EXISTS (SELECT 1 FROM schedule_steps s WHERE s.schedule_id = sc.id AND s.status = 'scheduled' AND s.due_at <= %s)""" % literal).strip())
+    if templates == 0:
+        raise SystemExit("no active schedule with a due step to copy")
+    due_before = int(psql(url, due_sql).strip())
+    per = max(1, steps_per_schedule)
+    copies = (max(0, total - due_before) + per - 1) // per
+
+    def columns_of(table):
+        rows = psql(url, """SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()
+            AND table_name = '%s' AND is_identity = 'NO' AND coalesce(column_default, '') NOT LIKE 'nextval(%%'
+            ORDER BY ordinal_position""" % table)
+        return [line for line in rows.splitlines() if line]
+
+    schedule_columns = columns_of("schedules")
+    step_columns = columns_of("schedule_steps")
+    schedule_select = ["pg_temp.seed_id('sch_', m.n)" if c == "id" else "t." + c for c in schedule_columns]
+    overrides = {"id": "pg_temp.seed_id('stp_', m.n * 64 + k)", "schedule_id": "pg_temp.seed_id('sch_', m.n)", "sequence": "k"}
+    step_select = [overrides.get(c, "t." + c) for c in step_columns]
+    if copies > 0:
+        psql(url, """
+            BEGIN;
+            CREATE FUNCTION pg_temp.seed_id(prefix text, number bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+              SELECT prefix || '%(tag)s' || string_agg(substr('%(alphabet)s', ((number >> (5 * (11 - i))) & 31)::int + 1, 1), '' ORDER BY i)
+              FROM generate_series(0, 11) AS i
+            $$;
+            CREATE TEMP TABLE seed_templates ON COMMIT DROP AS
+              SELECT (row_number() OVER (ORDER BY sc.seq)) - 1 AS i, sc.id FROM schedules sc WHERE sc.status = 'active'
+              AND EXISTS (SELECT 1 FROM schedule_steps s WHERE s.schedule_id = sc.id AND s.status = 'scheduled' AND s.due_at <= %(asof)s);
+            CREATE TEMP TABLE seed_map ON COMMIT DROP AS
+              SELECT n, (SELECT id FROM seed_templates WHERE i = n %% %(templates)d) AS template FROM generate_series(1, %(copies)d) AS n;
+            INSERT INTO schedules (%(scols)s) SELECT %(ssel)s FROM seed_map m JOIN schedules t ON t.id = m.template ORDER BY m.n;
+            INSERT INTO schedule_steps (%(tcols)s)
+              SELECT %(tsel)s FROM seed_map m CROSS JOIN generate_series(1, %(per)d) AS k
+              JOIN schedule_steps t ON t.id = (SELECT id FROM schedule_steps WHERE schedule_id = m.template ORDER BY sequence LIMIT 1)
+              ORDER BY m.n, k;
+            COMMIT;
+            ANALYZE schedules; ANALYZE schedule_steps;
+            """ % {"tag": RUN_TAG, "alphabet": BASE32, "asof": literal, "templates": templates, "copies": copies,
+                   "scols": ", ".join(schedule_columns), "ssel": ", ".join(schedule_select),
+                   "tcols": ", ".join(step_columns), "tsel": ", ".join(step_select), "per": per})
+    due_after = int(psql(url, due_sql).strip())
+    return {"templates": templates, "copiedSchedules": copies, "copiedSteps": copies * per,
+            "dueSteps": due_after, "seconds": round(time.monotonic() - started, 2)}
+
+
 CARDS = ["4242424242424242", "5555555555554444", "4111111111111111", "4012888888881881",
          "5105105105105100", "4000056655665556", "2223003122003222", "5200828282828210"]
 
@@ -118,12 +183,14 @@ CARDS = ["4242424242424242", "5555555555554444", "4111111111111111", "4012888888
 class Vault:
     """Runs the `vault` executable on one directory."""
 
-    def __init__(self, binary, directory):
+    def __init__(self, binary, directory, database_url=None):
         self.binary = os.path.abspath(binary)
         self.directory = os.path.abspath(directory)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_")}
         self.env.update(VAULT_DATABASE=os.path.join(self.directory, "vault.sqlite"),
                         VAULT_KEYS_DIR=os.path.join(self.directory, "keys"), VAULT_HOST="127.0.0.1", VAULT_PORT="0")
+        if database_url:
+            self.env["VAULT_DATABASE_URL"] = database_url
 
     def run(self, *arguments):
         done = subprocess.run([self.binary, *arguments], cwd=self.directory, env=self.env, capture_output=True, text=True)
@@ -158,7 +225,7 @@ def call(base, key, method, path, body=None):
 
 def prepare(args):
     os.makedirs(args.dir, exist_ok=True)
-    vault = Vault(args.vault, args.dir)
+    vault = Vault(args.vault, args.dir, args.database_url)
     vault.run("keys", "init")
     merchant = ["merchant", "create", args.merchant, "--gateway", args.gateway, "--time-zone", "UTC", "--json"]
     if args.gateway_url:
@@ -190,7 +257,10 @@ def prepare(args):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-    report = copy(os.path.join(vault.directory, "vault.sqlite"), args.total, args.steps_per_schedule)
+    if args.database_url:
+        report = copy_postgres(args.database_url, args.total, args.steps_per_schedule)
+    else:
+        report = copy(os.path.join(vault.directory, "vault.sqlite"), args.total, args.steps_per_schedule)
     report["merchantId"] = created["merchantId"]
     return report
 
@@ -199,7 +269,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     modes = parser.add_subparsers(dest="mode", required=True)
     only = modes.add_parser("copy", help="copy the due schedules already in a database")
-    only.add_argument("--db", required=True)
+    only.add_argument("--db", help="the SQLite file (or --database-url)")
     full = modes.add_parser("prepare", help="a fresh vault with templates made through the API, then copied")
     full.add_argument("--vault", required=True, help="the vault executable")
     full.add_argument("--dir", required=True, help="the vault's directory (database, keys, logs)")
@@ -214,11 +284,19 @@ def main():
     full.add_argument("--amount", type=int, default=1234, help="minor units (the fake NMI declines under 1.00)")
     full.add_argument("--currency", default="USD")
     for mode in (only, full):
+        mode.add_argument("--database-url", help="PostgreSQL (VAULT_DATABASE_URL) instead of SQLite: the copy runs through psql")
         mode.add_argument("--total", type=int, required=True, help="due steps wanted in the database afterwards")
         mode.add_argument("--steps-per-schedule", type=int, default=1,
                           help="steps per copied schedule (copies of the template's first step, sequence 1..K)")
     args = parser.parse_args()
-    report = prepare(args) if args.mode == "prepare" else copy(args.db, args.total, args.steps_per_schedule)
+    if args.mode == "prepare":
+        report = prepare(args)
+    elif args.database_url:
+        report = copy_postgres(args.database_url, args.total, args.steps_per_schedule)
+    elif args.db:
+        report = copy(args.db, args.total, args.steps_per_schedule)
+    else:
+        parser.error("copy needs --db or --database-url")
     print(json.dumps(report))
     return 0
 
