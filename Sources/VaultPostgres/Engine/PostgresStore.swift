@@ -114,7 +114,11 @@ struct PostgresPool: Sendable {
     static func connect(url: PostgresURL, logger: Logger) async throws -> PostgresPool {
         var reasons: [String] = []
         for host in url.hosts {
-            let client = PostgresClient(configuration: try url.clientConfiguration(host: host), backgroundLogger: logger)
+            // postgres-nio warns when a lease races the start of `run()` (harmless: the lease waits);
+            // its connection failures reach the caller as errors, logged there.
+            var background = logger
+            background.logLevel = max(logger.logLevel, .error)
+            let client = PostgresClient(configuration: try url.clientConfiguration(host: host), backgroundLogger: background)
             let task = Task { await client.run() }
             do {
                 let writable = try await client.withConnection { connection in
