@@ -23,7 +23,8 @@
 # Settings (environment): VAULT_BIN (else the release build), FAILOVER_KILL_AFTER (5),
 # FAILOVER_PROMOTE_AFTER (1), FAILOVER_LOAD_AFTER (5), FAILOVER_THREADS (8), FAILOVER_STEPS (400:
 # schedules made through the API), FAILOVER_LOST_RATE (0.02), FAILOVER_LATENCY_MS (20),
-# FAILOVER_GRACE_S (5), KEEP_WORKDIR=1. Exit 0 on PASS, 1 on FAIL.
+# FAILOVER_GRACE_S (5), KEEP_WORKDIR=1, FAILOVER_RECONNECT (restart: the servers are restarted
+# after the promotion, as an operator or supervisor would; in-process reconnection is not wired yet). Exit 0 on PASS, 1 on FAIL.
 set -euo pipefail
 umask 077
 
@@ -42,6 +43,7 @@ STEPS=${FAILOVER_STEPS:-400}
 LOST_RATE=${FAILOVER_LOST_RATE:-0.02}
 LATENCY_MS=${FAILOVER_LATENCY_MS:-20}
 GRACE_S=${FAILOVER_GRACE_S:-5}
+RECONNECT=${FAILOVER_RECONNECT:-restart}
 GATEWAY=nmi
 SERVER_PIDS=()
 LOAD_PID=""
@@ -70,12 +72,14 @@ vault_pg() {
         VAULT_KEYS_DIR="$WORK/keys" VAULT_HOST=127.0.0.1 VAULT_PORT=0 "$VAULT" "$@")
 }
 
-# start_server N: `vault serve` number N on a free port; appends to SERVER_PIDS and BASES.
+# start_server N [PORT]: `vault serve` number N on PORT (else a free one); appends to SERVER_PIDS
+# and BASES (not again when restarted on its port).
 start_server() {
-    local n=$1 out="$WORK/server$1.out"
+    local n=$1 port=${2:-0} out="$WORK/server$1.out"
+    : >"$out"
     (cd "$WORK" && exec env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE -u VAULT_DATABASE VAULT_DATABASE_URL="$DATABASE_URL" \
-        VAULT_KEYS_DIR="$WORK/keys" VAULT_HOST=127.0.0.1 VAULT_PORT=0 "$VAULT" serve --config "$WORK/vault.yaml") \
-        >"$out" 2>"$WORK/server$n.log" &
+        VAULT_KEYS_DIR="$WORK/keys" VAULT_HOST=127.0.0.1 VAULT_PORT="$port" "$VAULT" serve --config "$WORK/vault.yaml") \
+        >"$out" 2>>"$WORK/server$n.log" &
     SERVER_PIDS+=("$!")
     local _
     for _ in $(seq 1 600); do
@@ -83,7 +87,23 @@ start_server() {
         kill -0 "${SERVER_PIDS[-1]}" 2>/dev/null || { log "server $n exited: $(tail -5 "$WORK/server$n.log")"; return 1; }
         sleep 0.1
     done
-    BASES+=("$(grep -o "http://[0-9.]*:[0-9]*" "$out" | head -1)")
+    ((port != 0)) || BASES+=("$(grep -o "http://[0-9.]*:[0-9]*" "$out" | head -1)")
+}
+
+# restart_servers: SIGKILL both servers and start them again on their ports; they open the URL
+# afresh and so connect to the host that now accepts writes (FAILOVER_RECONNECT=restart).
+restart_servers() {
+    local pid i
+    for pid in "${SERVER_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    for pid in "${SERVER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    SERVER_PIDS=()
+    for i in "${!BASES[@]}"; do start_server $((i + 1)) "${BASES[$i]##*:}"; done
+}
+
+# steps_open: steps not settled yet (due, retrying or with an attempt in doubt), on the primary.
+steps_open() {
+    psql -X -At "$DATABASE_URL" -c "SELECT count(*) FROM schedule_steps WHERE status IN ('scheduled', 'processing', 'retry_pending')" \
+        2>/dev/null || echo 1
 }
 
 # snapshot_database FILE: the tables the exactly-once check reads, copied from the new primary
@@ -158,6 +178,13 @@ failover_main() {
     pg_cluster_promote S
     promote_time=$(now)
     log "standby promoted $(seconds_between "$kill_time" "$promote_time") s after the kill"
+    if [[ "$RECONNECT" == restart ]]; then
+        # The runner still waits on the dead primary's pool: a supervisor restarts it too. Killed
+        # mid-run like the crash test's runners, so exactly once must hold across the failover.
+        pkill -9 -f "$VAULT charge run" 2>/dev/null || true
+        restart_servers
+        log "servers restarted on their ports $(seconds_between "$kill_time" "$(now)") s after the kill"
+    fi
     sleep "$LOAD_AFTER"
     touch "$WORK/stop"
     wait "$LOAD_PID" || true
@@ -168,7 +195,7 @@ failover_main() {
     RUNNER_PID=""
     log "the charge run under failover exited $rc"
     local run=1
-    while ((rc != 0 && run < 6)); do
+    while (((rc != 0 || $(steps_open) > 0) && run < 8)); do
         run=$((run + 1))
         sleep $((GRACE_S + 1))
         rc=0

@@ -118,21 +118,35 @@ struct PostgresPool: Sendable {
             // its connection failures reach the caller as errors, logged there.
             var background = logger
             background.logLevel = max(logger.logLevel, .error)
-            let client = PostgresClient(configuration: try url.clientConfiguration(host: host), backgroundLogger: background)
-            let task = Task { await client.run() }
             do {
-                let writable = try await client.withConnection { connection in
-                    try await connection.row("SELECT NOT pg_is_in_recovery() AS writable", logger: logger)?.bool("writable") ?? false
-                }
+                // One plain connection first: the pool retries a dead host with backoff for
+                // many seconds, while a refused connection or a 3 s silence settles it here.
+                let writable = try await isWritable(url: url, host: host, logger: background)
                 if url.targetSession == .any || writable {
-                    return PostgresPool(client: client, task: task)
+                    let client = PostgresClient(configuration: try url.clientConfiguration(host: host), backgroundLogger: background)
+                    return PostgresPool(client: client, task: Task { await client.run() })
                 }
                 reasons.append("\(host.name):\(host.port) is a standby")
             } catch {
                 reasons.append("\(host.name):\(host.port): \(String(reflecting: type(of: error)))")
             }
-            task.cancel()
         }
         throw PostgresStoreError.unavailable("no server of \(url) answered (\(reasons.joined(separator: "; ")))")
+    }
+
+    /// Whether `host` answers and is not in recovery, over one connection closed afterwards.
+    private static func isWritable(url: PostgresURL, host: PostgresURL.Host, logger: Logger) async throws -> Bool {
+        let connection = try await PostgresConnection.connect(
+            on: PostgresClient.defaultEventLoopGroup.any(), configuration: try url.connectionConfiguration(host: host, connectTimeout: .seconds(3)),
+            id: 0, logger: logger
+        ).get()
+        do {
+            let writable = try await connection.row("SELECT NOT pg_is_in_recovery() AS writable", logger: logger)?.bool("writable") ?? false
+            try? await connection.close()
+            return writable
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 }

@@ -158,11 +158,32 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         return configuration
     }
 
+    /// One connection's settings for `host`, for probing which server is the primary: a refused
+    /// or silent host fails within `connectTimeout` instead of the pool's retries.
+    func connectionConfiguration(host: Host, connectTimeout: TimeAmount) throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        if let settings = try tlsSettings() {
+            let context = try NIOSSLContext(configuration: settings)
+            tls = tlsMode == .prefer ? .prefer(context) : .require(context)
+        } else {
+            tls = .disable
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host.name, port: host.port, username: username, password: password, database: database, tls: tls)
+        configuration.options.connectTimeout = connectTimeout
+        return configuration
+    }
+
     private func tls(host: Host) throws -> PostgresClient.Configuration.TLS {
+        guard let settings = try tlsSettings() else { return .disable }
+        return tlsMode == .prefer ? .prefer(settings) : .require(settings)
+    }
+
+    private func tlsSettings() throws -> TLSConfiguration? {
         var tls = TLSConfiguration.makeClientConfiguration()
         switch tlsMode {
         case .disable:
-            return .disable
+            return nil
         case .prefer, .require:
             tls.certificateVerification = .none
         case .verifyCA:
@@ -173,7 +194,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         if let rootCertificatePath {
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(rootCertificatePath))
         }
-        return tlsMode == .prefer ? .prefer(tls) : .require(tls)
+        return tls
     }
 
     private static func host(_ text: Substring) throws(Invalid) -> Host {
