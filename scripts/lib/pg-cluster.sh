@@ -23,6 +23,8 @@ pg_bin() {
 }
 
 pg_ensure_installed() {
+  # python3 picks the free port (pg_free_port); a bare CI machine may have neither.
+  command -v python3 >/dev/null || "$(dirname "${BASH_SOURCE[0]}")/../install-deps.sh" python3 >&2
   pg_bin initdb >/dev/null && return 0
   "$(dirname "${BASH_SOURCE[0]}")/../install-deps.sh" postgresql >&2
   pg_bin initdb >/dev/null
