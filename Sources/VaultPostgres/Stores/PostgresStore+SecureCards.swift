@@ -5,8 +5,8 @@ import Synchronization
 
 extension PostgresStore: SecureCardStore {
     public func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
-        let verification = try Self.json(row.verification)
-        let event = try PendingWebhookEvent(.secureCardRegistered, merchantID: row.merchantID, data: Self.webhookData(row))
+        let verification = try CardVerificationRecord.storedText(row.verification)
+        let event = try PendingWebhookEvent(.secureCardRegistered, merchantID: row.merchantID, data: row.webhookData)
         try await write { transaction in
             do {
                 try await transaction.run(
@@ -29,8 +29,8 @@ extension PostgresStore: SecureCardStore {
     }
 
     public func updateSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
-        let verification = try Self.json(row.verification)
-        let event = try PendingWebhookEvent(.secureCardUpdated, merchantID: row.merchantID, data: Self.webhookData(row))
+        let verification = try CardVerificationRecord.storedText(row.verification)
+        let event = try PendingWebhookEvent(.secureCardUpdated, merchantID: row.merchantID, data: row.webhookData)
         try await write { transaction in
             let changed = try await transaction.run(
                 """
@@ -287,34 +287,8 @@ extension PostgresStore: SecureCardStore {
             + " GROUP BY secure_card_id HAVING count(*) = \(count))"
     }
 
-    static func webhookData(_ row: SecureCardRow) -> [String: WebhookValue] {
-        ["secureCardReference": .string(row.reference), "merchantReference": .string(row.merchantReference),
-         "cardType": .string(row.cardType.rawValue), "maskedNumber": .string(row.maskedNumber), "expiryDate": .string(row.expiry.mmyy)]
-    }
-
-    static func json(_ verification: CardVerificationRecord?) throws -> String? {
-        guard let verification else { return nil }
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(date))
-        }
-        return String(decoding: try encoder.encode(verification), as: UTF8.self)
-    }
-
     static func secureCardRow(_ row: PostgresRowReader) throws -> SecureCardRow {
-        var verification: CardVerificationRecord?
-        if let json = try row.optionalString("verification") {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .custom { decoder in
-                let text = try decoder.singleValueContainer().decode(String.self)
-                guard let date = Timestamp.parse(text) else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an instant"))
-                }
-                return date
-            }
-            verification = try? decoder.decode(CardVerificationRecord.self, from: Data(json.utf8))
-        }
+        let verification = CardVerificationRecord.fromStoredText(try row.optionalString("verification"))
         let masked = try row.string("masked_number")
         return SecureCardRow(
             reference: try row.string("id"), merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),

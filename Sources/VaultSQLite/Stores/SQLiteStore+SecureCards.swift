@@ -14,14 +14,14 @@ extension SQLiteStore: SecureCardStore {
                     """,
                     [row.reference, row.merchantID, row.merchantReference, row.cardType.rawValue, row.maskedNumber,
                      row.expiry.month, row.expiry.year, row.entryMode.rawValue, row.fingerprint, row.keyVersion, row.sealedCard,
-                     row.sealedDetails, try Self.json(row.verification), Timestamp.string(row.createdAt), Timestamp.string(row.updatedAt),
+                     row.sealedDetails, try CardVerificationRecord.storedText(row.verification), Timestamp.string(row.createdAt), Timestamp.string(row.updatedAt),
                      row.metadataBound])
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw SecureCardError.referenceTaken(row.merchantReference)
             }
             try Self.replaceNameIndex(of: row, on: connection)
             try connection.appendAudit(audit)
-            try connection.enqueueWebhook(.secureCardRegistered, merchantID: row.merchantID, data: Self.webhookData(row))
+            try connection.enqueueWebhook(.secureCardRegistered, merchantID: row.merchantID, data: row.webhookData)
         }
     }
 
@@ -35,12 +35,12 @@ extension SQLiteStore: SecureCardStore {
                 WHERE id = ? AND merchant_id = ? AND status = 'active'
                 """,
                 [row.cardType.rawValue, row.maskedNumber, row.expiry.month, row.expiry.year, row.entryMode.rawValue,
-                 row.fingerprint, row.keyVersion, row.sealedCard, row.sealedDetails, try Self.json(row.verification),
+                 row.fingerprint, row.keyVersion, row.sealedCard, row.sealedDetails, try CardVerificationRecord.storedText(row.verification),
                  Timestamp.string(row.updatedAt), row.metadataBound, row.reference, row.merchantID])
             guard connection.changes == 1 else { throw SecureCardError.notFound }
             try Self.replaceNameIndex(of: row, on: connection)
             try connection.appendAudit(audit)
-            try connection.enqueueWebhook(.secureCardUpdated, merchantID: row.merchantID, data: Self.webhookData(row))
+            try connection.enqueueWebhook(.secureCardUpdated, merchantID: row.merchantID, data: row.webhookData)
         }
     }
 
@@ -248,35 +248,8 @@ extension SQLiteStore: SecureCardStore {
             + Array(repeating: "?", count: count).joined(separator: ", ") + ") GROUP BY secure_card_id HAVING count(*) = ?)"
     }
 
-    /// What a `secure_card.*` event says: references and masked data only.
-    static func webhookData(_ row: SecureCardRow) -> [String: WebhookValue] {
-        ["secureCardReference": .string(row.reference), "merchantReference": .string(row.merchantReference),
-         "cardType": .string(row.cardType.rawValue), "maskedNumber": .string(row.maskedNumber), "expiryDate": .string(row.expiry.mmyy)]
-    }
-
-    static func json(_ verification: CardVerificationRecord?) throws -> String? {
-        guard let verification else { return nil }
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.string(date))
-        }
-        return String(decoding: try encoder.encode(verification), as: UTF8.self)
-    }
-
     static func secureCardRow(_ row: SQLiteRow) throws -> SecureCardRow {
-        var verification: CardVerificationRecord?
-        if let json = try row.optionalString("verification") {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .custom { decoder in
-                let text = try decoder.singleValueContainer().decode(String.self)
-                guard let date = Timestamp.parse(text) else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an instant"))
-                }
-                return date
-            }
-            verification = try? decoder.decode(CardVerificationRecord.self, from: Data(json.utf8))
-        }
+        let verification = CardVerificationRecord.fromStoredText(try row.optionalString("verification"))
         let masked = try row.string("masked_number")
         return SecureCardRow(
             reference: try row.string("id"), merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),
