@@ -42,37 +42,31 @@ extension PostgresStore: ChargeRunStore {
             }
             if candidates.count < limit {
                 // Steps leased by a runner that died on this machine are free at once (on another
-                // machine's, a lease simply expires).
-                var query: PostgresQuery = """
-                    SELECT s.seq, s.lease_owner AS owner FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                // machine's, a lease simply expires). The owners are read first, as a set, and the
+                // dead owners' steps are then locked with SKIP LOCKED in the statement that leases
+                // them: a claim running beside this one (another batch of this run, or another
+                // runner) takes different steps of the same dead owner instead of none.
+                var owners: PostgresQuery = """
+                    SELECT DISTINCT s.lease_owner AS owner FROM schedule_steps s
                     WHERE s.lease_owner IS NOT NULL AND s.lease_owner <> \(owner) AND s.lease_until >= \(nowText)
-                    AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending' AND s.next_attempt_at <= \(asOfText))
-                         OR s.status = 'processing')
-                    AND sc.status IN ('active', 'past_due')
                     """
-                if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
-                query.sql += " LIMIT 1000"
-                var seqs: [Int64] = []
-                var owners: [String] = []
-                for row in try await write.rows(query) where seqs.count < limit - candidates.count {
-                    let holder = try row.string("owner")
-                    if isOwnerGone(holder) {
-                        seqs.append(try row.int64("seq"))
-                        owners.append(holder)
-                    }
-                }
-                if !seqs.isEmpty {
-                    candidates += try await write.rows(
-                        """
+                if let merchantID { owners.append(" AND s.merchant_id = ", merchantID) }
+                let gone = try await write.rows(owners).map { try $0.string("owner") }.filter(isOwnerGone)
+                if !gone.isEmpty {
+                    var query: PostgresQuery = """
                         WITH picked AS (
-                            SELECT s.seq FROM schedule_steps s JOIN unnest(\(seqs)::bigint[], \(owners)::text[]) AS d(seq, owner)
-                                ON s.seq = d.seq AND s.lease_owner = d.owner
-                            ORDER BY s.seq FOR UPDATE OF s SKIP LOCKED
-                        ), leased AS (
-                            UPDATE schedule_steps s SET lease_owner = \(owner), lease_until = \(leaseText) FROM picked WHERE s.seq = picked.seq
-                            RETURNING s.*
-                        ) SELECT * FROM leased ORDER BY seq
-                        """)
+                            SELECT s.seq FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                            WHERE s.lease_owner = ANY(\(gone)::text[]) AND s.lease_until >= \(nowText)
+                            AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending' AND s.next_attempt_at <= \(asOfText))
+                                 OR s.status = 'processing')
+                            AND sc.status IN ('active', 'past_due')
+                        """
+                    if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
+                    query.append(" ORDER BY s.seq LIMIT ", limit - candidates.count, " FOR UPDATE OF s SKIP LOCKED)")
+                    query.append(", leased AS (UPDATE schedule_steps s SET lease_owner = ", owner)
+                    query.append(", lease_until = ", leaseText, " FROM picked WHERE s.seq = picked.seq RETURNING s.*)")
+                    query.sql += " SELECT * FROM leased ORDER BY seq"
+                    candidates += try await write.rows(query)
                 }
             }
             return try candidates.map(Self.step)

@@ -35,19 +35,29 @@ extension SQLiteStore: ChargeRunStore {
                     """, arguments)
             }
             if candidates.count < limit {
-                // Steps leased by a runner that died on this machine are free at once.
-                var arguments: [any SQLiteBindable] = [owner, nowText, asOfText, asOfText]
+                // Steps leased by a runner that died on this machine are free at once. The owners
+                // are read first, as a set, so steps of live runners (however many) never hide a
+                // dead one's.
+                var arguments: [any SQLiteBindable] = [owner, nowText]
                 if let merchantID { arguments.append(merchantID) }
-                for row in try connection.query(
+                let gone = try connection.query(
                     """
-                    SELECT s.*, s.lease_owner AS owner FROM schedule_steps s INDEXED BY schedule_steps_leased
-                    JOIN schedules sc ON sc.id = s.schedule_id
-                    WHERE s.lease_owner IS NOT NULL AND s.lease_owner <> ? AND s.lease_until >= ?
-                    AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?)
-                         OR s.status = 'processing')
-                    AND sc.status IN ('active', 'past_due')\(merchantFilter) LIMIT 1000
-                    """, arguments) where candidates.count < limit {
-                    if isOwnerGone(try row.string("owner")) { candidates.append(row) }
+                    SELECT DISTINCT s.lease_owner AS owner FROM schedule_steps s INDEXED BY schedule_steps_leased
+                    WHERE s.lease_owner IS NOT NULL AND s.lease_owner <> ? AND s.lease_until >= ?\(merchantFilter)
+                    """, arguments).map { try $0.string("owner") }.filter(isOwnerGone)
+                for dead in gone where candidates.count < limit {
+                    var arguments: [any SQLiteBindable] = [dead, nowText, asOfText, asOfText]
+                    if let merchantID { arguments.append(merchantID) }
+                    arguments.append(limit - candidates.count)
+                    candidates += try connection.query(
+                        """
+                        SELECT s.* FROM schedule_steps s INDEXED BY schedule_steps_leased
+                        JOIN schedules sc ON sc.id = s.schedule_id
+                        WHERE s.lease_owner = ? AND s.lease_until >= ?
+                        AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?)
+                             OR s.status = 'processing')
+                        AND sc.status IN ('active', 'past_due')\(merchantFilter) ORDER BY s.seq LIMIT ?
+                        """, arguments)
                 }
             }
             // Only the leases are written here: the steps, their schedules and open attempts are

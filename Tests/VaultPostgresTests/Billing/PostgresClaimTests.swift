@@ -68,6 +68,61 @@ struct PostgresClaimTests {
         await database.drop()
     }
 
+    /// The crash test's finding: a run claims two batches at once, and both looked at the same
+    /// first dead-owner steps; the one that found them locked claimed nothing, and the run took
+    /// that for "nothing left", ending after one batch with the rest still leased to the dead.
+    @Test func aClaimBesideAnotherTakesOtherStepsOfTheSameDeadOwner() async throws {
+        let database = try await BillingDatabase()
+        let other = try await BillingDatabase.open(database.url)
+        defer { other.close() }
+        let steps = try await database.schedules(6, stepsEach: 100, due: Self.due)
+        let dead = "host-a:1:dead"
+        let now = Date()
+        #expect(try await Self.claimAll(database.store, owner: dead, now: now).count == steps.count)
+        let (held, taken) = try await other.write { write in
+            let held = try await write.rows("SELECT id FROM schedule_steps ORDER BY seq LIMIT 256 FOR UPDATE").map { try $0.string("id") }
+            let taken = try await database.store.claimDueSteps(
+                asOf: Self.asOf, merchantID: nil, owner: "host-a:3:new", now: now, leaseUntil: now.addingTimeInterval(300), limit: 256,
+                isOwnerGone: { $0 == dead })
+            return (held, taken.map(\.step.id))
+        }
+        #expect(held.count == 256)
+        #expect(taken.count == 256)
+        #expect(Set(taken).isDisjoint(with: held))
+        await database.drop()
+    }
+
+    @Test func twoRunnersTakingOverADeadOwnerAtOnceShareAllItsSteps() async throws {
+        let database = try await BillingDatabase()
+        let other = try await BillingDatabase.open(database.url)
+        defer { other.close() }
+        let steps = try await database.schedules(10, stepsEach: 100, due: Self.due)
+        let dead = "host-a:1:dead"
+        let now = Date()
+        #expect(try await Self.claimAll(database.store, owner: dead, now: now).count == steps.count)
+        async let first = Self.claimAll(database.store, owner: "host-a:3:a", now: now, gone: dead)
+        async let second = Self.claimAll(other, owner: "host-a:4:b", now: now, gone: dead)
+        let (a, b) = try await (first, second)
+        #expect(Set(a).isDisjoint(with: Set(b)))
+        #expect(Set(a).union(b) == Set(steps.map(\.id)))
+        #expect(try await database.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner = 'host-a:1:dead'") == 0)
+        await database.drop()
+    }
+
+    @Test func deadOwnersStepsAreFoundBehindManyStepsOfLiveRunners() async throws {
+        let database = try await BillingDatabase()
+        let steps = try await database.schedules(12, stepsEach: 100, due: Self.due)
+        let now = Date()
+        let live = try await database.store.claimDueSteps(
+            asOf: Self.asOf, merchantID: nil, owner: "host-b:1:live", now: now, leaseUntil: now.addingTimeInterval(300), limit: 1_100,
+            isOwnerGone: { _ in false })
+        #expect(live.count == 1_100)
+        #expect(try await Self.claimAll(database.store, owner: "host-a:1:dead", now: now).count == steps.count - 1_100)
+        let taken = try await Self.claimAll(database.store, owner: "host-a:3:new", now: now, gone: "host-a:1:dead")
+        #expect(taken.count == steps.count - 1_100)
+        await database.drop()
+    }
+
     @Test func aRunnerThatLostItsLeaseCanWriteNeitherAttemptNorOutcome() async throws {
         let database = try await BillingDatabase()
         let other = try await BillingDatabase.open(database.url)
@@ -155,11 +210,13 @@ struct PostgresClaimTests {
     }
 
     /// Claims batches of 50 until none is left; the ids claimed.
-    static func claimAll(_ store: PostgresStore, owner: String, now: Date) async throws -> [String] {
+    /// `gone`: the one owner taken for dead.
+    static func claimAll(_ store: PostgresStore, owner: String, now: Date, gone: String? = nil) async throws -> [String] {
         var ids: [String] = []
         while true {
             let batch = try await store.claimDueSteps(
-                asOf: asOf, merchantID: nil, owner: owner, now: now, leaseUntil: now.addingTimeInterval(300), limit: 50, isOwnerGone: { _ in false })
+                asOf: asOf, merchantID: nil, owner: owner, now: now, leaseUntil: now.addingTimeInterval(300), limit: 50,
+                isOwnerGone: { $0 == gone })
             if batch.isEmpty { return ids }
             ids += batch.map(\.step.id)
         }
