@@ -160,9 +160,25 @@ let package = Package(
             dependencies: ["VaultAPI"],
             swiftSettings: swiftSettings
         ),
+        // What every test module needs to run on either engine: `TestDatabase`, `TestSQL`,
+        // `TestEngine` and the PostgreSQL template databases.
+        .target(
+            name: "StorageTestSupport",
+            dependencies: [
+                "Vault",
+                "Scheduler",
+                "VaultSQLite",
+                "VaultPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/StorageTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "VaultTests",
             dependencies: [
+                "StorageTestSupport",
                 "Vault",
                 "VaultSQLite",
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -172,6 +188,7 @@ let package = Package(
         .testTarget(
             name: "PaymentsTests",
             dependencies: [
+                "StorageTestSupport",
                 "Payments",
                 "VaultSQLite",
                 "GatewayFakes",
@@ -187,6 +204,7 @@ let package = Package(
         .testTarget(
             name: "SchedulerTests",
             dependencies: [
+                "StorageTestSupport",
                 "Scheduler",
                 "VaultSQLite",
                 "Payments",
@@ -203,6 +221,7 @@ let package = Package(
         .testTarget(
             name: "VaultPostgresTests",
             dependencies: [
+                "StorageTestSupport",
                 "VaultPostgres",
                 "VaultSQLite",
                 "Vault",
@@ -214,6 +233,7 @@ let package = Package(
         .testTarget(
             name: "VaultAPITests",
             dependencies: [
+                "StorageTestSupport",
                 "VaultAPI",
                 "VaultSQLite",
                 "Payments",

@@ -3,7 +3,8 @@
 # directory, free loopback port) that is stopped and removed however the run ends.
 #   SWIFT=swift scripts/test.sh
 # With VAULT_TEST_DATABASE_URL already set (a server whose role may CREATE DATABASE) no cluster is
-# started. VAULT_TEST_POSTGRES=off runs the suite without PostgreSQL.
+# started. VAULT_TEST_POSTGRES=off runs the suite without PostgreSQL. The suite runs twice: on
+# SQLite, then with VAULT_TEST_ENGINE=postgres on PostgreSQL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -19,3 +20,9 @@ if [ "${VAULT_TEST_POSTGRES:-on}" != "off" ] && [ -z "${VAULT_TEST_DATABASE_URL:
 fi
 
 $SWIFT test --skip-build "$@"
+
+# The same suite again on PostgreSQL: every store fixture opens a fresh database copied from a
+# migrated template (Tests/StorageTestSupport). The PostgreSQL-only suites already ran above.
+if [ "${VAULT_TEST_POSTGRES:-on}" != "off" ]; then
+  VAULT_TEST_ENGINE=postgres $SWIFT test --skip-build --skip VaultPostgresTests "$@"
+fi

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import Testing
+import StorageTestSupport
 import Vault
 @testable import VaultPostgres
 

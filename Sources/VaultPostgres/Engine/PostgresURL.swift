@@ -160,7 +160,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
 
     /// One connection's settings for `host`, for probing which server is the primary: a refused
     /// or silent host fails within `connectTimeout` instead of the pool's retries.
-    func connectionConfiguration(host: Host, connectTimeout: TimeAmount) throws -> PostgresConnection.Configuration {
+    public func connectionConfiguration(host: Host, connectTimeout: TimeAmount) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         if let settings = try tlsSettings() {
             let context = try NIOSSLContext(configuration: settings)

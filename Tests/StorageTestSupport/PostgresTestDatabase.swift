@@ -1,39 +1,52 @@
-import Foundation
-import Logging
-import PostgresNIO
-import Testing
-import Vault
-@testable import VaultPostgres
+public import Foundation
+public import Logging
+public import PostgresNIO
+public import Testing
+public import Vault
+public import VaultPostgres
 
 /// Fresh PostgreSQL databases for tests, copied from one migrated template per test process.
 ///
 /// `VAULT_TEST_DATABASE_URL` names a server and a role that may CREATE DATABASE (`make test` starts
 /// a throwaway cluster and sets it). Without it the PostgreSQL tests fail, saying so, unless
 /// `VAULT_TEST_POSTGRES=off` disables them (the `.postgres` trait): a run that skips PostgreSQL is
-/// always a deliberate one. Written to be lifted into a shared test-support target.
-enum PostgresTestDatabase {
+/// always a deliberate one.
+public enum PostgresTestDatabase {
     /// Whether PostgreSQL tests are switched off (`VAULT_TEST_POSTGRES=off`).
-    static let isDisabled = ProcessInfo.processInfo.environment["VAULT_TEST_POSTGRES"] == "off"
+    public static let isDisabled = ProcessInfo.processInfo.environment["VAULT_TEST_POSTGRES"] == "off"
 
     /// A logger that drops everything (passing runs stay quiet).
-    static let logger = Logger(label: "vault.test.postgres") { _ in SwiftLogNoOpLogHandler() }
+    public static let logger = Logger(label: "vault.test.postgres") { _ in SwiftLogNoOpLogHandler() }
 
-    struct NotConfigured: Error, CustomStringConvertible {
-        var description: String {
+    public struct NotConfigured: Error, CustomStringConvertible {
+        public var description: String {
             "VAULT_TEST_DATABASE_URL is not set: run the tests through `make test` (it starts a throwaway PostgreSQL cluster), "
                 + "or set VAULT_TEST_POSTGRES=off to run the rest of the suite without PostgreSQL"
         }
     }
 
     /// The server named by `VAULT_TEST_DATABASE_URL`.
-    static func serverURL() throws -> PostgresURL {
+    public static func serverURL() throws -> PostgresURL {
         guard let text = ProcessInfo.processInfo.environment["VAULT_TEST_DATABASE_URL"], !text.isEmpty else { throw NotConfigured() }
         return try PostgresURL(text)
     }
 
     /// A new database migrated to the current schema (a copy of the process's template; `empty`: no
     /// tables at all), given to `body` by URL and dropped afterwards.
-    static func withDatabase<T>(empty: Bool = false, _ body: (PostgresURL) async throws -> T) async throws -> T {
+    public static func withDatabase<T>(empty: Bool = false, _ body: (PostgresURL) async throws -> T) async throws -> T {
+        let url = try await newDatabase(empty: empty)
+        do {
+            let result = try await body(url)
+            await drop(url)
+            return result
+        } catch {
+            await drop(url)
+            throw error
+        }
+    }
+
+    /// A new database migrated to the current schema (`empty`: no tables at all); the caller drops it.
+    public static func newDatabase(empty: Bool = false) async throws -> PostgresURL {
         let server = try serverURL()
         let name = "vault_test_\(ProcessInfo.processInfo.processIdentifier)_\(UUID().uuidString.prefix(8).lowercased())"
         if empty {
@@ -44,18 +57,19 @@ enum PostgresTestDatabase {
         }
         var url = server
         url.database = name
-        do {
-            let result = try await body(url)
-            try await admin(server) { "DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)" }
-            return result
-        } catch {
-            try? await admin(server) { "DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)" }
-            throw error
-        }
+        return url
+    }
+
+    /// Drops a database made by `newDatabase`, ending its sessions (best effort: the cluster is
+    /// thrown away after the run anyway).
+    public static func drop(_ url: PostgresURL) async {
+        let name = url.database
+        guard let server = try? serverURL(), name.hasPrefix("vault_test_") else { return }
+        try? await admin(server) { "DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)" }
     }
 
     /// A store over a fresh database, with a keyring (one random master key) opened over it.
-    static func withStore<T>(_ body: (PostgresStore, Keyring) async throws -> T) async throws -> T {
+    public static func withStore<T>(_ body: (PostgresStore, Keyring) async throws -> T) async throws -> T {
         try await withDatabase { url in
             let store = try await PostgresStore(url: url, logger: logger)
             defer { store.close() }
@@ -65,7 +79,7 @@ enum PostgresTestDatabase {
     }
 
     /// A keyring over `store` holding `masterKey` as version 1, verified (registers it, creates the audit key).
-    static func openKeyring(over store: PostgresStore, masterKey: SecureBytes) async throws -> Keyring {
+    public static func openKeyring(over store: PostgresStore, masterKey: SecureBytes) async throws -> Keyring {
         let keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: masterKey]), store: store)
         try await keyring.verifyMasterKey()
         return keyring
@@ -87,12 +101,16 @@ enum PostgresTestDatabase {
     }
 
     /// Runs one statement on the server's own database (CREATE/DROP DATABASE run outside transactions).
-    static func admin(_ server: PostgresURL, _ statement: () -> PostgresQuery) async throws {
-        let pool = try await PostgresPool.connect(url: server, logger: logger)
-        defer { pool.shutdown() }
-        let query = statement()
-        _ = try await pool.client.withConnection { connection in
-            try await connection.run(query, logger: logger)
+    public static func admin(_ server: PostgresURL, _ statement: () -> PostgresQuery) async throws {
+        let host = server.hosts[0]
+        let connection = try await PostgresConnection.connect(
+            configuration: try server.connectionConfiguration(host: host, connectTimeout: .seconds(10)), id: 1, logger: logger)
+        do {
+            _ = try await connection.run(statement(), logger: logger)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
         }
     }
 
@@ -124,7 +142,7 @@ enum PostgresTestDatabase {
 
 extension Trait where Self == ConditionTrait {
     /// Runs the test unless `VAULT_TEST_POSTGRES=off`; without `VAULT_TEST_DATABASE_URL` it fails, saying how to run it.
-    static var postgres: Self {
+    public static var postgres: Self {
         .enabled(if: !PostgresTestDatabase.isDisabled, "PostgreSQL tests are off (VAULT_TEST_POSTGRES=off)")
     }
 }
