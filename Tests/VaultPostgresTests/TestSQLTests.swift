@@ -25,3 +25,16 @@ struct TestSQLTests {
         await #expect(throws: (any Error).self) { try await sql.count("SELECT count(*) FROM meta WHERE key = ?") }
     }
 }
+
+extension TestSQLTests {
+    @Test(arguments: [TestEngine.sqlite, .postgres])
+    func everyRowAsTextShowsAValueStoredInClearInAnyTable(engine: TestEngine) async throws {
+        let directory = NSTemporaryDirectory() + "vault-testsql-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try await TestDatabase(path: directory + "/vault.sqlite", engine: engine)
+        #expect(try await !database.sql.everyRowAsText().contains("4111111111111111"))
+        try await database.sql.run("INSERT INTO meta (key, value) VALUES (?, ?)", ["test.leak", "card 4111111111111111"])
+        #expect(try await database.sql.everyRowAsText().contains("4111111111111111"))
+    }
+}
