@@ -18,6 +18,7 @@ struct ChargingFixture {
     let path = NSTemporaryDirectory() + "charging-tests-" + UUID().uuidString
     let database: TestDatabase
     let store: any VaultStorage
+    let ring: MasterKeyRing
     let keyring: Keyring
     let merchants: MerchantService
     let cards: SecureCardService
@@ -29,7 +30,8 @@ struct ChargingFixture {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         database = try await TestDatabase(path: path + "/vault.sqlite")
         store = database.storage
-        keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)]), store: store)
+        ring = try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
+        keyring = Keyring(masterKeys: ring, store: store)
         try await keyring.verifyMasterKey()
         merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules)
         cards = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
@@ -52,6 +54,21 @@ struct ChargingFixture {
         return ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
             logger: logger)
+    }
+
+    /// A runner of a second process over the same database: its own store (the caller closes it
+    /// with `TestDatabase.close`), keyring, card and merchant services; the same sandbox.
+    func secondRunner(policy: RetryPolicy = RetryPolicy()) async throws -> (runner: ChargeRunner, store: any VaultStorage) {
+        let store = try await database.openAnother()
+        let keyring = Keyring(masterKeys: ring, store: store)
+        try await keyring.verifyMasterKey()
+        let merchants = MerchantService(
+            store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules)
+        let cards = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
+        let runner = ChargeRunner(
+            store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
+            logger: Self.quietLogger)
+        return (runner, store)
     }
 
     func merchant(_ name: String, zone: String) async throws -> Merchant {
