@@ -43,4 +43,32 @@ import Vault
         #expect(try await fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'") == 10)
         #expect(try await fixture.store.verifyAuditChain() == .intact(events: Int64(try await fixture.count("SELECT count(*) AS n FROM audit_events"))))
     }
+
+    @Test func schedulesWhoseStepsTwoRunnersSettleAtOnceAreCompletedOnce() async throws {
+        let fixture = try await ChargingFixture()
+        let merchant = try await fixture.merchant("m", zone: "UTC")
+        let card = try await fixture.card("ok", pan: "4242424242424242", merchant: merchant, now: Self.registered)
+        for _ in 0..<12 {
+            _ = try await fixture.schedule(
+                card, amount: 100, currency: "USD", plan: PlanRequest(type: "arbitraryDates", dates: ["2027-02-28", "2027-03-01", "2027-03-02"]),
+                merchant: merchant, now: Self.registered)
+        }
+        let (second, secondStore) = try await fixture.secondRunner()
+        defer { TestDatabase.close(secondStore) }
+        var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
+        options.concurrency = 3
+        options.batchSize = 2
+        async let a = fixture.runner().run(options)
+        async let b = second.run(options)
+        let (first, other) = try await (a, b)
+
+        #expect(first.processed + other.processed == 36)
+        #expect(first.schedulesCompleted + other.schedulesCompleted == 12)
+        #expect(fixture.sandbox.transactionCount == 36)
+        #expect(try await fixture.count("SELECT count(DISTINCT step_id) AS n FROM transactions WHERE status = 'approved'") == 36)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'") == 12)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'schedule.completed'") == 12)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM audit_events WHERE action = 'schedule.completed'") == 12)
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: Int64(try await fixture.count("SELECT count(*) AS n FROM audit_events"))))
+    }
 }
