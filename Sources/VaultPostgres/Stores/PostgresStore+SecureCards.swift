@@ -324,6 +324,11 @@ final class PostgresReadAuditQueue: Sendable {
         }
     }
 
+    /// Whether no event waits and no flush runs (every read recorded so far is written or lost).
+    var isIdle: Bool {
+        state.withLock { $0.events.isEmpty && !$0.flushing }
+    }
+
     /// Ends a failed flush (its events are lost and logged by count; the next read starts a flush).
     func endFlush() {
         state.withLock { $0.flushing = false }
