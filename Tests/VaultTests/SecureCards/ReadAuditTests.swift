@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Vault
 import StorageTestSupport
+import VaultPostgres
 @testable import VaultSQLite
 import Scheduler
 
@@ -63,6 +65,40 @@ import Scheduler
         #expect(sqlite.database.deferredWriteCount == 0)
         #expect(try await Self.events(fixture, "secure_card.retrieved").count == 5)
         #expect(try await fixture.store.verifyAuditChain() == .intact(events: 8))
+    }
+
+    /// The PostgreSQL counterpart of the test above: another transaction holds the merchant's audit
+    /// chain (its head row is locked until that transaction ends); reads still answer at once, and
+    /// their events reach the chain when it is free.
+    @Test(.enabled(if: TestEngine.current == .postgres, "PostgreSQL only: on SQLite, aReadDoesNotWaitForTheWriterAndItsEventCommitsWithTheNextBatch"))
+    func aReadDoesNotWaitForItsMerchantsLockedAuditChainAndItsEventIsWrittenOnceTheChainIsFree() async throws {
+        let fixture = try await VaultFixture()
+        let postgres = try #require(fixture.store as? PostgresStore)
+        let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        let cards = fixture.cards()
+        _ = try await cards.register(registration("r-1", pan: "4242424242424242"), merchant: merchant, actor: "test")
+        guard case .intact(let before) = try await fixture.store.verifyAuditChain() else {
+            Issue.record("the chain does not verify before the test")
+            return
+        }
+        let locked = Mutex(false)
+        let released = Mutex(false)
+        async let held: Void = postgres.write { transaction in
+            try await transaction.appendAudit(AuditEntry(merchantID: merchant.id, actor: "test", action: "test.hold", objectType: "test", objectID: nil))
+            locked.withLock { $0 = true }
+            while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        try await waitUntil { locked.withLock { $0 } }
+        // The chain is locked: the reads still answer, their events wait for it.
+        for _ in 0..<5 {
+            _ = try await cards.retrieve(merchantReference: "r-1", merchant: merchant, readBy: "apikey:ak_reader")
+        }
+        #expect(try await Self.events(fixture, "secure_card.retrieved").isEmpty)
+        released.withLock { $0 = true }
+        try await held
+        try await fixture.settleReadAudits()
+        #expect(try await Self.events(fixture, "secure_card.retrieved").count == 5)
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: before + 6))
     }
 
     @Test func eventsQueuedAtCloseAreCommittedBeforeTheDatabaseCloses() async throws {
