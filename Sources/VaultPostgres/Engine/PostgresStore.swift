@@ -1,5 +1,6 @@
 public import Logging
 public import PostgresNIO
+import Dispatch
 
 /// The PostgreSQL engine (SPEC §13): a postgres-nio connection pool over one database, the
 /// migrations, and transactions for the stores that extend this type (the Vault module's stores
@@ -56,10 +57,19 @@ public final class PostgresStore: Sendable {
         primary.client
     }
 
-    /// Stops the pool (open connections close; later calls fail).
+    /// Writes the card-data reads still queued for the audit log (as SQLite's close finishes its
+    /// queued writes: a read answered just before shutdown is never missing from the log), then
+    /// stops the pool (open connections close; later calls fail). Waits at most
+    /// `closeFlushTimeout` for that write.
     public func close() {
+        if !readAudits.waitUntilIdle(timeout: .now() + Self.closeFlushTimeout) {
+            logger.error("closing with card-data reads not yet written to the audit log")
+        }
         primary.close()
     }
+
+    /// How long `close` waits for queued card-data reads to reach the audit log.
+    static let closeFlushTimeout = DispatchTimeInterval.seconds(10)
 
     /// Whether the database answers a trivial query (readiness).
     public func isReachable() async -> Bool {
