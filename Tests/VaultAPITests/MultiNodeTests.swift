@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
@@ -138,6 +139,31 @@ import Vault
             #expect(locked.status == 429)
             #expect(locked.json["error"].flatMap { ($0 as? [String: Any])?["code"] as? String } == "too_many_failed_authentications")
             #expect(try await NodeClient.send(.GET, port: ports[1], "/v1/secure-cards", key: fixture.adminA).status == 200, "a valid key is never refused by it")
+        }
+    }
+
+    /// What `vault serve` does on PostgreSQL with no wiring: each runtime `VaultRuntime.open` gives
+    /// holds `PostgresRequestLimits` over the database, so an address locked out on one server is
+    /// locked out on the other (the window is an hour, so nothing refills during the test).
+    @Test(.enabled(if: TestEngine.current == .postgres, "SQLite servers count in their own process (one machine)"))
+    func serversOpenedOnOnePostgreSQLDatabaseShareTheFailedAuthenticationLimitOnTheirOwn() async throws {
+        let fixture = try await APIFixture {
+            $0.server.failedAuthLimit = 3
+            $0.server.failedAuthWindowSeconds = 3600
+        }
+        let second = try await VaultRuntime.open(configuration: fixture.runtime.configuration, logger: fixture.logger)
+        defer { second.close() }
+        #expect(fixture.runtime.requestLimits is PostgresRequestLimits)
+        #expect(second.requestLimits is PostgresRequestLimits)
+        try await serving([fixture.runtime, second], logger: fixture.logger) { ports in
+            let wrong = "vk_AAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+            for index in 0..<3 {
+                #expect(try await NodeClient.send(.GET, port: ports[index % 2], "/v1/secure-cards", key: wrong).status == 401)
+            }
+            let locked = try await NodeClient.send(.GET, port: ports[1], "/v1/secure-cards", key: wrong)
+            #expect(locked.status == 429)
+            #expect(try await NodeClient.send(.GET, port: ports[0], "/v1/secure-cards", key: wrong).status == 429)
+            #expect(try await NodeClient.send(.GET, port: ports[1], "/v1/secure-cards", key: fixture.adminA).status == 200)
         }
     }
 
