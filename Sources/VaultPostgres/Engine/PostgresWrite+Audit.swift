@@ -29,15 +29,15 @@ extension PostgresWrite {
         try await appendAudit(PendingAuditEvent(entry, at: now))
     }
 
-    /// Appends a prepared audit event inside this transaction, extending its chain (its merchant's,
-    /// or `platform`).
+    /// Links a prepared audit event to its chain (its merchant's, or `platform`) and inserts it now
+    /// (`appendAudit(_:)` defers this to just before COMMIT).
     ///
     /// The chain's head row is locked at the transaction's first event of that chain
     /// (`INSERT ... ON CONFLICT DO UPDATE` locks it, creating it for a new chain), so writers of one
     /// merchant on any server queue there and writers of different merchants never meet. The MAC
     /// covers the event's merchant id, which names its chain, and its place in the chain.
     /// - Throws: `PostgresStoreError.misuse` when no keyring is open over the store; server errors.
-    public func appendAudit(_ event: PendingAuditEvent) async throws {
+    func linkAudit(_ event: PendingAuditEvent) async throws {
         let chain = PostgresAuditChains.chain(of: event.merchantID)
         let head = try await lockedChainHead(chain, merchantID: event.merchantID)
         let key = try await auditChainKey(creating: true)!
