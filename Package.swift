@@ -179,7 +179,6 @@ let package = Package(
             name: "VaultTests",
             dependencies: [
                 "StorageTestSupport",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 "Vault",
                 "VaultSQLite",
                 .product(name: "PropertyBased", package: "swift-property-based"),
