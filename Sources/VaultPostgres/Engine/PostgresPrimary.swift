@@ -20,10 +20,12 @@ public struct PostgresFailoverPolicy: Sendable {
     /// postgres-nio's pool gives up only after 15 s). The server is kept if it still answers.
     public var leaseStall: Duration
 
-    /// - Parameters: see the properties; the defaults fit a primary and standbys on one network.
+    /// - Parameters: see the properties; the defaults fit a primary and standbys on one network,
+    ///   with room for a busy machine (a probe of 2 s failed under a loaded test run: a host that
+    ///   is down refuses at once, a slow one must not be taken for down).
     public init(
-        searchDeadline: Duration = .seconds(6), firstBackoff: Duration = .milliseconds(100),
-        maximumBackoff: Duration = .seconds(1), probeTimeout: Duration = .seconds(2), leaseStall: Duration = .seconds(2)
+        searchDeadline: Duration = .seconds(15), firstBackoff: Duration = .milliseconds(100),
+        maximumBackoff: Duration = .seconds(1), probeTimeout: Duration = .seconds(5), leaseStall: Duration = .seconds(2)
     ) {
         self.searchDeadline = searchDeadline
         self.firstBackoff = firstBackoff
