@@ -179,6 +179,7 @@ let package = Package(
             name: "VaultTests",
             dependencies: [
                 "StorageTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 "Vault",
                 "VaultSQLite",
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import Synchronization
 import Testing
 @testable import Vault
@@ -85,6 +86,8 @@ import Scheduler
         let released = Mutex(false)
         async let held: Void = postgres.write { transaction in
             try await transaction.appendAudit(AuditEntry(merchantID: merchant.id, actor: "test", action: "test.hold", objectType: "test", objectID: nil))
+            // A write locks its chains' heads just before COMMIT: this one takes the lock now and holds it.
+            try await transaction.run("SELECT 1 FROM audit_chains WHERE chain = \(merchant.id) FOR UPDATE")
             locked.withLock { $0 = true }
             while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         }
