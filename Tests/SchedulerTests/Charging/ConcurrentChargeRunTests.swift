@@ -71,4 +71,34 @@ import Vault
         #expect(try await fixture.count("SELECT count(*) AS n FROM audit_events WHERE action = 'schedule.completed'") == 12)
         #expect(try await fixture.store.verifyAuditChain() == .intact(events: Int64(try await fixture.count("SELECT count(*) AS n FROM audit_events"))))
     }
+
+    @Test func twoRunnersExtendingTheSameOpenEndedSchedulesAtOnceAddEachStepOnce() async throws {
+        // Steps materialized 14 days ahead: two Mondays at creation; each runner extends through 2027-03-16.
+        let fixture = try await ChargingFixture(horizonDays: 14)
+        let merchant = try await fixture.merchant("m", zone: "UTC")
+        let card = try await fixture.card("ok", pan: "4242424242424242", merchant: merchant, now: Self.registered)
+        for _ in 0..<8 {
+            _ = try await fixture.schedule(
+                card, amount: 100, currency: "USD", plan: PlanRequest(type: "weekly", startDate: "2027-01-04", endType: "never", day: 1),
+                merchant: merchant, now: Self.registered)
+        }
+        #expect(try await fixture.count("SELECT count(*) AS n FROM schedule_steps") == 16)
+        let (second, secondStore) = try await fixture.secondRunner()
+        defer { TestDatabase.close(secondStore) }
+        var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
+        options.horizonDays = 14
+        options.concurrency = 2
+        options.batchSize = 5
+        async let a = fixture.runner().run(options)
+        async let b = second.run(options)
+        let (first, other) = try await (a, b)
+
+        // Mondays 2027-01-04 through 2027-03-15 per schedule; 2027-01-04 through 2027-03-01 due.
+        #expect(try await fixture.count("SELECT count(*) AS n FROM schedule_steps") == 8 * 11)
+        #expect(try await fixture.count("SELECT count(DISTINCT schedule_id || ' ' || date) AS n FROM schedule_steps") == 8 * 11)
+        #expect(first.processed + other.processed == 8 * 9)
+        #expect(fixture.sandbox.transactionCount == 8 * 9)
+        #expect(try await fixture.count("SELECT count(DISTINCT step_id) AS n FROM transactions WHERE status = 'approved'") == 8 * 9)
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: Int64(try await fixture.count("SELECT count(*) AS n FROM audit_events"))))
+    }
 }
