@@ -97,7 +97,7 @@ public enum PostgresTestDatabase {
             } catch {
                 // "source database is being accessed by other users": a copy started at the same moment.
                 attempt += 1
-                guard attempt < 50 else { throw error }
+                guard attempt < 300 else { throw error }
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
@@ -133,8 +133,14 @@ public enum PostgresTestDatabase {
                 store.close()
                 // Copies need the template without sessions: end the migrating pool's at once.
                 try await PostgresTestDatabase.admin(server) {
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name) AND pid <> pg_backend_pid()"
+                    """
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = \(name) AND pid <> pg_backend_pid() AND usename = current_user AND backend_type = 'client backend'
+                    """
                 }
+                // No session (autovacuum's included, which a non-superuser cannot end) may sit on
+                // the template while it is copied.
+                try await PostgresTestDatabase.admin(server) { "ALTER DATABASE \(unescaped: name) WITH ALLOW_CONNECTIONS false" }
                 return name
             }
             created = task
