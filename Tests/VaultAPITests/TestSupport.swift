@@ -156,15 +156,15 @@ final class FixtureDatabase: Sendable {
     }
 
     /// A new database on the PostgreSQL pass; nil on the SQLite pass. Waits while
-    /// `FixtureSlots.limit` fixtures hold theirs: every test of the module starts at once, and
-    /// their pools together would pass the cluster's `max_connections`.
+    /// `PostgresTestSlots.limit` databases are alive: every test starts at once, and their pools
+    /// together would pass the cluster's `max_connections`.
     static func forCurrentEngine() async throws -> FixtureDatabase? {
         guard TestEngine.current == .postgres else { return nil }
-        await FixtureSlots.shared.acquire()
+        await PostgresTestSlots.shared.acquire()
         do {
             return FixtureDatabase(url: try await PostgresTestDatabase.newDatabase())
         } catch {
-            FixtureSlots.shared.release()
+            PostgresTestSlots.shared.release()
             throw error
         }
     }
@@ -179,54 +179,8 @@ final class FixtureDatabase: Sendable {
         let url = url
         Task.detached {
             await PostgresTestDatabase.drop(url)
-            FixtureSlots.shared.release()
+            PostgresTestSlots.shared.release()
         }
-    }
-}
-
-/// A counting semaphore for PostgreSQL fixtures: at most `limit` databases with their pools at once.
-final class FixtureSlots: Sendable {
-    /// Fixtures alive at once (a fixture's pool, a second node's and the `vault` processes' stay
-    /// well under the cluster's 300 connections at this count).
-    static let limit = 12
-    static let shared = FixtureSlots(limit: limit)
-
-    private struct State {
-        var available: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state: Mutex<State>
-
-    init(limit: Int) {
-        state = Mutex(State(available: limit))
-    }
-
-    /// Takes a slot, waiting for one when none is free.
-    func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { state -> Bool in
-                guard state.available > 0 else {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.available -= 1
-                return true
-            }
-            if granted { continuation.resume() }
-        }
-    }
-
-    /// Gives a slot back (to the first waiter, if any).
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiting.isEmpty else {
-                state.available += 1
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.resume()
     }
 }
 
