@@ -21,6 +21,11 @@ public final class PostgresStore: Sendable {
     /// Card-data reads waiting for their audit events (`recordRead`).
     let readAudits = PostgresReadAuditQueue()
 
+    /// Whether the charge runner's attempts and outcomes are written a group per statement
+    /// (`PostgresStore+ChargeGroups.swift`); off, one step at a time (the way a group that a
+    /// statement refuses is written). Turned off only by the throughput comparison and tests.
+    let writesChargeGroups = Atomic<Bool>(true)
+
     private let connection: Mutex<PostgresPool>
 
     /// Connects to the first host of `url` that answers (the first accepting writes when the URL
