@@ -52,7 +52,7 @@ extension PostgresStore {
             ])
         }
         var query = PostgresQuery(unsafeSQL: "WITH i AS ")
-        try rows.appendSelect(to: &query)
+        rows.appendSelect(to: &query)
         query.sql += """
             , stepped AS (
                 UPDATE schedule_steps s SET status = 'processing', attempts = i.attempts, updated_at = i.updated_at
@@ -114,7 +114,7 @@ extension PostgresStore {
             ])
         }
         var settle = PostgresQuery(unsafeSQL: "WITH i AS ")
-        try rows.appendSelect(to: &settle)
+        rows.appendSelect(to: &settle)
         settle.sql += """
             , stepped AS (
                 UPDATE schedule_steps s SET status = i.step_status, next_attempt_at = i.next_attempt_at, lease_owner = NULL,
@@ -170,7 +170,7 @@ extension PostgresStore {
                 completing.append([items[index].prepared.schedule.id, Timestamp.string(items[index].prepared.outcome.transaction.updatedAt)])
             }
             var complete = PostgresQuery(unsafeSQL: "UPDATE schedules sc SET status = 'completed', updated_at = c.stamp FROM ")
-            try completing.appendSelect(to: &complete)
+            completing.appendSelect(to: &complete)
             complete.sql += """
                  AS c WHERE sc.id = c.id AND sc.status = 'active' AND NOT EXISTS (
                     SELECT 1 FROM schedule_steps st WHERE st.schedule_id = c.id

@@ -29,8 +29,8 @@ public struct PostgresRowSet: Sendable {
     /// Appends `(SELECT <columns>, ord FROM jsonb_array_elements($n) ...)` to `query` (to follow
     /// `FROM` with an alias, or `WITH name AS`), binding the rows: `ord` is each row's position
     /// (1, 2, ...), for `ORDER BY`.
-    public func appendSelect(to query: inout PostgresQuery) throws {
-        let json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
+    public func appendSelect(to query: inout PostgresQuery) {
+        let json = Self.json(rows)
         let values = columns.enumerated().map { index, column in
             column.type == "bytea"
                 ? "decode(e->>\(index), 'hex') AS \(column.name)" : "(e->>\(index))::\(column.type) AS \(column.name)"
@@ -38,5 +38,44 @@ public struct PostgresRowSet: Sendable {
         query.sql += "(SELECT " + values.joined(separator: ", ") + ", x.ord FROM jsonb_array_elements("
         query.binds.append(json, context: .default)
         query.sql += "$\(query.binds.count)::jsonb) WITH ORDINALITY AS x(e, ord))"
+    }
+
+    /// `rows` as a JSON array of arrays of strings and nulls (RFC 8259: `"` and `\` escaped, and
+    /// every control character as `\u00XX`; everything else as its UTF-8). Written here rather
+    /// than with `JSONEncoder`, which took a sixth of the charge runner's CPU time.
+    static func json(_ rows: [[String?]]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(rows.count * 256)
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "["))
+        for (rowIndex, row) in rows.enumerated() {
+            if rowIndex > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "["))
+            for (index, value) in row.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                guard let value else {
+                    out.append(contentsOf: "null".utf8)
+                    continue
+                }
+                out.append(UInt8(ascii: "\""))
+                for byte in value.utf8 {
+                    switch byte {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                        out.append(UInt8(ascii: "\\"))
+                        out.append(byte)
+                    case 0..<0x20:
+                        out.append(contentsOf: "\\u00".utf8)
+                        out.append(hex[Int(byte >> 4)])
+                        out.append(hex[Int(byte & 0x0F)])
+                    default:
+                        out.append(byte)
+                    }
+                }
+                out.append(UInt8(ascii: "\""))
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
     }
 }

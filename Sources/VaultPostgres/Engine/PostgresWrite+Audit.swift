@@ -93,7 +93,7 @@ extension PostgresWrite {
             INSERT INTO audit_events (id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
             SELECT id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash FROM
             """
-        try rows.appendSelect(to: &insert)
+        rows.appendSelect(to: &insert)
         insert.sql += " AS a"
         insert.sql += " ORDER BY a.ord"
         try await run(insert)

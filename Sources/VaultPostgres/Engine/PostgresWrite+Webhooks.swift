@@ -48,7 +48,7 @@ extension PostgresWrite {
             SELECT w.id, w.merchant_id, w.type, w.payload, 'pending', 0, w.created_at,
                 CASE WHEN m.callback_url IS NULL THEN \(Self.noCallbackError) END, w.created_at, w.expires_at FROM
             """
-        try rows.appendSelect(to: &insert)
+        rows.appendSelect(to: &insert)
         insert.sql += " AS w"
         insert.sql += " LEFT JOIN merchants m ON m.id = w.merchant_id ORDER BY w.ord"
         try await run(insert)

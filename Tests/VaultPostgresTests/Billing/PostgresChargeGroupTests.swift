@@ -142,6 +142,25 @@ struct PostgresChargeGroupTests {
         #expect(snapshots[0] == snapshots[1])
     }
 
+    @Test func rowSetValuesReachPostgresUnchanged() async throws {
+        let database = try await BillingDatabase()
+        let values: [String?] = ["plain", "quote \" and backslash \\", "line\nbreak\ttab\u{01}", "Zürich 東京 🙂", "", nil, "</script>", "ff00"]
+        var rows = PostgresRowSet([("value", "text"), ("hex", "bytea")])
+        for value in values { rows.append([value, "ff00"]) }
+        var query = PostgresQuery(unsafeSQL: "SELECT v.value, v.hex, v.ord FROM ")
+        rows.appendSelect(to: &query)
+        query.sql += " AS v ORDER BY v.ord"
+        let read = try await database.store.read { connection in
+            try await connection.rows(query, logger: BillingDatabase.logger).map { (try $0.optionalString("value"), try $0.blob("hex")) }
+        }
+        #expect(read.map(\.0) == values)
+        #expect(read.allSatisfy { $0.1 == [0xFF, 0x00] })
+        // The JSON is valid for any parser, not only PostgreSQL's.
+        let parsed = try JSONSerialization.jsonObject(with: Data(PostgresRowSet.json([values]).utf8)) as? [[Any]]
+        #expect(parsed?.first?.count == values.count)
+        await database.drop()
+    }
+
     @Test func aPastDuePolicyBesideAnotherStepOfItsScheduleIsWrittenOneByOne() throws {
         func outcome(_ step: String, schedule: String, failing: Bool) throws -> AttemptOutcome {
             let transaction = Transaction(
