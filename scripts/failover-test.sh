@@ -23,8 +23,9 @@
 # Settings (environment): VAULT_BIN (else the release build), FAILOVER_KILL_AFTER (5),
 # FAILOVER_PROMOTE_AFTER (1), FAILOVER_LOAD_AFTER (5), FAILOVER_THREADS (8), FAILOVER_STEPS (400:
 # schedules made through the API), FAILOVER_LOST_RATE (0.02), FAILOVER_LATENCY_MS (20),
-# FAILOVER_GRACE_S (5), KEEP_WORKDIR=1, FAILOVER_RECONNECT (restart: the servers are restarted
-# after the promotion, as an operator or supervisor would; in-process reconnection is not wired yet). Exit 0 on PASS, 1 on FAIL.
+# FAILOVER_GRACE_S (5), KEEP_WORKDIR=1, FAILOVER_RECONNECT (inprocess: servers and runner keep
+# running and find the promoted standby themselves through the multi-host URL; restart: they are
+# SIGKILLed and restarted after the promotion, as a supervisor would). Exit 0 on PASS, 1 on FAIL.
 set -euo pipefail
 umask 077
 
@@ -43,7 +44,7 @@ STEPS=${FAILOVER_STEPS:-400}
 LOST_RATE=${FAILOVER_LOST_RATE:-0.02}
 LATENCY_MS=${FAILOVER_LATENCY_MS:-20}
 GRACE_S=${FAILOVER_GRACE_S:-5}
-RECONNECT=${FAILOVER_RECONNECT:-restart}
+RECONNECT=${FAILOVER_RECONNECT:-inprocess}
 GATEWAY=nmi
 SERVER_PIDS=()
 LOAD_PID=""

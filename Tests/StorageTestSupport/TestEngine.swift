@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Testing
 
 /// The storage engine the suite runs on: SQLite unless `VAULT_TEST_ENGINE=postgres`.

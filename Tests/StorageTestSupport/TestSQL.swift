@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 import PostgresNIO
 public import Scheduler
-public import VaultPostgres
+import VaultPostgres
 public import VaultSQLite
 
 /// Plain SQL against a test's store on either engine, for what tests read or set up behind the

@@ -2,13 +2,15 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// Registers cards of every brand through the live server, then scans the SQLite file, its WAL
-/// and every captured log line for the PANs and CVVs used.
+/// Registers cards of every brand through the live server, then scans the stored bytes of every
+/// row (both engines), the SQLite file and its WAL (SQLite) and every captured log line for the
+/// PANs and CVVs used.
 @Suite struct CardDataLeakTests {
     static let cards: [(pan: String, cvv: String)] = [
         ("4242424242424242", "314"), ("4111111111111111", "271"), ("5555555555554444", "828"), ("2223003122003222", "182"),
@@ -39,18 +41,24 @@ import VaultSQLite
                 #expect(!bad.text.contains(card.pan))
             }
         }
-        let files = ["vault.sqlite", "vault.sqlite-wal"].map { fixture.directory.file($0) }
-        var scanned = 0
-        for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else { continue }
-            scanned += 1
+        // SQLite: the database file and its WAL (freed pages too); either engine: every row's values.
+        var stored: [(String, Data)] = []
+        if fixture.runtime.store is SQLiteStore {
+            for file in ["vault.sqlite", "vault.sqlite-wal"].map({ fixture.directory.file($0) }) {
+                if let data = FileManager.default.contents(atPath: file) { stored.append((file, data)) }
+            }
+            #expect(!stored.isEmpty)
+        }
+        let rows = try await fixture.sql.everyTableAsBytes()
+        #expect(rows.contains { $0.table == "secure_cards" && $0.bytes.count > 1000 })
+        stored += rows.map { ("table \($0.table)", Data($0.bytes)) }
+        for (file, data) in stored {
             for card in Self.cards {
                 #expect(data.range(of: Data(card.pan.utf8)) == nil, "PAN ending \(card.pan.suffix(4)) found in \(file)")
                 let grouped = stride(from: 0, to: card.pan.count, by: 4).map { card.pan.dropFirst($0).prefix(4) }.joined(separator: " ")
                 #expect(data.range(of: Data(grouped.utf8)) == nil)
             }
         }
-        #expect(scanned >= 1)
         let logs = fixture.logText
         #expect(!logs.isEmpty)
         for card in Self.cards {
@@ -58,9 +66,7 @@ import VaultSQLite
             #expect(!logs.contains("\"\(card.cvv)\""))
             #expect(!logs.contains("cvv: \(card.cvv)"))
         }
-        let cvvs = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.query("SELECT verification FROM secure_cards").compactMap { try $0.optionalString("verification") }
-        }
+        let cvvs = try await fixture.sql.query("SELECT verification FROM secure_cards").compactMap { try $0.optionalString("verification") }
         for card in Self.cards { #expect(!cvvs.joined().contains(card.cvv + "\"")) }
     }
 }

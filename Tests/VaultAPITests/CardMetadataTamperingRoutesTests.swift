@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
@@ -17,15 +18,13 @@ import VaultSQLite
         try await fixture.live { client in
             let created = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("t-1"))
             let token = try #require(created.json["secureCardReference"] as? String)
-            try fixture.runtime.sqlite.database.writeNow { connection in
-                try connection.run("UPDATE secure_cards SET expiry_year = 2045 WHERE id = ?", [token])
-            }
-            let recorded = try fixture.count("transactions")  // the registration's verification
+            try await fixture.sql.run("UPDATE secure_cards SET expiry_year = 2045 WHERE id = ?", [token])
+            let recorded = try await fixture.count("transactions")  // the registration's verification
             let sale = try await client.send(
                 .post, "/v1/transactions", key: fixture.adminA, json: #"{"type": "sale", "amount": 900, "currency": "USD", "merchantReference": "t-1"}"#)
             #expect(sale.status == .conflict, "\(sale.text)")
             #expect(sale.error["code"] as? String == "card_integrity_failed")
-            #expect(try fixture.count("transactions") == recorded)
+            #expect(try await fixture.count("transactions") == recorded)
             let shown = try await client.send(.get, "/v1/secure-cards/t-1", key: fixture.adminA)
             #expect(shown.error["code"] as? String == "card_integrity_failed")
             #expect(!shown.text.contains("2045") && !shown.text.contains("Ada Lovelace"))

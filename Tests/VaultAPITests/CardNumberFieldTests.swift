@@ -42,7 +42,7 @@ import Vault
                 try await client.send(.post, "/v1/secure-cards", key: fixture.adminA,
                                       json: keyedCard("c1", verify: false, extra: #", "customFields": [{"name": "Note", "value": "5555-5555-5555-4444"}]"#)),
                 param: "customFields[0].value")
-            #expect(try fixture.count("secure_cards") == 0)
+            #expect(try await fixture.count("secure_cards") == 0)
             #expect(fixture.runtime.gateways.sandbox.transactionCount == 0)
 
             // The same requests without a card number pass: a 16-digit reference failing Luhn is no card number.
@@ -62,7 +62,7 @@ import Vault
             let put = try await client.send(
                 .put, "/v1/custom-fields", key: fixture.adminA, json: #"{"fields": [{"name": "4111-1111-1111-1111", "required": false, "maxLength": 8}]}"#)
             Self.expectRefused(put, param: "fields[0].name")
-            #expect(try fixture.count("custom_field_definitions") == 0)
+            #expect(try await fixture.count("custom_field_definitions") == 0)
         }
     }
 
@@ -80,7 +80,7 @@ import Vault
             Self.expectRefused(
                 try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: registerFields), param: "secureCard.customFields[0].value")
             #expect(fixture.runtime.gateways.sandbox.transactionCount == 0)
-            #expect(try fixture.count("transactions") == 0)
+            #expect(try await fixture.count("transactions") == 0)
             let plain = try await client.send(
                 .post, "/v1/transactions", key: fixture.adminA, json: TransactionRoutesTests.rawSale(extra: #", "description": "order 1234""#))
             #expect(plain.status == .created, "\(plain.status)")
@@ -100,7 +100,7 @@ import Vault
                     .replacingOccurrences(of: "{", with: String(field.dropLast()) + ", ", options: [], range: nil)
                 Self.expectRefused(try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: body), param: param)
             }
-            #expect(try fixture.count("schedules") == 0)
+            #expect(try await fixture.count("schedules") == 0)
             let created = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: ScheduleRoutesTests.monthly())
             #expect(created.status == .created, "\(created.status)")
             let id = try #require(created.json["id"] as? String)
@@ -115,16 +115,16 @@ import Vault
             let refused = try await client.send(
                 .post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c1", verify: false), headers: [.idempotencyKey: "4111111111111111-1250"])
             Self.expectRefused(refused, param: "Idempotency-Key")
-            #expect(try fixture.count("idempotency_keys") == 0)
-            #expect(try fixture.count("secure_cards") == 0)
+            #expect(try await fixture.count("idempotency_keys") == 0)
+            #expect(try await fixture.count("secure_cards") == 0)
             let accepted = try await client.send(
                 .post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c1", verify: false), headers: [.idempotencyKey: "order-1250-a"])
             #expect(accepted.status == .created, "\(accepted.status)")
         }
     }
 
-    @Test func theCommandLineRefusesACardNumberAsMerchantNameWithoutPrintingIt() throws {
-        let vault = VaultProcess()
+    @Test func theCommandLineRefusesACardNumberAsMerchantNameWithoutPrintingIt() async throws {
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         let refused = try vault.run(["merchant", "create", "4111-1111-1111-1111"])
         #expect(refused.status == 1)

@@ -40,7 +40,7 @@ import Vault
             #expect(dry.status == .accepted)
             let dryRun = try await Self.waitForRun(client, key: fixture.runnerA, id: try #require(dry.json["id"] as? String))
             #expect((dryRun["summary"] as? [String: Any]).flatMap { ($0["due"] as? [String: Any])?["count"] as? Int } == 2)
-            #expect(try fixture.count("transactions") == 0)
+            #expect(try await fixture.count("transactions") == 0)
 
             let started = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
             #expect(started.status == .accepted)
@@ -65,7 +65,7 @@ import Vault
             let again = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA)
             let second = try await Self.waitForRun(client, key: fixture.adminA, id: try #require(again.json["id"] as? String))
             #expect((second["summary"] as? [String: Any]).flatMap { ($0["due"] as? [String: Any])?["count"] as? Int } == 0)
-            #expect(try fixture.count("transactions WHERE step_id IS NOT NULL") == 2)
+            #expect(try await fixture.count("transactions WHERE step_id IS NOT NULL") == 2)
         }
     }
 
@@ -97,7 +97,7 @@ import Vault
             #expect(response.error["param"] as? String == param)
             #expect(!response.text.contains("4242"))
         }
-        #expect(try fixture.count("charge_runs") == 0)
+        #expect(try await fixture.count("charge_runs") == 0)
     }
 
     @Test(arguments: [(#"{"dryRun": null}"#, "dryRun"), (#"{"asOf": null, "dryRun": true}"#, "asOf"), (#"{"dryRun": "true"}"#, "dryRun")])
@@ -108,6 +108,6 @@ import Vault
             #expect(response.status == .unprocessableContent)
             #expect(response.error["param"] as? String == param)
         }
-        #expect(try fixture.count("charge_runs") == 0)
+        #expect(try await fixture.count("charge_runs") == 0)
     }
 }

@@ -3,8 +3,12 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import HTTPTypes
+import Scheduler
+import StorageTestSupport
 import Testing
 import Vault
+import VaultPostgres
+@testable import VaultAPI
 import VaultSQLite
 
 /// Runs the real `vault` executable in a temporary working directory.
@@ -18,6 +22,51 @@ struct VaultProcess {
     }
 
     let directory = TemporaryDirectory()
+    /// The PostgreSQL database its processes use (`VAULT_DATABASE_URL`), or nil: the SQLite file
+    /// `data/vault.sqlite` of the directory.
+    let postgres: FixtureDatabase?
+
+    /// A vault directory on SQLite whatever the pass, for tests of the command line itself (usage,
+    /// key files) that never reach the database or test what the SQLite file looks like.
+    init() {
+        postgres = nil
+    }
+
+    private init(postgres: FixtureDatabase?) {
+        self.postgres = postgres
+    }
+
+    /// A vault directory whose processes use the database of the pass: a fresh PostgreSQL
+    /// database in the PostgreSQL pass, the directory's SQLite file otherwise.
+    static func onTestEngine() async throws -> VaultProcess {
+        VaultProcess(postgres: try await FixtureDatabase.forCurrentEngine())
+    }
+
+    /// The configuration's database: the directory's SQLite file, or the PostgreSQL database.
+    var database: VaultConfiguration.Database {
+        var database = VaultConfiguration.Database()
+        database.path = directory.file("data/vault.sqlite")
+        database.url = postgres?.url
+        database.maxConnections = 4
+        return database
+    }
+
+    /// Runs `body` with a store over the processes' database (opened and closed around it).
+    @discardableResult
+    func withStore<T>(_ body: (any VaultStorage) async throws -> T) async throws -> T {
+        let store: any VaultStorage =
+            if let postgres { try await PostgresStore(url: postgres.url, logger: PostgresTestDatabase.logger) } else {
+                try SQLiteStore(path: directory.file("data/vault.sqlite"))
+            }
+        do {
+            let result = try await body(store)
+            store.close()
+            return result
+        } catch {
+            store.close()
+            throw error
+        }
+    }
 
     struct Outcome {
         var status: Int32
@@ -28,6 +77,7 @@ struct VaultProcess {
     func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Subprocess {
         var env = ProcessInfo.processInfo.environment
         for key in env.keys where key.hasPrefix("VAULT_") { env[key] = nil }
+        if let postgres { env["VAULT_DATABASE_URL"] = postgres.urlText }
         env.merge(environment) { _, new in new }
         return try Subprocess(executable: Self.executable.path, arguments: arguments, environment: env, directory: directory.path)
     }
@@ -58,8 +108,8 @@ struct VaultProcess {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
-    @Test func merchantCreateWithJSONPrintsOneObject() throws {
-        let vault = VaultProcess()
+    @Test func merchantCreateWithJSONPrintsOneObject() async throws {
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         let created = try vault.run(["merchant", "create", "acme", "--role", "admin", "--gateway", "sandbox", "--time-zone", "Europe/Paris", "--json"])
         #expect(created.status == 0)
@@ -87,8 +137,8 @@ struct VaultProcess {
         #expect(help.stdout.contains("--gateway-credential"))
     }
 
-    @Test func theServerRefusesAKeyFileReadableByOthersAndTouchesNothing() throws {
-        let vault = VaultProcess()
+    @Test func theServerRefusesAKeyFileReadableByOthersAndTouchesNothing() async throws {
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         let path = vault.directory.file("keys/master.key")
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
@@ -105,8 +155,8 @@ struct VaultProcess {
         #expect(refused.stderr.contains("master.key"))
     }
 
-    @Test func theServerRefusesTheWrongKey() throws {
-        let vault = VaultProcess()
+    @Test func theServerRefusesTheWrongKey() async throws {
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         #expect(try vault.run(["merchant", "create", "acme"]).status == 0)
         let wrong = Encoding.base64(RandomBytes.make(32))
@@ -116,8 +166,8 @@ struct VaultProcess {
         #expect(!refused.stderr.contains(wrong))
     }
 
-    @Test func keyRotationKeepsMerchantsUsable() throws {
-        let vault = VaultProcess()
+    @Test func keyRotationKeepsMerchantsUsable() async throws {
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         try vault.run(["merchant", "create", "acme", "--gateway", "nmi", "--gateway-credential", "security_key=abc"])
         let rotated = try vault.run(["keys", "rotate"])
@@ -134,19 +184,20 @@ struct VaultProcess {
     }
 
     @Test func auditVerifyFailsOnAnEditedEvent() async throws {
-        let vault = VaultProcess()
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         try vault.run(["merchant", "create", "acme"])
         #expect(try vault.run(["audit", "verify"]).status == 0)
-        let database = try SQLiteDatabase(path: vault.directory.file("data/vault.sqlite"), migrations: Schema.migrations)
-        try database.writeNow { connection in try connection.run("UPDATE audit_events SET action = 'nothing' WHERE seq = 2") }
-        database.close()
+        try await vault.withStore { store in try await TestSQL(store).run("UPDATE audit_events SET action = 'nothing' WHERE seq = 2") }
         let broken = try vault.run(["audit", "verify"])
         #expect(broken.status == 1)
-        #expect(broken.stdout.contains("BROKEN at event 2"))
+        // Event 2 is the merchant's creation: the second of SQLite's one chain; on PostgreSQL (one
+        // chain per merchant, events numbered within it) the first of the merchant's chain.
+        #expect(broken.stdout.contains(vault.postgres == nil ? "BROKEN at event 2" : "BROKEN at event 1: chain mer_"), "\(broken.stdout)")
     }
 
-    @Test func theServerRefusesADatabaseDirectoryOrFileOpenToOthersAndSaysHowToFixIt() throws {
+    @Test(.sqliteOnly("the SQLite file's and directory's permissions"))
+    func theServerRefusesADatabaseDirectoryOrFileOpenToOthersAndSaysHowToFixIt() throws {
         let vault = VaultProcess()
         try vault.run(["keys", "init"])
         #expect(try vault.run(["migrate"]).status == 0)
@@ -167,7 +218,7 @@ struct VaultProcess {
     }
 
     @Test func serveRunsWithoutCoreDumpsAnswersAndExitsCleanlyOnSIGTERM() async throws {
-        let vault = VaultProcess()
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         let process = try vault.start(["serve", "--dev-merchant", "dev"], environment: ["VAULT_PORT": "0"])
         var port: Int?

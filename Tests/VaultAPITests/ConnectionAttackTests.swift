@@ -130,7 +130,7 @@ import Testing
             #expect(connection.received.hasPrefix("HTTP/1.1 401"), "\(connection.received.prefix(40))")
             #expect(connection.received.lowercased().contains("connection: close"))
         }
-        #expect(try fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("secure_cards") == 0)
     }
 
     @Test func aTrickledBodyIsCutOffAtTheBodyTimeout() async throws {
@@ -151,7 +151,7 @@ import Testing
             #expect(sent < 1000)
             #expect(!connection.received.hasPrefix("HTTP/1.1 2"))
         }
-        #expect(try fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("secure_cards") == 0)
     }
 
     @Test func connectionCloseWithAnOversizedBodyGets413AndTheEndOfTheStream() async throws {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Payments
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
@@ -29,7 +30,7 @@ import VaultSQLite
             #expect(refused.error["code"] as? String == "credit_not_allowed")
             #expect(refused.error["type"] as? String == "permission_error")
         }
-        #expect(try fixture.count("transactions") == 0)
+        #expect(try await fixture.count("transactions") == 0)
     }
 
     @Test func anAllowedCreditReturnsMoneyWithoutAParentByRawCardOrToken() async throws {
@@ -73,7 +74,7 @@ import VaultSQLite
             #expect(response.status == .unprocessableContent, "\(response.text)")
             #expect(response.error["param"] as? String == param)
         }
-        #expect(try fixture.count("transactions") == 0)
+        #expect(try await fixture.count("transactions") == 0)
     }
 
     @Test func theSameSaleOnTheSameCardWithinTheWindowIsADuplicateUnlessAllowed() async throws {
@@ -106,7 +107,7 @@ import VaultSQLite
             // Another merchant's identical sale is its own.
             #expect(try await client.send(.post, "/v1/transactions", key: fixture.adminB, json: Self.body()).status == .created)
         }
-        #expect(try fixture.count("transactions") == 7)
+        #expect(try await fixture.count("transactions") == 7)
     }
 
     @Test func aDeclinedSaleIsNoDuplicateAndTheWindowEnds() async throws {
@@ -142,9 +143,7 @@ import VaultSQLite
                 #expect(sale.status == .created)
             }
         }
-        let macs = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.query("SELECT duplicate_mac FROM transactions WHERE duplicate_mac IS NOT NULL").map { try $0.blob("duplicate_mac") }
-        }
+        let macs = try await fixture.sql.query("SELECT duplicate_mac FROM transactions WHERE duplicate_mac IS NOT NULL").map { try $0.blob("duplicate_mac") }
         #expect(macs.count == 2)
         #expect(Set(macs).count == 2)
         for message in ["4242424242424242", "sale|USD|1250|4242424242424242"] {
@@ -155,9 +154,8 @@ import VaultSQLite
             let purged = try await client.send(.delete, "/v1/secure-cards/mac-card?purge=true", key: fixture.adminA)
             #expect(purged.status == .ok)
         }
-        let left = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.queryOne("SELECT count(*) AS n FROM transactions WHERE duplicate_mac IS NOT NULL AND merchant_id = ?", [fixture.merchantA.id])?.int("n")
-        }
+        let left = try await fixture.sql.count(
+            "SELECT count(*) AS n FROM transactions WHERE duplicate_mac IS NOT NULL AND merchant_id = ?", [fixture.merchantA.id])
         #expect(left == 0)
     }
 

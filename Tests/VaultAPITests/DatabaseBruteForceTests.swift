@@ -3,11 +3,14 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+import VaultSQLite
 
-/// Issue 12, findings 1 and 2, attacked as a thief holding only the database file and its WAL.
+/// Issue 12, findings 1 and 2, attacked as a thief holding only the database file and its WAL
+/// (SQLite) or a dump of every row (PostgreSQL).
 ///
 /// Cards are registered with Idempotency-Keys through the real HTTP stack (with holder name,
 /// customer contact data and custom fields), charged, put on a schedule with receipt contacts,
@@ -90,10 +93,17 @@ import Vault
             #expect(!retry.text.contains(purged.holder))
         }
 
-        let files = ["vault.sqlite", "vault.sqlite-wal"].compactMap { name in
-            FileManager.default.contents(atPath: fixture.directory.file(name)).map { (name, [UInt8]($0)) }
+        // SQLite: the database file and its WAL; PostgreSQL (no file of its own to steal): the
+        // bytes of every row of every table, as a dump of the database gives them.
+        var files: [(String, [UInt8])]
+        if fixture.runtime.store is SQLiteStore {
+            files = ["vault.sqlite", "vault.sqlite-wal"].compactMap { name in
+                FileManager.default.contents(atPath: fixture.directory.file(name)).map { (name, [UInt8]($0)) }
+            }
+            #expect(files.count == 2)
+        } else {
+            files = try await fixture.sql.everyTableAsBytes().map { ("table \($0.table)", $0.bytes) }
         }
-        #expect(files.count == 2)
         #expect(files.contains { $0.1.count > 4096 })
 
         // 1. Unkeyed hashes of candidate requests and PANs, at every byte offset.

@@ -52,7 +52,7 @@ import Vault
             #expect(refused.error["param"] as? String == "amount")
             #expect(!refused.text.contains("4242424242424242"))
             #expect(sandbox.transactionCount == 0)
-            #expect(try fixture.count("transactions") == 0)
+            #expect(try await fixture.count("transactions") == 0)
             let listed = try await client.send(.get, "/v1/transactions", key: fixture.adminA)
             #expect((listed.json["data"] as? [Any])?.isEmpty == true)
 
@@ -71,7 +71,7 @@ import Vault
             let registration = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: card)
             #expect(registration.status == .badRequest)
             #expect(registration.error["code"] as? String == "duplicate_key")
-            #expect(try fixture.count("secure_cards") == 0)
+            #expect(try await fixture.count("secure_cards") == 0)
             let keyAsCardNumber = try await client.send(
                 .post, "/v1/secure-cards", key: fixture.adminA, json: #"{"4242424242424242": 1, "4242424242424242": 2}"#)
             #expect(keyAsCardNumber.status == .badRequest)

@@ -26,7 +26,7 @@ import Vault
                 .post, "/v1/transactions", key: fixture.adminA, json: #"{"type": "sale", "amount": 100, "currency": "USD", "merchantReference": "exp-1"}"#)
             #expect(sale.status == .created, "\(sale.text)")
         }
-        #expect(try fixture.count("audit_events WHERE action = 'secure_card.updated'") == 1)
+        #expect(try await fixture.count("audit_events WHERE action = 'secure_card.updated'") == 1)
     }
 
     @Test(arguments: [

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
@@ -86,11 +87,8 @@ import VaultSQLite
             #expect(try await client.send(.delete, "/v1/secure-cards/c1?purge=true", key: fixture.adminA).status == .ok)
             #expect(try await Self.search(client, "holderName=grace&includeDeleted=true", key: fixture.adminA) == [])
         }
-        let purgedRows = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.queryOne(
-                "SELECT count(*) AS n FROM secure_card_names WHERE secure_card_id IN (SELECT id FROM secure_cards WHERE merchant_reference = 'c1')")?
-                .int("n") ?? -1
-        }
+        let purgedRows = try await fixture.sql.count(
+            "SELECT count(*) AS n FROM secure_card_names WHERE secure_card_id IN (SELECT id FROM secure_cards WHERE merchant_reference = 'c1')")
         #expect(purgedRows == 0)
     }
 
@@ -101,10 +99,7 @@ import VaultSQLite
             _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: Self.card("old-2", holder: "Dorothy Vaughan"))
         }
         // As a database from before migration 23 has them: no index rows, not indexed.
-        try fixture.runtime.sqlite.database.writeNow { connection in
-            try connection.run("DELETE FROM secure_card_names")
-            try connection.run("UPDATE secure_cards SET name_indexed = 0")
-        }
+        try await fixture.sql.runAll([("DELETE FROM secure_card_names", []), ("UPDATE secure_cards SET name_indexed = 0", [])])
         try await fixture.live { client in
             let found = try await Self.search(client, "holderName=johnson", key: fixture.adminA)
             #expect(found == [])
@@ -125,8 +120,8 @@ import VaultSQLite
             _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: Self.card("m-a", holder: "Hedy Lamarr"))
             _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminB, json: Self.card("m-b", holder: "Hedy Lamarr"))
         }
-        let rows = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.query("SELECT merchant_id, token_mac FROM secure_card_names").map { (try $0.string("merchant_id"), try $0.blob("token_mac")) }
+        let rows = try await fixture.sql.query("SELECT merchant_id, token_mac FROM secure_card_names").map {
+            (try $0.string("merchant_id"), try $0.blob("token_mac"))
         }
         #expect(rows.count == 4)
         let macsA = Set(rows.filter { $0.0 == fixture.merchantA.id }.map(\.1))

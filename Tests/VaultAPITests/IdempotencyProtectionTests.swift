@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import StorageTestSupport
 import Vault
 @testable import VaultAPI
 import VaultSQLite
@@ -13,8 +14,8 @@ import VaultSQLite
 @Suite struct IdempotencyProtectionTests {
     static func key(_ name: String) -> HTTPFields { [.init("Idempotency-Key")!: name] }
 
-    static func row(_ fixture: APIFixture, key: String) throws -> SQLiteRow? {
-        try fixture.runtime.sqlite.database.readNow { try $0.queryOne("SELECT * FROM idempotency_keys WHERE key = ?", [key]) }
+    static func row(_ fixture: APIFixture, key: String) async throws -> SQLiteRow? {
+        try await fixture.sql.queryOne("SELECT * FROM idempotency_keys WHERE key = ?", [key])
     }
 
     @Test func theRequestIsAKeyedMACAndTheResponseIsSealedAndBoundToItsCard() async throws {
@@ -24,7 +25,7 @@ import VaultSQLite
             let created = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: body, headers: Self.key("k-1"))
             #expect(created.status == .created)
             let token = try #require(created.json["secureCardReference"] as? String)
-            let row = try #require(try Self.row(fixture, key: "k-1"))
+            let row = try #require(try await Self.row(fixture, key: "k-1"))
             let fingerprint = Array(("POST /v1/secure-cards?\n" + body).utf8)
             #expect(try row.blob("request_hash").count == 32)
             #expect(try row.blob("request_hash") != Digest.sha256(fingerprint))
@@ -36,9 +37,8 @@ import VaultSQLite
             #expect(Data(stored).range(of: Data(token.utf8)) == nil)
             // The same body under another merchant's key gives another MAC (per-merchant keys).
             _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminB, json: body, headers: Self.key("k-1"))
-            let other = try fixture.runtime.sqlite.database.readNow {
-                try $0.queryOne("SELECT request_hash FROM idempotency_keys WHERE key = 'k-1' AND merchant_id = ?", [fixture.merchantB.id])
-            }
+            let other = try await fixture.sql.queryOne(
+                "SELECT request_hash FROM idempotency_keys WHERE key = 'k-1' AND merchant_id = ?", [fixture.merchantB.id])
             #expect(try other?.blob("request_hash") != row.blob("request_hash"))
             // Same key, another request: refused; same request: replayed.
             let reused = try await client.send(
@@ -60,7 +60,7 @@ import VaultSQLite
             #expect(before.status == .created)
             #expect(before.text == created.text)
             #expect(try await fixture.runtime.idempotency.resealAll(merchantID: fixture.merchantA.id) == 1)
-            #expect(try Self.row(fixture, key: "rot")?.int("key_version") == 2)
+            #expect(try await Self.row(fixture, key: "rot")?.int("key_version") == 2)
             let after = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: body, headers: Self.key("rot"))
             #expect(after.text == created.text)
             #expect(try await fixture.runtime.idempotency.resealAll(merchantID: fixture.merchantA.id) == 0)
@@ -73,7 +73,7 @@ import VaultSQLite
         try await fixture.live { client in
             let created = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: body, headers: Self.key("edit"))
             #expect(created.status == .created)
-            try fixture.runtime.sqlite.database.writeNow { try $0.run("UPDATE idempotency_keys SET status_code = 200 WHERE key = 'edit'") }
+            try await fixture.sql.run("UPDATE idempotency_keys SET status_code = 200 WHERE key = 'edit'")
             let replay = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: body, headers: Self.key("edit"))
             #expect(replay.status != .ok && replay.status != .created)
             #expect(!replay.text.contains("Ada Lovelace"))
@@ -90,19 +90,19 @@ import VaultSQLite
                 .post, "/v1/transactions", key: fixture.adminA,
                 json: #"{"type": "sale", "amount": 500, "currency": "USD", "secureCardReference": "\#(token)"}"#, headers: Self.key("sale-p"))
             #expect(sale.status == .created, "\(sale.text)")
-            #expect(try Self.row(fixture, key: "sale-p")?.optionalString("secure_card_id") == token)
+            #expect(try await Self.row(fixture, key: "sale-p")?.optionalString("secure_card_id") == token)
             let deleted = try await client.send(.delete, "/v1/secure-cards/p-1?purge=true", key: fixture.adminA)
             #expect(deleted.status == .ok)
             for name in ["reg-p", "sale-p"] {
-                let row = try #require(try Self.row(fixture, key: name))
+                let row = try #require(try await Self.row(fixture, key: name))
                 #expect(try row.optionalBlob("response_body") == nil)
                 #expect(try row.optionalBlob("request_hash") ?? [] == [])
             }
-            #expect(try Self.row(fixture, key: "reg-k")?.optionalBlob("response_body") != nil)
+            #expect(try await Self.row(fixture, key: "reg-k")?.optionalBlob("response_body") != nil)
             let retry = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("p-1"), headers: Self.key("reg-p"))
             #expect(retry.status == .conflict)
             #expect(retry.error["code"] as? String == "idempotency_response_destroyed")
-            #expect(try fixture.count("secure_cards") == 2)
+            #expect(try await fixture.count("secure_cards") == 2)
             let replayKept = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("k-1"), headers: Self.key("reg-k"))
             #expect(replayKept.text == kept.text)
         }
@@ -115,16 +115,14 @@ import VaultSQLite
         let body = keyedCard("legacy-1")
         let clear = #"{"description":"Secure Card Saved","holderName":"Ada Lovelace","secureCardReference":"sc_LEGACYTOKEN"}"#
         let sha = Digest.sha256(Array(("POST /v1/secure-cards?\n" + body).utf8))
-        try fixture.runtime.sqlite.database.writeNow { connection in
-            try connection.run(
-                """
-                INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)
-                VALUES (?, 'old', ?, 0, 'completed', 201, ?, ?)
-                """, [fixture.merchantA.id, sha, Array(clear.utf8), Timestamp.string(Date())])
-        }
+        try await fixture.sql.run(
+            """
+            INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)
+            VALUES (?, 'old', ?, 0, 'completed', 201, ?, ?)
+            """, [fixture.merchantA.id, sha, Array(clear.utf8), Timestamp.string(Date())])
         #expect(try await fixture.runtime.idempotency.upgradeLegacyRows() == 1)
         #expect(try await fixture.runtime.idempotency.upgradeLegacyRows() == 0)
-        let row = try #require(try Self.row(fixture, key: "old"))
+        let row = try #require(try await Self.row(fixture, key: "old"))
         #expect(try row.int("request_scheme") == 1)
         #expect(try row.blob("request_hash") != sha)
         #expect(Data(try row.blob("response_body")).range(of: Data("Ada Lovelace".utf8)) == nil)
@@ -138,18 +136,17 @@ import VaultSQLite
         }
     }
 
-    @Test func upgradingLegacyRowsLeavesNoClearResponseOrUnkeyedHashInTheWAL() async throws {
+    @Test(.sqliteOnly("reads the SQLite database and WAL files; on PostgreSQL legacyRowsAreUpgradedAndStillAnswer checks the rows"))
+    func upgradingLegacyRowsLeavesNoClearResponseOrUnkeyedHashInTheWAL() async throws {
         let fixture = try await APIFixture()
         let body = keyedCard("legacy-wal")
         let clear = #"{"description":"Secure Card Saved","holderName":"Grace Hopper Legacy","secureCardReference":"sc_LEGACYWAL"}"#
         let sha = Digest.sha256(Array(("POST /v1/secure-cards?\n" + body).utf8))
-        try fixture.runtime.sqlite.database.writeNow { connection in
-            try connection.run(
-                """
-                INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)
-                VALUES (?, 'old-wal', ?, 0, 'completed', 201, ?, ?)
-                """, [fixture.merchantA.id, sha, Array(clear.utf8), Timestamp.string(Date())])
-        }
+        try await fixture.sql.run(
+            """
+            INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)
+            VALUES (?, 'old-wal', ?, 0, 'completed', 201, ?, ?)
+            """, [fixture.merchantA.id, sha, Array(clear.utf8), Timestamp.string(Date())])
         let files = [fixture.directory.file("vault.sqlite"), fixture.directory.file("vault.sqlite-wal")]
         func onDisk() -> Data { files.reduce(into: Data()) { $0.append((try? Data(contentsOf: URL(fileURLWithPath: $1))) ?? Data()) } }
         #expect(onDisk().range(of: Data("Grace Hopper Legacy".utf8)) != nil, "the legacy row must be on disk for the test to mean anything")

@@ -9,7 +9,7 @@ import Vault
     // Tested on a child process only: changing this test process's environment (setenv/unsetenv)
     // would race with the tests that read it concurrently to spawn subprocesses.
     @Test func aRunningServerNoLongerShowsTheKeyInItsEnvironmentBlock() async throws {
-        let vault = VaultProcess()
+        let vault = try await VaultProcess.onTestEngine()
         let key = Encoding.base64(RandomBytes.make(32))
         let process = try vault.start(["serve"], environment: ["VAULT_MASTER_KEY": key, "VAULT_PORT": "0"])
         defer {

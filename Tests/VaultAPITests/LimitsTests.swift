@@ -224,9 +224,9 @@ final class Flag: Sendable {
             #expect(try await client.send(.get, "/v1/secure-cards/after-the-storm", key: fixture.readonlyA).status == .ok)
             #expect(try await client.send(.get, "/readyz", key: nil).status == .ok)
         }
-        #expect(try fixture.count("secure_cards") == 1)
-        #expect(try fixture.count("transactions") == 0)
-        #expect(try fixture.count("schedules") == 0)
+        #expect(try await fixture.count("secure_cards") == 1)
+        #expect(try await fixture.count("transactions") == 0)
+        #expect(try await fixture.count("schedules") == 0)
         #expect(!fixture.logText.contains("4242424242424242"), "a card number reached the log")
     }
 }

@@ -139,8 +139,8 @@ import Testing
         }
     }
 
-    @Test func vaultServeOnAllInterfacesWithoutTLSExitsNamingTheSetting() throws {
-        let vault = VaultProcess()
+    @Test func vaultServeOnAllInterfacesWithoutTLSExitsNamingTheSetting() async throws {
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         let refused = try vault.run(["serve"], environment: ["VAULT_HOST": "0.0.0.0", "VAULT_PORT": "0"])
         #expect(refused.status == 1)

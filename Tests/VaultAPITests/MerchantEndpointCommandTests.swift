@@ -12,8 +12,8 @@ import Vault
         return (try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8))) as? [[String: Any]] ?? []
     }
 
-    @Test func plainHTTPGatewayURLsAreRefusedExceptOnLoopback() throws {
-        let vault = VaultProcess()
+    @Test func plainHTTPGatewayURLsAreRefusedExceptOnLoopback() async throws {
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         let credentials = ["--gateway", "nmi", "--gateway-credential", "security_key=NMI-SECRET-KEY-9"]
         let refused = try vault.run(["merchant", "create", "acme", "--gateway-url", "http://example.com"] + credentials)
@@ -34,8 +34,8 @@ import Vault
         #expect(try vault.run(["merchant", "update", "acme", "--gateway-url", "https://secure.nmi.com"]).status == 0)
     }
 
-    @Test func callbackURLsMustBeHTTPSAndPublicUnlessTheOperatorAllowsPrivateTargets() throws {
-        let vault = VaultProcess()
+    @Test func callbackURLsMustBeHTTPSAndPublicUnlessTheOperatorAllowsPrivateTargets() async throws {
+        let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         for url in ["http://example.com/hooks", "http://127.0.0.1:1234/hooks", "http://0x7f000001/", "http://2130706433/", "http://127.1/",
                     "http://[::ffff:127.0.0.1]/", "https://169.254.169.254/", "https://10.0.0.5/hooks", "https://[fe80::1]/"] {

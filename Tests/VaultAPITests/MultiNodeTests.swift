@@ -4,22 +4,42 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultPostgres
 
 /// Several servers over one database (issue 15): two runtimes, each behind the real listener on a
 /// port of its own, as two `vault serve` behind a load balancer.
 ///
-/// On SQLite the two runtimes open one file; pointed at PostgreSQL (the fixture's configuration
-/// names the database), they share it the same way. Only `sharedRequestLimits` names a store.
+/// On SQLite the two runtimes open one file; in the PostgreSQL pass (the fixture's configuration
+/// names a fresh database) they share that database, as servers behind a load balancer do. Only
+/// `sharedRequestLimits` names a store.
 @Suite struct MultiNodeTests {
     /// The request limits every node of a test holds. SQLite: one in-process store that both
-    /// runtimes hold (what the processes of one machine would share); PostgreSQL: the lead returns
-    /// `PostgresRequestLimits` over the fixture's database here. The clock never moves, so no
-    /// bucket refills during a test.
+    /// runtimes hold (what the processes of one machine would share); PostgreSQL:
+    /// `PostgresRequestLimits` over the fixture's database (what `VaultRuntime.open` gives each
+    /// server), its wall clock replaced by `clock`. The clock only moves when a test moves it, so
+    /// no bucket refills during a test.
     static func sharedRequestLimits(for runtime: VaultRuntime, clock: ManualClock) -> any RequestLimitStore {
-        InProcessRequestLimits(configuration: runtime.configuration, clock: clock.reading)
+        guard let postgres = runtime.store as? PostgresStore else {
+            return InProcessRequestLimits(configuration: runtime.configuration, clock: clock.reading)
+        }
+        let configuration = runtime.configuration
+        let keyring = runtime.keyring
+        let start = Date().timeIntervalSince1970
+        return PostgresRequestLimits(
+            client: postgres.client,
+            rules: .init(
+                requestsPerSecond: configuration.rateLimit.requestsPerSecond, burst: configuration.rateLimit.burst,
+                failedAuthLimit: configuration.server.failedAuthLimit, failedAuthWindowSeconds: configuration.server.failedAuthWindowSeconds),
+            subjectKey: { try keyring.requestLimitKey() },
+            clock: {
+                let elapsed = clock.reading().components
+                return start + Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            },
+            logger: postgres.logger)
     }
 
     /// A second server's runtime over the fixture's database and key source, sharing `limits`
@@ -69,7 +89,7 @@ import Vault
             #expect(changed.status == 422 || changed.status == 409, "the same key with another body is refused on the other server")
             #expect(changed.json["secureCardReference"] == nil)
         }
-        #expect(try fixture.count("secure_cards") == 1)
+        #expect(try await fixture.count("secure_cards") == 1)
     }
 
     @Test func aKeysRateLimitIsSharedAcrossServers() async throws {
@@ -119,6 +139,31 @@ import Vault
             #expect(locked.status == 429)
             #expect(locked.json["error"].flatMap { ($0 as? [String: Any])?["code"] as? String } == "too_many_failed_authentications")
             #expect(try await NodeClient.send(.GET, port: ports[1], "/v1/secure-cards", key: fixture.adminA).status == 200, "a valid key is never refused by it")
+        }
+    }
+
+    /// What `vault serve` does on PostgreSQL with no wiring: each runtime `VaultRuntime.open` gives
+    /// holds `PostgresRequestLimits` over the database, so an address locked out on one server is
+    /// locked out on the other (the window is an hour, so nothing refills during the test).
+    @Test(.enabled(if: TestEngine.current == .postgres, "SQLite servers count in their own process (one machine)"))
+    func serversOpenedOnOnePostgreSQLDatabaseShareTheFailedAuthenticationLimitOnTheirOwn() async throws {
+        let fixture = try await APIFixture {
+            $0.server.failedAuthLimit = 3
+            $0.server.failedAuthWindowSeconds = 3600
+        }
+        let second = try await VaultRuntime.open(configuration: fixture.runtime.configuration, logger: fixture.logger)
+        defer { second.close() }
+        #expect(fixture.runtime.requestLimits is PostgresRequestLimits)
+        #expect(second.requestLimits is PostgresRequestLimits)
+        try await serving([fixture.runtime, second], logger: fixture.logger) { ports in
+            let wrong = "vk_AAAAAAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+            for index in 0..<3 {
+                #expect(try await NodeClient.send(.GET, port: ports[index % 2], "/v1/secure-cards", key: wrong).status == 401)
+            }
+            let locked = try await NodeClient.send(.GET, port: ports[1], "/v1/secure-cards", key: wrong)
+            #expect(locked.status == 429)
+            #expect(try await NodeClient.send(.GET, port: ports[0], "/v1/secure-cards", key: wrong).status == 429)
+            #expect(try await NodeClient.send(.GET, port: ports[1], "/v1/secure-cards", key: fixture.adminA).status == 200)
         }
     }
 

@@ -23,15 +23,24 @@ import VaultSQLite
             let missing = try await client.send(.get, "/v1/secure-cards/missing", key: fixture.readonlyA)
             #expect(missing.status == .notFound)
         }
-        try await fixture.runtime.sqlite.database.write { _ in }
+        // Reads are audited just after they answer: SQLite writes them before the next write;
+        // PostgreSQL in a transaction of its own, awaited here until the three are there.
+        if let sqlite = fixture.runtime.store as? SQLiteStore { try await sqlite.database.write { _ in } }
         let store = fixture.runtime.store
-        let events = try await store.auditEvents(merchantID: fixture.merchantA.id, before: nil, limit: 20)
-        let reads = events.filter { $0.action.hasPrefix("secure_card.") && $0.action != "secure_card.registered" }
+        func readEvents(_ events: [AuditEvent]) -> [AuditEvent] {
+            events.filter { $0.action.hasPrefix("secure_card.") && $0.action != "secure_card.registered" }
+        }
+        var events = try await store.auditEvents(merchantID: fixture.merchantA.id, before: nil, limit: 20)
+        for _ in 0..<200 where readEvents(events).count < 3 {
+            try await Task.sleep(for: .milliseconds(50))
+            events = try await store.auditEvents(merchantID: fixture.merchantA.id, before: nil, limit: 20)
+        }
+        let reads = readEvents(events)
         #expect(Set(reads.map(\.action)) == ["secure_card.retrieved", "secure_card.listed", "secure_card.searched"])
         #expect(reads.count == 3)
         let registeredBy = try #require(events.first { $0.action == "secure_card.registered" }?.actor)
         #expect(reads.allSatisfy { $0.actor.hasPrefix("apikey:") && $0.actor != registeredBy })
-        let total = Int64(try fixture.count("audit_events"))
+        let total = Int64(try await fixture.count("audit_events"))
         #expect(try await store.verifyAuditChain() == .intact(events: total))
     }
 }

@@ -38,8 +38,8 @@ import Vault
             #expect(response.error["param"] as? String == param)
             if let code { #expect(response.error["code"] as? String == code) }
         }
-        #expect(try fixture.count("transactions") == 0)
-        #expect(try fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("transactions") == 0)
+        #expect(try await fixture.count("secure_cards") == 0)
     }
 
     @Test func aTakenReferenceIsAConflictBeforeTheSale() async throws {
@@ -51,7 +51,7 @@ import Vault
             #expect(response.status == .conflict, "\(response.text)")
             #expect(response.error["code"] as? String == "merchant_reference_taken")
         }
-        #expect(try fixture.count("transactions") == 0)
+        #expect(try await fixture.count("transactions") == 0)
     }
 
     @Test func aCompleteRegistrationIsChargedAndStoredWithItsFields() async throws {
@@ -66,6 +66,6 @@ import Vault
             #expect(card.json["secureCardReference"] as? String == token)
             #expect((card.json["customFields"] as? [[String: String]]) == [["name": "ReferenceID", "value": "R1"]])
         }
-        #expect(try fixture.count("transactions") == 1)
+        #expect(try await fixture.count("transactions") == 1)
     }
 }

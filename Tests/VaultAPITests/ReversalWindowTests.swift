@@ -40,11 +40,11 @@ import Vault
         #expect(voided.status == .approved)
 
         let late = try await Self.payment("sale", fixture: fixture, at: Self.t0)
-        let before = try fixture.count("transactions")
+        let before = try await fixture.count("transactions")
         await Self.expectWindowPassed({
             try await fixture.runtime.transactions.void(id: late.id, merchant: fixture.merchantA, actor: "test", now: Self.t0.addingTimeInterval(24 * 3600))
         }, refund: late.id)
-        #expect(try fixture.count("transactions") == before)
+        #expect(try await fixture.count("transactions") == before)
         let refund = try await fixture.runtime.transactions.refund(
             id: late.id, amount: nil, merchant: fixture.merchantA, actor: "test", now: Self.t0.addingTimeInterval(25 * 3600))
         #expect(refund.status == .approved)

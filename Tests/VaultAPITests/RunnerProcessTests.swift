@@ -1,13 +1,14 @@
 import Foundation
 import Logging
 import Scheduler
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
 import VaultSQLite
 
 /// A vault directory with due steps on the sandbox, seeded in process, charged by real `vault`
-/// processes (the master key is passed as `VAULT_MASTER_KEY`, the paths as `VAULT_DATABASE` and
+/// processes (the master key is passed as `VAULT_MASTER_KEY`, the paths as `VAULT_DATABASE` (or `VAULT_DATABASE_URL` in the PostgreSQL pass) and
 /// `VAULT_KEYS_DIR`).
 struct DueStepsVault {
     /// Which sandbox card a share of the steps is charged to, and how it ends.
@@ -20,7 +21,7 @@ struct DueStepsVault {
     static let asOf = "2030-03-01T12:00:00Z"
     static let seededAt = Timestamp.parse("2030-02-01T00:00:00Z")!
 
-    let vault = VaultProcess()
+    let vault: VaultProcess
     let masterKey = Encoding.base64(RandomBytes.make(32))
 
     var databasePath: String { vault.directory.file("data/vault.sqlite") }
@@ -32,8 +33,9 @@ struct DueStepsVault {
     /// Creates a sandbox merchant, one card per share and one `delayedOnce` schedule per step, due
     /// 2030-03-01 09:00 UTC, all confirmed, through the library services; closes the database.
     init(shares: [Share]) async throws {
+        vault = try await VaultProcess.onTestEngine()
         var configuration = VaultConfiguration()
-        configuration.database.path = databasePath
+        configuration.database = vault.database
         configuration.keys.directory = vault.directory.file("keys")
         configuration.keys.masterKeyFromEnvironment = masterKey
         var logger = Logger(label: "runner-process-tests")
@@ -74,19 +76,22 @@ struct DueStepsVault {
     }
 
     /// An integer the query answers as `n`.
-    func count(_ sql: String) throws -> Int {
-        let database = try SQLiteDatabase(path: databasePath, migrations: Schema.migrations)
-        defer { database.close() }
-        return try database.readNow { connection in try connection.queryOne(sql)?.int("n") ?? 0 }
+    func count(_ sql: String) async throws -> Int {
+        try await vault.withStore { store in try await TestSQL(store).count(sql) }
+    }
+
+    /// The row counts of `tables`, in order.
+    func counts(_ tables: [String]) async throws -> [Int] {
+        var counts: [Int] = []
+        for table in tables { counts.append(try await count("SELECT count(*) AS n FROM \(table)")) }
+        return counts
     }
 
     /// Step counts by status.
-    func stepStatuses() throws -> [String: Int] {
-        let database = try SQLiteDatabase(path: databasePath, migrations: Schema.migrations)
-        defer { database.close() }
-        return try database.readNow { connection in
+    func stepStatuses() async throws -> [String: Int] {
+        try await vault.withStore { store in
             var statuses: [String: Int] = [:]
-            for row in try connection.query("SELECT status, count(*) AS n FROM schedule_steps GROUP BY status") {
+            for row in try await TestSQL(store).query("SELECT status, count(*) AS n FROM schedule_steps GROUP BY status") {
                 statuses[try row.string("status")] = try row.int("n")
             }
             return statuses
@@ -94,8 +99,8 @@ struct DueStepsVault {
     }
 
     /// Steps that do not have exactly one attempt transaction.
-    func stepsNotChargedExactlyOnce() throws -> Int {
-        try count("""
+    func stepsNotChargedExactlyOnce() async throws -> Int {
+        try await count("""
             SELECT count(*) AS n FROM schedule_steps s
             WHERE (SELECT count(*) FROM transactions t WHERE t.step_id = s.id) <> 1
             """)
@@ -148,22 +153,22 @@ struct PrintedSummary {
         #expect(summary.object["settled"] as? Bool == true)
         #expect(summary.object["schedulesCompleted"] as? Int == 200)
         #expect(summary.object["schedulesPastDue"] as? Int == 50)
-        #expect(try world.stepStatuses() == ["approved": 200, "failed": 50, "retry_pending": 50])
-        #expect(try world.stepsNotChargedExactlyOnce() == 0)
-        #expect(try world.count("SELECT count(*) AS n FROM charge_runs WHERE status = 'completed'") == 1)
+        #expect(try await world.stepStatuses() == ["approved": 200, "failed": 50, "retry_pending": 50])
+        #expect(try await world.stepsNotChargedExactlyOnce() == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM charge_runs WHERE status = 'completed'") == 1)
 
         let again = try await world.chargeRun(["--as-of", DueStepsVault.asOf, "--json"])
         #expect(again.status == 0)
         let second = try PrintedSummary(again.stdout)
         #expect(second.due == 0)
         #expect(second.count(.approved) == 0)
-        #expect(try world.count("SELECT count(*) AS n FROM transactions") == 300)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions") == 300)
     }
 
     @Test func dryRunReportsWhatIsDueAndChangesNothing() async throws {
         let world = try await DueStepsVault(shares: [.init(pan: Self.approving, steps: 300, amount: 1250)])
         let tables = ["transactions", "audit_events", "charge_runs", "webhook_events"]
-        let before = try tables.map { try world.count("SELECT count(*) AS n FROM \($0)") }
+        let before = try await world.counts(tables)
         let dry = try await world.chargeRun(["--as-of", DueStepsVault.asOf, "--dry-run", "--json"])
         #expect(dry.status == 0, "\(dry.stderr.suffix(2000))")
         let summary = try PrintedSummary(dry.stdout)
@@ -171,9 +176,9 @@ struct PrintedSummary {
         #expect(summary.due == 300)
         #expect(((summary.object["due"] as? [String: Any])?["totals"] as? [String: Any])?["USD"] as? Int == 300 * 1250)
         #expect(summary.count(.approved) == 0)
-        #expect(try tables.map { try world.count("SELECT count(*) AS n FROM \($0)") } == before)
-        #expect(try world.stepStatuses() == ["scheduled": 300])
-        #expect(try world.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL") == 0)
+        #expect(try await world.counts(tables) == before)
+        #expect(try await world.stepStatuses() == ["scheduled": 300])
+        #expect(try await world.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL") == 0)
     }
 
     @Test func twoRunnersStartedTogetherChargeEveryStepExactlyOnce() async throws {
@@ -188,12 +193,12 @@ struct PrintedSummary {
         }
         let approved = try runs.map { try PrintedSummary($0.stdout).count(.approved) }
         #expect(approved.reduce(0, +) == 300)
-        #expect(try world.stepStatuses() == ["approved": 300])
-        #expect(try world.stepsNotChargedExactlyOnce() == 0)
-        #expect(try world.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 300)
+        #expect(try await world.stepStatuses() == ["approved": 300])
+        #expect(try await world.stepsNotChargedExactlyOnce() == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 300)
         // One audit event per charge, written with its outcome (docs/DESIGN.md: no separate event for the attempt).
-        #expect(try world.count("SELECT count(*) AS n FROM audit_events WHERE action = 'charge.approved'") == 300)
-        #expect(try world.count("SELECT count(DISTINCT object_id) AS n FROM audit_events WHERE action = 'charge.approved'") == 300)
+        #expect(try await world.count("SELECT count(*) AS n FROM audit_events WHERE action = 'charge.approved'") == 300)
+        #expect(try await world.count("SELECT count(DISTINCT object_id) AS n FROM audit_events WHERE action = 'charge.approved'") == 300)
     }
 
     @Test(arguments: [["--as-of", "garbage"], ["--as-of", "2030-13-01T00:00:00Z"], ["--concurrency", "0"]])
@@ -202,6 +207,6 @@ struct PrintedSummary {
         let run = try await world.chargeRun(arguments)
         #expect(run.status == 2)
         #expect(run.stderr.contains(arguments[0]))
-        #expect(try world.count("SELECT count(*) AS n FROM transactions") == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions") == 0)
     }
 }

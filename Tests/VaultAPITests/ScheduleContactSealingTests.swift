@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Scheduler
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
@@ -14,11 +15,9 @@ import VaultSQLite
     static let email = "receipts.sealed@contacts.example"
     static let phone = "+44 7700 900999"
 
-    static func columns(_ fixture: APIFixture, _ id: String) throws -> (email: String?, phone: String?, sealed: [UInt8]?) {
-        try fixture.runtime.sqlite.database.readNow { connection in
-            let row = try #require(try connection.queryOne("SELECT receipt_email, receipt_phone, sealed_contacts FROM schedules WHERE id = ?", [id]))
-            return (try row.optionalString("receipt_email"), try row.optionalString("receipt_phone"), try row.optionalBlob("sealed_contacts"))
-        }
+    static func columns(_ fixture: APIFixture, _ id: String) async throws -> (email: String?, phone: String?, sealed: [UInt8]?) {
+        let row = try #require(try await fixture.sql.queryOne("SELECT receipt_email, receipt_phone, sealed_contacts FROM schedules WHERE id = ?", [id]))
+        return (try row.optionalString("receipt_email"), try row.optionalString("receipt_phone"), try row.optionalBlob("sealed_contacts"))
     }
 
     @Test func receiptContactsAreSealedAtRestAndShownToTheMerchant() async throws {
@@ -31,7 +30,7 @@ import VaultSQLite
             #expect(created.status == .created, "\(created.text)")
             #expect(created.json["receiptEmail"] as? String == Self.email)
             let id = try #require(created.json["id"] as? String)
-            var stored = try Self.columns(fixture, id)
+            var stored = try await Self.columns(fixture, id)
             #expect(stored.email == nil && stored.phone == nil)
             let sealed = try #require(stored.sealed)
             #expect(Data(sealed).range(of: Data(Self.email.utf8)) == nil)
@@ -49,14 +48,14 @@ import VaultSQLite
                 .patch, "/v1/schedules/\(id)", key: fixture.adminA, json: #"{"receiptEmail": "new.address@contacts.example", "receiptPhone": null}"#)
             #expect(changed.json["receiptEmail"] as? String == "new.address@contacts.example")
             #expect(changed.json["receiptPhone"] is NSNull || changed.json["receiptPhone"] == nil)
-            stored = try Self.columns(fixture, id)
+            stored = try await Self.columns(fixture, id)
             #expect(stored.email == nil && stored.phone == nil && stored.sealed != nil)
 
             // `keys rotate --data` re-encrypts them, so the old data key is no longer needed.
             #expect(try await fixture.runtime.merchants.rotateDataKey(merchantID: fixture.merchantA.id, actor: "test") == 2)
             #expect(try await fixture.runtime.schedules.resealContacts(merchantID: fixture.merchantA.id) == 1)
             #expect(try await fixture.runtime.schedules.resealContacts(merchantID: fixture.merchantA.id) == 0)
-            #expect(try Self.columns(fixture, id).sealed.flatMap(Keyring.keyVersion(ofSealedRecord:)) == 2)
+            #expect(try await Self.columns(fixture, id).sealed.flatMap(Keyring.keyVersion(ofSealedRecord:)) == 2)
             let rotated = try await client.send(.get, "/v1/schedules/\(id)", key: fixture.adminA)
             #expect(rotated.json["receiptEmail"] as? String == "new.address@contacts.example")
         }
@@ -70,13 +69,11 @@ import VaultSQLite
             #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("cust-1")).status == .created)
             let created = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: ScheduleRoutesTests.monthly())
             let id = try #require(created.json["id"] as? String)
-            try fixture.runtime.sqlite.database.writeNow { connection in
-                try connection.run(
-                    "UPDATE schedules SET receipt_email = ?, receipt_phone = ?, sealed_contacts = NULL WHERE id = ?", [Self.email, Self.phone, id])
-            }
+            try await fixture.sql.run(
+                "UPDATE schedules SET receipt_email = ?, receipt_phone = ?, sealed_contacts = NULL WHERE id = ?", [Self.email, Self.phone, id])
             #expect(try await fixture.runtime.schedules.sealLegacyContacts() == 1)
             #expect(try await fixture.runtime.schedules.sealLegacyContacts() == 0)
-            let stored = try Self.columns(fixture, id)
+            let stored = try await Self.columns(fixture, id)
             #expect(stored.email == nil && stored.phone == nil && stored.sealed != nil)
             let shown = try await client.send(.get, "/v1/schedules/\(id)", key: fixture.adminA)
             #expect(shown.json["receiptEmail"] as? String == Self.email)

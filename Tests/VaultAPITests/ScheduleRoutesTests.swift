@@ -52,14 +52,14 @@ import Vault
 
     @Test func previewExpandsWithoutSavingOrIds() async throws {
         try await withCard { fixture, client in
-            let before = try fixture.count("schedules")
+            let before = try await fixture.count("schedules")
             let preview = try await client.send(.post, "/v1/schedules/preview", key: fixture.adminA, json: Self.monthly())
             #expect(preview.status == .ok)
             let steps = try #require(preview.json["steps"] as? [[String: Any]])
             #expect(steps.count == 3)
             #expect(steps.allSatisfy { $0["id"] == nil })
-            #expect(try fixture.count("schedules") == before)
-            #expect(try fixture.count("schedule_steps") == 0)
+            #expect(try await fixture.count("schedules") == before)
+            #expect(try await fixture.count("schedule_steps") == 0)
         }
     }
 
@@ -88,7 +88,7 @@ import Vault
             let response = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: body)
             #expect(response.status == .unprocessableContent, "\(response.text)")
             #expect(response.error["param"] as? String == param, "\(response.text)")
-            #expect(try fixture.count("schedules") == 0)
+            #expect(try await fixture.count("schedules") == 0)
         }
     }
 

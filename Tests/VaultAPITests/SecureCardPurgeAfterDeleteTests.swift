@@ -30,8 +30,8 @@ import Vault
             #expect(history.json["maskedNumber"] as? String == "424242******4242")
             #expect(try await client.send(.delete, "/v1/secure-cards/gone-1?purge=true", key: fixture.adminA).status == .notFound)
         }
-        #expect(try fixture.count("secure_cards WHERE sealed_card IS NOT NULL OR sealed_details IS NOT NULL") == 0)
-        #expect(try fixture.count("audit_events WHERE action = 'secure_card.purged'") == 1)
+        #expect(try await fixture.count("secure_cards WHERE sealed_card IS NOT NULL OR sealed_details IS NOT NULL") == 0)
+        #expect(try await fixture.count("audit_events WHERE action = 'secure_card.purged'") == 1)
     }
 
     @Test func aLiveCardOfTheSameReferenceIsTheOneDeletedAndOtherCardsAreUntouched() async throws {
@@ -59,6 +59,6 @@ import Vault
             #expect([.notFound, .unprocessableContent].contains(response.status), "\(path): \(response.text)")
             #expect(try await client.send(.delete, "/v1/secure-cards/gone-2?purge=true", key: fixture.adminB).status == .notFound)
         }
-        #expect(try fixture.count("secure_cards WHERE sealed_card IS NOT NULL") == 1)
+        #expect(try await fixture.count("secure_cards WHERE sealed_card IS NOT NULL") == 1)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
@@ -86,7 +87,7 @@ import VaultSQLite
             #expect(unverified.status == .conflict)
             #expect(unverified.error["code"] as? String == "merchant_reference_taken")
         }
-        #expect(try fixture.count("secure_cards") == 1)
+        #expect(try await fixture.count("secure_cards") == 1)
     }
 
     @Test func anotherMerchantsCardsAre404ByReferenceAndByToken() async throws {
@@ -107,7 +108,7 @@ import VaultSQLite
             let list = try await client.send(.get, "/v1/secure-cards?cardReference=\(token)", key: fixture.adminB)
             #expect((list.json["data"] as? [Any])?.isEmpty == true)
         }
-        #expect(try fixture.count("secure_cards") == 1)
+        #expect(try await fixture.count("secure_cards") == 1)
     }
 
     @Test func aDeclinedVerificationIs402AndStoresNothing() async throws {
@@ -119,14 +120,10 @@ import VaultSQLite
             #expect(response.error["type"] as? String == "card_error")
             #expect(response.error["code"] as? String == "card_declined")
         }
-        #expect(try fixture.count("secure_cards") == 0)
-        let cardEvents = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.queryOne("SELECT count(*) AS n FROM audit_events WHERE object_type = 'secure_card'")?.int("n")
-        }
+        #expect(try await fixture.count("secure_cards") == 0)
+        let cardEvents = try await fixture.sql.count("SELECT count(*) AS n FROM audit_events WHERE object_type = 'secure_card'")
         #expect(cardEvents == 0)
-        let verification = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.queryOne("SELECT type, status, decline_code FROM transactions")
-        }
+        let verification = try await fixture.sql.queryOne("SELECT type, status, decline_code FROM transactions")
         #expect(verification?["type"] == .text("verify"))
         #expect(verification?["status"] == .text("declined"))
     }
@@ -166,15 +163,15 @@ import VaultSQLite
     ])
     func badRegistrationsAre422NamingTheFieldAndStoreNothing(body: String, param: String) async throws {
         let fixture = try await APIFixture()
-        let auditBefore = try fixture.count("audit_events")
+        let auditBefore = try await fixture.count("audit_events")
         try await fixture.live { client in
             let response = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: body)
             #expect(response.status == .unprocessableContent)
             #expect(response.error["param"] as? String == param)
             #expect(!response.text.contains("4242424242424242"))
         }
-        #expect(try fixture.count("secure_cards") == 0)
-        #expect(try fixture.count("audit_events") == auditBefore)
+        #expect(try await fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("audit_events") == auditBefore)
     }
 
     /// Found by make contract (issue 14): `"track": null` in an update was taken for an absent field
@@ -255,9 +252,7 @@ import VaultSQLite
             #expect(history.json["holderName"] is NSNull)
             #expect(history.json["purgedAt"] is String)
         }
-        let sealed = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.queryOne("SELECT sealed_card, sealed_details FROM secure_cards")
-        }
+        let sealed = try await fixture.sql.queryOne("SELECT sealed_card, sealed_details FROM secure_cards")
         #expect(sealed?["sealed_card"] == .null)
         #expect(sealed?["sealed_details"] == .null)
     }
@@ -273,7 +268,7 @@ import VaultSQLite
             #expect(refused.error["param"] as? String == String(query.prefix { $0 != "=" }))
             #expect(try await client.send(.get, "/v1/secure-cards/p1", key: fixture.adminA).json["status"] as? String == "active")
         }
-        #expect(try fixture.count("secure_cards WHERE sealed_card IS NOT NULL") == 1)
+        #expect(try await fixture.count("secure_cards WHERE sealed_card IS NOT NULL") == 1)
     }
 
     @Test func listsPageThroughEveryCardOnceAndSearchByText() async throws {

@@ -65,7 +65,7 @@ import Vault
             let put = try await client.send(.put, "/v1/custom-fields", key: fixture.readonlyA, json: #"{"fields": []}"#)
             #expect(put.status == .forbidden)
         }
-        #expect(try fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("secure_cards") == 0)
     }
 
     @Test func runnerKeysMayOnlyUseChargeRuns() async throws {
@@ -137,15 +137,15 @@ import Vault
 
     @Test func malformedJSONIs400AndChangesNothing() async throws {
         let fixture = try await APIFixture()
-        let auditBefore = try fixture.count("audit_events")
+        let auditBefore = try await fixture.count("audit_events")
         try await fixture.live { client in
             let response = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: #"{"merchantReference": "#)
             #expect(response.status == .badRequest)
             #expect(response.error["code"] as? String == "invalid_json")
             #expect(response.error["param"] is NSNull)
         }
-        #expect(try fixture.count("secure_cards") == 0)
-        #expect(try fixture.count("audit_events") == auditBefore)
+        #expect(try await fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("audit_events") == auditBefore)
     }
 
     @Test func invalidUTF8Is400() async throws {
@@ -159,7 +159,7 @@ import Vault
                 headers: [.authorization: "Bearer \(fixture.adminA)", .contentType: "application/json"], body: bytes) { $0 }
             #expect(response.status == .badRequest)
         }
-        #expect(try fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("secure_cards") == 0)
     }
 
     @Test func bodiesOverTheLimitGet413() async throws {
@@ -170,7 +170,7 @@ import Vault
             #expect(response.status == .contentTooLarge)
             #expect(response.error["code"] as? String == "body_too_large")
         }
-        #expect(try fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("secure_cards") == 0)
     }
 
     @Test func aTenMegabyteBodyGets413WithTheDefaultLimit() async throws {
@@ -190,7 +190,7 @@ import Vault
             #expect(response.status == .unsupportedMediaType)
             #expect(response.error["code"] as? String == "unsupported_media_type")
         }
-        #expect(try fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("secure_cards") == 0)
     }
 
     @Test func theSameIdempotencyKeyAndBodyReplaysTheFirstResponse() async throws {
@@ -204,7 +204,7 @@ import Vault
             #expect(second.text == first.text)
             #expect(second.headers[.init("Idempotent-Replayed")!] == "true")
         }
-        #expect(try fixture.count("secure_cards") == 1)
+        #expect(try await fixture.count("secure_cards") == 1)
     }
 
     @Test func theSameIdempotencyKeyWithAnotherBodyIs409() async throws {
@@ -217,7 +217,7 @@ import Vault
             #expect(reuse.status == .conflict)
             #expect(reuse.error["code"] as? String == "idempotency_key_reused")
         }
-        #expect(try fixture.count("secure_cards") == 1)
+        #expect(try await fixture.count("secure_cards") == 1)
     }
 
     @Test func idempotencyKeysAreScopedPerMerchant() async throws {
@@ -229,7 +229,7 @@ import Vault
             let r9 = try await client.send(.post, "/v1/secure-cards", key: fixture.adminB, json: keyedCard("c1"), headers: headers)
             #expect(r9.status == .created)
         }
-        #expect(try fixture.count("secure_cards") == 2)
+        #expect(try await fixture.count("secure_cards") == 2)
     }
 
     @Test func anErrorResponseIsReplayedToo() async throws {

@@ -36,7 +36,7 @@ import Vault
             #expect(unknown.status == .notFound)
             let readonly = try await client.send(.post, path, key: fixture.readonlyA, json: #"{"outcome":"not_charged"}"#)
             #expect(readonly.status == .forbidden)
-            #expect(try fixture.count("schedule_steps WHERE status = 'scheduled'") == 3)
+            #expect(try await fixture.count("schedule_steps WHERE status = 'scheduled'") == 3)
         }
     }
 }

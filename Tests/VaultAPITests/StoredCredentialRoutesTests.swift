@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
@@ -33,8 +34,8 @@ import VaultSQLite
             #expect(refused.error["param"] as? String == "card.number")
             #expect(!refused.text.contains("6011000000000000001"))
         }
-        #expect(try fixture.count("secure_cards") == 0)
-        #expect(try fixture.count("transactions") == 0)
+        #expect(try await fixture.count("secure_cards") == 0)
+        #expect(try await fixture.count("transactions") == 0)
     }
 
     @Test func aCurrencyTheGatewayCannotExpressIsRefusedForTheMerchantOnly() async throws {
@@ -50,7 +51,7 @@ import VaultSQLite
             let accepted = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: body)
             #expect(accepted.status == .created, "\(accepted.text)")
         }
-        #expect(try fixture.count("transactions") == 1)
+        #expect(try await fixture.count("transactions") == 1)
     }
 
     @Test func firstUsesAndTokenSalesShowTheStoredCredentialMasked() async throws {
@@ -81,10 +82,8 @@ import VaultSQLite
             #expect(plain.json["storedCredential"] is NSNull)
         }
         // One kept per first use (registration by sale, registration with verification), sealed.
-        #expect(try fixture.count("stored_credentials") == 2)
-        let clearRows = try fixture.runtime.sqlite.database.readNow { connection in
-            try connection.queryOne("SELECT count(*) AS n FROM stored_credentials WHERE masked NOT LIKE '***********%'")?.int("n") ?? 0
-        }
+        #expect(try await fixture.count("stored_credentials") == 2)
+        let clearRows = try await fixture.sql.count("SELECT count(*) AS n FROM stored_credentials WHERE masked NOT LIKE '***********%'")
         #expect(clearRows == 0)
     }
 }

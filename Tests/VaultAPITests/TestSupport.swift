@@ -7,8 +7,11 @@ import InMemoryLogging
 import Logging
 import NIOCore
 import Scheduler
+import StorageTestSupport
+import Synchronization
 import Vault
 @testable import VaultAPI
+import VaultPostgres
 import VaultSQLite
 
 /// A temporary directory removed when the value goes away.
@@ -29,6 +32,8 @@ final class TemporaryDirectory: Sendable {
 /// served by the real router, with every log line captured.
 struct APIFixture {
     let directory = TemporaryDirectory()
+    /// The fixture's PostgreSQL database in the PostgreSQL pass (nil on SQLite), dropped when the fixture goes.
+    let postgres: FixtureDatabase?
     let runtime: VaultRuntime
     let logs = InMemoryLogHandler()
     let merchantA: Merchant
@@ -48,6 +53,10 @@ struct APIFixture {
     init(configure: (inout VaultConfiguration) -> Void = { _ in }) async throws {
         var configuration = VaultConfiguration()
         configuration.database.path = directory.file("vault.sqlite")
+        let postgres = try await FixtureDatabase.forCurrentEngine()
+        self.postgres = postgres
+        configuration.database.url = postgres?.url
+        configuration.database.maxConnections = 8
         configuration.keys.directory = directory.file("keys")
         configuration.keys.masterKeyFromEnvironment = Encoding.base64(RandomBytes.make(32))
         configuration.server.port = 0
@@ -56,6 +65,7 @@ struct APIFixture {
         var logger = Logger(label: "test", factory: { _ in handler })
         logger.logLevel = .trace
         runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+        postgres?.closeOnDrop(runtime.store)
         let (a, adminA) = try await runtime.merchants.create(name: "merchant-a", role: .admin, settings: .init(), actor: "test")
         let (b, adminB) = try await runtime.merchants.create(name: "merchant-b", role: .admin, settings: .init(), actor: "test")
         merchantA = a
@@ -77,10 +87,13 @@ struct APIFixture {
         logs.entries.map { entry in "\(entry.level) \(entry.message) \(entry.metadata)" }.joined(separator: "\n")
     }
 
-    /// Row count of a table.
-    func count(_ table: String) throws -> Int {
-        try runtime.sqlite.database.readNow { connection in try connection.queryOne("SELECT count(*) AS n FROM \(table)")?.int("n") ?? 0 }
+    /// Row count of a table (with an optional `WHERE ...` after its name).
+    func count(_ table: String) async throws -> Int {
+        try await runtime.sql.count("SELECT count(*) AS n FROM \(table)")
     }
+
+    /// Plain SQL against the fixture's database, on either engine.
+    var sql: TestSQL { runtime.sql }
 }
 
 extension TestClientProtocol {
@@ -120,9 +133,122 @@ func keyedCard(_ reference: String, number: String = "4242424242424242", cvv: St
 }
 
 extension VaultRuntime {
-    /// The SQLite store under the runtime, for tests that read or edit rows with SQL.
-    var sqlite: SQLiteStore {
-        // swiftlint:disable:next force_cast
-        store as! SQLiteStore
+    /// Plain SQL against the runtime's database (SQLite or PostgreSQL), for tests that read or edit rows.
+    var sql: TestSQL { TestSQL(store) }
+}
+
+/// A fresh PostgreSQL database for one fixture in the PostgreSQL pass (`VAULT_TEST_ENGINE=postgres`):
+/// the stores opened on it are closed and the database dropped when the last fixture copy goes.
+final class FixtureDatabase: Sendable {
+    /// The database's URL (`database.url` of the fixture's configuration).
+    let url: PostgresURL
+    private let stores = Mutex<[any VaultStorage]>([])
+
+    init(url: PostgresURL) {
+        self.url = url
+    }
+
+    /// The URL as text, password included (`VAULT_DATABASE_URL` of a `vault` process).
+    var urlText: String {
+        guard let password = url.password else { return url.description }
+        let encoded = password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password
+        return url.description.replacingOccurrences(of: ":***@", with: ":\(encoded)@")
+    }
+
+    /// A new database on the PostgreSQL pass; nil on the SQLite pass. Waits while
+    /// `FixtureSlots.limit` fixtures hold theirs: every test of the module starts at once, and
+    /// their pools together would pass the cluster's `max_connections`.
+    static func forCurrentEngine() async throws -> FixtureDatabase? {
+        guard TestEngine.current == .postgres else { return nil }
+        await FixtureSlots.shared.acquire()
+        do {
+            return FixtureDatabase(url: try await PostgresTestDatabase.newDatabase())
+        } catch {
+            FixtureSlots.shared.release()
+            throw error
+        }
+    }
+
+    /// Closes `store` before the database is dropped.
+    func closeOnDrop(_ store: any VaultStorage) {
+        stores.withLock { $0.append(store) }
+    }
+
+    deinit {
+        for store in stores.withLock({ $0 }) { store.close() }
+        let url = url
+        Task.detached {
+            await PostgresTestDatabase.drop(url)
+            FixtureSlots.shared.release()
+        }
     }
 }
+
+/// A counting semaphore for PostgreSQL fixtures: at most `limit` databases with their pools at once.
+final class FixtureSlots: Sendable {
+    /// Fixtures alive at once (a fixture's pool, a second node's and the `vault` processes' stay
+    /// well under the cluster's 300 connections at this count).
+    static let limit = 12
+    static let shared = FixtureSlots(limit: limit)
+
+    private struct State {
+        var available: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(limit: Int) {
+        state = Mutex(State(available: limit))
+    }
+
+    /// Takes a slot, waiting for one when none is free.
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let granted = state.withLock { state -> Bool in
+                guard state.available > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.available -= 1
+                return true
+            }
+            if granted { continuation.resume() }
+        }
+    }
+
+    /// Gives a slot back (to the first waiter, if any).
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.available += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
+
+/// Queues webhook events in one transaction on either engine, as the services do beside their
+/// changes; their ids, in order.
+@discardableResult
+func enqueueWebhooks(_ store: any VaultStorage, _ events: [(WebhookEventType, merchantID: String, data: [String: WebhookValue])]) async throws -> [String] {
+    switch store {
+    case let sqlite as SQLiteStore:
+        return try await sqlite.database.write { connection in
+            try events.map { try connection.enqueueWebhook($0.0, merchantID: $0.merchantID, data: $0.data) }
+        }
+    case let postgres as PostgresStore:
+        return try await postgres.write { write in
+            var ids: [String] = []
+            for event in events { ids.append(try await write.enqueueWebhook(event.0, merchantID: event.merchantID, data: event.data)) }
+            return ids
+        }
+    default:
+        throw UnknownStorage()
+    }
+}
+
+/// A store of neither engine.
+struct UnknownStorage: Error {}

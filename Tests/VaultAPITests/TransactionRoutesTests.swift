@@ -218,7 +218,7 @@ import Vault
             #expect(response.status == .unprocessableContent, "\(response.text)")
             #expect(response.error["param"] as? String == param)
         }
-        #expect(try fixture.count("transactions") == 0)
+        #expect(try await fixture.count("transactions") == 0)
     }
 
     @Test func listsFilterByStatusNewestFirst() async throws {

@@ -109,7 +109,7 @@ import Vault
             let good = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("cust-2", extra: #", "customer": {"email": "ada@example.com"}"#))
             #expect(good.status == .created)
         }
-        #expect(try fixture.count("secure_cards") == 1)
+        #expect(try await fixture.count("secure_cards") == 1)
     }
 
     @Test func namesTheDocumentForbidsReachTheHandlerForItsOwnAnswer() async throws {

@@ -91,19 +91,17 @@ extension VaultProcess {
     @Test func vaultWebhooksDeliverSendsDueEventsSignedWithTheSecretItPrints() async throws {
         let endpoint = TestWebhookEndpoint()
         try await endpoint.start()
-        let vault = VaultProcess()
+        let vault = try await VaultProcess.onTestEngine()
         try vault.allowPrivateCallbackTargets()
         try vault.run(["keys", "init"])
         let created = try vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
         #expect(created.status == 0, "\(created.stderr)")
         let merchantID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["merchantId"] as? String)
 
-        let database = try SQLiteDatabase(path: vault.directory.file("data/vault.sqlite"), migrations: Schema.migrations)
-        let ids = try database.writeNow { connection in
-            [try connection.enqueueWebhook(.transactionApproved, merchantID: merchantID, data: ["transactionId": "txn_1"]),
-             try connection.enqueueWebhook(.scheduleCompleted, merchantID: merchantID, data: ["scheduleId": "sch_1"])]
+        let ids = try await vault.withStore { store in
+            try await enqueueWebhooks(
+                store, [(.transactionApproved, merchantID, ["transactionId": "txn_1"]), (.scheduleCompleted, merchantID, ["scheduleId": "sch_1"])])
         }
-        database.close()
 
         let delivered = try await vault.runOffPool(["webhooks", "deliver", "--json"])
         #expect(delivered.status == 0, "\(delivered.stderr)")
@@ -132,16 +130,14 @@ extension VaultProcess {
         let endpoint = TestWebhookEndpoint()
         try await endpoint.start()
         endpoint.answer(500)
-        let vault = VaultProcess()
+        let vault = try await VaultProcess.onTestEngine()
         try vault.allowPrivateCallbackTargets()
         try vault.run(["keys", "init"])
         let created = try vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
         let merchantID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["merchantId"] as? String)
-        let database = try SQLiteDatabase(path: vault.directory.file("data/vault.sqlite"), migrations: Schema.migrations)
-        let id = try database.writeNow { connection in
-            try connection.enqueueWebhook(.transactionDeclined, merchantID: merchantID, data: ["transactionId": "txn_2"])
+        let id = try await vault.withStore { store in
+            try await enqueueWebhooks(store, [(.transactionDeclined, merchantID, ["transactionId": "txn_2"])])[0]
         }
-        database.close()
 
         let failed = try await vault.runOffPool(["webhooks", "deliver", "--json"])
         #expect(failed.status == 1)
@@ -169,9 +165,7 @@ extension VaultProcess {
         }
         _ = try await fixture.runtime.merchants.update(name: "merchant-a", settings: MerchantSettings(callbackURL: endpoint.url), actor: "test")
         let merchantID = fixture.merchantA.id
-        let id = try await fixture.runtime.sqlite.database.write { connection in
-            try connection.enqueueWebhook(.secureCardRegistered, merchantID: merchantID, data: ["secureCardReference": "sc_x"])
-        }
+        let id = try await enqueueWebhooks(fixture.runtime.store, [(.secureCardRegistered, merchantID, ["secureCardReference": "sc_x"])])[0]
         try await fixture.live { _ in try await endpoint.waitForDeliveries(1) }
         #expect(endpoint.received.map(\.eventID) == [id])
         #expect(try await fixture.runtime.store.webhookEvent(id: id)?.status == .delivered)
@@ -185,9 +179,7 @@ extension VaultProcess {
         let fixture = try await APIFixture { $0.webhooks.allowPrivateTargets = true }
         _ = try await fixture.runtime.merchants.update(name: "merchant-b", settings: MerchantSettings(callbackURL: endpoint.url), actor: "test")
         let merchantID = fixture.merchantB.id
-        try await fixture.runtime.sqlite.database.write { connection in
-            _ = try connection.enqueueWebhook(.secureCardDeleted, merchantID: merchantID, data: [:])
-        }
+        try await enqueueWebhooks(fixture.runtime.store, [(.secureCardDeleted, merchantID, [:])])
         let service = WebhookDeliveryService(
             deliverer: fixture.runtime.webhookDeliverer(logger: fixture.logger), pollInterval: .seconds(3600), logger: fixture.logger)
         let group = ServiceGroup(configuration: .init(services: [service], logger: fixture.logger))

@@ -6,8 +6,8 @@ import Vault
 
 /// A group of the runner's writes in a few statements instead of several per step (issue 15): the
 /// attempts of a group in one statement; the outcomes of a group in one statement for the steps
-/// and transactions, one for the schedules they complete, one for their webhook events and one
-/// for their audit events (each chain's head locked once, last). The lease checks are conditions
+/// and transactions, one for the schedules they complete, one for their webhook events, and one
+/// at COMMIT for their audit events (each chain's head locked once, after every other lock). The lease checks are conditions
 /// of those statements (a step whose lease is no longer the writer's is not written and is
 /// reported `leaseLost`); any other refusal fails the group's savepoint, and the group is then
 /// written again one step at a time, each in its own savepoint, so a refused step still does not
@@ -81,8 +81,8 @@ extension PostgresStore {
     /// still leased to their runners and those steps' transactions in one statement, then the
     /// past-due policies (one step at a time: rare, and each may change its schedule again), then
     /// the completions of the schedules whose last open step this group settled, then the webhook
-    /// events, and the audit events last (the merchant's chain head is the lock other writers
-    /// of the merchant wait on, so it is held for the shortest time).
+    /// events; the audit events are appended for the COMMIT (`appendAudit(_:)`: the merchant's
+    /// chain head, the lock other writers of the merchant wait on, is taken last and held shortest).
     /// - Returns: per item, in the order given, what was recorded or ``StepLeaseError/leaseLost(stepID:)``.
     /// - Throws: any server error (the caller's savepoint then writes them one by one).
     static func recordOutcomeGroup(_ items: [OutcomeGroupItem], on write: PostgresWrite) async throws -> [Result<RecordedOutcome, any Error>] {

@@ -16,12 +16,16 @@ enum PostgresFailure: Equatable {
 
     /// The failure `error` shows, or nil for an ordinary error (a constraint, a bug, a timeout the
     /// caller chose): those leave the pool alone.
-    init?(_ error: any Error) {
-        if let error = error as? PSQLError {
+    /// `beginning`: the error answered the transaction's `BEGIN`, where a standby refuses
+    /// `READ WRITE` with 0A000 (`cannot set transaction read-write mode during recovery`).
+    init?(_ error: any Error, beginning: Bool = false) {
+        if error as? PostgresStoreError == .connectionClosed {
+            self = .connectionLost
+        } else if let error = error as? PSQLError {
             switch error.code {
             case .server:
                 guard let state = error.serverInfo?[.sqlState] else { return nil }
-                if state == "25006" {
+                if state == "25006" || (beginning && state == "0A000") {
                     self = .readOnly
                 } else if state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state) {
                     self = .connectionLost

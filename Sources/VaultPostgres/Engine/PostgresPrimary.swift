@@ -158,13 +158,13 @@ public final class PostgresPrimary: Sendable {
                 return try await pool.client.withConnection(isolation: isolation) { connection in
                     granted = true
                     leaseEnded(granted: true)
-                    try await connection.query(PostgresQuery(unsafeSQL: begin), logger: logger)
+                    try await connection.run(PostgresQuery(unsafeSQL: begin), logger: logger)
                     began = true
                     return try await body(connection)
                 }
             } catch {
                 if !granted { leaseEnded(granted: false) }
-                guard let failure = PostgresFailure(error) else { throw error }
+                guard let failure = PostgresFailure(error, beginning: granted && !began) else { throw error }
                 if began {
                     startSearch(after: generation, because: failure)
                     throw error
@@ -183,7 +183,7 @@ public final class PostgresPrimary: Sendable {
     public func commit(_ connection: PostgresConnection) async throws {
         let generation = state.withLock { $0.generation }
         do {
-            try await connection.query("COMMIT", logger: logger)
+            try await connection.run("COMMIT", logger: logger)
         } catch {
             guard let failure = PostgresFailure(error) else { throw error }
             startSearch(after: generation, because: failure)
@@ -257,42 +257,37 @@ public struct PostgresHostPool: Sendable {
         case unreachable(String)
     }
 
-    /// A new client on `host`, kept when it answers the probe as `url` wants within `timeout`.
+    /// A new client on `host`, when the host answers the probe as `url` wants within `timeout`.
+    ///
+    /// The probe is one plain connection (connect, log in, `pg_is_in_recovery()`), closed after:
+    /// a pool retries a dead host with backoff for many seconds and does not give up when its
+    /// waiter is cancelled, while a refused connection or a silence of `timeout` settles it here.
     static func open(host: PostgresURL.Host, url: PostgresURL, logger: Logger, timeout: Duration) async -> Probe {
+        let writable: Bool
+        do {
+            let seconds = max(1, Int64((timeout / .milliseconds(1)).rounded(.up)) / 1000)
+            let connection = try await PostgresConnection.connect(
+                on: PostgresClient.defaultEventLoopGroup.any(),
+                configuration: try url.connectionConfiguration(host: host, connectTimeout: .seconds(seconds)), id: 0, logger: logger
+            ).get()
+            do {
+                writable = try await connection.row("SELECT NOT pg_is_in_recovery() AS writable", logger: logger)?.bool("writable") ?? false
+                try? await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch {
+            return .unreachable(String(reflecting: type(of: error)))
+        }
+        guard writable || url.targetSession == .any else { return .readOnly }
         let client: PostgresClient
         do {
             client = PostgresClient(configuration: try url.clientConfiguration(host: host), backgroundLogger: logger)
         } catch {
             return .unreachable(String(reflecting: type(of: error)))
         }
-        let task = Task { await client.run() }
-        let pool = PostgresHostPool(client: client, host: host, task: task)
-        do {
-            let writable = try await withThrowingTaskGroup(of: Bool?.self) { group in
-                group.addTask {
-                    try await client.withConnection { connection in
-                        try await connection.query("SELECT NOT pg_is_in_recovery()", logger: logger)
-                            .decode(Bool.self).first { _ in true } ?? false
-                    }
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
-            }
-            guard let writable else {
-                pool.shutdown()
-                return .unreachable("no answer in \(timeout)")
-            }
-            if writable || url.targetSession == .any { return .wanted(pool) }
-            pool.shutdown()
-            return .readOnly
-        } catch {
-            pool.shutdown()
-            return .unreachable(String(reflecting: type(of: error)))
-        }
+        return .wanted(PostgresHostPool(client: client, host: host, task: Task { await client.run() }))
     }
 
     /// `keeping` when its host still answers as wanted, else the first host of `url` that does,

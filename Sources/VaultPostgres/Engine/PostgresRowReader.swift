@@ -44,10 +44,21 @@ public func bytea(_ bytes: [UInt8]) -> ByteBuffer { ByteBuffer(bytes: bytes) }
 public func bytea(_ bytes: [UInt8]?) -> ByteBuffer? { bytes.map { ByteBuffer(bytes: $0) } }
 
 extension PostgresConnection {
+    /// `query(_:logger:)`, failing at once on a connection the server has closed.
+    ///
+    /// postgres-nio 1.33.2 writes a query to its channel without a promise: on a closed channel the
+    /// write fails unseen and the query's own promise is never completed, so the call waits forever
+    /// (seen after `pg_terminate_backend` and after a SIGKILLed primary). Every statement of the
+    /// engine goes through here. A close racing this check by microseconds is still possible.
+    public func checkedQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        guard !isClosed else { throw PostgresStoreError.connectionClosed }
+        return try await self.query(query, logger: logger)
+    }
+
     /// Runs `query` and collects its rows (the stores' result sets are bounded by their LIMITs).
     public func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRowReader] {
         do {
-            return try await self.query(query, logger: logger).collect().map(PostgresRowReader.init)
+            return try await checkedQuery(query, logger: logger).collect().map(PostgresRowReader.init)
         } catch {
             throw PostgresStoreError.mapping(error) ?? error
         }
@@ -63,7 +74,7 @@ extension PostgresConnection {
     @discardableResult
     public func run(_ query: PostgresQuery, logger: Logger) async throws -> Int {
         do {
-            let sequence = try await self.query(query, logger: logger)
+            let sequence = try await checkedQuery(query, logger: logger)
             var count = 0
             for try await _ in sequence { count += 1 }
             return count

@@ -1,5 +1,6 @@
 public import Logging
 public import PostgresNIO
+import Dispatch
 import Synchronization
 
 /// The PostgreSQL engine (SPEC §13): a postgres-nio connection pool over one database, the
@@ -26,35 +27,55 @@ public final class PostgresStore: Sendable {
     /// statement refuses is written). Turned off only by the throughput comparison and tests.
     let writesChargeGroups = Atomic<Bool>(true)
 
-    private let connection: Mutex<PostgresPool>
+    /// The pool of the writable server, and the search for another one when it is lost.
+    let primary: PostgresPrimary
 
     /// Connects to the first host of `url` that answers (the first accepting writes when the URL
     /// asks `target_session_attrs=read-write`) and applies the migrations this build has and the
     /// database lacks, under an advisory lock so servers starting together migrate once.
-    /// - Throws: `PostgresStoreError.unavailable` when no host answers; server errors of the migrations.
-    public init(url: PostgresURL, logger: Logger, migrations: [PostgresMigration] = PostgresSchema.migrations) async throws {
+    ///
+    /// Afterwards a transaction that finds its server gone or read-only (the primary killed, a
+    /// standby promoted) makes the engine search the URL's hosts again, in process: no restart.
+    /// - Throws: `PostgresFailoverError.noServer` when no host answers as wanted within the
+    ///   policy's search deadline; server errors of the migrations.
+    public init(
+        url: PostgresURL, logger: Logger, migrations: [PostgresMigration] = PostgresSchema.migrations,
+        failover: PostgresFailoverPolicy = .init()
+    ) async throws {
         self.url = url
         self.logger = logger
-        let pool = try await PostgresPool.connect(url: url, logger: logger)
+        // postgres-nio warns when a lease races the start of `run()` (harmless: the lease waits);
+        // its connection failures reach the caller as errors, logged there.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .error)
+        let primary = try await PostgresPrimary.connect(url: url, logger: background, policy: failover)
         do {
-            migrationsAtStart = try await PostgresMigrator(migrations: migrations, logger: logger).migrate(pool.client)
+            migrationsAtStart = try await PostgresMigrator(migrations: migrations, logger: logger).migrate(primary.client)
         } catch {
-            pool.shutdown()
+            primary.close()
             throw error
         }
-        connection = Mutex(pool)
+        self.primary = primary
     }
 
-    /// The current pool's client: the one place that knows which server is in use, so reconnecting
-    /// to a promoted standby can swap it.
+    /// The current pool's client (it changes after a failover).
     var client: PostgresClient {
-        connection.withLock { $0.client }
+        primary.client
     }
 
-    /// Stops the pool (open connections close; later calls fail).
+    /// Writes the card-data reads still queued for the audit log (as SQLite's close finishes its
+    /// queued writes: a read answered just before shutdown is never missing from the log), then
+    /// stops the pool (open connections close; later calls fail). Waits at most
+    /// `closeFlushTimeout` for that write.
     public func close() {
-        connection.withLock { $0.shutdown() }
+        if !readAudits.waitUntilIdle(timeout: .now() + Self.closeFlushTimeout) {
+            logger.error("closing with card-data reads not yet written to the audit log")
+        }
+        primary.close()
     }
+
+    /// How long `close` waits for queued card-data reads to reach the audit log.
+    static let closeFlushTimeout = DispatchTimeInterval.seconds(10)
 
     /// Whether the database answers a trivial query (readiness).
     public func isReachable() async -> Bool {
@@ -69,8 +90,7 @@ public final class PostgresStore: Sendable {
     public func read<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {
-        try await client.withConnection { connection in
-            try await connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+        try await primary.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
             do {
                 let result = try await body(connection)
                 try await connection.run("COMMIT", logger: logger)
@@ -85,73 +105,26 @@ public final class PostgresStore: Sendable {
     /// Runs `body` in one READ COMMITTED transaction, then its before-commit steps (the audit
     /// chains' heads), then COMMIT; rolls back when anything throws. Audit events and webhook
     /// events queued through the `PostgresWrite` commit with the change or not at all.
+    ///
+    /// `BEGIN READ WRITE` is refused by a standby, so a pool left on a demoted server moves to
+    /// the writable one before the body runs. A connection lost during COMMIT is
+    /// `PostgresFailoverError.commitOutcomeUnknown`, never success.
     @discardableResult
     public func write<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresWrite) async throws -> sending T
     ) async throws -> sending T {
-        try await client.withConnection { connection in
+        try await primary.transaction(begin: "BEGIN READ WRITE") { connection in
             let transaction = PostgresWrite(connection: connection, store: self)
-            try await connection.run("BEGIN", logger: logger)
             do {
                 let result = try await body(transaction)
                 try await transaction.finish()
-                try await connection.run("COMMIT", logger: logger)
+                try await primary.commit(connection)
                 transaction.committed()
                 return result
             } catch {
                 _ = try? await connection.run("ROLLBACK", logger: logger)
                 throw PostgresStoreError.mapping(error) ?? error
             }
-        }
-    }
-}
-
-/// A running postgres-nio client and the task that runs it.
-struct PostgresPool: Sendable {
-    let client: PostgresClient
-    let task: Task<Void, Never>
-
-    func shutdown() {
-        task.cancel()
-    }
-
-    /// The first host of `url` that answers as wanted, with its client running.
-    static func connect(url: PostgresURL, logger: Logger) async throws -> PostgresPool {
-        var reasons: [String] = []
-        for host in url.hosts {
-            // postgres-nio warns when a lease races the start of `run()` (harmless: the lease waits);
-            // its connection failures reach the caller as errors, logged there.
-            var background = logger
-            background.logLevel = max(logger.logLevel, .error)
-            do {
-                // One plain connection first: the pool retries a dead host with backoff for
-                // many seconds, while a refused connection or a 3 s silence settles it here.
-                let writable = try await isWritable(url: url, host: host, logger: background)
-                if url.targetSession == .any || writable {
-                    let client = PostgresClient(configuration: try url.clientConfiguration(host: host), backgroundLogger: background)
-                    return PostgresPool(client: client, task: Task { await client.run() })
-                }
-                reasons.append("\(host.name):\(host.port) is a standby")
-            } catch {
-                reasons.append("\(host.name):\(host.port): \(String(reflecting: type(of: error)))")
-            }
-        }
-        throw PostgresStoreError.unavailable("no server of \(url) answered (\(reasons.joined(separator: "; ")))")
-    }
-
-    /// Whether `host` answers and is not in recovery, over one connection closed afterwards.
-    private static func isWritable(url: PostgresURL, host: PostgresURL.Host, logger: Logger) async throws -> Bool {
-        let connection = try await PostgresConnection.connect(
-            on: PostgresClient.defaultEventLoopGroup.any(), configuration: try url.connectionConfiguration(host: host, connectTimeout: .seconds(3)),
-            id: 0, logger: logger
-        ).get()
-        do {
-            let writable = try await connection.row("SELECT NOT pg_is_in_recovery() AS writable", logger: logger)?.bool("writable") ?? false
-            try? await connection.close()
-            return writable
-        } catch {
-            try? await connection.close()
-            throw error
         }
     }
 }

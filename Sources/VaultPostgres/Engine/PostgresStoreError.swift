@@ -15,6 +15,9 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
     case retryableConflict(sqlState: String)
     /// No server of the URL answered (as wanted).
     case unavailable(String)
+    /// The connection was closed (the server went away) before the statement was sent: it did not
+    /// run, and the transaction it belonged to did not commit.
+    case connectionClosed
     /// The engine was used wrongly (a bug), e.g. a query outside the transaction it belongs to.
     case misuse(String)
 
@@ -25,6 +28,7 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible {
         case .checkViolation(let constraint): "check constraint violated (\(constraint ?? "?"))"
         case .retryableConflict(let state): "transaction conflict (SQLSTATE \(state))"
         case .unavailable(let reason): "database unavailable: \(reason)"
+        case .connectionClosed: "the database connection is closed"
         case .misuse(let reason): "database misuse: \(reason)"
         }
     }

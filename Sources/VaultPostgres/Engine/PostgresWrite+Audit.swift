@@ -29,15 +29,15 @@ extension PostgresWrite {
         try await appendAudit(PendingAuditEvent(entry, at: now))
     }
 
-    /// Appends a prepared audit event inside this transaction, extending its chain (its merchant's,
-    /// or `platform`).
+    /// Links a prepared audit event to its chain (its merchant's, or `platform`) and inserts it now
+    /// (`appendAudit(_:)` defers this to just before COMMIT).
     ///
     /// The chain's head row is locked at the transaction's first event of that chain
     /// (`INSERT ... ON CONFLICT DO UPDATE` locks it, creating it for a new chain), so writers of one
     /// merchant on any server queue there and writers of different merchants never meet. The MAC
     /// covers the event's merchant id, which names its chain, and its place in the chain.
     /// - Throws: `PostgresStoreError.misuse` when no keyring is open over the store; server errors.
-    public func appendAudit(_ event: PendingAuditEvent) async throws {
+    func linkAudit(_ event: PendingAuditEvent) async throws {
         let chain = PostgresAuditChains.chain(of: event.merchantID)
         let head = try await lockedChainHead(chain, merchantID: event.merchantID)
         let key = try await auditChainKey(creating: true)!
@@ -54,21 +54,18 @@ extension PostgresWrite {
         chainHeads[chain] = AuditChainHead(sequence: sequence, hash: link, merchantID: event.merchantID, extended: true)
     }
 
-    /// Appends prepared audit events in the order given, in one statement: each chain's head row is
-    /// locked once (chains in name order, so two writers of several chains lock them alike), the
-    /// links are computed here as `appendAudit(_:)` computes them one by
-    /// one, and every event is inserted by one `INSERT ... SELECT`. The chains come out exactly as
-    /// they would from appending the events one at a time.
+    /// Links prepared audit events to their chains and inserts them in one statement, in the order
+    /// given (`insertPendingAudits` calls it with the heads of their chains already locked): the
+    /// links are computed here as `linkAudit(_:)` computes them one by one, and every event is
+    /// inserted by one `INSERT ... SELECT`, so the chains come out exactly as from one event at a time.
     /// - Throws: `PostgresStoreError.misuse` when no keyring is open over the store; server errors.
-    public func appendAudits(_ events: [PendingAuditEvent]) async throws {
+    func linkAudits(_ events: [PendingAuditEvent]) async throws {
         guard events.count > 1 else {
-            if let event = events.first { try await appendAudit(event) }
+            if let event = events.first { try await linkAudit(event) }
             return
         }
-        var merchants: [String: String?] = [:]
-        for event in events { merchants.updateValue(event.merchantID, forKey: PostgresAuditChains.chain(of: event.merchantID)) }
-        for chain in merchants.keys.sorted() {
-            _ = try await lockedChainHead(chain, merchantID: merchants[chain] ?? nil)
+        for event in events {
+            _ = try await lockedChainHead(PostgresAuditChains.chain(of: event.merchantID), merchantID: event.merchantID)
         }
         let key = try await auditChainKey(creating: true)!
         var heads = chainHeads

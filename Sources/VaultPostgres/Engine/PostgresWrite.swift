@@ -19,6 +19,8 @@ public final class PostgresWrite {
     /// The audit key as this transaction sees it (possibly created in it).
     var auditKey: SecureBytes?
     var createdAuditKey = false
+    /// Audit events appended, linked and inserted before `COMMIT` (`insertPendingAudits`).
+    var pendingAudits: [PendingAuditEvent] = []
     private var beforeCommit: [(PostgresWrite) async throws -> Void] = []
     private var savepointDepth = 0
 
@@ -56,7 +58,7 @@ public final class PostgresWrite {
     public func savepoint<T>(_ body: (PostgresWrite) async throws -> T) async throws -> T {
         savepointDepth += 1
         let name = "vault_sp_\(savepointDepth)"
-        let (heads, steps, key, created) = (chainHeads, beforeCommit.count, auditKey, createdAuditKey)
+        let (heads, steps, key, created, audits) = (chainHeads, beforeCommit.count, auditKey, createdAuditKey, pendingAudits.count)
         defer { savepointDepth -= 1 }
         try await run(PostgresQuery(unsafeSQL: "SAVEPOINT \(name)"))
         do {
@@ -70,18 +72,20 @@ public final class PostgresWrite {
             // Row locks taken inside a rolled-back savepoint are released: forget those chains.
             chainHeads = heads
             beforeCommit.removeSubrange(steps...)
+            pendingAudits.removeSubrange(audits...)
             (auditKey, createdAuditKey) = (key, created)
             throw mapped
         }
     }
 
-    /// The before-commit steps, then the audit chains' heads.
+    /// The before-commit steps, then the audit events appended, then the audit chains' heads.
     func finish() async throws {
         var index = 0
         while index < beforeCommit.count {
             try await beforeCommit[index](self)
             index += 1
         }
+        try await insertPendingAudits()
         try await writeChainHeads()
     }
 

@@ -139,7 +139,7 @@ struct AuditChainVerifier {
     func walk(_ connection: PostgresConnection, logger: Logger) async throws -> AuditVerification {
         var previous = AuditChain.genesis
         var expected: Int64 = 1
-        let rows = try await connection.query(
+        let rows = try await connection.checkedQuery(
             "SELECT * FROM audit_events WHERE chain = \(chain) ORDER BY chain_seq", logger: logger)
         for try await raw in rows {
             let row = PostgresRowReader(raw)

@@ -310,6 +310,14 @@ final class PostgresReadAuditQueue: Sendable {
     private struct State {
         var events: [PendingAuditEvent] = []
         var flushing = false
+        /// Callers of `waitUntilIdle` (closing the store), woken when the flush ends.
+        var idleWaiters: [DispatchSemaphore] = []
+
+        mutating func endFlush() {
+            flushing = false
+            for waiter in idleWaiters { waiter.signal() }
+            idleWaiters.removeAll()
+        }
     }
 
     private let state = Mutex(State())
@@ -324,17 +332,35 @@ final class PostgresReadAuditQueue: Sendable {
         }
     }
 
+    /// Whether no event waits and no flush runs (every read recorded so far is written or lost).
+    var isIdle: Bool {
+        state.withLock { $0.events.isEmpty && !$0.flushing }
+    }
+
     /// Ends a failed flush (its events are lost and logged by count; the next read starts a flush).
     func endFlush() {
-        state.withLock { $0.flushing = false }
+        state.withLock { $0.endFlush() }
     }
 
     /// Takes the queued events; when there are none the flush ends.
     func drain() -> [PendingAuditEvent] {
         state.withLock { state in
             defer { state.events.removeAll() }
-            if state.events.isEmpty { state.flushing = false }
+            if state.events.isEmpty { state.endFlush() }
             return state.events
         }
+    }
+
+    /// Blocks until the running flush (if any) has written every queued event, or `timeout` passes.
+    /// - Returns: false when the timeout passed first.
+    func waitUntilIdle(timeout: DispatchTime) -> Bool {
+        let waiter: DispatchSemaphore? = state.withLock { state in
+            guard state.flushing else { return nil }
+            let waiter = DispatchSemaphore(value: 0)
+            state.idleWaiters.append(waiter)
+            return waiter
+        }
+        guard let waiter else { return true }
+        return waiter.wait(timeout: timeout) == .success
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 @testable import GatewayFakes
 import Payments
 @testable import Scheduler
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultSQLite
@@ -26,10 +27,8 @@ import Vault
             return try #require(view.steps.first).id
         }
 
-        func stepStatus(_ id: String) throws -> String {
-            try fixture.store.database.readNow { connection in
-                try connection.queryOne("SELECT status FROM schedule_steps WHERE id = ?", [id])?.string("status") ?? "?"
-            }
+        func stepStatus(_ id: String) async throws -> String {
+            try await fixture.database.sql.queryOne("SELECT status FROM schedule_steps WHERE id = ?", [id])?.string("status") ?? "?"
         }
 
         var sales: [FakeBridgePayTransaction] { fake.allTransactions.filter { $0.type == "sale" } }
@@ -61,7 +60,7 @@ import Vault
             let step = try await setup.step(card: "c1", amount: 1_234)
             let summary = try await setup.fixture.runner().run(setup.options)
             #expect(summary.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
-            #expect(try setup.stepStatus(step) == "approved")
+            #expect(try await setup.stepStatus(step) == "approved")
             #expect(setup.sales.count == 1)
             let fields = FakeBridgePayXML.fields(try #require(setup.fake.receivedDocuments.first))
             #expect(fields["TransIndustryType"] == "EC")
@@ -75,10 +74,8 @@ import Vault
             let soft = try await setup.step(card: "soft", amount: 12_000)
             let hard = try await setup.step(card: "hard", pan: "5499740000000057", amount: 10_000)
             _ = try await setup.fixture.runner().run(setup.options)
-            let codes = try setup.fixture.store.database.readNow { connection in
-                try connection.query("SELECT step_id, decline_code, decline_category FROM transactions WHERE step_id IS NOT NULL")
-                    .map { (try $0.string("step_id"), try $0.optionalString("decline_code") ?? "", try $0.optionalString("decline_category") ?? "") }
-            }
+            let codes = try await setup.fixture.database.sql.query("SELECT step_id, decline_code, decline_category FROM transactions WHERE step_id IS NOT NULL")
+                .map { (try $0.string("step_id"), try $0.optionalString("decline_code") ?? "", try $0.optionalString("decline_category") ?? "") }
             #expect(codes.contains { $0 == (soft, "insufficient_funds", "soft") })
             #expect(codes.contains { $0 == (hard, "pickup_card", "hard") })
             #expect(setup.sales.count == 2)
@@ -94,8 +91,8 @@ import Vault
             let first = try await setup.fixture.runner().run(setup.options)
             #expect(first.outcomes[ChargeOutcome.failed.rawValue]?.count == 1)
             #expect(first.settled)
-            #expect(try setup.stepStatus(step) == "failed")
-            #expect(try setup.fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND decline_category = 'error'") == 1)
+            #expect(try await setup.stepStatus(step) == "failed")
+            #expect(try await setup.fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND decline_category = 'error'") == 1)
             let sent = setup.fake.receivedTypes.count
             let second = try await setup.fixture.runner().run(setup.options)
             #expect(second.due.count == 0)
@@ -117,7 +114,9 @@ import Vault
             var options = setup.options
             options.concurrency = 1
             _ = try await setup.fixture.runner().run(options)
-            #expect(try steps.map(setup.stepStatus) == ["approved", "approved"])
+            var statuses: [String] = []
+            for step in steps { statuses.append(try await setup.stepStatus(step)) }
+            #expect(statuses == ["approved", "approved"])
             #expect(setup.sales.count == 2)
             #expect(Set(setup.sales.map(\.invoice)).count == 2)
             _ = try await setup.fixture.runner().run(options)
@@ -130,7 +129,7 @@ import Vault
             let step = try await setup.step(card: "c429", amount: 1_500)
             setup.fake.core.enqueue(.status(429))
             _ = try await setup.fixture.runner().run(setup.options)
-            #expect(try setup.stepStatus(step) == "approved")
+            #expect(try await setup.stepStatus(step) == "approved")
             #expect(setup.sales.count == 1)
             #expect(setup.fake.receivedTypes.filter { $0 == "004/sale" }.count == 2)
         }
@@ -141,7 +140,7 @@ import Vault
             let step = try await setup.step(card: "lost", amount: 1_600)
             setup.fake.core.enqueue(.garbageAfterProcessing)
             _ = try await setup.fixture.runner().run(setup.options)
-            #expect(try setup.stepStatus(step) == "approved")
+            #expect(try await setup.stepStatus(step) == "approved")
             #expect(setup.sales.count == 1)
             #expect(setup.fake.receivedTypes == ["004/sale", "023/"])
         }
@@ -157,7 +156,7 @@ import Vault
             let runner = setup.fixture.runner()
             _ = try await runner.run(setup.options)
             _ = try await runner.run(setup.options)
-            #expect(try setup.stepStatus(step) == "needs_review")
+            #expect(try await setup.stepStatus(step) == "needs_review")
             #expect(setup.sales.count == 1)
             #expect(setup.fake.receivedTypes.filter { $0 == "004/sale" }.count == 1, "the charge was sent once only")
         }
@@ -167,11 +166,9 @@ import Vault
         try await Self.withSetup { setup in
             let step = try await setup.step(card: "long", pan: "4111111111111111110", amount: 1_800)
             _ = try await setup.fixture.runner().run(setup.options)
-            #expect(try setup.stepStatus(step) != "approved")
+            #expect(try await setup.stepStatus(step) != "approved")
             #expect(setup.fake.core.requests.isEmpty)
-            let code = try setup.fixture.store.database.readNow { connection in
-                try connection.queryOne("SELECT decline_code FROM transactions WHERE step_id = ?", [step])?.optionalString("decline_code")
-            }
+            let code = try await setup.fixture.database.sql.queryOne("SELECT decline_code FROM transactions WHERE step_id = ?", [step])?.optionalString("decline_code")
             #expect(code == "unsupported_card")
         }
     }

@@ -32,7 +32,7 @@ import VaultSQLite
         try await fixture.store.insertChargeRun(Self.record("run_alive", owner: RunnerIdentity.process), audit: audit)
         let shownDead = try await fixture.store.chargeRun(id: "run_dead", merchantID: nil)
         #expect(shownDead?.status == "failed")
-        let stored = try fixture.count("SELECT count(*) AS n FROM charge_runs WHERE id = 'run_dead' AND status = 'failed' AND finished_at IS NOT NULL")
+        let stored = try await fixture.count("SELECT count(*) AS n FROM charge_runs WHERE id = 'run_dead' AND status = 'failed' AND finished_at IS NOT NULL")
         #expect(stored == 1, "the second run's start recorded the dead one as failed")
         let alive = try await fixture.store.chargeRun(id: "run_alive", merchantID: nil)
         #expect(alive?.status == "running")
@@ -44,7 +44,7 @@ import VaultSQLite
         try await fixture.store.insertChargeRun(Self.record("run_a", owner: RunnerIdentity.process), audit: audit)
         try await fixture.store.insertChargeRun(Self.record("run_b", owner: "another-host:1:x"), audit: audit)
         try await fixture.store.insertChargeRun(Self.record("run_c", owner: nil), audit: audit)
-        let running = try fixture.count("SELECT count(*) AS n FROM charge_runs WHERE status = 'running'")
+        let running = try await fixture.count("SELECT count(*) AS n FROM charge_runs WHERE status = 'running'")
         #expect(running == 3)
     }
 }

@@ -13,27 +13,23 @@ import Vault
     struct Setup {
         let fixture: ChargingFixture
         let stepIDs: [String]
+        let scheduleIDs: [String]
         let options: ChargeRunner.Options
 
         func refuse(_ event: String, when condition: String) async throws {
-            try await fixture.store.database.write { connection in
-                try connection.run("CREATE TRIGGER refuse BEFORE \(event) WHEN \(condition) BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
-            }
+            try await fixture.refuse("refuse", event, when: condition)
         }
 
-        func stopRefusing() async throws {
-            try await fixture.store.database.write { try $0.run("DROP TRIGGER refuse") }
+        func stopRefusing(_ event: String) async throws {
+            try await fixture.stopRefusing("refuse", event)
         }
 
         func step(_ index: Int) async throws -> ScheduleStep {
-            let id = stepIDs[index]
-            return try #require(try await fixture.store.database.read { connection in
-                try connection.queryOne("SELECT * FROM schedule_steps WHERE id = ?", [id]).map(SQLiteStore.step)
-            })
+            try #require(try await fixture.steps(scheduleIDs[index]).first { $0.id == stepIDs[index] })
         }
 
-        func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws -> Int {
-            try fixture.count(sql, arguments)
+        func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> Int {
+            try await fixture.count(sql, arguments)
         }
     }
 
@@ -43,22 +39,25 @@ import Vault
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: now)
         var stepIDs: [String] = []
+        var scheduleIDs: [String] = []
         for _ in 0..<count {
             let view = try await fixture.schedule(
                 card, amount: 500, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
             stepIDs.append(try #require(view.steps.first).id)
+            scheduleIDs.append(view.schedule.id)
         }
         var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
         options.concurrency = 2
         options.batchSize = 3
         options.retryBackoff = .milliseconds(1)
         options.inDoubtGrace = 3600
-        return Setup(fixture: fixture, stepIDs: stepIDs, options: options)
+        return Setup(fixture: fixture, stepIDs: stepIDs, scheduleIDs: scheduleIDs, options: options)
     }
 
     @Test func aStepWhoseAttemptCannotBeWrittenIsNotChargedAndTheRunEnds() async throws {
         let setup = try await Self.setUp(count: 7)
-        try await setup.refuse("INSERT ON transactions", when: "NEW.step_id = '\(setup.stepIDs[4])'")
+        let refused = "INSERT ON transactions"
+        try await setup.refuse(refused, when: "NEW.step_id = '\(setup.stepIDs[4])'")
         let runner = setup.fixture.runner()
         let first = try await runner.run(setup.options)
         #expect(first.outcomes[ChargeOutcome.approved.rawValue]?.count == 6)
@@ -66,19 +65,20 @@ import Vault
         #expect(setup.fixture.sandbox.transactionCount == 6)
         let skipped = try await setup.step(4)
         #expect(skipped.status == .scheduled && skipped.attempts == 0)
-        #expect(try setup.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL OR lease_until IS NOT NULL") == 0)
+        #expect(try await setup.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL OR lease_until IS NOT NULL") == 0)
 
-        try await setup.stopRefusing()
+        try await setup.stopRefusing(refused)
         let second = try await runner.run(setup.options)
         #expect(second.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
         #expect(setup.fixture.sandbox.transactionCount == 7)
-        #expect(try setup.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 7)
-        #expect(try setup.count("SELECT count(DISTINCT step_id) AS n FROM transactions") == 7)
+        #expect(try await setup.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 7)
+        #expect(try await setup.count("SELECT count(DISTINCT step_id) AS n FROM transactions") == 7)
     }
 
     @Test func aStepWhoseOutcomeCannotBeWrittenIsSettledByTheNextRunWithoutASecondSale() async throws {
         let setup = try await Self.setUp(count: 7)
-        try await setup.refuse("UPDATE OF status ON schedule_steps", when: "NEW.id = '\(setup.stepIDs[1])' AND NEW.status = 'approved'")
+        let refused = "UPDATE OF status ON schedule_steps"
+        try await setup.refuse(refused, when: "NEW.id = '\(setup.stepIDs[1])' AND NEW.status = 'approved'")
         let runner = setup.fixture.runner()
         let first = try await runner.run(setup.options)
         #expect(first.outcomes[ChargeOutcome.approved.rawValue]?.count == 6)
@@ -87,15 +87,15 @@ import Vault
         let open = try await setup.step(1)
         #expect(open.status == .processing && open.attempts == 1)
 
-        try await setup.stopRefusing()
+        try await setup.stopRefusing(refused)
         let second = try await runner.run(setup.options)
         #expect(second.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
         #expect(setup.fixture.sandbox.transactionCount == 7, "settled by look-up, not sent again")
         let settled = try await setup.step(1)
         #expect(settled.status == .approved && settled.attempts == 1)
-        #expect(try setup.count("SELECT count(*) AS n FROM transactions") == 7)
-        #expect(try setup.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'transaction.approved'") == 7)
-        #expect(try await setup.fixture.store.verifyAuditChain() == .intact(events: Int64(try setup.count("SELECT count(*) AS n FROM audit_events"))))
+        #expect(try await setup.count("SELECT count(*) AS n FROM transactions") == 7)
+        #expect(try await setup.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'transaction.approved'") == 7)
+        #expect(try await setup.fixture.store.verifyAuditChain() == .intact(events: Int64(try await setup.count("SELECT count(*) AS n FROM audit_events"))))
     }
 
     @Test func everyStepOfManyBatchesIsChargedOnceWithMixedOutcomes() async throws {
@@ -130,10 +130,10 @@ import Vault
         #expect(summary.outcomes[ChargeOutcome.expiredCard.rawValue]?.count == 10)
         #expect(summary.schedulesCompleted == 10 && summary.schedulesPastDue == 20)
         #expect(fixture.sandbox.transactionCount == 30)
-        #expect(try fixture.count("SELECT count(*) AS n FROM transactions") == 40)
-        #expect(try fixture.count("SELECT count(DISTINCT step_id) AS n FROM transactions") == 40)
-        #expect(try fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type IN ('transaction.approved', 'transaction.declined')") == 40)
-        #expect(try fixture.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL") == 0)
-        #expect(try await fixture.store.verifyAuditChain() == .intact(events: Int64(try fixture.count("SELECT count(*) AS n FROM audit_events"))))
+        #expect(try await fixture.count("SELECT count(*) AS n FROM transactions") == 40)
+        #expect(try await fixture.count("SELECT count(DISTINCT step_id) AS n FROM transactions") == 40)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type IN ('transaction.approved', 'transaction.declined')") == 40)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL") == 0)
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: Int64(try await fixture.count("SELECT count(*) AS n FROM audit_events"))))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Payments
 @testable import Scheduler
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
@@ -18,19 +19,17 @@ import Testing
         let merchant: Merchant
         let dues: [DueStep]
 
-        func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws -> Int {
-            try fixture.count(sql, arguments)
+        func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> Int {
+            try await fixture.count(sql, arguments)
         }
 
         func step(_ index: Int) async throws -> ScheduleStep {
             try #require(try await fixture.steps(dues[index].schedule.id).first)
         }
 
-        /// A trigger that makes SQLite refuse `change` (a `BEFORE` trigger condition) for one row.
+        /// A trigger that makes the database refuse `event` (a `BEFORE` trigger condition) for one row.
         func refuse(_ name: String, _ event: String, when condition: String) async throws {
-            try await fixture.store.database.write { connection in
-                try connection.run("CREATE TRIGGER \(name) BEFORE \(event) WHEN \(condition) BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
-            }
+            try await fixture.refuse(name, event, when: condition)
         }
 
         /// Writes the attempts of every step; all must be written.
@@ -96,29 +95,31 @@ import Testing
         let transactions = try await world.recordAttempts()
         let results = [Self.approved, Self.hardDecline, Self.softDecline, Self.expiredLocally]
         let outcomes = zip(zip(transactions, results), world.dues).map { pair, due in Self.outcome(pair.0, pair.1, due: due, world: world) }
-        let commits = world.fixture.store.database.commitCount
+        let commits = world.fixture.database.sqlite?.database.commitCount
         let recorded = try await world.fixture.store.recordOutcomes(outcomes).map { try $0.get() }
-        #expect(world.fixture.store.database.commitCount == commits + 1)
+        if let sqlite = world.fixture.database.sqlite, let commits {
+            #expect(sqlite.database.commitCount == commits + 1)
+        }
         #expect(recorded == [
             RecordedOutcome(scheduleCompleted: true), RecordedOutcome(schedulePastDue: true), RecordedOutcome(), RecordedOutcome(schedulePastDue: true),
         ])
         var statuses: [StepStatus] = []
         for index in 0..<4 { statuses.append(try await world.step(index).status) }
         #expect(statuses == [.approved, .failed, .retryPending, .failed])
-        let scheduleStatuses = try world.dues.map { due in
-            try world.fixture.store.database.readNow { try $0.queryOne("SELECT status FROM schedules WHERE id = ?", [due.schedule.id])?.string("status") }
+        var scheduleStatuses: [String?] = []
+        for due in world.dues {
+            scheduleStatuses.append(try await world.fixture.database.sql.queryOne("SELECT status FROM schedules WHERE id = ?", [due.schedule.id])?.string("status"))
         }
         #expect(scheduleStatuses == ["completed", "past_due", "active", "past_due"])
-        #expect(try world.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL") == 0)
-        let events = try world.fixture.store.database.readNow { connection in
-            try connection.query("SELECT type, count(*) AS n FROM webhook_events WHERE type NOT LIKE 'secure_card.%' GROUP BY type").map { (try $0.string("type"), try $0.int("n")) }
-        }
+        #expect(try await world.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL") == 0)
+        let events = try await world.fixture.database.sql.query("SELECT type, count(*) AS n FROM webhook_events WHERE type NOT LIKE 'secure_card.%' GROUP BY type")
+            .map { (try $0.string("type"), try $0.int("n")) }
         #expect(Dictionary(uniqueKeysWithValues: events) == [
             "transaction.approved": 1, "transaction.declined": 3, "schedule.completed": 1, "schedule.past_due": 2,
         ])
-        #expect(try world.count("SELECT count(*) AS n FROM audit_events WHERE action IN ('charge.approved', 'charge.declined')") == 4)
-        #expect(try world.count("SELECT count(*) AS n FROM audit_events WHERE action IN ('schedule.completed', 'schedule.past_due')") == 3)
-        #expect(try await world.fixture.store.verifyAuditChain() == .intact(events: Int64(try world.count("SELECT count(*) AS n FROM audit_events"))))
+        #expect(try await world.count("SELECT count(*) AS n FROM audit_events WHERE action IN ('charge.approved', 'charge.declined')") == 4)
+        #expect(try await world.count("SELECT count(*) AS n FROM audit_events WHERE action IN ('schedule.completed', 'schedule.past_due')") == 3)
+        #expect(try await world.fixture.store.verifyAuditChain() == .intact(events: Int64(try await world.count("SELECT count(*) AS n FROM audit_events"))))
     }
 
     @Test func anAttemptThatCannotBeWrittenLeavesItsStepAsItWasAndTheOthersWritten() async throws {
@@ -128,8 +129,8 @@ import Testing
         let attempts = world.dues.map { Self.attempt($0, merchant: world.merchant) }
         let errors = try await world.fixture.store.recordAttempts(attempts)
         #expect(errors.map { $0 == nil } == [true, true, false, true])
-        #expect(try world.count("SELECT count(*) AS n FROM transactions") == 3)
-        #expect(try world.count("SELECT count(*) AS n FROM transactions WHERE step_id = ?", [refused]) == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions") == 3)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE step_id = ?", [refused]) == 0)
         let untouched = try await world.step(2)
         #expect(untouched.status == .scheduled && untouched.attempts == 0)
         for index in [0, 1, 3] {
@@ -148,13 +149,13 @@ import Testing
         #expect(results.map { (try? $0.get()) != nil } == [true, false, true, true])
         let open = try await world.step(1)
         #expect(open.status == .processing && open.attempts == 1)
-        #expect(try world.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'pending'", [refused]) == 1)
-        #expect(try world.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 3)
-        #expect(try world.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'transaction.approved'") == 3)
-        #expect(try world.count("SELECT count(*) AS n FROM webhook_events WHERE payload LIKE ?", ["%" + transactions[1].id + "%"]) == 0)
-        #expect(try world.count("SELECT count(*) AS n FROM audit_events WHERE object_id = ?", [transactions[1].id]) == 0)
-        #expect(try world.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'") == 3)
-        #expect(try await world.fixture.store.verifyAuditChain() == .intact(events: Int64(try world.count("SELECT count(*) AS n FROM audit_events"))))
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'pending'", [refused]) == 1)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 3)
+        #expect(try await world.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'transaction.approved'") == 3)
+        #expect(try await world.count("SELECT count(*) AS n FROM webhook_events WHERE payload LIKE ?", ["%" + transactions[1].id + "%"]) == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM audit_events WHERE object_id = ?", [transactions[1].id]) == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'") == 3)
+        #expect(try await world.fixture.store.verifyAuditChain() == .intact(events: Int64(try await world.count("SELECT count(*) AS n FROM audit_events"))))
     }
 
     @Test func anOpenAttemptWrittenAgainIsResetToPendingNotDoubled() async throws {
@@ -164,7 +165,7 @@ import Testing
         again.transaction.updatedAt = Date().addingTimeInterval(60)
         let errors = try await world.fixture.store.recordAttempts([again])
         #expect(errors.count == 1 && errors[0] == nil)
-        #expect(try world.count("SELECT count(*) AS n FROM transactions") == 1)
-        #expect(try world.count("SELECT count(*) AS n FROM transactions WHERE status = 'pending' AND updated_at = ?", [Timestamp.string(again.transaction.updatedAt)]) == 1)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions") == 1)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE status = 'pending' AND updated_at = ?", [Timestamp.string(again.transaction.updatedAt)]) == 1)
     }
 }

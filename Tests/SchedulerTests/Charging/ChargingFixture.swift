@@ -2,10 +2,12 @@ import Foundation
 import Logging
 import Payments
 @testable import Scheduler
+import StorageTestSupport
 import Vault
 @testable import VaultSQLite
 
-/// A vault with merchants, cards and schedules, charged through the in-process sandbox.
+/// A vault with merchants, cards and schedules, charged through the in-process sandbox, on the
+/// engine of the run (`TestEngine.current`).
 struct ChargingFixture {
     struct NoVerification: CardVerifier {
         func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
@@ -14,7 +16,9 @@ struct ChargingFixture {
     }
 
     let path = NSTemporaryDirectory() + "charging-tests-" + UUID().uuidString
-    let store: SQLiteStore
+    let database: TestDatabase
+    let store: any VaultStorage
+    let ring: MasterKeyRing
     let keyring: Keyring
     let merchants: MerchantService
     let cards: SecureCardService
@@ -24,8 +28,10 @@ struct ChargingFixture {
 
     init(sandbox: SandboxGateway = SandboxGateway(), horizonDays: Int = 400) async throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        store = try SQLiteStore(path: path + "/vault.sqlite")
-        keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)]), store: store)
+        database = try await TestDatabase(path: path + "/vault.sqlite")
+        store = database.storage
+        ring = try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
+        keyring = Keyring(masterKeys: ring, store: store)
         try await keyring.verifyMasterKey()
         merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules)
         cards = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
@@ -50,6 +56,21 @@ struct ChargingFixture {
             logger: logger)
     }
 
+    /// A runner of a second process over the same database: its own store (the caller closes it
+    /// with `TestDatabase.close`), keyring, card and merchant services; the same sandbox.
+    func secondRunner(policy: RetryPolicy = RetryPolicy()) async throws -> (runner: ChargeRunner, store: any VaultStorage) {
+        let store = try await database.openAnother()
+        let keyring = Keyring(masterKeys: ring, store: store)
+        try await keyring.verifyMasterKey()
+        let merchants = MerchantService(
+            store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules)
+        let cards = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
+        let runner = ChargeRunner(
+            store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
+            logger: Self.quietLogger)
+        return (runner, store)
+    }
+
     func merchant(_ name: String, zone: String) async throws -> Merchant {
         try await merchants.create(name: name, role: .admin, settings: .init(timeZone: zone, verifyOnRegistration: false), actor: "test").merchant
     }
@@ -71,8 +92,35 @@ struct ChargingFixture {
         try await store.steps(scheduleID: scheduleID)
     }
 
-    func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws -> Int {
-        try store.database.readNow { connection in try connection.queryOne(sql, arguments)?.int("n") ?? 0 }
+    /// The first column of the first row (`SELECT count(*) AS n ...`), on either engine.
+    func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> Int {
+        try await database.sql.count(sql, arguments)
+    }
+
+    /// Makes the database refuse one kind of write for the rows `condition` picks (a `BEFORE`
+    /// trigger raising an error; `event` as `INSERT ON transactions` or `UPDATE OF status ON
+    /// schedule_steps`, `condition` over `NEW`), as a full disk or a constraint would.
+    func refuse(_ name: String, _ event: String, when condition: String) async throws {
+        switch database.engine {
+        case .sqlite:
+            try await database.sql.run("CREATE TRIGGER \(name) BEFORE \(event) WHEN \(condition) BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+        case .postgres:
+            try await database.sql.runAll([
+                ("CREATE OR REPLACE FUNCTION \(name)_raise() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql", []),
+                ("CREATE TRIGGER \(name) BEFORE \(event) FOR EACH ROW WHEN (\(condition)) EXECUTE FUNCTION \(name)_raise()", []),
+            ])
+        }
+    }
+
+    /// Drops a trigger made by ``refuse(_:_:when:)``.
+    func stopRefusing(_ name: String, _ event: String) async throws {
+        switch database.engine {
+        case .sqlite:
+            try await database.sql.run("DROP TRIGGER \(name)")
+        case .postgres:
+            let table = event.components(separatedBy: " ON ").last ?? event
+            try await database.sql.run("DROP TRIGGER \(name) ON \(table)")
+        }
     }
 
     /// `yyyy-MM-dd` at 23:59:59 UTC.

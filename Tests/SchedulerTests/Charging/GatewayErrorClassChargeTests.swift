@@ -75,8 +75,8 @@ import Vault
         #expect(first.settled)
         let step = try #require(try await fixture.steps(view.schedule.id).first)
         #expect(step.status == .failed)
-        #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND decline_category = 'error'") == 1)
-        #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE response_text IS NOT NULL AND status = 'error'") == 1)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND decline_category = 'error'") == 1)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM transactions WHERE response_text IS NOT NULL AND status = 'error'") == 1)
         let sent = transactRequests(fake)
         #expect(sent == 1)
 

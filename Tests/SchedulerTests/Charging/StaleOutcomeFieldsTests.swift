@@ -35,10 +35,10 @@ import Vault
         let runner = setup.fixture.runner()
         _ = try await runner.run(setup.options)
         let inDoubt = "SELECT count(*) AS n FROM transactions WHERE step_id = ? AND error_code IS NOT NULL"
-        #expect(try setup.fixture.count(inDoubt, [setup.stepID]) == 1, "while in doubt the reason is kept")
+        #expect(try await setup.fixture.count(inDoubt, [setup.stepID]) == 1, "while in doubt the reason is kept")
         _ = try await runner.run(setup.options)
-        #expect(try setup.fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'approved'", [setup.stepID]) == 1)
-        #expect(try setup.fixture.count(inDoubt, [setup.stepID]) == 0)
+        #expect(try await setup.fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'approved'", [setup.stepID]) == 1)
+        #expect(try await setup.fixture.count(inDoubt, [setup.stepID]) == 0)
     }
 
     @Test func everyOutcomeReplacesTheFieldsOfTheOneBefore() {

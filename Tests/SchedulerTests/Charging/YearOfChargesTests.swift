@@ -1,6 +1,7 @@
 import Foundation
 import Payments
 @testable import Scheduler
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultSQLite
@@ -143,32 +144,31 @@ import Vault
                         #expect(step.status == .failed && step.attempts == 1, "step \(date.iso)")
                     }
                 }
-                let attempts = try fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id = ?", [step.id])
+                let attempts = try await fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id = ?", [step.id])
                 #expect(attempts == step.attempts, "one transaction per attempt for \(date.iso)")
             }
         }
-        let recorded = try fixture.store.database.readNow { connection in
-            try connection.query("SELECT currency, sum(amount) AS total FROM transactions WHERE step_id IS NOT NULL AND status = 'approved' GROUP BY currency")
-        }
+        let recorded = try await fixture.database.sql.query(
+            "SELECT currency, CAST(sum(amount) AS BIGINT) AS total FROM transactions WHERE step_id IS NOT NULL AND status = 'approved' GROUP BY currency")
         var recordedTotals: [String: Int64] = [:]
         for row in recorded { recordedTotals[try row.string("currency")] = try row.int64("total") }
         #expect(recordedTotals == approvedTotals)
-        let expiredLocally = try fixture.count("SELECT count(*) AS n FROM transactions WHERE decline_code = 'expired_card' AND gateway_transaction_id IS NULL")
+        let expiredLocally = try await fixture.count("SELECT count(*) AS n FROM transactions WHERE decline_code = 'expired_card' AND gateway_transaction_id IS NULL")
         #expect(expiredLocally == 6)
-        #expect(fixture.sandbox.transactionCount == (try fixture.count("SELECT count(*) AS n FROM transactions WHERE gateway_transaction_id IS NOT NULL")))
-        let completed = try fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'")
+        #expect(fixture.sandbox.transactionCount == (try await fixture.count("SELECT count(*) AS n FROM transactions WHERE gateway_transaction_id IS NOT NULL")))
+        let completed = try await fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'")
         #expect(completed == 3)
-        let pastDue = try fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'past_due'")
+        let pastDue = try await fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'past_due'")
         #expect(pastDue == 4)
-        let webhooks = try fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type IN ('transaction.approved', 'transaction.declined')")
-        #expect(webhooks == (try fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id IS NOT NULL")))
+        let webhooks = try await fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type IN ('transaction.approved', 'transaction.declined')")
+        #expect(webhooks == (try await fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id IS NOT NULL")))
         // SPEC §11: an audit event for every charge, exactly one per attempt, written with its outcome.
-        let chargesWithoutOneEvent = try fixture.count("""
+        let chargesWithoutOneEvent = try await fixture.count("""
             SELECT count(*) AS n FROM transactions t WHERE t.step_id IS NOT NULL
               AND (SELECT count(*) FROM audit_events a WHERE a.object_id = t.id AND a.action LIKE 'charge.%') != 1
             """)
         #expect(chargesWithoutOneEvent == 0)
-        #expect(try fixture.count("SELECT count(*) AS n FROM audit_events WHERE action = 'charge.attempt_started'") == 0)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM audit_events WHERE action = 'charge.attempt_started'") == 0)
         guard case .intact = try await fixture.store.verifyAuditChain() else {
             Issue.record("audit chain broken")
             return

@@ -84,8 +84,8 @@ import Vault
             #expect(!summary.settled)
             #expect(redirector.core.requests.count == 1, "sent \(redirector.core.requests.count) times")
             #expect(target.core.requests.count == 0)
-            #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND error_code = 'gateway_redirect'") == 1)
-            #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE status IN ('approved', 'in_doubt')") == 0)
+            #expect(try await fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND error_code = 'gateway_redirect'") == 1)
+            #expect(try await fixture.count("SELECT count(*) AS n FROM transactions WHERE status IN ('approved', 'in_doubt')") == 0)
             let step = try #require(try await fixture.steps(view.schedule.id).first)
             #expect(step.status != .approved)
 
@@ -95,8 +95,8 @@ import Vault
             #expect(redirector.core.requests.filter { $0.path == "/api/transact.php" }.count == 1)
             #expect(redirector.core.requests.filter { $0.path == "/api/query.php" }.count >= 1)
             #expect(target.core.requests.count == 0)
-            #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND error_code = 'gateway_redirect'") == 1)
-            #expect(try fixture.count("SELECT count(*) AS n FROM transactions WHERE status IN ('approved', 'in_doubt')") == 0)
+            #expect(try await fixture.count("SELECT count(*) AS n FROM transactions WHERE status = 'error' AND error_code = 'gateway_redirect'") == 1)
+            #expect(try await fixture.count("SELECT count(*) AS n FROM transactions WHERE status IN ('approved', 'in_doubt')") == 0)
         }
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Payments
 @testable import Scheduler
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultSQLite
 
-/// A migrated store with one merchant and one card, in a temporary directory.
+/// A migrated store with one merchant and one card, on the engine of the run (`TestEngine.current`).
 struct ScheduleFixture {
     struct ApproveAll: CardVerifier {
         func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
@@ -14,14 +15,16 @@ struct ScheduleFixture {
     }
 
     let path = NSTemporaryDirectory() + "schedule-tests-" + UUID().uuidString
-    let store: SQLiteStore
+    let database: TestDatabase
+    let store: any VaultStorage
     let merchant: Merchant
     let card: SecureCard
     let service: ScheduleService
 
     init(expiry: String = "1230") async throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        store = try SQLiteStore(path: path + "/vault.sqlite")
+        database = try await TestDatabase(path: path + "/vault.sqlite")
+        store = database.storage
         let keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)]), store: store)
         try await keyring.verifyMasterKey()
         let merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "Europe/London", defaultGateway: "sandbox", gateways: GatewayCatalogue.merchantRules)

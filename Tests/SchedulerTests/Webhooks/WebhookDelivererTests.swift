@@ -1,4 +1,5 @@
 import Foundation
+import StorageTestSupport
 import Testing
 import Vault
 @testable import Scheduler
@@ -157,7 +158,7 @@ import Vault
         let fixture = try await WebhookDeliveryFixture()
         var ids: Set<String> = []
         for _ in 0..<60 { ids.insert(try await fixture.enqueue()) }
-        let secondStore = try SQLiteStore(path: fixture.path + "/vault.sqlite")
+        let secondStore = try await fixture.database.openAnother()
         let secondKeyring = Keyring(masterKeys: fixture.ring, store: secondStore)
         let first = fixture.deliverer(batchSize: 5, concurrency: 3)
         let second = fixture.deliverer(store: secondStore, keyring: secondKeyring, batchSize: 5, concurrency: 3)
@@ -169,7 +170,7 @@ import Vault
         #expect(reportA.failed + reportB.failed == 0)
         #expect(fixture.receiver.received.count == 60)
         #expect(fixture.receiver.distinctEventIDs == ids)
-        secondStore.close()
+        TestDatabase.close(secondStore)
         await fixture.tearDown()
     }
 

@@ -5,9 +5,11 @@ import NIOCore
 import Payments
 @testable import Scheduler
 import ServiceLifecycle
+import StorageTestSupport
 import Synchronization
 import Testing
 import Vault
+import VaultPostgres
 @testable import VaultSQLite
 
 /// One delivery a test receiver got.
@@ -154,11 +156,13 @@ struct WebhookLogHandler: LogHandler {
     }
 }
 
-/// A vault with a merchant whose callback URL is a test receiver, and a deliverer over them.
+/// A vault with a merchant whose callback URL is a test receiver, and a deliverer over them, on
+/// the engine of the run (`TestEngine.current`).
 struct WebhookDeliveryFixture {
     let path = NSTemporaryDirectory() + "webhook-tests-" + UUID().uuidString
     let ring: MasterKeyRing
-    let store: SQLiteStore
+    let database: TestDatabase
+    let store: any VaultStorage
     let keyring: Keyring
     let merchants: MerchantService
     let merchant: Merchant
@@ -172,7 +176,8 @@ struct WebhookDeliveryFixture {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try await receiver.start()
         ring = try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
-        store = try SQLiteStore(path: path + "/vault.sqlite")
+        database = try await TestDatabase(path: path + "/vault.sqlite")
+        store = database.storage
         keyring = Keyring(masterKeys: ring, store: store)
         try await keyring.verifyMasterKey()
         // The receiver listens on 127.0.0.1: a private target, allowed as an operator would allow it.
@@ -184,7 +189,7 @@ struct WebhookDeliveryFixture {
 
     /// A deliverer with 30 s initial backoff, 1 h maximum and no jitter.
     func deliverer(
-        store: SQLiteStore? = nil, keyring: Keyring? = nil, batchSize: Int = 100, concurrency: Int = 8, timeout: Duration = .seconds(10),
+        store: (any VaultStorage)? = nil, keyring: Keyring? = nil, batchSize: Int = 100, concurrency: Int = 8, timeout: Duration = .seconds(10),
         transport: any WebhookTransport = HTTPWebhookTransport(allowPrivateTargets: true)
     ) -> WebhookDeliverer {
         let store = store ?? self.store
@@ -202,8 +207,17 @@ struct WebhookDeliveryFixture {
         at now: Date = Self.now, retention: TimeInterval = 72 * 3600
     ) async throws -> String {
         let merchantID = merchant.id
-        return try await store.database.write { connection in
-            try connection.enqueueWebhook(type, merchantID: merchantID, data: data, now: now, retention: retention)
+        switch store {
+        case let sqlite as SQLiteStore:
+            return try await sqlite.database.write { connection in
+                try connection.enqueueWebhook(type, merchantID: merchantID, data: data, now: now, retention: retention)
+            }
+        case let postgres as PostgresStore:
+            return try await postgres.write { write in
+                try await write.enqueueWebhook(type, merchantID: merchantID, data: data, now: now, retention: retention)
+            }
+        default:
+            throw UnknownStore()
         }
     }
 
@@ -227,9 +241,11 @@ struct WebhookDeliveryFixture {
 
     func event(_ id: String) async throws -> WebhookEvent? { try await store.webhookEvent(id: id) }
 
+    struct UnknownStore: Error {}
+
     func tearDown() async {
         await receiver.stop()
-        store.close()
+        database.sqlite?.close()
         try? FileManager.default.removeItem(atPath: path)
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
 import PropertyBased
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
+import Scheduler
 
 @Suite struct AuditChainTests {
     private func fixtureWithEvents() async throws -> VaultFixture {
@@ -13,6 +15,22 @@ import Testing
         return fixture
     }
 
+    /// Checks a break: SQLite has one chain, so the sequence and reason are exact; PostgreSQL has one
+    /// chain per merchant, so its reason names the chain first and the place is within that chain.
+    static func expectBroken(
+        _ verification: AuditVerification, sqlite: (sequence: Int64, reason: String), postgresReason: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard case .broken(let sequence, let reason) = verification else {
+            Issue.record("the tampering was not detected: \(verification)", sourceLocation: sourceLocation)
+            return
+        }
+        switch TestEngine.current {
+        case .sqlite: #expect(sequence == sqlite.sequence && reason == sqlite.reason, sourceLocation: sourceLocation)
+        case .postgres: #expect(reason.hasPrefix("chain ") && reason.hasSuffix(postgresReason), "\(reason)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func anUntouchedChainVerifies() async throws {
         let fixture = try await fixtureWithEvents()
         #expect(try await fixture.store.verifyAuditChain() == .intact(events: 4))
@@ -20,33 +38,31 @@ import Testing
 
     @Test func anEditedEventBreaksTheChainAtThatEvent() async throws {
         let fixture = try await fixtureWithEvents()
-        try fixture.store.database.writeNow { connection in
-            try connection.run("UPDATE audit_events SET actor = 'mallory' WHERE seq = 3")
-        }
-        #expect(try await fixture.store.verifyAuditChain() == .broken(sequence: 3, reason: "its contents do not match its hash (edited)"))
+        try await fixture.sql.run("UPDATE audit_events SET actor = 'mallory' WHERE seq = 3")
+        Self.expectBroken(
+            try await fixture.store.verifyAuditChain(), sqlite: (3, "its contents do not match its hash (edited)"),
+            postgresReason: "its contents do not match its hash (edited)")
     }
 
     @Test func aDeletedMiddleEventIsDetected() async throws {
         let fixture = try await fixtureWithEvents()
-        try fixture.store.database.writeNow { connection in try connection.run("DELETE FROM audit_events WHERE seq = 2") }
-        #expect(try await fixture.store.verifyAuditChain() == .broken(sequence: 2, reason: "event 2 is missing"))
+        try await fixture.sql.run("DELETE FROM audit_events WHERE seq = 2")
+        // PostgreSQL: the event was its merchant's only one, so that chain's head names a gone event.
+        Self.expectBroken(
+            try await fixture.store.verifyAuditChain(), sqlite: (2, "event 2 is missing"), postgresReason: "the recorded head names events that are gone")
     }
 
     @Test func aDeletedLastEventIsDetected() async throws {
         let fixture = try await fixtureWithEvents()
-        try fixture.store.database.writeNow { connection in try connection.run("DELETE FROM audit_events WHERE seq = 4") }
-        guard case .broken(let sequence, _) = try await fixture.store.verifyAuditChain() else {
-            Issue.record("truncation was not detected")
-            return
-        }
-        #expect(sequence == 4)
+        try await fixture.sql.run("DELETE FROM audit_events WHERE seq = 4")
+        Self.expectBroken(
+            try await fixture.store.verifyAuditChain(), sqlite: (4, "the chain ends before the recorded head (events were deleted from the end)"),
+            postgresReason: "the recorded head names events that are gone")
     }
 
     @Test func aRecomputedForgeryStillBreaksTheLink() async throws {
         let fixture = try await fixtureWithEvents()
-        try fixture.store.database.writeNow { connection in
-            try connection.run("UPDATE audit_events SET hash = zeroblob(32) WHERE seq = 2")
-        }
+        try await fixture.sql.run("UPDATE audit_events SET hash = ? WHERE seq = 2", [[UInt8](repeating: 0, count: 32)])
         #expect(try await fixture.store.verifyAuditChain() != .intact(events: 4))
     }
 

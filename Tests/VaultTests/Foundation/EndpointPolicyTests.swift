@@ -1,6 +1,8 @@
 import Testing
 @testable import Vault
 import VaultSQLite
+import Scheduler
+import StorageTestSupport
 
 /// Where the vault may send requests: gateway endpoints and callback URLs (issue 12, findings 3
 /// and 12), checked where merchants are configured.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import Vault
 import VaultSQLite
+import Scheduler
+import StorageTestSupport
 
 @Suite struct KeyringTests {
     @Test func recordsSealedForOneMerchantOpenOnlyForThatRecord() async throws {

@@ -1,13 +1,15 @@
 import Foundation
 import Testing
 @testable import Vault
-@testable import VaultSQLite
+import Scheduler
+import StorageTestSupport
+import VaultSQLite
 
 @Suite struct MerchantServiceTests {
     @Test func apiKeysAreStoredOnlyAsHashes() async throws {
         let fixture = try await VaultFixture()
         let (_, key) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
-        let rows = try fixture.store.database.readNow { connection in try connection.query("SELECT * FROM api_keys") }
+        let rows = try await fixture.sql.query("SELECT * FROM api_keys")
         #expect(rows.count == 1)
         let secretPart = String(key.bearer.split(separator: "_")[2])
         for row in rows {
@@ -16,8 +18,7 @@ import Testing
             }
             #expect(try row.blob("secret_hash") == Digest.sha256(Array(key.bearer.utf8)))
         }
-        let file = try Data(contentsOf: URL(fileURLWithPath: fixture.directory.file("vault.sqlite")))
-        #expect(file.range(of: Data(key.bearer.utf8)) == nil)
+        #expect(try await !fixture.storedDataContains(key.bearer))
     }
 
     @Test func aBearerKeyAuthenticatesItsMerchantWithItsRole() async throws {
@@ -92,9 +93,7 @@ import Testing
             name: "acme", role: .admin,
             settings: .init(gateway: "authorizenet", gatewayCredentials: ["name": "login", "transactionKey": secret]), actor: "test")
         #expect(try await fixture.merchants.gatewayCredentials(merchantID: merchant.id) == ["name": "login", "transactionKey": secret])
-        fixture.store.close()
-        let file = try Data(contentsOf: URL(fileURLWithPath: fixture.directory.file("vault.sqlite")))
-        #expect(file.range(of: Data(secret.utf8)) == nil)
+        #expect(try await !fixture.storedDataContains(secret, closingFirst: true))
     }
 
     @Test func updatesChangeOnlyTheGivenSettings() async throws {

@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Vault
+import Scheduler
+import StorageTestSupport
 import VaultSQLite
 
 /// A `ContinuousClock` reading the test moves by hand.
@@ -18,13 +20,14 @@ final class ManualInstantClock: Sendable {
 /// other without restart, through the key generation, and without a key read per request.
 ///
 /// Node A is the fixture's store and keyring; node B opens the same database through a second
-/// store (`openSecondNode`, the one place that names the engine) with a clock of its own.
+/// store on the run's engine (`openSecondNode`) with a clock of its own.
 @Suite struct KeyGenerationTests {
     /// A second store and keyring over the fixture's database, as another server would open it.
+    /// The caller closes the store (`TestDatabase.close`) when done.
     static func openSecondNode(of fixture: VaultFixture, ring: MasterKeyRing, clock: ManualInstantClock) async throws
-        -> (store: any KeyStore & KeyGenerationStore, keyring: Keyring)
+        -> (store: any VaultStorage & KeyGenerationStore, keyring: Keyring)
     {
-        let store = try SQLiteStore(path: fixture.directory.file("vault.sqlite"))
+        let store = try await fixture.openAnother()
         let keyring = Keyring(masterKeys: ring, store: store, clock: clock.reading)
         try await keyring.verifyMasterKey()
         return (store, keyring)
@@ -35,6 +38,7 @@ final class ManualInstantClock: Sendable {
         let (merchant, _) = try await fixture.merchants.create(name: "m", role: .admin, settings: .init(), actor: "test")
         let clock = ManualInstantClock()
         let nodeB = try await Self.openSecondNode(of: fixture, ring: fixture.ring, clock: clock)
+        defer { TestDatabase.close(nodeB.store) }
         let plaintext = Array("4242424242424242".utf8)
         func seal(_ keyring: Keyring, _ id: String) async throws -> [UInt8] {
             try await keyring.sealRecord(plaintext, merchantID: merchant.id, kind: "card", recordID: id)
@@ -68,6 +72,7 @@ final class ManualInstantClock: Sendable {
         let (merchant, _) = try await fixture.merchants.create(name: "m", role: .admin, settings: .init(), actor: "test")
         let clock = ManualInstantClock()
         let nodeB = try await Self.openSecondNode(of: fixture, ring: fixture.ring, clock: clock)
+        defer { TestDatabase.close(nodeB.store) }
         let plaintext = Array("record".utf8)
         _ = try await nodeB.keyring.sealRecord(plaintext, merchantID: merchant.id, kind: "card", recordID: "r0")
         _ = try await fixture.merchants.rotateDataKey(merchantID: merchant.id, actor: "test")
@@ -83,6 +88,7 @@ final class ManualInstantClock: Sendable {
         let (merchant, _) = try await fixture.merchants.create(name: "m", role: .admin, settings: .init(), actor: "test")
         let clock = ManualInstantClock()
         let nodeB = try await Self.openSecondNode(of: fixture, ring: fixture.ring, clock: clock)
+        defer { TestDatabase.close(nodeB.store) }
         let sealed = try await nodeB.keyring.sealRecord(Array("x".utf8), merchantID: merchant.id, kind: "card", recordID: "r0")
         try await fixture.merchants.offboard(name: "m", actor: "test")
         clock.advance(by: Keyring.generationCheckInterval)
@@ -98,6 +104,7 @@ final class ManualInstantClock: Sendable {
         let keyFile = Mutex(fixture.ring)
         let clock = ManualInstantClock()
         let nodeB = try await Self.openSecondNode(of: fixture, ring: fixture.ring, clock: clock)
+        defer { TestDatabase.close(nodeB.store) }
         // B reads its key source again when told to: the key file `keys rotate` rewrote.
         nodeB.keyring.setMasterKeyReloader { keyFile.withLock { $0 } }
         let limitKeyBefore = try nodeB.keyring.requestLimitKey().copyToArray()

@@ -1,7 +1,11 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Vault
+import StorageTestSupport
+import VaultPostgres
 @testable import VaultSQLite
+import Scheduler
 
 /// Reads of card data leave audit events (who read which card), appended with the next group
 /// commit: a read never waits for a commit of its own.
@@ -25,7 +29,7 @@ import Testing
         _ = try await cards.list(merchant: merchant, query: search, readBy: "apikey:ak_lister")
         // The vault's own reads (charging) are not API reads.
         _ = try await cards.retrieve(reference: first.reference, merchant: merchant)
-        try await fixture.store.database.write { _ in }
+        try await fixture.settleReadAudits()
 
         let retrieved = try await Self.events(fixture, "secure_card.retrieved")
         #expect(retrieved.compactMap(\.objectID).sorted() == [first.reference, second.reference].sorted())
@@ -39,34 +43,70 @@ import Testing
         #expect(try await fixture.store.verifyAuditChain() == .intact(events: 8))
     }
 
-    @Test func aReadDoesNotWaitForTheWriterAndItsEventCommitsWithTheNextBatch() async throws {
+    @Test(.sqliteOnly("holds SQLite's single writer thread to show a read does not wait for it; PostgreSQL has no single writer: its reads queue their events for a flush task (retrievalsListsAndSearchesAreAuditedWithWhoAndWhat)"))
+    func aReadDoesNotWaitForTheWriterAndItsEventCommitsWithTheNextBatch() async throws {
         let fixture = try await VaultFixture()
+        let sqlite = try #require(fixture.database.sqlite)
         let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
         let cards = fixture.cards()
         _ = try await cards.register(registration("r-1", pan: "4242424242424242"), merchant: merchant, actor: "test")
         let gate = WriterGate()
-        async let held: Void = fixture.store.database.write { _ in gate.holdWriter() }
+        async let held: Void = sqlite.database.write { _ in gate.holdWriter() }
         try await waitUntil { gate.isHoldingWriter }
         // The writer is busy: the reads still answer, their events wait in memory.
         for _ in 0..<5 {
             _ = try await cards.retrieve(merchantReference: "r-1", merchant: merchant, readBy: "apikey:ak_reader")
         }
-        #expect(fixture.store.database.deferredWriteCount == 5)
+        #expect(sqlite.database.deferredWriteCount == 5)
         #expect(try await Self.events(fixture, "secure_card.retrieved").isEmpty)
         gate.open()
         try await held
-        try await fixture.store.database.write { _ in }
-        #expect(fixture.store.database.deferredWriteCount == 0)
+        try await sqlite.database.write { _ in }
+        #expect(sqlite.database.deferredWriteCount == 0)
         #expect(try await Self.events(fixture, "secure_card.retrieved").count == 5)
         #expect(try await fixture.store.verifyAuditChain() == .intact(events: 8))
     }
 
+    /// The PostgreSQL counterpart of the test above: another transaction holds the merchant's audit
+    /// chain (its head row is locked until that transaction ends); reads still answer at once, and
+    /// their events reach the chain when it is free.
+    @Test(.enabled(if: TestEngine.current == .postgres, "PostgreSQL only: on SQLite, aReadDoesNotWaitForTheWriterAndItsEventCommitsWithTheNextBatch"))
+    func aReadDoesNotWaitForItsMerchantsLockedAuditChainAndItsEventIsWrittenOnceTheChainIsFree() async throws {
+        let fixture = try await VaultFixture()
+        let postgres = try #require(fixture.store as? PostgresStore)
+        let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        let cards = fixture.cards()
+        _ = try await cards.register(registration("r-1", pan: "4242424242424242"), merchant: merchant, actor: "test")
+        guard case .intact(let before) = try await fixture.store.verifyAuditChain() else {
+            Issue.record("the chain does not verify before the test")
+            return
+        }
+        let locked = Mutex(false)
+        let released = Mutex(false)
+        async let held: Void = postgres.write { transaction in
+            try await transaction.appendAudit(AuditEntry(merchantID: merchant.id, actor: "test", action: "test.hold", objectType: "test", objectID: nil))
+            locked.withLock { $0 = true }
+            while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        try await waitUntil { locked.withLock { $0 } }
+        // The chain is locked: the reads still answer, their events wait for it.
+        for _ in 0..<5 {
+            _ = try await cards.retrieve(merchantReference: "r-1", merchant: merchant, readBy: "apikey:ak_reader")
+        }
+        #expect(try await Self.events(fixture, "secure_card.retrieved").isEmpty)
+        released.withLock { $0 = true }
+        try await held
+        try await fixture.settleReadAudits()
+        #expect(try await Self.events(fixture, "secure_card.retrieved").count == 5)
+        #expect(try await fixture.store.verifyAuditChain() == .intact(events: before + 6))
+    }
+
     @Test func eventsQueuedAtCloseAreCommittedBeforeTheDatabaseCloses() async throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("vault.sqlite")
+        let database = try await TestDatabase(path: directory.file("vault.sqlite"))
         let ring = try MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
         do {
-            let store = try SQLiteStore(path: path)
+            let store = try await database.openAnother()
             let keyring = Keyring(masterKeys: ring, store: store)
             try await keyring.verifyMasterKey()
             for number in 0..<20 {
@@ -74,8 +114,7 @@ import Testing
             }
             store.close()
         }
-        let reopened = try SQLiteStore(path: path)
-        defer { reopened.close() }
+        let reopened = database.storage
         let keyring = Keyring(masterKeys: ring, store: reopened)
         try await keyring.verifyMasterKey()
         #expect(try await reopened.auditEvents(merchantID: nil, filter: AuditFilter(action: "secure_card.retrieved"), before: nil, limit: 50).count == 20)

@@ -3,7 +3,9 @@ import PropertyBased
 import Synchronization
 import Testing
 @testable import Vault
-@testable import VaultSQLite
+import Scheduler
+import StorageTestSupport
+import VaultSQLite
 
 /// Verification at the edge of the world: approves everything, or declines everything.
 struct StubVerifier: CardVerifier {
@@ -115,9 +117,7 @@ func registration(_ reference: String, pan: String, expiry: String = "1230") -> 
         let service = fixture.cards()
         let a = try await service.register(registration("a", pan: "4242424242424242"), merchant: merchant, actor: "test")
         _ = try await service.register(registration("b", pan: "5555555555554444"), merchant: merchant, actor: "test")
-        try fixture.store.database.writeNow { connection in
-            try connection.run("UPDATE secure_cards SET sealed_card = (SELECT sealed_card FROM secure_cards WHERE id = ?) WHERE merchant_reference = 'b'", [a.reference])
-        }
+        try await fixture.sql.run("UPDATE secure_cards SET sealed_card = (SELECT sealed_card FROM secure_cards WHERE id = ?) WHERE merchant_reference = 'b'", [a.reference])
         await #expect(throws: SecureCardError.integrityFailed) {
             _ = try await service.retrieve(merchantReference: "b", merchant: merchant)
         }

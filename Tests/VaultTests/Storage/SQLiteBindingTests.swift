@@ -1,8 +1,9 @@
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
 
-@Suite struct SQLiteBindingTests {
+@Suite(.sqliteOnly("binding of values by the SQLite engine's statements")) struct SQLiteBindingTests {
     static let values: [SQLiteValue] = [
         .null,
         .integer(0),

@@ -1,10 +1,11 @@
 import Foundation
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
 
 /// WAL checkpoints run beside the writer, and the WAL stays bounded however many pages are written.
-@Suite struct SQLiteCheckpointTests {
+@Suite(.sqliteOnly("SQLite WAL checkpoints")) struct SQLiteCheckpointTests {
     static let blobTable = [
         Migration(id: 1, name: "blobs", sql: "CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL);"),
     ]

@@ -1,8 +1,9 @@
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
 
-@Suite struct SQLiteDatabaseTests {
+@Suite(.sqliteOnly("the SQLite engine: its single writer's batches, pragmas, reader pool, closing")) struct SQLiteDatabaseTests {
     static let insertSQL = "INSERT INTO ledger (reference, amount) VALUES (?, ?)"
 
     /// Queues `count` one-row writes behind a held writer, releases it, and returns

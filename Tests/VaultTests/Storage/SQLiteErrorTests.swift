@@ -1,8 +1,9 @@
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
 
-@Suite struct SQLiteErrorTests {
+@Suite(.sqliteOnly("SQLite's error codes and their mapping")) struct SQLiteErrorTests {
     static let insertSQL = "INSERT INTO ledger (reference, amount) VALUES (?, ?)"
 
     @Test func aUniqueViolationCarriesCodesAndSQLButNotTheBoundValues() async throws {

@@ -1,8 +1,9 @@
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
 
-@Suite struct SQLiteMigrationTests {
+@Suite(.sqliteOnly("SQLite migrations (Schema.swift); PostgreSQL's migrator is tested in VaultPostgresTests")) struct SQLiteMigrationTests {
     static let firstTwo = [
         Migration(id: 1, name: "create cards", sql: "CREATE TABLE cards (id INTEGER PRIMARY KEY, reference TEXT NOT NULL)"),
         Migration(id: 2, name: "index cards") { connection in
@@ -88,7 +89,7 @@ import Testing
     }
 }
 
-@Suite struct SQLiteConcurrentOpenTests {
+@Suite(.sqliteOnly("SQLite files opened by several processes at once")) struct SQLiteConcurrentOpenTests {
     @Test func processesOpeningAFreshFileTogetherMigrateItOnce() async throws {
         try await withTemporaryDatabasePath { path in
             let migrations = SQLiteMigrationTests.firstTwo

@@ -1,10 +1,11 @@
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
 
 struct DeliberateFailure: Error, Equatable {}
 
-@Suite struct SQLiteTransactionTests {
+@Suite(.sqliteOnly("SQLite transactions and savepoints of the single writer; PostgreSQL's are tested in VaultPostgresTests")) struct SQLiteTransactionTests {
     /// A bare writer connection on a fresh file, with a `ledger` table.
     static func withLedgerConnection(_ body: (SQLiteConnection) throws -> Void) async throws {
         try await withTemporaryDatabasePath { path in

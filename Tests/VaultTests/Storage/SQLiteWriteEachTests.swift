@@ -1,10 +1,11 @@
 import Synchronization
+import StorageTestSupport
 import Testing
 @testable import Vault
 @testable import VaultSQLite
 
 /// `writeEach`: many items in one write body, each ending written or failed on its own.
-@Suite struct SQLiteWriteEachTests {
+@Suite(.sqliteOnly("SQLite's batched writeEach")) struct SQLiteWriteEachTests {
     static let insertSQL = "INSERT INTO ledger (reference, amount) VALUES (?, ?)"
 
     @Test func anItemThatFailsChangesNothingAndTheItemsAroundItAreWritten() async throws {

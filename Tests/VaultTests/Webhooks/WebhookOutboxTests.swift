@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 @testable import Vault
+@testable import VaultPostgres
 @testable import VaultSQLite
+import Scheduler
+import StorageTestSupport
 
 /// A vault with one merchant that has a callback URL and one that has none.
 struct WebhookOutboxFixture {
@@ -17,17 +20,41 @@ struct WebhookOutboxFixture {
         withoutCallback = try await vault.merchants.create(name: "silent", role: .admin, settings: .init(), actor: "test").merchant
     }
 
-    var store: SQLiteStore { vault.store }
+    var store: any VaultStorage { vault.store }
 
     @discardableResult
     func enqueue(_ merchant: Merchant, _ type: WebhookEventType = .transactionApproved, at now: Date = Self.now) async throws -> String {
-        try await store.database.write { connection in
-            try connection.enqueueWebhook(type, merchantID: merchant.id, data: ["transactionId": "txn_1"], now: now, retention: 3600)
+        try await enqueue(type, merchantID: merchant.id, data: ["transactionId": "txn_1"], now: now, retention: 3600)
+    }
+
+    /// Queues an event in a write transaction of the engine's own (as the stores do), then runs
+    /// `after` in the same transaction (it may throw to roll the write back).
+    func enqueue(
+        _ type: WebhookEventType, merchantID: String, data: [String: WebhookValue], now: Date = Date(), retention: TimeInterval = 72 * 3600,
+        after: @escaping @Sendable () throws -> Void = {}
+    ) async throws -> String {
+        switch store {
+        case let sqlite as SQLiteStore:
+            return try await sqlite.database.write { connection in
+                let id = try connection.enqueueWebhook(type, merchantID: merchantID, data: data, now: now, retention: retention)
+                try after()
+                return id
+            }
+        case let postgres as PostgresStore:
+            return try await postgres.write { transaction in
+                let id = try await transaction.enqueueWebhook(type, merchantID: merchantID, data: data, now: now, retention: retention)
+                try after()
+                return id
+            }
+        default:
+            throw UnknownEngine()
         }
     }
 
-    func count() throws -> Int {
-        try store.database.readNow { try $0.queryOne("SELECT count(*) AS n FROM webhook_events")?.int("n") ?? 0 }
+    struct UnknownEngine: Error {}
+
+    func count() async throws -> Int {
+        try await vault.sql.count("SELECT count(*) AS n FROM webhook_events")
     }
 }
 
@@ -38,14 +65,11 @@ struct OutcomeFailed: Error {}
         let fixture = try await WebhookOutboxFixture()
         let merchantID = fixture.withCallback.id
         await expectThrowsAsync(OutcomeFailed.self) {
-            _ = try await fixture.store.database.write { connection in
-                try connection.enqueueWebhook(.transactionDeclined, merchantID: merchantID, data: [:])
-                throw OutcomeFailed()
-            }
+            _ = try await fixture.enqueue(.transactionDeclined, merchantID: merchantID, data: [:]) { throw OutcomeFailed() }
         }
-        #expect(try fixture.count() == 0)
+        #expect(try await fixture.count() == 0)
         let id = try await fixture.enqueue(fixture.withCallback)
-        #expect(try fixture.count() == 1)
+        #expect(try await fixture.count() == 1)
         #expect(id.hasPrefix("evt_"))
     }
 
@@ -160,7 +184,7 @@ struct OutcomeFailed: Error {}
         #expect(try await fixture.store.webhookEvent(id: recentDelivered) != nil)
         #expect(try await fixture.store.webhookEvent(id: oldPending)?.status == .pending)
         #expect(try await fixture.store.purgeWebhookEvents(settledBefore: now, limit: 100) == 1, "the recent one, once old enough")
-        #expect(try fixture.count() == 1)
+        #expect(try await fixture.count() == 1)
     }
 
     @Test func aPurgeDeletesAtMostItsLimit() async throws {
@@ -171,6 +195,6 @@ struct OutcomeFailed: Error {}
             try await fixture.store.markWebhookDelivered(id: id, at: then)
         }
         #expect(try await fixture.store.purgeWebhookEvents(settledBefore: WebhookOutboxFixture.now, limit: 3) == 3)
-        #expect(try fixture.count() == 2)
+        #expect(try await fixture.count() == 2)
     }
 }
