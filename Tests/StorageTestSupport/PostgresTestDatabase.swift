@@ -57,6 +57,9 @@ public enum PostgresTestDatabase {
         }
         var url = server
         url.database = name
+        // Hundreds of tests run at once, each with its own pool: a few connections each keep the
+        // throwaway cluster under its max_connections.
+        url.maximumConnections = min(url.maximumConnections, 4)
         return url
     }
 

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import Vault
 import StorageTestSupport
-import VaultPostgres
+@testable import VaultPostgres
 @testable import VaultSQLite
 import Scheduler
 
@@ -84,7 +84,8 @@ import Scheduler
         let locked = Mutex(false)
         let released = Mutex(false)
         async let held: Void = postgres.write { transaction in
-            try await transaction.appendAudit(AuditEntry(merchantID: merchant.id, actor: "test", action: "test.hold", objectType: "test", objectID: nil))
+            // Linked now (not at COMMIT, as appendAudit does), so the chain's head stays locked.
+            try await transaction.linkAudit(PendingAuditEvent(AuditEntry(merchantID: merchant.id, actor: "test", action: "test.hold", objectType: "test", objectID: nil)))
             locked.withLock { $0 = true }
             while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         }

@@ -111,6 +111,25 @@ func registration(_ reference: String, pan: String, expiry: String = "1230") -> 
         _ = try await fixture.cards().register(registration("a", pan: "4242424242424242", expiry: "0127"), merchant: london, actor: "test", now: now)
     }
 
+    /// SQLite: the database file after closing; PostgreSQL: every row of every table as text.
+    @Test func aRegisteredCardNumberIsNeverStoredInClear() async throws {
+        let fixture = try await VaultFixture()
+        let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        let service = fixture.cards()
+        let card = try await service.register(registration("leak-1", pan: "4000056655665556"), merchant: merchant, actor: "test")
+        #expect(try await service.retrieve(reference: card.reference, merchant: merchant).holderName == "Grace Hopper")
+        #expect(try await !fixture.storedDataContains("4000056655665556", closingFirst: true))
+    }
+
+    /// The scan above would see a card number stored in clear (it is not blind on either engine).
+    @Test func theStoredDataScanFindsACardNumberWrittenInClear() async throws {
+        let fixture = try await VaultFixture()
+        let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
+        let card = try await fixture.cards().register(registration("leak-1", pan: "4000056655665556"), merchant: merchant, actor: "test")
+        try await fixture.sql.run("UPDATE secure_cards SET merchant_reference = ? WHERE id = ?", ["4000056655665556", card.reference])
+        #expect(try await fixture.storedDataContains("4000056655665556", closingFirst: true))
+    }
+
     @Test func aSealedCardMovedToAnotherRowNoLongerOpens() async throws {
         let fixture = try await VaultFixture()
         let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
