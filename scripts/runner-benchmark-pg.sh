@@ -8,7 +8,8 @@
 # templates made through the HTTP API and copied in SQL (scripts/seed_due_steps.py, with
 # --database-url on PostgreSQL: INSERT ... SELECT over generate_series through psql). Wall time is
 # from the start of the first runner to the end of the last; approved/s is the steps approved (the
-# runners' summaries added) over that wall time.
+# runners' summaries added) over that wall time; then `vault audit verify` checks the audit chains
+# the runners extended.
 #
 # Settings (environment): VAULT_BIN (else the release build), BENCH_PG_STEPS (100000),
 # BENCH_PG_CONCURRENCY (64), BENCH_PG_CASES ("sqlite pg1 pg2"), KEEP_WORKDIR=1.
@@ -53,10 +54,19 @@ runners() {
         rcs+=("$rc")
     done
     ended=$(date +%s.%N)
+    # The audit chains the runners extended, checked as an operator would (after the timing).
+    local audit
+    if [[ -n "$url" ]]; then
+        audit=$(cd "$dir" && env -u VAULT_DATABASE VAULT_DATABASE_URL="$url" VAULT_KEYS_DIR="$dir/keys" "$VAULT" audit verify 2>"$dir/audit.err" \
+            | grep -m1 "^audit chain") || true
+    else
+        audit=$( (vault_exec "$dir" audit verify) 2>"$dir/audit.err" | grep -m1 "^audit chain") || true
+    fi
+    [[ "$audit" == "audit chain intact: "* ]] && audit="intact, $(echo "$audit" | cut -d' ' -f4) events" || audit="FAILED: ${audit:0:80}"
     local row
-    row=$(python3 - "$dir" "$label" "$STEPS" "$count" "$started" "$ended" "${rcs[*]}" <<'PY'
+    row=$(python3 - "$dir" "$label" "$STEPS" "$count" "$started" "$ended" "${rcs[*]}" "$audit" <<'PY'
 import json, sys
-directory, label, steps, count, started, ended, rcs = sys.argv[1:8]
+directory, label, steps, count, started, ended, rcs, audit = sys.argv[1:9]
 wall = float(ended) - float(started)
 approved, unsettled, own = 0, 0, []
 for index in range(1, int(count) + 1):
@@ -67,8 +77,8 @@ for index in range(1, int(count) + 1):
         own.append("%.2f" % summary["durationSeconds"])
     except Exception:
         own.append("-")
-print("| %s | %s | %s | %.2f | %s | %.0f | %s | %d/%d |" % (
-    label, steps, count, wall, " + ".join(own), approved / wall if wall > 0 else 0, rcs.replace(" ", ","), approved, unsettled))
+print("| %s | %s | %s | %.2f | %s | %.0f | %s | %d/%d | %s |" % (
+    label, steps, count, wall, " + ".join(own), approved / wall if wall > 0 else 0, rcs.replace(" ", ","), approved, unsettled, audit))
 PY
 )
     ROWS+=("$row")
@@ -92,7 +102,7 @@ case_pg() { # RUNNERS
     merchants=$("$(pg_bin psql)" -X -At "$url" -c "SELECT count(*) FROM merchants" 2>/dev/null || echo 0)
     if [[ "$merchants" == 0 ]]; then
         log "this vault build did not use PostgreSQL (VAULT_DATABASE_URL is not wired into its runtime): skipping"
-        ROWS+=("| PostgreSQL, $count runner(s) | $STEPS | $count | - | - | - | not run: no PostgreSQL wiring in this build | - |")
+        ROWS+=("| PostgreSQL, $count runner(s) | $STEPS | $count | - | - | - | not run: no PostgreSQL wiring in this build | - | - |")
         return 0
     fi
     runners "PostgreSQL, $count runner(s)" "$dir" "$url" "$count"
@@ -120,8 +130,8 @@ bench_main() {
     done
     echo
     echo "charge runner on PostgreSQL vs SQLite, sandbox gateway ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ); load average at start $load_at_start, now $(cut -d' ' -f1-3 /proc/loadavg))"
-    echo "| case | due steps | runners | wall s | each runner's run s | approved/s | exits | approved/unsettled |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "| case | due steps | runners | wall s | each runner's run s | approved/s | exits | approved/unsettled | audit verify |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     printf '%s\n' "${ROWS[@]}"
 }
 

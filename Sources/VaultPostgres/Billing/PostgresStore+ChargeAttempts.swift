@@ -2,6 +2,7 @@ import Foundation
 import Payments
 import PostgresNIO
 public import Scheduler
+import Synchronization
 import Vault
 
 extension PostgresStore {
@@ -11,7 +12,14 @@ extension PostgresStore {
     /// attempt nor calls the gateway.
     public func recordAttempts(_ attempts: [ChargeAttempt]) async throws -> [(any Error)?] {
         guard !attempts.isEmpty else { return [] }
+        let grouped = writesChargeGroups.load(ordering: .relaxed)
+            && Self.isGroupable(stepIDs: attempts.map(\.step.id), transactionIDs: attempts.map(\.transaction.id))
         return try await write { write in
+            // The group in one statement; when the server refuses any of it, each attempt again
+            // in its own savepoint, so only the refused one fails.
+            if grouped, case .success(let errors) = try await Self.eachInSavepoint(write, { try await Self.recordAttemptGroup(attempts, on: write) }) {
+                return errors
+            }
             var errors: [(any Error)?] = []
             for attempt in attempts {
                 errors.append(try await Self.eachInSavepoint(write) { try await Self.record(attempt, on: write) }.failure)
@@ -29,10 +37,24 @@ extension PostgresStore {
         // Events, bodies and timestamps are built here; the write only links, inserts and updates.
         let prepared = outcomes.map { outcome in Result { try PreparedOutcome(outcome) } }
         let order = outcomes.indices.sorted { (outcomes[$0].schedule.id, $0) < (outcomes[$1].schedule.id, $1) }
+        // The group's outcomes a few statements for all (those an operator resolves, checked
+        // against the step's status, one by one).
+        let groupable: [(index: Int, item: OutcomeGroupItem)] = order.compactMap { index in
+            guard outcomes[index].outcome.expectedStepStatus == nil, case .success(let item) = prepared[index] else { return nil }
+            return (index, OutcomeGroupItem(prepared: item, owner: outcomes[index].leaseOwner))
+        }
+        let grouped = writesChargeGroups.load(ordering: .relaxed) && Self.isGroupable(outcomes, groupable.map(\.index))
         return try await write { write in
             var results = [Result<RecordedOutcome, any Error>?](repeating: nil, count: outcomes.count)
+            if grouped {
+                // When the server refuses any of it, each outcome again in its own savepoint below.
+                let items = groupable.map(\.item)
+                if case .success(let written) = try await Self.eachInSavepoint(write, { try await Self.recordOutcomeGroup(items, on: write) }) {
+                    for (entry, result) in zip(groupable, written) { results[entry.index] = result }
+                }
+            }
             var callbacks: [String: Bool] = [:]
-            for index in order {
+            for index in order where results[index] == nil {
                 switch prepared[index] {
                 case .failure(let error):
                     results[index] = .failure(error)
@@ -44,6 +66,20 @@ extension PostgresStore {
                 }
             }
             return results.map { $0! }
+        }
+    }
+
+    /// Whether the outcomes at `indices` can be written as a group: each step and transaction once,
+    /// and no past-due policy on a schedule with another step in the group (one by one, a
+    /// cancelling policy cancels only the steps of the schedule not yet written).
+    static func isGroupable(_ outcomes: [AttemptOutcome], _ indices: [Int]) -> Bool {
+        guard isGroupable(stepIDs: indices.map { outcomes[$0].step.id }, transactionIDs: indices.map { outcomes[$0].outcome.transaction.id })
+        else { return false }
+        var perSchedule: [String: Int] = [:]
+        for index in indices { perSchedule[outcomes[index].schedule.id, default: 0] += 1 }
+        return !indices.contains { index in
+            outcomes[index].outcome.stepStatus == .failed && outcomes[index].outcome.pastDuePolicy != nil
+                && perSchedule[outcomes[index].schedule.id, default: 0] > 1
         }
     }
 

@@ -1,6 +1,7 @@
 public import Logging
 public import PostgresNIO
 import Dispatch
+import Synchronization
 
 /// The PostgreSQL engine (SPEC §13): a postgres-nio connection pool over one database, the
 /// migrations, and transactions for the stores that extend this type (the Vault module's stores
@@ -20,6 +21,11 @@ public final class PostgresStore: Sendable {
     let auditKeys = PostgresAuditKeys()
     /// Card-data reads waiting for their audit events (`recordRead`).
     let readAudits = PostgresReadAuditQueue()
+
+    /// Whether the charge runner's attempts and outcomes are written a group per statement
+    /// (`PostgresStore+ChargeGroups.swift`); off, one step at a time (the way a group that a
+    /// statement refuses is written). Turned off only by the throughput comparison and tests.
+    let writesChargeGroups = Atomic<Bool>(true)
 
     /// The pool of the writable server, and the search for another one when it is lost.
     let primary: PostgresPrimary

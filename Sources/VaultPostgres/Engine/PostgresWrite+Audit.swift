@@ -54,6 +54,49 @@ extension PostgresWrite {
         chainHeads[chain] = AuditChainHead(sequence: sequence, hash: link, merchantID: event.merchantID, extended: true)
     }
 
+    /// Links prepared audit events to their chains and inserts them in one statement, in the order
+    /// given (`insertPendingAudits` calls it with the heads of their chains already locked): the
+    /// links are computed here as `linkAudit(_:)` computes them one by one, and every event is
+    /// inserted by one `INSERT ... SELECT`, so the chains come out exactly as from one event at a time.
+    /// - Throws: `PostgresStoreError.misuse` when no keyring is open over the store; server errors.
+    func linkAudits(_ events: [PendingAuditEvent]) async throws {
+        guard events.count > 1 else {
+            if let event = events.first { try await linkAudit(event) }
+            return
+        }
+        for event in events {
+            _ = try await lockedChainHead(PostgresAuditChains.chain(of: event.merchantID), merchantID: event.merchantID)
+        }
+        let key = try await auditChainKey(creating: true)!
+        var heads = chainHeads
+        var rows = PostgresRowSet([
+            ("id", "text"), ("chain", "text"), ("chain_seq", "bigint"), ("occurred_at", "text"), ("merchant_id", "text"), ("actor", "text"),
+            ("action", "text"), ("object_type", "text"), ("object_id", "text"), ("details", "text"), ("prev_hash", "bytea"), ("hash", "bytea"),
+        ])
+        for event in events {
+            let chain = PostgresAuditChains.chain(of: event.merchantID)
+            guard let head = heads[chain] else { throw PostgresStoreError.misuse("the audit chain head of \(chain) was not locked") }
+            let sequence = head.sequence + 1
+            let link = try AuditChain.mac(
+                key: key, previous: head.hash, sequence: sequence, id: event.id, occurredAt: event.occurredAt, merchantID: event.merchantID,
+                actor: event.actor, action: event.action, objectType: event.objectType, objectID: event.objectID, details: event.details)
+            rows.append([
+                event.id, chain, String(sequence), event.occurredAt, event.merchantID, event.actor, event.action, event.objectType, event.objectID,
+                event.details, Encoding.hex(head.hash), Encoding.hex(link),
+            ])
+            heads[chain] = AuditChainHead(sequence: sequence, hash: link, merchantID: event.merchantID, extended: true)
+        }
+        var insert: PostgresQuery = """
+            INSERT INTO audit_events (id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
+            SELECT id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash FROM
+            """
+        rows.appendSelect(to: &insert)
+        insert.sql += " AS a"
+        insert.sql += " ORDER BY a.ord"
+        try await run(insert)
+        chainHeads = heads
+    }
+
     /// The chain's head, locked for this transaction.
     func lockedChainHead(_ chain: String, merchantID: String?) async throws -> AuditChainHead {
         if let head = chainHeads[chain] { return head }

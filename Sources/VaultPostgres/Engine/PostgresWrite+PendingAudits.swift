@@ -17,7 +17,13 @@ extension PostgresWrite {
         pendingAudits.append(event)
     }
 
-    /// Links and inserts the events of `appendAudit(_:)`, in the order appended, the
+    /// Appends prepared audit events in the order given, as `appendAudit(_:)` one by one.
+    public func appendAudits(_ events: [PendingAuditEvent]) async throws {
+        for event in events { try await appendAudit(event) }
+    }
+
+    /// Links and inserts the events of `appendAudit(_:)`, in the order appended, in one statement
+    /// (`linkAudits(_:)`), the
     /// heads of their chains locked first in name order (two writers of several chains lock them alike).
     func insertPendingAudits() async throws {
         guard !pendingAudits.isEmpty else { return }
@@ -28,6 +34,6 @@ extension PostgresWrite {
         for chain in merchants.keys.sorted() {
             _ = try await lockedChainHead(chain, merchantID: merchants[chain] ?? nil)
         }
-        for event in events { try await linkAudit(event) }
+        try await linkAudits(events)
     }
 }

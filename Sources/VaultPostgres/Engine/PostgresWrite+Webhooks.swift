@@ -31,6 +31,29 @@ extension PostgresWrite {
             """)
     }
 
+    /// Queues prepared webhook events inside this transaction in one statement, in the order given:
+    /// as ``enqueueWebhook(_:merchantHasCallback:)`` one by one, each merchant's `callbackUrl` read
+    /// in the same statement (an event of a merchant without one waits with `last_error` "no callbackUrl").
+    /// - Throws: `PostgresStoreError.foreignKeyViolation` for an unknown merchant; server errors.
+    public func enqueueWebhooks(_ events: [PendingWebhookEvent]) async throws {
+        guard !events.isEmpty else { return }
+        var rows = PostgresRowSet([
+            ("id", "text"), ("merchant_id", "text"), ("type", "text"), ("payload", "text"), ("created_at", "text"), ("expires_at", "text"),
+        ])
+        for event in events {
+            rows.append([event.id, event.merchantID, event.type.rawValue, event.body, event.createdAt, event.expiresAt])
+        }
+        var insert: PostgresQuery = """
+            INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at, expires_at)
+            SELECT w.id, w.merchant_id, w.type, w.payload, 'pending', 0, w.created_at,
+                CASE WHEN m.callback_url IS NULL THEN \(Self.noCallbackError) END, w.created_at, w.expires_at FROM
+            """
+        rows.appendSelect(to: &insert)
+        insert.sql += " AS w"
+        insert.sql += " LEFT JOIN merchants m ON m.id = w.merchant_id ORDER BY w.ord"
+        try await run(insert)
+    }
+
     /// Whether the merchant has a `callbackUrl` (false for an unknown merchant).
     public func merchantHasCallback(_ merchantID: String) async throws -> Bool {
         try await row("SELECT callback_url FROM merchants WHERE id = \(merchantID)")?.optionalString("callback_url") != nil

@@ -2,13 +2,14 @@ import Foundation
 import Payments
 import PostgresNIO
 @testable import Scheduler
+import Synchronization
 import Testing
 import Vault
 @testable import VaultPostgres
 import VaultSQLite
 
 /// The runner's store loop — claim a batch, write its attempts, write their approved outcomes —
-/// on PostgreSQL (one and two runner processes) beside SQLite, for `VAULT_BILLING_BENCH_STEPS`
+/// on PostgreSQL (one and two runner processes; writing one step at a time, then in groups) beside SQLite, for `VAULT_BILLING_BENCH_STEPS`
 /// due steps (skipped unless set; a measurement, not a check). No gateway: what is measured is
 /// the store's share of a charge run. Prints one line per engine.
 ///
@@ -23,14 +24,18 @@ struct ChargeLoopThroughput {
 
     @Test func claimAttemptAndOutcomeLoopOnPostgresAndSQLite() async throws {
         let count = try #require(BenchmarkSize.steps)
-        // PostgreSQL, one runner.
+        // PostgreSQL, one runner then two (two stores, as two processes), each on a fresh set of
+        // steps: first writing one step at a time (as before issue 15's groups), then in groups.
         let database = try await BillingDatabase()
-        try await database.schedules(count / 100, stepsEach: 100, due: Self.due)
-        let one = try await Self.run([database.store], database: database)
-        // PostgreSQL, two runners (two stores, as two processes) on a fresh set of steps.
         let second = try await BillingDatabase.open(database.url)
-        try await database.schedules(count / 100, stepsEach: 100, due: Self.due.addingTimeInterval(3600))
-        let two = try await Self.run([database.store, second], database: database)
+        var seconds: [Double] = []
+        for (phase, (grouped, stores)) in [(false, [database.store]), (false, [database.store, second]), (true, [database.store]),
+            (true, [database.store, second])].enumerated()
+        {
+            for store in stores { store.writesChargeGroups.store(grouped, ordering: .relaxed) }
+            try await database.schedules(count / 100, stepsEach: 100, due: Self.due.addingTimeInterval(Double(phase) * 3600))
+            seconds.append(try await Self.run(stores, database: database))
+        }
         second.close()
         await database.drop()
         // SQLite, one runner.
@@ -58,8 +63,10 @@ struct ChargeLoopThroughput {
         let lite = try await Self.run([sqlite], database: database)
         sqlite.close()
         print(String(
-            format: "charge loop, %d due steps: PostgreSQL 1 runner %.0f steps/s, 2 runners %.0f steps/s; SQLite 1 runner %.0f steps/s",
-            count, Double(count) / one, Double(count) / two, Double(count) / lite))
+            format: "charge loop, %d due steps: PostgreSQL one step at a time: 1 runner %.0f steps/s, 2 runners %.0f steps/s; "
+                + "PostgreSQL in groups: 1 runner %.0f steps/s, 2 runners %.0f steps/s; SQLite 1 runner %.0f steps/s",
+            count, Double(count) / seconds[0], Double(count) / seconds[1], Double(count) / seconds[2], Double(count) / seconds[3],
+            Double(count) / lite))
     }
 
     /// Runs the loop with one runner per store until nothing is due; seconds taken.
