@@ -217,38 +217,7 @@ extension PostgresStore: TransactionStore {
     }
 
     static func transaction(_ row: PostgresRowReader) throws -> Transaction {
-        var transaction = Transaction(
-            id: try row.string("id"), merchantID: try row.string("merchant_id"),
-            type: TransactionType(rawValue: try row.string("type")) ?? .sale, amount: try row.int64("amount"),
-            currency: try Currency(code: try row.string("currency")), gateway: try row.string("gateway"),
-            now: try row.billingInstant("created_at"), idempotencyKey: try row.string("idempotency_key"),
-            orderReference: try row.string("order_reference"))
-        transaction.status = TransactionStatus(rawValue: try row.string("status")) ?? .error
-        transaction.secureCardReference = try row.optionalString("secure_card_id")
-        transaction.merchantReference = try row.optionalString("merchant_reference")
-        transaction.cardType = try row.optionalString("card_type")
-        transaction.maskedNumber = try row.optionalString("masked_number")
-        transaction.scheduleID = try row.optionalString("schedule_id")
-        transaction.stepID = try row.optionalString("step_id")
-        transaction.attempt = try row.optionalInt("attempt")
-        transaction.parentID = try row.optionalString("parent_id")
-        transaction.description = try row.optionalString("description")
-        transaction.gatewayTransactionID = try row.optionalString("gateway_transaction_id")
-        transaction.authCode = try row.optionalString("auth_code")
-        transaction.responseCode = try row.optionalString("response_code")
-        transaction.responseText = try row.optionalString("response_text")
-        transaction.avsResult = try row.optionalString("avs_result")
-        transaction.cvvResult = try row.optionalString("cvv_result")
-        transaction.declineCode = try row.optionalString("decline_code")
-        transaction.declineCategory = try row.optionalString("decline_category")
-        transaction.errorCode = try row.optionalString("error_code")
-        transaction.storedCredential = try row.optionalString("stored_credential").flatMap(StoredCredentialKind.init(rawValue:))
-        transaction.networkTransactionID = try row.optionalString("network_transaction_id")
-        transaction.capturedAmount = try row.int64("captured_amount")
-        transaction.refundedAmount = try row.int64("refunded_amount")
-        transaction.updatedAt = try row.optionalInstant("updated_at") ?? transaction.createdAt
-        transaction.sequence = try row.int64("seq")
-        return transaction
+        try Transaction(storedRow: row)
     }
 }
 

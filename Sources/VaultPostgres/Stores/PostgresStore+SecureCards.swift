@@ -288,20 +288,7 @@ extension PostgresStore: SecureCardStore {
     }
 
     static func secureCardRow(_ row: PostgresRowReader) throws -> SecureCardRow {
-        let verification = CardVerificationRecord.fromStoredText(try row.optionalString("verification"))
-        let masked = try row.string("masked_number")
-        return SecureCardRow(
-            reference: try row.string("id"), merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),
-            status: SecureCard.Status(rawValue: try row.string("status")) ?? .deleted,
-            cardType: CardBrand(rawValue: try row.string("card_type")) ?? .visa, bin: String(masked.prefix(6)), last4: String(masked.suffix(4)),
-            maskedNumber: masked,
-            expiry: try CardExpiry(month: try row.int("expiry_month"), year: try row.int("expiry_year")),
-            entryMode: EntryMode(rawValue: try row.string("entry_mode")) ?? .keyed, fingerprint: try row.string("fingerprint"),
-            keyVersion: try row.int("key_version"), sealedCard: try row.optionalBlob("sealed_card"),
-            sealedDetails: try row.optionalBlob("sealed_details"), verification: verification, createdAt: try date(row, "created_at"),
-            updatedAt: try date(row, "updated_at"), deletedAt: try row.optionalInstant("deleted_at"),
-            purgedAt: try row.optionalInstant("purged_at"), sequence: try row.int64("seq"),
-            metadataBound: try row.int("metadata_bound") != 0)
+        try SecureCardRow(storedRow: row)
     }
 }
 

@@ -249,19 +249,6 @@ extension SQLiteStore: SecureCardStore {
     }
 
     static func secureCardRow(_ row: SQLiteRow) throws -> SecureCardRow {
-        let verification = CardVerificationRecord.fromStoredText(try row.optionalString("verification"))
-        let masked = try row.string("masked_number")
-        return SecureCardRow(
-            reference: try row.string("id"), merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),
-            status: SecureCard.Status(rawValue: try row.string("status")) ?? .deleted,
-            cardType: CardBrand(rawValue: try row.string("card_type")) ?? .visa, bin: String(masked.prefix(6)), last4: String(masked.suffix(4)),
-            maskedNumber: masked,
-            expiry: try CardExpiry(month: try row.int("expiry_month"), year: try row.int("expiry_year")),
-            entryMode: EntryMode(rawValue: try row.string("entry_mode")) ?? .keyed, fingerprint: try row.string("fingerprint"),
-            keyVersion: try row.int("key_version"), sealedCard: try row.optionalBlob("sealed_card"),
-            sealedDetails: try row.optionalBlob("sealed_details"), verification: verification, createdAt: try date(row, "created_at"),
-            updatedAt: try date(row, "updated_at"), deletedAt: try row.optionalString("deleted_at").flatMap(Timestamp.parse),
-            purgedAt: try row.optionalString("purged_at").flatMap(Timestamp.parse), sequence: try row.int64("seq"),
-            metadataBound: try row.bool("metadata_bound"))
+        try SecureCardRow(storedRow: row)
     }
 }
