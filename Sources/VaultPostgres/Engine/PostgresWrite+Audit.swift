@@ -57,13 +57,12 @@ extension PostgresWrite {
     /// Links prepared audit events to their chains and inserts them in one statement, in the order
     /// given (`insertPendingAudits` calls it with the heads of their chains already locked): the
     /// links are computed here as `linkAudit(_:)` computes them one by one, and every event is
-    /// inserted by one `INSERT ... SELECT`, so the chains come out exactly as from one event at a time.
+    /// inserted by one `INSERT ... SELECT`, so the chains come out exactly as from one event at a
+    /// time. The same statement writes the head of every chain the transaction extended (as
+    /// `writeChainHeads` would after it): one round trip for the events and the heads.
     /// - Throws: `PostgresStoreError.misuse` when no keyring is open over the store; server errors.
     func linkAudits(_ events: [PendingAuditEvent]) async throws {
-        guard events.count > 1 else {
-            if let event = events.first { try await linkAudit(event) }
-            return
-        }
+        guard !events.isEmpty else { return }
         for event in events {
             _ = try await lockedChainHead(PostgresAuditChains.chain(of: event.merchantID), merchantID: event.merchantID)
         }
@@ -86,14 +85,27 @@ extension PostgresWrite {
             ])
             heads[chain] = AuditChainHead(sequence: sequence, hash: link, merchantID: event.merchantID, extended: true)
         }
-        var insert: PostgresQuery = """
-            INSERT INTO audit_events (id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
-            SELECT id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash FROM
+        let extended = heads.filter(\.value.extended).sorted { $0.key < $1.key }
+        let records = try extended.map { chain, head in
+            try PostgresAuditChains.headRecord(key: key, chain: chain, sequence: head.sequence, link: head.hash)
+        }
+        let chains = extended.map { $0.key }
+        let sequences = extended.map { $0.value.sequence }
+        let links = extended.map { ByteBuffer(bytes: $0.value.hash) }
+        var statement: PostgresQuery = """
+            WITH heads AS (
+                UPDATE audit_chains c SET last_seq = h.last_seq, last_hash = h.last_hash, head = h.head
+                FROM unnest(\(chains)::text[], \(sequences)::bigint[], \(links)::bytea[], \(records)::text[]) AS h(chain, last_seq, last_hash, head)
+                WHERE c.chain = h.chain
+                RETURNING 1
+            ), events AS (
+                INSERT INTO audit_events (id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
+                SELECT id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash FROM
             """
-        rows.appendSelect(to: &insert)
-        insert.sql += " AS a"
-        insert.sql += " ORDER BY a.ord"
-        try await run(insert)
+        rows.appendSelect(to: &statement)
+        statement.sql += " AS a ORDER BY a.ord RETURNING 1) SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM heads) AS heads"
+        try await run(statement)
+        for (chain, _) in extended { heads[chain]?.extended = false }
         chainHeads = heads
     }
 
