@@ -167,6 +167,10 @@ struct PostgresRegistrationPathTests {
 
     @Test func auditEventsOfTwoChainsAndTheirHeadsAreWrittenInOneStatement() async throws {
         try await PostgresTestDatabase.withStore { store, _ in
+            // The merchants' first events create their chains (a look for a free chain, its name taken, the row inserted).
+            for chain in ["mer_a", "mer_b"] {
+                try await store.appendAudit(AuditEntry(merchantID: chain, actor: "test", action: "first", objectType: "t", objectID: nil))
+            }
             let sent = try await statements {
                 try await store.write { transaction in
                     for chain in ["mer_b", "mer_a", "mer_b"] {
@@ -176,13 +180,14 @@ struct PostgresRegistrationPathTests {
             }
             // BEGIN, the two heads locked in name order, the events with the heads, COMMIT.
             #expect(sent.count == 5, "\(sent)")
-            #expect(sent[1].contains("INSERT INTO audit_chains") && sent[2].contains("INSERT INTO audit_chains"))
+            #expect(sent[1].contains("FOR UPDATE SKIP LOCKED") && sent[2].contains("FOR UPDATE SKIP LOCKED"))
+            #expect(sent[3].contains("INSERT INTO audit_events") && sent[3].contains("UPDATE audit_chains"))
             let reports = try await store.auditChainReports()
-            #expect(reports.first { $0.chain == "mer_a" }?.verification == .intact(events: 1))
-            #expect(reports.first { $0.chain == "mer_b" }?.verification == .intact(events: 2))
+            #expect(reports.first { $0.chain == "mer_a" }?.verification == .intact(events: 2))
+            #expect(reports.first { $0.chain == "mer_b" }?.verification == .intact(events: 3))
             // The heads were written: a tail deleted afterwards is detected.
-            try await store.write { try await $0.run("DELETE FROM audit_events WHERE chain = 'mer_b' AND chain_seq = 2") }
-            #expect(try await store.auditChainReports().first { $0.chain == "mer_b" }?.verification != .intact(events: 1))
+            try await store.write { try await $0.run("DELETE FROM audit_events WHERE chain = 'mer_b' AND chain_seq = 3") }
+            #expect(try await store.auditChainReports().first { $0.chain == "mer_b" }?.verification != .intact(events: 2))
         }
     }
 
@@ -199,6 +204,64 @@ struct PostgresRegistrationPathTests {
             }
             #expect(runs == 2)
             #expect(answer == 42)
+        }
+    }
+
+    @Test func aWriterThatFindsItsMerchantsChainLockedTakesAnOverflowChainWithoutWaiting() async throws {
+        try await PostgresTestDatabase.withStore { store, _ in
+            try await store.appendAudit(AuditEntry(merchantID: "mer_a", actor: "test", action: "first", objectType: "t", objectID: nil))
+            try await store.write { holder in
+                // Another writer holds the merchant's chain head until this transaction ends.
+                try await holder.run("SELECT 1 FROM audit_chains WHERE chain = 'mer_a' FOR UPDATE")
+                try await store.write { other in
+                    // Waiting for the held head would fail here instead of hanging the test.
+                    try await other.run("SET LOCAL lock_timeout = '5s'")
+                    try await other.appendAudit(AuditEntry(merchantID: "mer_a", actor: "test", action: "beside", objectType: "t", objectID: nil))
+                }
+                try await holder.appendAudit(AuditEntry(merchantID: "mer_a", actor: "test", action: "held", objectType: "t", objectID: nil))
+            }
+            let placed = try await store.read { connection in
+                try await connection.rows("SELECT action, chain, chain_seq FROM audit_events WHERE merchant_id = 'mer_a' ORDER BY seq", logger: PostgresTestDatabase.logger)
+                    .map { "\(try $0.string("action"))@\(try $0.string("chain"))#\(try $0.int("chain_seq"))" }
+            }
+            #expect(placed == ["first@mer_a#1", "beside@mer_a/1#1", "held@mer_a#2"])
+            let reports = try await store.auditChainReports()
+            #expect(reports.first { $0.chain == "mer_a" }?.verification == .intact(events: 2))
+            #expect(reports.first { $0.chain == "mer_a/1" }?.verification == .intact(events: 1))
+            #expect(try await store.verifyAuditChain() == .intact(events: Int64(try await count("SELECT count(*)::bigint AS n FROM audit_events", on: store))))
+            // Without contention a merchant's events stay on its first chain.
+            try await store.appendAudit(AuditEntry(merchantID: "mer_a", actor: "test", action: "later", objectType: "t", objectID: nil))
+            #expect(try await count("SELECT last_seq AS n FROM audit_chains WHERE chain = 'mer_a'", on: store) == 3)
+        }
+    }
+
+    @Test func everyChainOfOneMerchantVerifiesAfterManyConcurrentRegistrations() async throws {
+        try await withMerchant { store, merchant, _, cards in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for index in 0..<10 {
+                            _ = try await cards.register(registration("c-\(worker)-\(index)"), merchant: merchant, actor: "test")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let reports = try await store.auditChainReports().filter { PostgresAuditChains.chains(of: merchant.id).contains($0.chain) }
+            var registered: Int64 = 0
+            for report in reports {
+                guard case .intact(let events) = report.verification else {
+                    Issue.record("\(report.chain): \(report.verification)")
+                    continue
+                }
+                registered += events
+            }
+            // The merchant's creation events and the 80 registrations, each on exactly one chain.
+            let all = try await count("SELECT count(*)::bigint AS n FROM audit_events WHERE merchant_id = '\(merchant.id)'", on: store)
+            #expect(registered == Int64(all))
+            #expect(try await count("SELECT count(*)::bigint AS n FROM audit_events WHERE action = 'secure_card.registered'", on: store) == 80)
+            #expect(try await count("SELECT count(*)::bigint AS n FROM secure_cards", on: store) == 80)
+            #expect(try await store.verifyAuditChain() == .intact(events: Int64(try await count("SELECT count(*)::bigint AS n FROM audit_events", on: store))))
         }
     }
 }
