@@ -40,8 +40,10 @@ func concurrentWrites(_ benchmark: Benchmark, into database: SQLiteDatabase) asy
                 group.addTask {
                     let rowID = try? await database.write { connection in
                         try connection.run(
-                            "INSERT INTO ledger (reference, amount) VALUES (?, ?)",
-                            ["w\(writer)-\(iteration)-\(UInt64.random(in: 0...UInt64.max))", writer]
+                            """
+                            INSERT INTO ledger (reference,
+                                amount) VALUES (\("w\(writer)-\(iteration)-\(UInt64.random(in: 0...UInt64.max))"), \(writer))
+                            """
                         )
                         return connection.lastInsertRowID
                     }

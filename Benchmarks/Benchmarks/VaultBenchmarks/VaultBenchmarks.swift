@@ -113,10 +113,11 @@ final class RegistrationFixture: Sendable {
                             try connection.run(
                                 """
                                 INSERT INTO plain_cards (id, merchant_id, merchant_reference, pan, holder_name, card_type, masked_number, expiry_month,
-                                    expiry_year, customer, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                                """,
-                                ["p\(iteration)-\(index)", merchantID, "r\(iteration)-\(index)", pan, "Bench Mark", "visa",
-                                 String(pan.prefix(6)) + "******" + String(pan.suffix(4)), 12, 2030, #"{"email":"bench@example.com","country":"US"}"#, now, now])
+                                    expiry_year, customer, created_at, updated_at) VALUES (\("p\(iteration)-\(index)"), \(merchantID),
+                                    \("r\(iteration)-\(index)"), \(pan), \("Bench Mark"), \("visa"),
+                                    \(String(pan.prefix(6)) + "******" + String(pan.suffix(4))), \(12), \(2030),
+                                    \(#"{"email":"bench@example.com","country":"US"}"#), \(now), \(now))
+                                """)
                         }
                     }
                 }
