@@ -4,14 +4,15 @@ public import Vault
 extension SQLiteStore: MerchantStore {
     public func createMerchant(
         _ merchant: Merchant, keys: [WrappedKey], sealedGatewayCredentials: [UInt8]?, apiKey: IssuedAPIKey, audit: AuditEntry
-    ) async throws {
+    ) async throws -> Int64 {
         try await database.write { connection in
+            let sequence = try connection.queryOne("SELECT coalesce(max(seq), 0) + 1 AS next FROM merchants")?.int64("next") ?? 1
             do {
                 try connection.run(
                     """
                     INSERT INTO merchants (id, seq, name, status, gateway, gateway_url, gateway_credentials, time_zone, callback_url,
                         verify_on_registration, created_at, updated_at, allow_credit)
-                    VALUES (\(merchant.id), \(merchant.sequence), \(merchant.name), \(merchant.status.rawValue), \(merchant.gateway.name),
+                    VALUES (\(merchant.id), \(sequence), \(merchant.name), \(merchant.status.rawValue), \(merchant.gateway.name),
                         \(merchant.gateway.url), \(sealedGatewayCredentials), \(merchant.timeZone), \(merchant.callbackURL),
                         \(merchant.verifyOnRegistration), \(Timestamp.string(merchant.createdAt)), \(Timestamp.string(merchant.updatedAt)),
                         \(merchant.allowsCredit))
@@ -22,6 +23,7 @@ extension SQLiteStore: MerchantStore {
             for key in keys { try Self.insertKey(key, on: connection) }
             try Self.insertAPIKey(apiKey, on: connection)
             try connection.appendAudit(audit)
+            return sequence
         }
     }
 
@@ -56,12 +58,6 @@ extension SQLiteStore: MerchantStore {
     public func merchants() async throws -> [Merchant] {
         try await database.read { connection in
             try connection.query("SELECT * FROM merchants ORDER BY name").map(Self.merchant)
-        }
-    }
-
-    public func nextMerchantSequence() async throws -> Int64 {
-        try await database.read { connection in
-            try connection.queryOne("SELECT coalesce(max(seq), 0) + 1 AS next FROM merchants")?.int64("next") ?? 1
         }
     }
 
