@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Vault
+import VaultSQLite
 
 /// Group commit (SPEC §11, §12): 64 concurrent tasks each commit a one-row write transaction
 /// through the writer with `synchronous=FULL`, batched (the default) against one fsync'd commit

@@ -196,10 +196,10 @@ extension SQLiteStore: TransactionStore {
             VALUES (\(transaction.id), \(transaction.merchantID), \(transaction.type.rawValue), \(transaction.status.rawValue),
                 \(transaction.amount), \(transaction.currency.code), \(transaction.secureCardReference), \(transaction.merchantReference),
                 \(transaction.cardType), \(transaction.maskedNumber), \(transaction.scheduleID), \(transaction.stepID),
-                \(transaction.attempt),
-                \(transaction.parentID), \(transaction.idempotencyKey), \(transaction.orderReference), \(transaction.description),
-                \(transaction.gateway), \(transaction.gatewayTransactionID), \(Timestamp.string(transaction.createdAt)),
-                \(Timestamp.string(transaction.updatedAt)), \(transaction.storedCredential?.rawValue), \(transaction.duplicateMAC))
+                \(transaction.attempt), \(transaction.parentID), \(transaction.idempotencyKey), \(transaction.orderReference),
+                \(transaction.description), \(transaction.gateway), \(transaction.gatewayTransactionID),
+                \(Timestamp.string(transaction.createdAt)), \(Timestamp.string(transaction.updatedAt)),
+                \(transaction.storedCredential?.rawValue), \(transaction.duplicateMAC))
             """
         if resettingOpen {
             sql += " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"
