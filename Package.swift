@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "vault", targets: ["vault"]),
         .library(name: "Vault", targets: ["Vault"]),
+        .library(name: "VaultSQLite", targets: ["VaultSQLite"]),
         .library(name: "Payments", targets: ["Payments"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "VaultAPI", targets: ["VaultAPI"]),

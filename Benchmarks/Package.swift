@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Vault", package: "vault"),
+                .product(name: "VaultSQLite", package: "vault"),
             ],
             path: "Benchmarks/StorageBenchmarks",
             plugins: benchmarkPlugin
@@ -25,6 +26,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Vault", package: "vault"),
+                .product(name: "VaultSQLite", package: "vault"),
             ],
             path: "Benchmarks/VaultBenchmarks",
             plugins: benchmarkPlugin

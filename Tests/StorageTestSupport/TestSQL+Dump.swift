@@ -17,9 +17,9 @@ extension TestSQL {
         var text = ""
         for table in tables.sorted() {
             let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            let sql = engine == .postgres
-                ? "SELECT t::text AS row FROM \(quoted) t"
-                : "SELECT * FROM \(quoted)"
+            let sql: SQLiteQuery = engine == .postgres
+                ? "SELECT t::text AS row FROM \(unescaped: quoted) t"
+                : "SELECT * FROM \(unescaped: quoted)"
             for row in try await query(sql) {
                 text += table + ": " + row.values.map(Self.plainText).joined(separator: " | ") + "\n"
             }

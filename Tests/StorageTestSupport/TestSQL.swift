@@ -7,8 +7,9 @@ public import VaultSQLite
 /// Plain SQL against a test's store on either engine, for what tests read or set up behind the
 /// stores' backs (counting rows, tampering with a column).
 ///
-/// Statements are written once, with SQLite's `?` placeholders; on PostgreSQL they become `$1`,
-/// `$2`, ... and the values are bound the same way. Rows come back as `SQLiteRow`s on both engines
+/// Statements are written once, as `SQLiteQuery` literals whose interpolations bind (`"... WHERE id =
+/// \(id)"`); on PostgreSQL the `?` they become are numbered `$1`, `$2`, ... and the values bound the
+/// same way. Rows come back as `SQLiteRow`s on both engines
 /// (PostgreSQL integers, booleans, reals, byte strings and text mapped to SQLite's storage classes),
 /// so a test reads them one way.
 public struct TestSQL: Sendable {
@@ -23,13 +24,12 @@ public struct TestSQL: Sendable {
     public var engine: TestEngine { storage is PostgresStore ? .postgres : .sqlite }
 
     /// The rows of a query.
-    public func query(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> [SQLiteRow] {
-        let values = arguments.map(\.sqliteValue)
+    public func query(_ sql: SQLiteQuery) async throws -> [SQLiteRow] {
         switch storage {
         case let store as SQLiteStore:
-            return try await store.database.read { connection in try connection.query(sql, values) }
+            return try await store.database.read { connection in try connection.query(sql) }
         case let store as PostgresStore:
-            let query = try Self.postgresQuery(sql, values)
+            let query = try Self.postgresQuery(sql.sql, sql.arguments)
             return try await store.read { connection in
                 var rows: [SQLiteRow] = []
                 for try await row in try await connection.query(query, logger: PostgresTestDatabase.logger) {
@@ -43,35 +43,34 @@ public struct TestSQL: Sendable {
     }
 
     /// The first row of a query, if any.
-    public func queryOne(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> SQLiteRow? {
-        try await query(sql, arguments).first
+    public func queryOne(_ sql: SQLiteQuery) async throws -> SQLiteRow? {
+        try await query(sql).first
     }
 
     /// The first column of the first row, as an integer (`SELECT count(*) ...`).
-    public func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> Int {
-        guard let row = try await queryOne(sql, arguments), let first = row.columnNames.first else { return 0 }
+    public func count(_ sql: SQLiteQuery) async throws -> Int {
+        guard let row = try await queryOne(sql), let first = row.columnNames.first else { return 0 }
         return try row.optionalInt(first) ?? 0
     }
 
     /// Runs statements in one write transaction, in order; the number of rows the last one changed.
     @discardableResult
-    public func run(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> Int {
-        try await runAll([(sql, arguments)])
+    public func run(_ sql: SQLiteQuery) async throws -> Int {
+        try await runAll([sql])
     }
 
     /// Runs statements in one write transaction, in order; the number of rows the last one changed.
     @discardableResult
-    public func runAll(_ statements: [(String, [any SQLiteBindable])]) async throws -> Int {
-        let prepared = statements.map { ($0.0, $0.1.map(\.sqliteValue)) }
+    public func runAll(_ statements: [SQLiteQuery]) async throws -> Int {
         switch storage {
         case let store as SQLiteStore:
             return try await store.database.write { connection in
-                for (sql, values) in prepared { try connection.run(sql, values) }
+                for statement in statements { try connection.run(statement) }
                 return connection.changes
             }
         case let store as PostgresStore:
             // postgres-nio does not give the command tag: a change counts the rows it returns.
-            let queries = try prepared.map { try Self.postgresQuery(Self.returningRows($0.0), $0.1) }
+            let queries = try statements.map { try Self.postgresQuery(Self.returningRows($0.sql), $0.arguments) }
             return try await store.write { write in
                 var changed = 0
                 for query in queries { changed = try await write.run(query) }

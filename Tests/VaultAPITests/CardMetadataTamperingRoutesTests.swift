@@ -18,7 +18,7 @@ import VaultSQLite
         try await fixture.live { client in
             let created = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("t-1"))
             let token = try #require(created.json["secureCardReference"] as? String)
-            try await fixture.sql.run("UPDATE secure_cards SET expiry_year = 2045 WHERE id = ?", [token])
+            try await fixture.sql.run("UPDATE secure_cards SET expiry_year = 2045 WHERE id = \(token)")
             let recorded = try await fixture.count("transactions")  // the registration's verification
             let sale = try await client.send(
                 .post, "/v1/transactions", key: fixture.adminA, json: #"{"type": "sale", "amount": 900, "currency": "USD", "merchantReference": "t-1"}"#)

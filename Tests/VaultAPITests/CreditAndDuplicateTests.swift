@@ -155,7 +155,7 @@ import VaultSQLite
             #expect(purged.status == .ok)
         }
         let left = try await fixture.sql.count(
-            "SELECT count(*) AS n FROM transactions WHERE duplicate_mac IS NOT NULL AND merchant_id = ?", [fixture.merchantA.id])
+            "SELECT count(*) AS n FROM transactions WHERE duplicate_mac IS NOT NULL AND merchant_id = \(fixture.merchantA.id)")
         #expect(left == 0)
     }
 

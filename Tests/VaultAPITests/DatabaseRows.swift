@@ -8,13 +8,13 @@ extension TestSQL {
     /// decimal; one entry per table, values separated by a zero byte. The leak and brute-force scans
     /// search these where there is no database file to read (PostgreSQL), and on SQLite beside the files.
     func everyTableAsBytes() async throws -> [(table: String, bytes: [UInt8])] {
-        let listing = engine == .postgres
+        let listing: SQLiteQuery = engine == .postgres
             ? "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'"
             : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
         var tables: [(String, [UInt8])] = []
         for table in try await query(listing).map({ try $0.string("name") }).sorted() {
             var bytes: [UInt8] = []
-            for row in try await query("SELECT * FROM \"\(table)\"") {
+            for row in try await query("SELECT * FROM \"\(unescaped: table)\"") {
                 for value in row.values {
                     switch value {
                     case .null: break

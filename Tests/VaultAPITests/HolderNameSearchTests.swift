@@ -99,7 +99,7 @@ import VaultSQLite
             _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: Self.card("old-2", holder: "Dorothy Vaughan"))
         }
         // As a database from before migration 23 has them: no index rows, not indexed.
-        try await fixture.sql.runAll([("DELETE FROM secure_card_names", []), ("UPDATE secure_cards SET name_indexed = 0", [])])
+        try await fixture.sql.runAll(["DELETE FROM secure_card_names", "UPDATE secure_cards SET name_indexed = 0"])
         try await fixture.live { client in
             let found = try await Self.search(client, "holderName=johnson", key: fixture.adminA)
             #expect(found == [])

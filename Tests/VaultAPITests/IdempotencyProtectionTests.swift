@@ -15,7 +15,7 @@ import VaultSQLite
     static func key(_ name: String) -> HTTPFields { [.init("Idempotency-Key")!: name] }
 
     static func row(_ fixture: APIFixture, key: String) async throws -> SQLiteRow? {
-        try await fixture.sql.queryOne("SELECT * FROM idempotency_keys WHERE key = ?", [key])
+        try await fixture.sql.queryOne("SELECT * FROM idempotency_keys WHERE key = \(key)")
     }
 
     @Test func theRequestIsAKeyedMACAndTheResponseIsSealedAndBoundToItsCard() async throws {
@@ -38,7 +38,7 @@ import VaultSQLite
             // The same body under another merchant's key gives another MAC (per-merchant keys).
             _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminB, json: body, headers: Self.key("k-1"))
             let other = try await fixture.sql.queryOne(
-                "SELECT request_hash FROM idempotency_keys WHERE key = 'k-1' AND merchant_id = ?", [fixture.merchantB.id])
+                "SELECT request_hash FROM idempotency_keys WHERE key = 'k-1' AND merchant_id = \(fixture.merchantB.id)")
             #expect(try other?.blob("request_hash") != row.blob("request_hash"))
             // Same key, another request: refused; same request: replayed.
             let reused = try await client.send(
@@ -118,8 +118,8 @@ import VaultSQLite
         try await fixture.sql.run(
             """
             INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)
-            VALUES (?, 'old', ?, 0, 'completed', 201, ?, ?)
-            """, [fixture.merchantA.id, sha, Array(clear.utf8), Timestamp.string(Date())])
+            VALUES (\(fixture.merchantA.id), 'old', \(sha), 0, 'completed', 201, \(Array(clear.utf8)), \(Timestamp.string(Date())))
+            """)
         #expect(try await fixture.runtime.idempotency.upgradeLegacyRows() == 1)
         #expect(try await fixture.runtime.idempotency.upgradeLegacyRows() == 0)
         let row = try #require(try await Self.row(fixture, key: "old"))
@@ -145,8 +145,8 @@ import VaultSQLite
         try await fixture.sql.run(
             """
             INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, status_code, response_body, created_at)
-            VALUES (?, 'old-wal', ?, 0, 'completed', 201, ?, ?)
-            """, [fixture.merchantA.id, sha, Array(clear.utf8), Timestamp.string(Date())])
+            VALUES (\(fixture.merchantA.id), 'old-wal', \(sha), 0, 'completed', 201, \(Array(clear.utf8)), \(Timestamp.string(Date())))
+            """)
         let files = [fixture.directory.file("vault.sqlite"), fixture.directory.file("vault.sqlite-wal")]
         func onDisk() -> Data { files.reduce(into: Data()) { $0.append((try? Data(contentsOf: URL(fileURLWithPath: $1))) ?? Data()) } }
         #expect(onDisk().range(of: Data("Grace Hopper Legacy".utf8)) != nil, "the legacy row must be on disk for the test to mean anything")

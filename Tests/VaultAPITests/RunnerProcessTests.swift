@@ -76,14 +76,14 @@ struct DueStepsVault {
     }
 
     /// An integer the query answers as `n`.
-    func count(_ sql: String) async throws -> Int {
+    func count(_ sql: SQLiteQuery) async throws -> Int {
         try await vault.withStore { store in try await TestSQL(store).count(sql) }
     }
 
     /// The row counts of `tables`, in order.
     func counts(_ tables: [String]) async throws -> [Int] {
         var counts: [Int] = []
-        for table in tables { counts.append(try await count("SELECT count(*) AS n FROM \(table)")) }
+        for table in tables { counts.append(try await count("SELECT count(*) AS n FROM \(unescaped: table)")) }
         return counts
     }
 

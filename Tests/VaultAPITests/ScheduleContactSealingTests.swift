@@ -16,7 +16,10 @@ import VaultSQLite
     static let phone = "+44 7700 900999"
 
     static func columns(_ fixture: APIFixture, _ id: String) async throws -> (email: String?, phone: String?, sealed: [UInt8]?) {
-        let row = try #require(try await fixture.sql.queryOne("SELECT receipt_email, receipt_phone, sealed_contacts FROM schedules WHERE id = ?", [id]))
+        let row = try #require(try await fixture.sql.queryOne(
+            """
+            SELECT receipt_email, receipt_phone, sealed_contacts FROM schedules WHERE id = \(id)
+            """))
         return (try row.optionalString("receipt_email"), try row.optionalString("receipt_phone"), try row.optionalBlob("sealed_contacts"))
     }
 
@@ -70,7 +73,9 @@ import VaultSQLite
             let created = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: ScheduleRoutesTests.monthly())
             let id = try #require(created.json["id"] as? String)
             try await fixture.sql.run(
-                "UPDATE schedules SET receipt_email = ?, receipt_phone = ?, sealed_contacts = NULL WHERE id = ?", [Self.email, Self.phone, id])
+                """
+                UPDATE schedules SET receipt_email = \(Self.email), receipt_phone = \(Self.phone), sealed_contacts = NULL WHERE id = \(id)
+                """)
             #expect(try await fixture.runtime.schedules.sealLegacyContacts() == 1)
             #expect(try await fixture.runtime.schedules.sealLegacyContacts() == 0)
             let stored = try await Self.columns(fixture, id)

@@ -89,7 +89,7 @@ struct APIFixture {
 
     /// Row count of a table (with an optional `WHERE ...` after its name).
     func count(_ table: String) async throws -> Int {
-        try await runtime.sql.count("SELECT count(*) AS n FROM \(table)")
+        try await runtime.sql.count("SELECT count(*) AS n FROM \(unescaped: table)")
     }
 
     /// Plain SQL against the fixture's database, on either engine.

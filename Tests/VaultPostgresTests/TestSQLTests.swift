@@ -14,12 +14,12 @@ struct TestSQLTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try await TestDatabase(path: directory + "/vault.sqlite", engine: engine)
         let sql = database.sql
-        try await sql.run("INSERT INTO meta (key, value) VALUES (?, ?)", ["test.a", "it's ?"])
-        #expect(try await sql.count("SELECT count(*) AS n FROM meta WHERE key = ? AND value = ?", ["test.a", "it's ?"]) == 1)
+        try await sql.run("INSERT INTO meta (key, value) VALUES (\("test.a"), \("it's ?"))")
+        #expect(try await sql.count("SELECT count(*) AS n FROM meta WHERE key = \("test.a") AND value = \("it's ?")") == 1)
         #expect(try await sql.count("SELECT count(*) AS n FROM meta WHERE key = 'test.?'") == 0)
-        let changed = try await sql.run("UPDATE meta SET value = ? WHERE key = ?", ["b", "test.a"])
+        let changed = try await sql.run("UPDATE meta SET value = \("b") WHERE key = \("test.a")")
         #expect(changed == 1)
-        let row = try #require(try await sql.queryOne("SELECT value, length(value) AS size FROM meta WHERE key = ?", ["test.a"]))
+        let row = try #require(try await sql.queryOne("SELECT value, length(value) AS size FROM meta WHERE key = \("test.a")"))
         #expect(try row.string("value") == "b")
         #expect(try row.int("size") == 1)
         await #expect(throws: (any Error).self) { try await sql.count("SELECT count(*) FROM meta WHERE key = ?") }
@@ -34,7 +34,7 @@ extension TestSQLTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try await TestDatabase(path: directory + "/vault.sqlite", engine: engine)
         #expect(try await !database.sql.everyRowAsText().contains("4111111111111111"))
-        try await database.sql.run("INSERT INTO meta (key, value) VALUES (?, ?)", ["test.leak", "card 4111111111111111"])
+        try await database.sql.run("INSERT INTO meta (key, value) VALUES (\("test.leak"), \("card 4111111111111111"))")
         #expect(try await database.sql.everyRowAsText().contains("4111111111111111"))
     }
 }

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import Vault
+import VaultSQLite
 
 /// Group commit (SPEC §11, §12): 64 concurrent tasks each commit a one-row write transaction
 /// through the writer with `synchronous=FULL`, batched (the default) against one fsync'd commit
@@ -40,8 +41,10 @@ func concurrentWrites(_ benchmark: Benchmark, into database: SQLiteDatabase) asy
                 group.addTask {
                     let rowID = try? await database.write { connection in
                         try connection.run(
-                            "INSERT INTO ledger (reference, amount) VALUES (?, ?)",
-                            ["w\(writer)-\(iteration)-\(UInt64.random(in: 0...UInt64.max))", writer]
+                            """
+                            INSERT INTO ledger (reference,
+                                amount) VALUES (\("w\(writer)-\(iteration)-\(UInt64.random(in: 0...UInt64.max))"), \(writer))
+                            """
                         )
                         return connection.lastInsertRowID
                     }

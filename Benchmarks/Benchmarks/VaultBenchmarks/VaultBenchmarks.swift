@@ -2,6 +2,7 @@ import Benchmark
 import Foundation
 import Synchronization
 import Vault
+import VaultSQLite
 
 /// SPEC §12: registering cards in the library (validate, encrypt, fingerprint, insert) against
 /// inserting the same rows into SQLite unencrypted, in the same run. One scaled iteration is
@@ -78,7 +79,9 @@ final class RegistrationFixture: Sendable {
         }
         let keyring = Keyring(masterKeys: try MasterKeyRing(keys: [1: try SecureBytes.random(count: 32)]), store: store)
         try await keyring.verifyMasterKey()
-        let merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox")
+        let merchants = MerchantService(
+            store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox",
+            gateways: MerchantGatewayRules([(name: "sandbox", credentialNames: [])]))
         merchant = try await merchants.create(name: "bench", role: .admin, settings: .init(verifyOnRegistration: false), actor: "bench").merchant
         service = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
     }
@@ -113,10 +116,11 @@ final class RegistrationFixture: Sendable {
                             try connection.run(
                                 """
                                 INSERT INTO plain_cards (id, merchant_id, merchant_reference, pan, holder_name, card_type, masked_number, expiry_month,
-                                    expiry_year, customer, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                                """,
-                                ["p\(iteration)-\(index)", merchantID, "r\(iteration)-\(index)", pan, "Bench Mark", "visa",
-                                 String(pan.prefix(6)) + "******" + String(pan.suffix(4)), 12, 2030, #"{"email":"bench@example.com","country":"US"}"#, now, now])
+                                    expiry_year, customer, created_at, updated_at) VALUES (\("p\(iteration)-\(index)"), \(merchantID),
+                                    \("r\(iteration)-\(index)"), \(pan), \("Bench Mark"), \("visa"),
+                                    \(String(pan.prefix(6)) + "******" + String(pan.suffix(4))), \(12), \(2030),
+                                    \(#"{"email":"bench@example.com","country":"US"}"#), \(now), \(now))
+                                """)
                         }
                     }
                 }

@@ -77,14 +77,14 @@ public struct MerchantService: Sendable {
         guard MerchantName.isValid(name) else { throw MerchantError.invalidName(name) }
         if try await store.merchant(named: name) != nil { throw MerchantError.nameTaken(name) }
         var merchant = Merchant(
-            id: OpaqueToken.make(prefix: "mer_", randomBits: 80), sequence: try await store.nextMerchantSequence(), name: name,
+            id: OpaqueToken.make(prefix: "mer_", randomBits: 80), sequence: 0, name: name,
             status: .active, gateway: GatewaySettings(name: defaultGateway), timeZone: defaultTimeZone, callbackURL: nil,
             verifyOnRegistration: true, createdAt: now, updatedAt: now)
         try apply(settings, to: &merchant)
         let keys = try keyring.newMerchantKeys(merchantID: merchant.id, now: now)
         let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: 1)
         let apiKey = APIKeys.issue(merchantID: merchant.id, role: role, now: now)
-        try await store.createMerchant(
+        merchant.sequence = try await store.createMerchant(
             merchant, keys: keys, sealedGatewayCredentials: sealed, apiKey: apiKey,
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.created", objectType: "merchant", objectID: merchant.id,
                               details: ["name": name, "gateway": merchant.gateway.name, "apiKey": apiKey.record.id, "role": role.rawValue]))

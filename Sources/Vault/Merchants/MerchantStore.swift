@@ -25,11 +25,15 @@ public enum MerchantError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Persistence of merchants and their API keys. Every change records its audit event atomically.
 public protocol MerchantStore: Sendable {
-    /// Stores a new merchant with its wrapped keys and first API key in one transaction.
+    /// Stores a new merchant with its wrapped keys and first API key in one transaction, numbered
+    /// after every merchant already stored (`merchant.sequence` is not read): the number is taken
+    /// in the same transaction, so merchants created at once by several servers never share one.
+    /// - Returns: the merchant's sequence number.
+    @discardableResult
     func createMerchant(
         _ merchant: Merchant, keys: [WrappedKey], sealedGatewayCredentials: [UInt8]?, apiKey: IssuedAPIKey,
         audit: AuditEntry
-    ) async throws
+    ) async throws -> Int64
     /// Replaces the merchant's settings; credentials only when `sealedGatewayCredentials` is non-nil.
     func updateMerchant(_ merchant: Merchant, sealedGatewayCredentials: [UInt8]?, audit: AuditEntry) async throws
     /// The merchant with this id.
@@ -38,8 +42,6 @@ public protocol MerchantStore: Sendable {
     func merchant(named name: String) async throws -> Merchant?
     /// All merchants by name.
     func merchants() async throws -> [Merchant]
-    /// The next free merchant sequence number.
-    func nextMerchantSequence() async throws -> Int64
     /// The merchant's sealed gateway credentials, if any.
     func sealedGatewayCredentials(merchantID: String) async throws -> [UInt8]?
     /// Adds a key to an existing merchant.

@@ -5,14 +5,17 @@ public import Vault
 extension PostgresStore: MerchantStore {
     public func createMerchant(
         _ merchant: Merchant, keys: [WrappedKey], sealedGatewayCredentials: [UInt8]?, apiKey: IssuedAPIKey, audit: AuditEntry
-    ) async throws {
+    ) async throws -> Int64 {
         try await write { transaction in
+            // Creations wait for each other here, so each reads the number the one before it took.
+            try await transaction.run("SELECT pg_advisory_xact_lock(\(Self.merchantNumberingLock))")
+            let sequence = try await transaction.row("SELECT coalesce(max(seq), 0) + 1 AS next FROM merchants")?.int64("next") ?? 1
             do {
                 try await transaction.run(
                         """
                         INSERT INTO merchants (id, seq, name, status, gateway, gateway_url, gateway_credentials, time_zone, callback_url,
                             verify_on_registration, created_at, updated_at, allow_credit)
-                        VALUES (\(merchant.id), \(merchant.sequence), \(merchant.name), \(merchant.status.rawValue), \(merchant.gateway.name),
+                        VALUES (\(merchant.id), \(sequence), \(merchant.name), \(merchant.status.rawValue), \(merchant.gateway.name),
                             \(merchant.gateway.url), \(bytea(sealedGatewayCredentials)), \(merchant.timeZone), \(merchant.callbackURL),
                             \(merchant.verifyOnRegistration ? 1 : 0), \(Timestamp.string(merchant.createdAt)), \(Timestamp.string(merchant.updatedAt)),
                             \(merchant.allowsCredit ? 1 : 0))
@@ -23,6 +26,7 @@ extension PostgresStore: MerchantStore {
             for key in keys { try await Self.insertKey(key, on: transaction) }
             try await Self.insertAPIKey(apiKey, on: transaction)
             try await transaction.appendAudit(audit)
+            return sequence
         }
     }
 
@@ -60,13 +64,8 @@ extension PostgresStore: MerchantStore {
         }
     }
 
-    /// The next merchant sequence. Two servers creating merchants at once may read the same
-    /// number: the second insert then fails on `seq`'s uniqueness (as a name clash does) and is retried by the caller.
-    public func nextMerchantSequence() async throws -> Int64 {
-        try await read { connection in
-            try await connection.row("SELECT coalesce(max(seq), 0) + 1 AS next FROM merchants", logger: logger)?.int64("next") ?? 1
-        }
-    }
+    /// The transaction-scoped advisory lock that numbers new merchants one at a time.
+    static let merchantNumberingLock: Int64 = 0x7661_756C_746D_6572
 
     public func sealedGatewayCredentials(merchantID: String) async throws -> [UInt8]? {
         try await read { connection in

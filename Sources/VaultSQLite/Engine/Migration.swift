@@ -65,9 +65,13 @@ struct Migrator {
         }
         for migration in migrations where !applied.contains(migration.id) {
             try connection.inTransaction {
-                guard try connection.queryOne(Self.isAppliedSQL, [migration.id]) == nil else { return }
+                guard try connection.queryOne("SELECT 1 FROM schema_migrations WHERE id = \(migration.id)") == nil else { return }
                 try migration.apply(connection)
-                try connection.run(Self.recordSQL, [migration.id, migration.name])
+                try connection.run(
+                    """
+                    INSERT INTO schema_migrations (id, name, applied_at)
+                    VALUES (\(migration.id), \(migration.name), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                    """)
             }
         }
     }
@@ -83,10 +87,5 @@ struct Migrator {
             name TEXT NOT NULL,
             applied_at TEXT NOT NULL
         )
-        """
-    private static let isAppliedSQL = "SELECT 1 FROM schema_migrations WHERE id = ?"
-    private static let recordSQL = """
-        INSERT INTO schema_migrations (id, name, applied_at)
-        VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
         """
 }

@@ -42,10 +42,10 @@ extension SQLiteConnection {
         try execute("PRAGMA writable_schema = ON")
         defer { try? execute("PRAGMA writable_schema = OFF") }
         for table in tables.sorted() {
-            guard let stored = try queryOne("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", [table]) else {
+            guard let stored = try queryOne("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = \(table)") else {
                 throw SQLiteError.misuse("no table \(table) to rewrite")
             }
-            try run("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?", [try edit(table, try stored.string("sql")), table])
+            try run("UPDATE sqlite_schema SET sql = \(edit(table, try stored.string("sql"))) WHERE type = 'table' AND name = \(table)")
         }
         guard case .integer(let version) = try singleValue("PRAGMA schema_version") else {
             throw SQLiteError.misuse("no schema version")
@@ -53,7 +53,7 @@ extension SQLiteConnection {
         try execute("PRAGMA schema_version = \(version + 1)")
         try execute("PRAGMA writable_schema = OFF")
         for table in tables.sorted() {
-            _ = try query("SELECT * FROM \(table) LIMIT 0")
+            _ = try query("SELECT * FROM \(unescaped: table) LIMIT 0")
         }
     }
 

@@ -103,12 +103,12 @@ public final class SQLiteConnection {
         }
     }
 
-    /// Runs one statement with `arguments` bound to its `?` parameters, stepping it to completion.
+    /// Runs one statement, its interpolated values bound to their `?`, stepping it to completion.
     ///
     /// The prepared statement is cached by SQL text (`SQLITE_PREPARE_PERSISTENT`).
     /// - Throws: `SQLiteError`; the error carries the SQL, never the arguments.
-    public func run(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws {
-        try withStatement(sql, arguments) { statement in
+    public func run(_ query: SQLiteQuery) throws {
+        try withStatement(query) { statement in
             while try statement.step() {}
         }
     }
@@ -116,17 +116,17 @@ public final class SQLiteConnection {
     /// Runs one query and returns all its rows.
     ///
     /// - Throws: `SQLiteError`; the error carries the SQL, never the arguments.
-    public func query(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws -> [SQLiteRow] {
+    public func query(_ query: SQLiteQuery) throws -> [SQLiteRow] {
         var rows: [SQLiteRow] = []
-        try forEachRow(sql, arguments) { rows.append($0) }
+        try forEachRow(query) { rows.append($0) }
         return rows
     }
 
     /// Runs one query and returns its first row, or `nil` when it has none.
     ///
     /// - Throws: `SQLiteError`; the error carries the SQL, never the arguments.
-    public func queryOne(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws -> SQLiteRow? {
-        try withStatement(sql, arguments) { statement in
+    public func queryOne(_ query: SQLiteQuery) throws -> SQLiteRow? {
+        try withStatement(query) { statement in
             guard try statement.step() else { return nil }
             return SQLiteRow(columnNames: statement.columnNames(), values: statement.rowValues())
         }
@@ -135,12 +135,8 @@ public final class SQLiteConnection {
     /// Runs one query and calls `body` for each row as it is stepped, without collecting an array.
     ///
     /// - Throws: `SQLiteError`, or whatever `body` throws (which stops the iteration).
-    public func forEachRow(
-        _ sql: String,
-        _ arguments: [any SQLiteBindable] = [],
-        _ body: (SQLiteRow) throws -> Void
-    ) throws {
-        try withStatement(sql, arguments) { statement in
+    public func forEachRow(_ query: SQLiteQuery, _ body: (SQLiteRow) throws -> Void) throws {
+        try withStatement(query) { statement in
             var columnNames: [String]?
             while try statement.step() {
                 let names = columnNames ?? statement.columnNames()
@@ -166,18 +162,14 @@ public final class SQLiteConnection {
     }
 
     /// Binds, runs `body` on the cached statement for `sql`, then resets it and clears its bindings.
-    private func withStatement<T>(
-        _ sql: String,
-        _ arguments: [any SQLiteBindable],
-        _ body: (Statement) throws -> T
-    ) throws -> T {
-        let statement = try statement(for: sql)
+    private func withStatement<T>(_ query: SQLiteQuery, _ body: (Statement) throws -> T) throws -> T {
+        let statement = try statement(for: query.sql)
         statement.isInUse = true
         defer {
             statement.reset()
             statement.isInUse = false
         }
-        try statement.bind(arguments)
+        try statement.bind(query.arguments)
         return try body(statement)
     }
 

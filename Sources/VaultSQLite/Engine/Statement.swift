@@ -62,7 +62,7 @@ final class Statement {
     /// Binds `arguments` to the `?` parameters, in order.
     ///
     /// - Throws: `SQLiteError` (`SQLITE_RANGE`) when the count does not match the parameters.
-    func bind(_ arguments: [any SQLiteBindable]) throws {
+    func bind(_ arguments: [SQLiteValue]) throws {
         let parameterCount = Int(sqlite3_bind_parameter_count(handle))
         guard arguments.count == parameterCount else {
             throw SQLiteError(
@@ -75,22 +75,17 @@ final class Statement {
             clearArena()
             return
         }
-        try withUnsafeTemporaryAllocation(of: SQLiteValue.self, capacity: arguments.count) { values in
-            var needed = 1
-            for (offset, argument) in arguments.enumerated() {
-                let value = argument.sqliteValue
-                switch value {
-                case .text(let text): needed += text.utf8.count
-                case .blob(let bytes): needed += bytes.count
-                default: break
-                }
-                (values.baseAddress! + offset).initialize(to: value)
+        var needed = 1
+        for value in arguments {
+            switch value {
+            case .text(let text): needed += text.utf8.count
+            case .blob(let bytes): needed += bytes.count
+            default: break
             }
-            defer { values.baseAddress!.deinitialize(count: arguments.count) }
-            reserveArena(needed)
-            for (offset, value) in values.enumerated() {
-                try bind(value, at: Int32(offset + 1))
-            }
+        }
+        reserveArena(needed)
+        for (offset, value) in arguments.enumerated() {
+            try bind(value, at: Int32(offset + 1))
         }
     }
 

@@ -11,7 +11,7 @@ extension AuditKeySlot {
     /// The stored key as `connection` sees it (possibly uncommitted on the writer), not cached here.
     /// - Throws: `AuditChainError.noKeyring` when no keyring is attached; the custodian's errors.
     func load(on connection: SQLiteConnection) throws -> SecureBytes? {
-        guard let row = try connection.queryOne("SELECT kek_version, wrapped_key FROM system_keys WHERE purpose = ?", [Self.purpose]) else {
+        guard let row = try connection.queryOne("SELECT kek_version, wrapped_key FROM system_keys WHERE purpose = \(Self.purpose)") else {
             return nil
         }
         return try unwrap(try row.blob("wrapped_key"), kekVersion: try row.int("kek_version"))
@@ -39,13 +39,17 @@ extension AuditKeySlot {
         }
         let (key, kekVersion, wrapped) = try makeKey()
         try connection.run(
-            "INSERT INTO system_keys (purpose, kek_version, wrapped_key, created_at) VALUES (?, ?, ?, ?)",
-            [Self.purpose, kekVersion, wrapped, now])
+            """
+            INSERT INTO system_keys (purpose, kek_version, wrapped_key, created_at) VALUES (\(Self.purpose), \(kekVersion), \(wrapped),
+                \(now))
+            """)
         let last = try connection.queryOne("SELECT max(seq) AS last FROM audit_events")?.optionalInt64("last") ?? 0
         if last > 0 {
             try connection.run(
-                "INSERT INTO meta (key, value) VALUES ('audit_keyed_from', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [try AuditChain.keyedFromRecord(key: key, sequence: last + 1)])
+                """
+                INSERT INTO meta (key, value) VALUES ('audit_keyed_from',
+                    \(AuditChain.keyedFromRecord(key: key, sequence: last + 1))) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """)
         } else {
             try connection.run("DELETE FROM meta WHERE key = 'audit_keyed_from'")
         }

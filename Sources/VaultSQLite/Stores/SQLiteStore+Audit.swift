@@ -8,24 +8,17 @@ extension SQLiteStore: AuditStore, AuditHeadStore {
 
     public func auditEvents(merchantID: String?, filter: AuditFilter, before sequence: Int64?, limit: Int) async throws -> [AuditEvent] {
         try await database.read { connection in
-            var sql = "SELECT * FROM audit_events WHERE 1 = 1"
-            var arguments: [any SQLiteBindable] = []
-            if let merchantID {
-                sql += " AND merchant_id = ?"
-                arguments.append(merchantID)
-            }
-            var conditions = SQLiteConditions()
-            conditions.add("actor = ?", filter.actor)
-            conditions.add("action = ?", filter.action)
-            conditions.add("object_type = ?", filter.objectType)
-            conditions.add("object_id = ?", filter.objectID)
-            conditions.add("occurred_at >= ?", filter.from.map(Timestamp.string))
-            conditions.add("occurred_at <= ?", filter.to.map(Timestamp.string))
-            conditions.add("seq < ?", sequence)
-            conditions.append(to: &sql, arguments: &arguments)
-            sql += " ORDER BY seq DESC LIMIT ?"
-            arguments.append(limit)
-            return try connection.query(sql, arguments).map(Self.auditEvent)
+            var sql: SQLiteQuery = "SELECT * FROM audit_events WHERE 1 = 1"
+            sql.and(merchantID) { "merchant_id = \($0)" }
+            sql.and(filter.actor) { "actor = \($0)" }
+            sql.and(filter.action) { "action = \($0)" }
+            sql.and(filter.objectType) { "object_type = \($0)" }
+            sql.and(filter.objectID) { "object_id = \($0)" }
+            sql.and(filter.from.map(Timestamp.string)) { "occurred_at >= \($0)" }
+            sql.and(filter.to.map(Timestamp.string)) { "occurred_at <= \($0)" }
+            sql.and(sequence) { "seq < \($0)" }
+            sql += " ORDER BY seq DESC LIMIT \(limit)"
+            return try connection.query(sql).map(Self.auditEvent)
         }
     }
 

@@ -28,8 +28,10 @@ extension SQLiteStore {
         let stamp = Timestamp.string(transaction.updatedAt)
         try insert(transaction, on: connection, resettingOpen: true)
         try connection.run(
-            "UPDATE schedule_steps SET status = 'processing', attempts = ?, updated_at = ? WHERE id = ?",
-            [transaction.attempt ?? attempt.step.attempts, stamp, attempt.step.id])
+            """
+            UPDATE schedule_steps SET status = 'processing', attempts = \(transaction.attempt ?? attempt.step.attempts),
+                updated_at = \(stamp) WHERE id = \(attempt.step.id)
+            """)
     }
 
     private static func record(_ item: PreparedOutcome, on connection: SQLiteConnection, callbacks: inout [String: Bool]) throws -> RecordedOutcome {
@@ -42,20 +44,20 @@ extension SQLiteStore {
             return found
         }
         if let expected = item.outcome.expectedStepStatus {
-            let current = try connection.queryOne("SELECT status FROM schedule_steps WHERE id = ?", [item.step.id])
+            let current = try connection.queryOne("SELECT status FROM schedule_steps WHERE id = \(item.step.id)")
                 .flatMap { StepStatus(rawValue: try $0.string("status")) }
             guard let current, current == expected else { throw StepReviewError.wrongStatus(current: current ?? .cancelled) }
         }
         try connection.run(
             """
-            UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
-                avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?,
-                network_transaction_id = ?
-            WHERE id = ?
-            """,
-            [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
-             transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
-             transaction.errorCode, stamp, transaction.networkTransactionID, transaction.id])
+            UPDATE transactions SET status = \(transaction.status.rawValue), gateway_transaction_id = \(transaction.gatewayTransactionID),
+                auth_code = \(transaction.authCode), response_code = \(transaction.responseCode),
+                response_text = \(transaction.responseText),
+                avs_result = \(transaction.avsResult), cvv_result = \(transaction.cvvResult), decline_code = \(transaction.declineCode),
+                decline_category = \(transaction.declineCategory), error_code = \(transaction.errorCode), updated_at = \(stamp),
+                network_transaction_id = \(transaction.networkTransactionID)
+            WHERE id = \(transaction.id)
+            """)
         // An unsettled step is held back (lease without owner) so the same run does not claim it
         // again at once, and so a later lookup happens after the gateway had time to finish.
         let holdUntil = item.outcome.stepStatus == .processing
@@ -63,8 +65,11 @@ extension SQLiteStore {
         // A settled step (approved, failed) has no next attempt; an unsettled one keeps its retry date.
         let nextAttemptAt = item.outcome.nextAttemptAt ?? (item.outcome.stepStatus == .processing ? item.step.nextAttemptAt : nil)
         try connection.run(
-            "UPDATE schedule_steps SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = ?, updated_at = ? WHERE id = ?",
-            [item.outcome.stepStatus.rawValue, nextAttemptAt.map(Timestamp.string), holdUntil, stamp, item.step.id])
+            """
+            UPDATE schedule_steps SET status = \(item.outcome.stepStatus.rawValue),
+                next_attempt_at = \(nextAttemptAt.map(Timestamp.string)), lease_owner = NULL, lease_until = \(holdUntil),
+                updated_at = \(stamp) WHERE id = \(item.step.id)
+            """)
         try connection.appendAudit(item.audit)
         if let event = item.transactionEvent {
             try connection.enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID))
@@ -79,15 +84,17 @@ extension SQLiteStore {
             // cancelled it since the claim): only an active or past-due schedule takes the policy.
             try connection.run(
                 """
-                UPDATE schedules SET status = ?, paused_at = CASE WHEN ? = 'paused' THEN ? ELSE paused_at END, updated_at = ?
-                WHERE id = ? AND status IN ('active', 'past_due')
-                """,
-                [pastDue.status.rawValue, pastDue.status.rawValue, stamp, stamp, schedule.id])
+                UPDATE schedules SET status = \(pastDue.status.rawValue),
+                    paused_at = CASE WHEN \(pastDue.status.rawValue) = 'paused' THEN \(stamp) ELSE paused_at END, updated_at = \(stamp)
+                WHERE id = \(schedule.id) AND status IN ('active', 'past_due')
+                """)
             if connection.changes > 0 {
                 if pastDue.status == .cancelled {
                     try connection.run(
-                        "UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ? AND status IN ('scheduled', 'retry_pending')",
-                        [stamp, schedule.id])
+                        """
+                        UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp) WHERE schedule_id = \(schedule.id)
+                            AND status IN ('scheduled', 'retry_pending')
+                        """)
                 }
                 try connection.appendAudit(pastDue.audit)
                 try connection.enqueueWebhook(pastDue.event, merchantHasCallback: hasCallback(pastDue.event.merchantID))
@@ -99,12 +106,11 @@ extension SQLiteStore {
             // NOT IN: SQLite builds a temporary index for a list of more than two constants on every run.)
             try connection.run(
                 """
-                UPDATE schedules SET status = 'completed', updated_at = ?
-                WHERE id = ? AND status = 'active' AND NOT EXISTS (
-                    SELECT 1 FROM schedule_steps WHERE schedule_id = ?
+                UPDATE schedules SET status = 'completed', updated_at = \(stamp)
+                WHERE id = \(schedule.id) AND status = 'active' AND NOT EXISTS (
+                    SELECT 1 FROM schedule_steps WHERE schedule_id = \(schedule.id)
                     AND status <> 'approved' AND status <> 'failed' AND status <> 'skipped' AND status <> 'cancelled')
-                """,
-                [stamp, schedule.id, schedule.id])
+                """)
             if connection.changes > 0 {
                 try connection.appendAudit(completion.audit)
                 try connection.enqueueWebhook(completion.event, merchantHasCallback: hasCallback(completion.event.merchantID))

@@ -15,55 +15,51 @@ extension SQLiteStore: ChargeRunStore {
             // Three index range scans (schedule_steps_due, schedule_steps_retry, and the partial
             // lease index), each stopping at `limit` rows, instead of one OR over the whole table:
             // a claim runs inside the writer, so it must cost O(limit), not O(steps).
-            let merchantFilter = merchantID == nil ? "" : " AND s.merchant_id = ?"
-            let free = "(s.lease_until IS NULL OR s.lease_until < ?)"
-            let ranges: [(String, String, [any SQLiteBindable])] = [
-                ("s.status = 'processing' AND \(free)", "s.due_at", [nowText]),
-                ("s.status = 'retry_pending' AND s.next_attempt_at <= ? AND \(free)", "s.next_attempt_at", [asOfText, nowText]),
-                ("s.status = 'scheduled' AND s.due_at <= ? AND \(free)", "s.due_at", [asOfText, nowText]),
+            let merchantFilter: SQLiteQuery = merchantID.map { " AND s.merchant_id = \($0)" } ?? ""
+            let free: SQLiteQuery = "(s.lease_until IS NULL OR s.lease_until < \(nowText))"
+            let ranges: [(condition: SQLiteQuery, order: String)] = [
+                ("s.status = 'processing' AND \(free)", "s.due_at"),
+                ("s.status = 'retry_pending' AND s.next_attempt_at <= \(asOfText) AND \(free)", "s.next_attempt_at"),
+                ("s.status = 'scheduled' AND s.due_at <= \(asOfText) AND \(free)", "s.due_at"),
             ]
             var candidates: [SQLiteRow] = []
-            for (condition, order, values) in ranges where candidates.count < limit {
-                var arguments = values
-                if let merchantID { arguments.append(merchantID) }
-                arguments.append(limit - candidates.count)
+            for (condition, order) in ranges where candidates.count < limit {
                 candidates += try connection.query(
                     """
                     SELECT s.* FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
                     WHERE \(condition) AND sc.status IN ('active', 'past_due')\(merchantFilter)
-                    ORDER BY \(order) LIMIT ?
-                    """, arguments)
+                    ORDER BY \(unescaped: order) LIMIT \(limit - candidates.count)
+                    """)
             }
             if candidates.count < limit {
                 // Steps leased by a runner that died on this machine are free at once. The owners
                 // are read first, as a set, so steps of live runners (however many) never hide a
                 // dead one's.
-                var arguments: [any SQLiteBindable] = [owner, nowText]
-                if let merchantID { arguments.append(merchantID) }
                 let gone = try connection.query(
                     """
                     SELECT DISTINCT s.lease_owner AS owner FROM schedule_steps s INDEXED BY schedule_steps_leased
-                    WHERE s.lease_owner IS NOT NULL AND s.lease_owner <> ? AND s.lease_until >= ?\(merchantFilter)
-                    """, arguments).map { try $0.string("owner") }.filter(isOwnerGone)
+                    WHERE s.lease_owner IS NOT NULL AND s.lease_owner <> \(owner) AND s.lease_until >= \(nowText)\(merchantFilter)
+                    """).map { try $0.string("owner") }.filter(isOwnerGone)
                 for dead in gone where candidates.count < limit {
-                    var arguments: [any SQLiteBindable] = [dead, nowText, asOfText, asOfText]
-                    if let merchantID { arguments.append(merchantID) }
-                    arguments.append(limit - candidates.count)
                     candidates += try connection.query(
                         """
                         SELECT s.* FROM schedule_steps s INDEXED BY schedule_steps_leased
                         JOIN schedules sc ON sc.id = s.schedule_id
-                        WHERE s.lease_owner = ? AND s.lease_until >= ?
-                        AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?)
+                        WHERE s.lease_owner = \(dead) AND s.lease_until >= \(nowText)
+                        AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending'
+                            AND s.next_attempt_at <= \(asOfText))
                              OR s.status = 'processing')
-                        AND sc.status IN ('active', 'past_due')\(merchantFilter) ORDER BY s.seq LIMIT ?
-                        """, arguments)
+                        AND sc.status IN ('active', 'past_due')\(merchantFilter) ORDER BY s.seq LIMIT \(limit - candidates.count)
+                        """)
                 }
             }
             // Only the leases are written here: the steps, their schedules and open attempts are
             // read and decoded after the write returns, off the single writer thread.
             for row in candidates {
-                try connection.run("UPDATE schedule_steps SET lease_owner = ?, lease_until = ? WHERE seq = ?", [owner, leaseText, try row.int64("seq")])
+                try connection.run(
+                    """
+                    UPDATE schedule_steps SET lease_owner = \(owner), lease_until = \(leaseText) WHERE seq = \(row.int64("seq"))
+                    """)
             }
             return candidates
         }
@@ -71,10 +67,13 @@ extension SQLiteStore: ChargeRunStore {
         guard !steps.isEmpty else { return [] }
         let scheduleIDs = CanonicalJSON.text(.array(Set(steps.map(\.scheduleID)).map { .string($0) }))
         let rows = try await database.read { connection in
-            let schedules = try connection.query("SELECT * FROM schedules WHERE id IN (SELECT value FROM json_each(?))", [scheduleIDs])
+            let schedules = try connection.query("SELECT * FROM schedules WHERE id IN (SELECT value FROM json_each(\(scheduleIDs)))")
             var open: [String: SQLiteRow] = [:]
             for step in steps where step.status == .processing {
-                open[step.id] = try connection.queryOne("SELECT * FROM transactions WHERE step_id = ? AND attempt = ?", [step.id, step.attempts])
+                open[step.id] = try connection.queryOne(
+                    """
+                    SELECT * FROM transactions WHERE step_id = \(step.id) AND attempt = \(step.attempts)
+                    """)
             }
             return (schedules: schedules, open: open)
         }
@@ -99,7 +98,7 @@ extension SQLiteStore: ChargeRunStore {
         try await database.write { connection in
             for stepID in stepIDs {
                 try connection.run(
-                    "UPDATE schedule_steps SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?", [stepID, owner])
+                    "UPDATE schedule_steps SET lease_owner = NULL, lease_until = NULL WHERE id = \(stepID) AND lease_owner = \(owner)")
             }
         }
     }
@@ -108,36 +107,31 @@ extension SQLiteStore: ChargeRunStore {
         let nowText = Timestamp.string(now)
         return try await database.read { connection in
             // An unsettled outcome holds its step back with a lease that has no owner.
-            var sql = """
+            var sql: SQLiteQuery = """
                 SELECT count(*) AS n FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                WHERE s.status = 'processing' AND s.lease_owner IS NULL AND s.lease_until > ? AND sc.status IN ('active', 'past_due')
+                WHERE s.status = 'processing' AND s.lease_owner IS NULL AND s.lease_until > \(nowText) AND sc.status IN ('active',
+                    'past_due')
                 """
-            var arguments: [any SQLiteBindable] = [nowText]
-            if let merchantID {
-                sql += " AND s.merchant_id = ?"
-                arguments.append(merchantID)
-            }
-            return try connection.queryOne(sql, arguments)?.int("n") ?? 0
+            sql.and(merchantID) { "s.merchant_id = \($0)" }
+            return try connection.queryOne(sql)?.int("n") ?? 0
         }
     }
 
     public func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64]) {
         let asOfText = Timestamp.string(asOf)
         return try await database.read { connection in
-            var sql = """
+            var sql: SQLiteQuery = """
                 SELECT s.currency AS currency, count(*) AS n, sum(s.amount) AS total FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
                 WHERE sc.status IN ('active', 'past_due')
-                AND ((s.status = 'scheduled' AND s.due_at <= ?) OR (s.status = 'retry_pending' AND s.next_attempt_at <= ?) OR s.status = 'processing')
+                AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending'
+                    AND s.next_attempt_at <= \(asOfText))
+                    OR s.status = 'processing')
                 """
-            var arguments: [any SQLiteBindable] = [asOfText, asOfText]
-            if let merchantID {
-                sql += " AND s.merchant_id = ?"
-                arguments.append(merchantID)
-            }
+            sql.and(merchantID) { "s.merchant_id = \($0)" }
             sql += " GROUP BY s.currency"
             var count = 0
             var totals: [String: Int64] = [:]
-            for row in try connection.query(sql, arguments) {
+            for row in try connection.query(sql) {
                 count += try row.int("n")
                 totals[try row.string("currency")] = try row.int64("total")
             }
@@ -147,19 +141,18 @@ extension SQLiteStore: ChargeRunStore {
 
     public func openEndedSchedules(merchantID: String?) async throws -> [Schedule] {
         try await database.read { connection in
-            var sql = "SELECT * FROM schedules WHERE status IN ('active', 'paused', 'past_due') AND materialized_through IS NOT NULL"
-            var arguments: [any SQLiteBindable] = []
-            if let merchantID {
-                sql += " AND merchant_id = ?"
-                arguments.append(merchantID)
-            }
-            return try connection.query(sql, arguments).map(Self.schedule)
+            var sql: SQLiteQuery = "SELECT * FROM schedules WHERE status IN ('active', 'paused', 'past_due') AND materialized_through IS NOT NULL"
+            sql.and(merchantID) { "merchant_id = \($0)" }
+            return try connection.query(sql).map(Self.schedule)
         }
     }
 
     public func lastStep(scheduleID: String) async throws -> ScheduleStep? {
         try await database.read { connection in
-            try connection.queryOne("SELECT * FROM schedule_steps WHERE schedule_id = ? ORDER BY sequence DESC LIMIT 1", [scheduleID]).map(Self.step)
+            try connection.queryOne(
+                """
+                SELECT * FROM schedule_steps WHERE schedule_id = \(scheduleID) ORDER BY sequence DESC LIMIT 1
+                """).map(Self.step)
         }
     }
 
@@ -169,16 +162,17 @@ extension SQLiteStore: ChargeRunStore {
             for row in try connection.query("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
                 guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
                 try connection.run(
-                    "UPDATE charge_runs SET status = 'failed', finished_at = ? WHERE id = ? AND status = 'running'",
-                    [Timestamp.string(run.startedAt), try row.string("id")])
+                    """
+                    UPDATE charge_runs SET status = 'failed', finished_at = \(Timestamp.string(run.startedAt))
+                        WHERE id = \(row.string("id")) AND status = 'running'
+                    """)
             }
             try connection.run(
                 """
                 INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [run.id, run.merchantID, run.status, Timestamp.string(run.asOf), run.dryRun, run.startedBy, Timestamp.string(run.startedAt),
-                 run.finishedAt.map(Timestamp.string), run.summary, run.owner])
+                VALUES (\(run.id), \(run.merchantID), \(run.status), \(Timestamp.string(run.asOf)), \(run.dryRun), \(run.startedBy),
+                    \(Timestamp.string(run.startedAt)), \(run.finishedAt.map(Timestamp.string)), \(run.summary), \(run.owner))
+                """)
             try connection.appendAudit(audit)
         }
     }
@@ -186,20 +180,18 @@ extension SQLiteStore: ChargeRunStore {
     public func updateChargeRun(_ run: ChargeRunRecord) async throws {
         try await database.write { connection in
             try connection.run(
-                "UPDATE charge_runs SET status = ?, finished_at = ?, summary = ? WHERE id = ?",
-                [run.status, run.finishedAt.map(Timestamp.string), run.summary, run.id])
+                """
+                UPDATE charge_runs SET status = \(run.status), finished_at = \(run.finishedAt.map(Timestamp.string)),
+                    summary = \(run.summary) WHERE id = \(run.id)
+                """)
         }
     }
 
     public func chargeRun(id: String, merchantID: String?) async throws -> ChargeRunRecord? {
         try await database.read { connection in
-            var sql = "SELECT * FROM charge_runs WHERE id = ?"
-            var arguments: [any SQLiteBindable] = [id]
-            if let merchantID {
-                sql += " AND merchant_id = ?"
-                arguments.append(merchantID)
-            }
-            guard let row = try connection.queryOne(sql, arguments) else { return nil }
+            var sql: SQLiteQuery = "SELECT * FROM charge_runs WHERE id = \(id)"
+            sql.and(merchantID) { "merchant_id = \($0)" }
+            guard let row = try connection.queryOne(sql) else { return nil }
             var record = ChargeRunRecord(
                 id: try row.string("id"), merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
                 asOf: Timestamp.parse(try row.string("as_of")) ?? Date(timeIntervalSince1970: 0), dryRun: try row.bool("dry_run"),

@@ -4,7 +4,10 @@ public import Vault
 extension SQLiteStore: CustomFieldStore {
     public func customFieldDefinitions(merchantID: String) async throws -> [CustomFieldDefinition] {
         let json = try await database.read { connection in
-            try connection.queryOne("SELECT definitions FROM custom_field_definitions WHERE merchant_id = ?", [merchantID])?.string("definitions")
+            try connection.queryOne(
+                """
+                SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)
+                """)?.string("definitions")
         }
         guard let json else { return [] }
         return try JSONDecoder().decode([CustomFieldDefinition].self, from: Data(json.utf8))
@@ -15,10 +18,10 @@ extension SQLiteStore: CustomFieldStore {
         try await database.write { connection in
             try connection.run(
                 """
-                INSERT INTO custom_field_definitions (merchant_id, definitions, updated_at) VALUES (?, ?, ?)
+                INSERT INTO custom_field_definitions (merchant_id, definitions, updated_at) VALUES (\(merchantID), \(json),
+                    \(Timestamp.string(Date())))
                 ON CONFLICT (merchant_id) DO UPDATE SET definitions = excluded.definitions, updated_at = excluded.updated_at
-                """,
-                [merchantID, json, Timestamp.string(Date())])
+                """)
             try connection.appendAudit(audit)
         }
     }

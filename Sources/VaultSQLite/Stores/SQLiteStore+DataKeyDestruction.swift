@@ -18,7 +18,7 @@ extension SQLiteStore: KeyStatusStore {
         var found: [(String, String, String?)] = []
         let tables = try connection.query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
         for table in try tables.map({ try $0.string("name") }) {
-            let columns = try connection.query("SELECT name, type FROM pragma_table_info(?)", [table]).map {
+            let columns = try connection.query("SELECT name, type FROM pragma_table_info(\(table))").map {
                 (name: try $0.string("name"), type: try $0.string("type").uppercased())
             }
             let owner = table == "merchants" ? "id" : columns.contains { $0.name == "merchant_id" } ? "merchant_id" : nil
@@ -37,14 +37,14 @@ extension SQLiteStore: KeyStatusStore {
         let header = Keyring.versionHeader(version)
         var total = 0
         for (table, column, owner) in try sealedBlobColumns(on: connection) {
-            var sql = "SELECT count(*) AS n FROM \"\(table)\" WHERE typeof(\"\(column)\") = 'blob' AND length(\"\(column)\") >= ?"
-                + " AND substr(\"\(column)\", 1, 4) = ?"
-            var arguments: [any SQLiteBindable] = [4 + RecordCipher.overhead, header]
+            var sql: SQLiteQuery = """
+                SELECT count(*) AS n FROM "\(unescaped: table)" WHERE typeof("\(unescaped: column)") = 'blob' \
+                AND length("\(unescaped: column)") >= \(4 + RecordCipher.overhead) AND substr("\(unescaped: column)", 1, 4) = \(header)
+                """
             if let owner {
-                sql += " AND \"\(owner)\" = ?"
-                arguments.append(merchantID)
+                sql += " AND \"\(unescaped: owner)\" = \(merchantID)"
             }
-            total += try connection.queryOne(sql, arguments)?.int("n") ?? 0
+            total += try connection.queryOne(sql)?.int("n") ?? 0
         }
         return total
     }
@@ -58,14 +58,18 @@ extension SQLiteStore: KeyStatusStore {
     public func destroyUnusedDataKeys(merchantID: String, below newest: Int, at date: Date, actor: String) async throws -> [Int] {
         try await database.write { connection in
             let candidates = try connection.query(
-                "SELECT version FROM merchant_keys WHERE merchant_id = ? AND purpose = 'data' AND version < ? AND wrapped_key IS NOT NULL ORDER BY version",
-                [merchantID, newest]
+                """
+                SELECT version FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = 'data' AND version < \(newest)
+                    AND wrapped_key IS NOT NULL ORDER BY version
+                """
             ).map { try $0.int("version") }
             var destroyed: [Int] = []
             for version in candidates where try Self.recordsSealed(withDataKeyVersion: version, merchantID: merchantID, on: connection) == 0 {
                 try connection.run(
-                    "UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = ? WHERE merchant_id = ? AND purpose = 'data' AND version = ?",
-                    [Timestamp.string(date), merchantID, version])
+                    """
+                    UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(Timestamp.string(date)) WHERE merchant_id = \(merchantID)
+                        AND purpose = 'data' AND version = \(version)
+                    """)
                 try connection.appendAudit(AuditEntry(
                     merchantID: merchantID, actor: actor, action: "keys.data_key_destroyed", objectType: "merchant", objectID: merchantID,
                     details: ["version": String(version)]))

@@ -17,7 +17,7 @@ extension SQLiteStore: IdempotencyStore {
     ) async throws -> IdempotencyClaim {
         try await database.write { connection in
             if let row = try connection.queryOne(
-                "SELECT * FROM idempotency_keys WHERE merchant_id = ? AND key = ?", [merchantID, key])
+                "SELECT * FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
             {
                 let completed = try row.string("state") == "completed"
                 let sealed = try row.optionalBlob("response_body")
@@ -37,9 +37,8 @@ extension SQLiteStore: IdempotencyStore {
             try connection.run(
                 """
                 INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, created_at)
-                VALUES (?, ?, ?, ?, 'in_progress', ?)
-                """,
-                [merchantID, key, requestMAC, IdempotencyRequestScheme.mac, Timestamp.string(now)])
+                VALUES (\(merchantID), \(key), \(requestMAC), \(IdempotencyRequestScheme.mac), 'in_progress', \(Timestamp.string(now)))
+                """)
             return .started
         }
     }
@@ -50,22 +49,22 @@ extension SQLiteStore: IdempotencyStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE idempotency_keys SET state = 'completed', status_code = ?, response_body = ?, key_version = ?, secure_card_id = ?
-                WHERE merchant_id = ? AND key = ?
-                """,
-                [status, sealedBody, keyVersion, secureCardID, merchantID, key])
+                UPDATE idempotency_keys SET state = 'completed', status_code = \(status), response_body = \(sealedBody),
+                    key_version = \(keyVersion), secure_card_id = \(secureCardID)
+                WHERE merchant_id = \(merchantID) AND key = \(key)
+                """)
         }
     }
 
     public func releaseIdempotencyKey(merchantID: String, key: String) async throws {
         try await database.write { connection in
-            try connection.run("DELETE FROM idempotency_keys WHERE merchant_id = ? AND key = ?", [merchantID, key])
+            try connection.run("DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
         }
     }
 
     public func purgeIdempotencyKeys(olderThan date: Date) async throws -> Int {
         try await database.write { connection in
-            try connection.run("DELETE FROM idempotency_keys WHERE created_at < ?", [Timestamp.string(date)])
+            try connection.run("DELETE FROM idempotency_keys WHERE created_at < \(Timestamp.string(date))")
             return connection.changes
         }
     }
@@ -77,8 +76,8 @@ extension SQLiteStore: IdempotencyStore {
             try connection.query(
                 """
                 SELECT key, status_code, response_body, key_version FROM idempotency_keys
-                WHERE merchant_id = ? AND key_version < ? AND response_body IS NOT NULL LIMIT ?
-                """, [merchantID, keyVersion, limit]
+                WHERE merchant_id = \(merchantID) AND key_version < \(keyVersion) AND response_body IS NOT NULL LIMIT \(limit)
+                """
             ).map { row in
                 SealedIdempotentResponse(
                     key: try row.string("key"), status: try row.int("status_code"), sealedBody: try row.blob("response_body"),
@@ -96,9 +95,9 @@ extension SQLiteStore: IdempotencyStore {
             for (key, oldVersion, newVersion, sealed) in updates {
                 try connection.run(
                     """
-                    UPDATE idempotency_keys SET key_version = ?, response_body = ?
-                    WHERE merchant_id = ? AND key = ? AND key_version = ? AND response_body IS NOT NULL
-                    """, [newVersion, sealed, merchantID, key, oldVersion])
+                    UPDATE idempotency_keys SET key_version = \(newVersion), response_body = \(sealed)
+                    WHERE merchant_id = \(merchantID) AND key = \(key) AND key_version = \(oldVersion) AND response_body IS NOT NULL
+                    """)
                 changed += connection.changes
             }
             return changed
@@ -110,8 +109,8 @@ extension SQLiteStore: IdempotencyStore {
             try connection.query(
                 """
                 SELECT merchant_id, key, request_hash, status_code, response_body FROM idempotency_keys
-                WHERE request_scheme = \(IdempotencyRequestScheme.legacyUnkeyed) LIMIT ?
-                """, [limit]
+                WHERE request_scheme = \(IdempotencyRequestScheme.legacyUnkeyed) LIMIT \(limit)
+                """
             ).map { row in
                 LegacyIdempotencyRow(
                     merchantID: try row.string("merchant_id"), key: try row.string("key"), requestHash: try row.blob("request_hash"),
@@ -126,10 +125,12 @@ extension SQLiteStore: IdempotencyStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE idempotency_keys SET request_hash = ?, request_scheme = \(IdempotencyRequestScheme.macOfLegacyHash),
-                    response_body = ?, key_version = ?, secure_card_id = ?
-                WHERE merchant_id = ? AND key = ? AND request_scheme = \(IdempotencyRequestScheme.legacyUnkeyed)
-                """, [requestMAC, sealedBody, keyVersion, secureCardID, row.merchantID, row.key])
+                UPDATE idempotency_keys SET request_hash = \(requestMAC),
+                    request_scheme = \(IdempotencyRequestScheme.macOfLegacyHash),
+                    response_body = \(sealedBody), key_version = \(keyVersion), secure_card_id = \(secureCardID)
+                WHERE merchant_id = \(row.merchantID) AND key = \(row.key)
+                    AND request_scheme = \(IdempotencyRequestScheme.legacyUnkeyed)
+                """)
         }
     }
 }
@@ -142,7 +143,7 @@ extension SQLiteConnection {
         try run(
             """
             UPDATE idempotency_keys SET state = 'completed', request_hash = X'', status_code = NULL, response_body = NULL, key_version = NULL
-            WHERE merchant_id = ? AND secure_card_id = ?
-            """, [merchantID, secureCardID])
+            WHERE merchant_id = \(merchantID) AND secure_card_id = \(secureCardID)
+            """)
     }
 }

@@ -15,8 +15,10 @@ extension SQLiteStore: KeyStore {
     public func registerKEKVersion(_ record: KEKVersionRecord) async throws {
         try await database.write { connection in
             try connection.run(
-                "INSERT INTO kek_versions (version, check_value, created_at) VALUES (?, ?, ?) ON CONFLICT (version) DO NOTHING",
-                [record.version, record.checkValue, Timestamp.string(record.createdAt)])
+                """
+                INSERT INTO kek_versions (version, check_value, created_at) VALUES (\(record.version), \(record.checkValue),
+                    \(Timestamp.string(record.createdAt))) ON CONFLICT (version) DO NOTHING
+                """)
             if connection.changes == 1 {
                 try connection.appendAudit(AuditEntry(
                     merchantID: nil, actor: "system", action: "keys.kek_registered", objectType: "kek", objectID: String(record.version)))
@@ -27,7 +29,7 @@ extension SQLiteStore: KeyStore {
     public func retireKEKVersions(below version: Int, at date: Date, audit: AuditEntry) async throws {
         try await database.write { connection in
             try connection.run(
-                "UPDATE kek_versions SET retired_at = ? WHERE version < ? AND retired_at IS NULL", [Timestamp.string(date), version])
+                "UPDATE kek_versions SET retired_at = \(Timestamp.string(date)) WHERE version < \(version) AND retired_at IS NULL")
             try connection.appendAudit(audit)
         }
     }
@@ -37,11 +39,15 @@ extension SQLiteStore: KeyStore {
             let row: SQLiteRow?
             if let version {
                 row = try connection.queryOne(
-                    "SELECT * FROM merchant_keys WHERE merchant_id = ? AND purpose = ? AND version = ?", [merchantID, purpose.rawValue, version])
+                    """
+                    SELECT * FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = \(purpose.rawValue) AND version = \(version)
+                    """)
             } else {
                 row = try connection.queryOne(
-                    "SELECT * FROM merchant_keys WHERE merchant_id = ? AND purpose = ? ORDER BY version DESC LIMIT 1",
-                    [merchantID, purpose.rawValue])
+                    """
+                    SELECT * FROM merchant_keys WHERE merchant_id = \(merchantID)
+                        AND purpose = \(purpose.rawValue) ORDER BY version DESC LIMIT 1
+                    """)
             }
             return try row.map(Self.wrappedKey)
         }
@@ -50,8 +56,10 @@ extension SQLiteStore: KeyStore {
     public func wrappedKeys(kekVersionBelow kekVersion: Int, limit: Int) async throws -> [WrappedKey] {
         try await database.read { connection in
             try connection.query(
-                "SELECT * FROM merchant_keys WHERE kek_version < ? AND wrapped_key IS NOT NULL ORDER BY merchant_id, purpose, version LIMIT ?",
-                [kekVersion, limit]
+                """
+                SELECT * FROM merchant_keys WHERE kek_version < \(kekVersion) AND wrapped_key IS NOT NULL ORDER BY merchant_id, purpose,
+                    version LIMIT \(limit)
+                """
             ).map(Self.wrappedKey)
         }
     }
@@ -63,10 +71,10 @@ extension SQLiteStore: KeyStore {
             for (merchantID, purpose, version, oldKEK, newKEK, wrapped) in pairs {
                 try connection.run(
                     """
-                    UPDATE merchant_keys SET kek_version = ?, wrapped_key = ?
-                    WHERE merchant_id = ? AND purpose = ? AND version = ? AND kek_version = ? AND wrapped_key IS NOT NULL
-                    """,
-                    [newKEK, wrapped, merchantID, purpose, version, oldKEK])
+                    UPDATE merchant_keys SET kek_version = \(newKEK), wrapped_key = \(wrapped)
+                    WHERE merchant_id = \(merchantID) AND purpose = \(purpose) AND version = \(version) AND kek_version = \(oldKEK)
+                        AND wrapped_key IS NOT NULL
+                    """)
                 changed += connection.changes
             }
             return changed
@@ -83,12 +91,19 @@ extension SQLiteStore: KeyStore {
     public func destroyMerchantKeys(merchantID: String, at date: Date, audit: AuditEntry) async throws {
         try await database.write { connection in
             try connection.run(
-                "UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = ? WHERE merchant_id = ? AND wrapped_key IS NOT NULL",
-                [Timestamp.string(date), merchantID])
+                """
+                UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(Timestamp.string(date)) WHERE merchant_id = \(merchantID)
+                    AND wrapped_key IS NOT NULL
+                """)
             try connection.run(
-                "UPDATE merchants SET status = 'offboarded', gateway_credentials = NULL, updated_at = ? WHERE id = ?",
-                [Timestamp.string(date), merchantID])
-            try connection.run("UPDATE api_keys SET revoked_at = ? WHERE merchant_id = ? AND revoked_at IS NULL", [Timestamp.string(date), merchantID])
+                """
+                UPDATE merchants SET status = 'offboarded', gateway_credentials = NULL, updated_at = \(Timestamp.string(date))
+                    WHERE id = \(merchantID)
+                """)
+            try connection.run(
+                """
+                UPDATE api_keys SET revoked_at = \(Timestamp.string(date)) WHERE merchant_id = \(merchantID) AND revoked_at IS NULL
+                """)
             try connection.appendAudit(audit)
         }
     }
@@ -112,11 +127,14 @@ extension SQLiteStore: KeyStore {
     public func rewrapSystemKeys(kekVersionBelow kekVersion: Int, with custodian: any SystemKeyCustodian) async throws -> Int {
         try await database.write { connection in
             var changed = 0
-            for row in try connection.query("SELECT purpose, kek_version, wrapped_key FROM system_keys WHERE kek_version < ?", [kekVersion]) {
+            for row in try connection.query("SELECT purpose, kek_version, wrapped_key FROM system_keys WHERE kek_version < \(kekVersion)") {
                 let purpose = try row.string("purpose")
                 let key = try custodian.unwrapSystemKey(try row.blob("wrapped_key"), purpose: purpose, kekVersion: try row.int("kek_version"))
                 let (newVersion, wrapped) = try custodian.wrapSystemKey(key, purpose: purpose)
-                try connection.run("UPDATE system_keys SET kek_version = ?, wrapped_key = ? WHERE purpose = ?", [newVersion, wrapped, purpose])
+                try connection.run(
+                    """
+                    UPDATE system_keys SET kek_version = \(newVersion), wrapped_key = \(wrapped) WHERE purpose = \(purpose)
+                    """)
                 changed += connection.changes
             }
             return changed
@@ -125,8 +143,10 @@ extension SQLiteStore: KeyStore {
 
     static func insertKey(_ key: WrappedKey, on connection: SQLiteConnection) throws {
         try connection.run(
-            "INSERT INTO merchant_keys (merchant_id, purpose, version, kek_version, wrapped_key, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [key.merchantID, key.purpose.rawValue, key.version, key.kekVersion, key.wrapped, Timestamp.string(key.createdAt)])
+            """
+            INSERT INTO merchant_keys (merchant_id, purpose, version, kek_version, wrapped_key, created_at) VALUES (\(key.merchantID),
+                \(key.purpose.rawValue), \(key.version), \(key.kekVersion), \(key.wrapped), \(Timestamp.string(key.createdAt)))
+            """)
     }
 
     static func wrappedKey(_ row: SQLiteRow) throws -> WrappedKey {

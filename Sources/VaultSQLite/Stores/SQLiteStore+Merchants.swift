@@ -4,24 +4,26 @@ public import Vault
 extension SQLiteStore: MerchantStore {
     public func createMerchant(
         _ merchant: Merchant, keys: [WrappedKey], sealedGatewayCredentials: [UInt8]?, apiKey: IssuedAPIKey, audit: AuditEntry
-    ) async throws {
+    ) async throws -> Int64 {
         try await database.write { connection in
+            let sequence = try connection.queryOne("SELECT coalesce(max(seq), 0) + 1 AS next FROM merchants")?.int64("next") ?? 1
             do {
                 try connection.run(
                     """
                     INSERT INTO merchants (id, seq, name, status, gateway, gateway_url, gateway_credentials, time_zone, callback_url,
                         verify_on_registration, created_at, updated_at, allow_credit)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [merchant.id, merchant.sequence, merchant.name, merchant.status.rawValue, merchant.gateway.name, merchant.gateway.url,
-                     sealedGatewayCredentials, merchant.timeZone, merchant.callbackURL, merchant.verifyOnRegistration,
-                     Timestamp.string(merchant.createdAt), Timestamp.string(merchant.updatedAt), merchant.allowsCredit])
+                    VALUES (\(merchant.id), \(sequence), \(merchant.name), \(merchant.status.rawValue), \(merchant.gateway.name),
+                        \(merchant.gateway.url), \(sealedGatewayCredentials), \(merchant.timeZone), \(merchant.callbackURL),
+                        \(merchant.verifyOnRegistration), \(Timestamp.string(merchant.createdAt)), \(Timestamp.string(merchant.updatedAt)),
+                        \(merchant.allowsCredit))
+                    """)
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw MerchantError.nameTaken(merchant.name)
             }
             for key in keys { try Self.insertKey(key, on: connection) }
             try Self.insertAPIKey(apiKey, on: connection)
             try connection.appendAudit(audit)
+            return sequence
         }
     }
 
@@ -29,13 +31,13 @@ extension SQLiteStore: MerchantStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE merchants SET status = ?, gateway = ?, gateway_url = ?, time_zone = ?, callback_url = ?,
-                    verify_on_registration = ?, updated_at = ?, gateway_credentials = coalesce(?, gateway_credentials), allow_credit = ?
-                WHERE id = ?
-                """,
-                [merchant.status.rawValue, merchant.gateway.name, merchant.gateway.url, merchant.timeZone, merchant.callbackURL,
-                 merchant.verifyOnRegistration, Timestamp.string(merchant.updatedAt), sealedGatewayCredentials, merchant.allowsCredit,
-                 merchant.id])
+                UPDATE merchants SET status = \(merchant.status.rawValue), gateway = \(merchant.gateway.name),
+                    gateway_url = \(merchant.gateway.url), time_zone = \(merchant.timeZone), callback_url = \(merchant.callbackURL),
+                    verify_on_registration = \(merchant.verifyOnRegistration), updated_at = \(Timestamp.string(merchant.updatedAt)),
+                    gateway_credentials = coalesce(\(sealedGatewayCredentials), gateway_credentials),
+                    allow_credit = \(merchant.allowsCredit)
+                WHERE id = \(merchant.id)
+                """)
             guard connection.changes == 1 else { throw MerchantError.notFound(merchant.name) }
             try connection.appendAudit(audit)
         }
@@ -43,13 +45,13 @@ extension SQLiteStore: MerchantStore {
 
     public func merchant(id: String) async throws -> Merchant? {
         try await database.read { connection in
-            try connection.queryOne("SELECT * FROM merchants WHERE id = ?", [id]).map(Self.merchant)
+            try connection.queryOne("SELECT * FROM merchants WHERE id = \(id)").map(Self.merchant)
         }
     }
 
     public func merchant(named name: String) async throws -> Merchant? {
         try await database.read { connection in
-            try connection.queryOne("SELECT * FROM merchants WHERE name = ?", [name]).map(Self.merchant)
+            try connection.queryOne("SELECT * FROM merchants WHERE name = \(name)").map(Self.merchant)
         }
     }
 
@@ -59,15 +61,12 @@ extension SQLiteStore: MerchantStore {
         }
     }
 
-    public func nextMerchantSequence() async throws -> Int64 {
-        try await database.read { connection in
-            try connection.queryOne("SELECT coalesce(max(seq), 0) + 1 AS next FROM merchants")?.int64("next") ?? 1
-        }
-    }
-
     public func sealedGatewayCredentials(merchantID: String) async throws -> [UInt8]? {
         try await database.read { connection in
-            try connection.queryOne("SELECT gateway_credentials FROM merchants WHERE id = ?", [merchantID])?.optionalBlob("gateway_credentials")
+            try connection.queryOne(
+                """
+                SELECT gateway_credentials FROM merchants WHERE id = \(merchantID)
+                """)?.optionalBlob("gateway_credentials")
         }
     }
 
@@ -81,8 +80,10 @@ extension SQLiteStore: MerchantStore {
     public func revokeAPIKey(id: String, merchantID: String, at date: Date, audit: AuditEntry) async throws -> Bool {
         try await database.write { connection in
             try connection.run(
-                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND merchant_id = ? AND revoked_at IS NULL",
-                [Timestamp.string(date), id, merchantID])
+                """
+                UPDATE api_keys SET revoked_at = \(Timestamp.string(date)) WHERE id = \(id) AND merchant_id = \(merchantID)
+                    AND revoked_at IS NULL
+                """)
             guard connection.changes == 1 else { return false }
             try connection.appendAudit(audit)
             return true
@@ -91,23 +92,25 @@ extension SQLiteStore: MerchantStore {
 
     public func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)? {
         try await database.read { connection in
-            guard let row = try connection.queryOne("SELECT * FROM api_keys WHERE id = ?", [id]) else { return nil }
+            guard let row = try connection.queryOne("SELECT * FROM api_keys WHERE id = \(id)") else { return nil }
             let record = try Self.apiKey(row)
-            let merchant = try connection.queryOne("SELECT * FROM merchants WHERE id = ?", [record.merchantID]).map(Self.merchant)
+            let merchant = try connection.queryOne("SELECT * FROM merchants WHERE id = \(record.merchantID)").map(Self.merchant)
             return (record, try row.blob("secret_hash"), merchant)
         }
     }
 
     public func apiKeys(merchantID: String) async throws -> [APIKeyRecord] {
         try await database.read { connection in
-            try connection.query("SELECT * FROM api_keys WHERE merchant_id = ? ORDER BY created_at DESC, id", [merchantID]).map(Self.apiKey)
+            try connection.query("SELECT * FROM api_keys WHERE merchant_id = \(merchantID) ORDER BY created_at DESC, id").map(Self.apiKey)
         }
     }
 
     static func insertAPIKey(_ key: IssuedAPIKey, on connection: SQLiteConnection) throws {
         try connection.run(
-            "INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-            [key.record.id, key.record.merchantID, key.record.role.rawValue, key.secretHash, Timestamp.string(key.record.createdAt)])
+            """
+            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at) VALUES (\(key.record.id), \(key.record.merchantID),
+                \(key.record.role.rawValue), \(key.secretHash), \(Timestamp.string(key.record.createdAt)))
+            """)
     }
 
     static func merchant(_ row: SQLiteRow) throws -> Merchant {

@@ -11,13 +11,13 @@ extension SQLiteStore: ScheduleStore {
                 """
                 INSERT INTO schedules (id, merchant_id, secure_card_id, status, plan, amount, currency, description, external_id, sealed_contacts,
                     time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [schedule.id, schedule.merchantID, schedule.secureCardReference, schedule.status.rawValue, plan, schedule.amount,
-                 schedule.currency.code, schedule.description, schedule.externalID, schedule.sealedContacts,
-                 schedule.plan.timeZone ?? "UTC", schedule.materializedThrough?.iso, Timestamp.string(schedule.createdAt),
-                 Timestamp.string(schedule.updatedAt), schedule.confirmedAt.map(Timestamp.string), schedule.expiresAt.map(Timestamp.string),
-                 schedule.pausedAt.map(Timestamp.string)])
+                VALUES (\(schedule.id), \(schedule.merchantID), \(schedule.secureCardReference), \(schedule.status.rawValue), \(plan),
+                    \(schedule.amount), \(schedule.currency.code), \(schedule.description), \(schedule.externalID),
+                    \(schedule.sealedContacts), \(schedule.plan.timeZone ?? "UTC"), \(schedule.materializedThrough?.iso),
+                    \(Timestamp.string(schedule.createdAt)), \(Timestamp.string(schedule.updatedAt)),
+                    \(schedule.confirmedAt.map(Timestamp.string)), \(schedule.expiresAt.map(Timestamp.string)),
+                    \(schedule.pausedAt.map(Timestamp.string)))
+                """)
             try Self.insertSteps(steps, merchantID: schedule.merchantID, on: connection)
             try connection.appendAudit(audit)
         }
@@ -29,23 +29,24 @@ extension SQLiteStore: ScheduleStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE schedules SET secure_card_id = ?, status = ?, amount = ?, description = ?, receipt_email = NULL, receipt_phone = NULL,
-                    sealed_contacts = ?, materialized_through = ?, updated_at = ?, confirmed_at = ?, expires_at = ?, paused_at = ?
-                WHERE id = ? AND merchant_id = ? AND status = ?
-                """,
-                [schedule.secureCardReference, schedule.status.rawValue, schedule.amount, schedule.description, schedule.sealedContacts,
-                 schedule.materializedThrough?.iso, Timestamp.string(schedule.updatedAt),
-                 schedule.confirmedAt.map(Timestamp.string), schedule.expiresAt.map(Timestamp.string), schedule.pausedAt.map(Timestamp.string),
-                 schedule.id, schedule.merchantID, expectedStatus.rawValue])
+                UPDATE schedules SET secure_card_id = \(schedule.secureCardReference), status = \(schedule.status.rawValue),
+                    amount = \(schedule.amount), description = \(schedule.description), receipt_email = NULL, receipt_phone = NULL,
+                    sealed_contacts = \(schedule.sealedContacts), materialized_through = \(schedule.materializedThrough?.iso),
+                    updated_at = \(Timestamp.string(schedule.updatedAt)), confirmed_at = \(schedule.confirmedAt.map(Timestamp.string)),
+                    expires_at = \(schedule.expiresAt.map(Timestamp.string)), paused_at = \(schedule.pausedAt.map(Timestamp.string))
+                WHERE id = \(schedule.id) AND merchant_id = \(schedule.merchantID) AND status = \(expectedStatus.rawValue)
+                """)
             guard connection.changes == 1 else {
-                let current = try connection.queryOne("SELECT status FROM schedules WHERE id = ?", [schedule.id])?.string("status")
+                let current = try connection.queryOne("SELECT status FROM schedules WHERE id = \(schedule.id)")?.string("status")
                 throw ScheduleError.wrongStatus(current: current.flatMap(ScheduleStatus.init(rawValue:)) ?? expectedStatus, operation: audit.action)
             }
             let stamp = Timestamp.string(schedule.updatedAt)
             for update in stepUpdates {
                 try connection.run(
-                    "UPDATE schedule_steps SET status = coalesce(?, status), amount = coalesce(?, amount), updated_at = ? WHERE id = ? AND schedule_id = ?",
-                    [update.status?.rawValue, update.amount, stamp, update.stepID, schedule.id])
+                    """
+                    UPDATE schedule_steps SET status = coalesce(\(update.status?.rawValue), status), amount = coalesce(\(update.amount),
+                        amount), updated_at = \(stamp) WHERE id = \(update.stepID) AND schedule_id = \(schedule.id)
+                    """)
             }
             try Self.insertSteps(newSteps, merchantID: schedule.merchantID, on: connection)
             try connection.appendAudit(audit)
@@ -54,31 +55,23 @@ extension SQLiteStore: ScheduleStore {
 
     public func schedule(merchantID: String, id: String) async throws -> Schedule? {
         try await database.read { connection in
-            try connection.queryOne("SELECT * FROM schedules WHERE merchant_id = ? AND id = ?", [merchantID, id]).map(Self.schedule)
+            try connection.queryOne("SELECT * FROM schedules WHERE merchant_id = \(merchantID) AND id = \(id)").map(Self.schedule)
         }
     }
 
     public func schedules(merchantID: String, status: ScheduleStatus?, afterSequence: Int64?, limit: Int) async throws -> [Schedule] {
         try await database.read { connection in
-            var sql = "SELECT * FROM schedules WHERE merchant_id = ?"
-            var arguments: [any SQLiteBindable] = [merchantID]
-            if let status {
-                sql += " AND status = ?"
-                arguments.append(status.rawValue)
-            }
-            if let afterSequence {
-                sql += " AND seq > ?"
-                arguments.append(afterSequence)
-            }
-            sql += " ORDER BY seq LIMIT ?"
-            arguments.append(limit)
-            return try connection.query(sql, arguments).map(Self.schedule)
+            var sql: SQLiteQuery = "SELECT * FROM schedules WHERE merchant_id = \(merchantID)"
+            sql.and(status?.rawValue) { "status = \($0)" }
+            sql.and(afterSequence) { "seq > \($0)" }
+            sql += " ORDER BY seq LIMIT \(limit)"
+            return try connection.query(sql).map(Self.schedule)
         }
     }
 
     public func steps(scheduleID: String) async throws -> [ScheduleStep] {
         try await database.read { connection in
-            try connection.query("SELECT * FROM schedule_steps WHERE schedule_id = ? ORDER BY sequence", [scheduleID]).map(Self.step)
+            try connection.query("SELECT * FROM schedule_steps WHERE schedule_id = \(scheduleID) ORDER BY sequence").map(Self.step)
         }
     }
 
@@ -86,11 +79,11 @@ extension SQLiteStore: ScheduleStore {
         try await database.write { connection in
             let stamp = Timestamp.string(now)
             let rows = try connection.query(
-                "SELECT id, merchant_id FROM schedules WHERE status = 'pending_confirmation' AND expires_at <= ?", [stamp])
+                "SELECT id, merchant_id FROM schedules WHERE status = 'pending_confirmation' AND expires_at <= \(stamp)")
             for row in rows {
                 let id = try row.string("id")
-                try connection.run("UPDATE schedules SET status = 'expired', updated_at = ? WHERE id = ?", [stamp, id])
-                try connection.run("UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ?", [stamp, id])
+                try connection.run("UPDATE schedules SET status = 'expired', updated_at = \(stamp) WHERE id = \(id)")
+                try connection.run("UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp) WHERE schedule_id = \(id)")
                 try connection.appendAudit(AuditEntry(
                     merchantID: try row.string("merchant_id"), actor: "system", action: "schedule.expired", objectType: "schedule", objectID: id))
             }
@@ -104,10 +97,10 @@ extension SQLiteStore: ScheduleStore {
                 """
                 INSERT INTO schedule_steps (id, schedule_id, merchant_id, sequence, date, due_at, amount, currency, status, attempts,
                     next_attempt_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [step.id, step.scheduleID, merchantID, step.sequence, step.date.iso, Timestamp.string(step.dueAt), step.amount, step.currency.code,
-                 step.status.rawValue, step.attempts, step.nextAttemptAt.map(Timestamp.string), Timestamp.string(Date())])
+                VALUES (\(step.id), \(step.scheduleID), \(merchantID), \(step.sequence), \(step.date.iso), \(Timestamp.string(step.dueAt)),
+                    \(step.amount), \(step.currency.code), \(step.status.rawValue), \(step.attempts),
+                    \(step.nextAttemptAt.map(Timestamp.string)), \(Timestamp.string(Date())))
+                """)
         }
     }
 
@@ -140,7 +133,7 @@ extension SQLiteStore: ScheduleStore {
     public func schedulesWithClearContacts(limit: Int) async throws -> [Schedule] {
         try await database.read { connection in
             try connection.query(
-                "SELECT * FROM schedules WHERE receipt_email IS NOT NULL OR receipt_phone IS NOT NULL ORDER BY seq LIMIT ?", [limit]
+                "SELECT * FROM schedules WHERE receipt_email IS NOT NULL OR receipt_phone IS NOT NULL ORDER BY seq LIMIT \(limit)"
             ).map(Self.schedule)
         }
     }
@@ -156,15 +149,16 @@ extension SQLiteStore: ScheduleStore {
             try connection.query(
                 """
                 SELECT id, sealed_contacts FROM schedules
-                WHERE merchant_id = ? AND sealed_contacts IS NOT NULL AND substr(sealed_contacts, 1, 4) < ? LIMIT ?
-                """, [merchantID, header, limit]
+                WHERE merchant_id = \(merchantID) AND sealed_contacts IS NOT NULL AND substr(sealed_contacts, 1,
+                    4) < \(header) LIMIT \(limit)
+                """
             ).map { (try $0.string("id"), try $0.blob("sealed_contacts")) }
         }
     }
 
     public func resealScheduleContacts(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool {
         try await database.write { connection in
-            try connection.run("UPDATE schedules SET sealed_contacts = ? WHERE id = ? AND sealed_contacts = ?", [new, id, old])
+            try connection.run("UPDATE schedules SET sealed_contacts = \(new) WHERE id = \(id) AND sealed_contacts = \(old)")
             return connection.changes == 1
         }
     }
@@ -172,7 +166,7 @@ extension SQLiteStore: ScheduleStore {
     public func sealScheduleContacts(id: String, sealedContacts: [UInt8]?) async throws {
         try await database.write { connection in
             try connection.run(
-                "UPDATE schedules SET sealed_contacts = ?, receipt_email = NULL, receipt_phone = NULL WHERE id = ?", [sealedContacts, id])
+                "UPDATE schedules SET sealed_contacts = \(sealedContacts), receipt_email = NULL, receipt_phone = NULL WHERE id = \(id)")
         }
     }
 

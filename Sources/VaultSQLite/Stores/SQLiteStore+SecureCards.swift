@@ -10,12 +10,11 @@ extension SQLiteStore: SecureCardStore {
                     INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
                         expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at,
                         metadata_bound)
-                    VALUES (?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [row.reference, row.merchantID, row.merchantReference, row.cardType.rawValue, row.maskedNumber,
-                     row.expiry.month, row.expiry.year, row.entryMode.rawValue, row.fingerprint, row.keyVersion, row.sealedCard,
-                     row.sealedDetails, try CardVerificationRecord.storedText(row.verification), Timestamp.string(row.createdAt), Timestamp.string(row.updatedAt),
-                     row.metadataBound])
+                    VALUES (\(row.reference), \(row.merchantID), \(row.merchantReference), 'active', \(row.cardType.rawValue),
+                        \(row.maskedNumber), \(row.expiry.month), \(row.expiry.year), \(row.entryMode.rawValue), \(row.fingerprint),
+                        \(row.keyVersion), \(row.sealedCard), \(row.sealedDetails), \(CardVerificationRecord.storedText(row.verification)),
+                        \(Timestamp.string(row.createdAt)), \(Timestamp.string(row.updatedAt)), \(row.metadataBound))
+                    """)
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw SecureCardError.referenceTaken(row.merchantReference)
             }
@@ -29,14 +28,14 @@ extension SQLiteStore: SecureCardStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE secure_cards SET card_type = ?, masked_number = ?, expiry_month = ?, expiry_year = ?,
-                    entry_mode = ?, fingerprint = ?, key_version = ?, sealed_card = ?, sealed_details = ?, verification = ?, updated_at = ?,
-                    metadata_bound = ?
-                WHERE id = ? AND merchant_id = ? AND status = 'active'
-                """,
-                [row.cardType.rawValue, row.maskedNumber, row.expiry.month, row.expiry.year, row.entryMode.rawValue,
-                 row.fingerprint, row.keyVersion, row.sealedCard, row.sealedDetails, try CardVerificationRecord.storedText(row.verification),
-                 Timestamp.string(row.updatedAt), row.metadataBound, row.reference, row.merchantID])
+                UPDATE secure_cards SET card_type = \(row.cardType.rawValue), masked_number = \(row.maskedNumber),
+                    expiry_month = \(row.expiry.month), expiry_year = \(row.expiry.year),
+                    entry_mode = \(row.entryMode.rawValue), fingerprint = \(row.fingerprint), key_version = \(row.keyVersion),
+                    sealed_card = \(row.sealedCard), sealed_details = \(row.sealedDetails),
+                    verification = \(CardVerificationRecord.storedText(row.verification)), updated_at = \(Timestamp.string(row.updatedAt)),
+                    metadata_bound = \(row.metadataBound)
+                WHERE id = \(row.reference) AND merchant_id = \(row.merchantID) AND status = 'active'
+                """)
             guard connection.changes == 1 else { throw SecureCardError.notFound }
             try Self.replaceNameIndex(of: row, on: connection)
             try connection.appendAudit(audit)
@@ -47,14 +46,20 @@ extension SQLiteStore: SecureCardStore {
     public func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
         try await database.read { connection in
             try connection.queryOne(
-                "SELECT * FROM secure_cards WHERE merchant_id = ? AND merchant_reference = ? AND status = 'active'", [merchantID, merchantReference]
+                """
+                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
+                    AND status = 'active'
+                """
             ).map(Self.secureCardRow)
         }
     }
 
     public func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow? {
         try await database.read { connection in
-            try connection.queryOne("SELECT * FROM secure_cards WHERE merchant_id = ? AND id = ?", [merchantID, reference]).map(Self.secureCardRow)
+            try connection.queryOne(
+                """
+                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id = \(reference)
+                """).map(Self.secureCardRow)
         }
     }
 
@@ -62,48 +67,37 @@ extension SQLiteStore: SecureCardStore {
         try await database.read { connection in
             try connection.queryOne(
                 """
-                SELECT * FROM secure_cards WHERE merchant_id = ? AND merchant_reference = ? AND status = 'deleted' AND purged_at IS NULL
+                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
+                    AND status = 'deleted' AND purged_at IS NULL
                 ORDER BY seq DESC LIMIT 1
-                """, [merchantID, merchantReference]
+                """
             ).map(Self.secureCardRow)
         }
     }
 
     public func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow] {
         try await database.read { connection in
-            var sql = "SELECT * FROM secure_cards WHERE merchant_id = ?"
-            var arguments: [any SQLiteBindable] = [merchantID]
+            var sql: SQLiteQuery = "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID)"
             if !query.includeDeleted { sql += " AND status = 'active'" }
-            if let reference = query.cardReference {
-                sql += " AND id = ?"
-                arguments.append(reference)
-            }
+            sql.and(query.cardReference) { "id = \($0)" }
             if let text = query.text, !text.isEmpty {
-                sql += " AND (merchant_reference LIKE ? ESCAPE '\\' OR substr(masked_number, -4) = ? OR substr(masked_number, 1, 6) = ?"
                 let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                     .replacingOccurrences(of: "_", with: "\\_")
-                arguments.append(contentsOf: [escaped + "%", text, text] as [any SQLiteBindable])
+                sql += """
+                     AND (merchant_reference LIKE \(escaped + "%") ESCAPE '\\' OR substr(masked_number, -4) = \(text) \
+                    OR substr(masked_number, 1, 6) = \(text)
+                    """
                 if let macs = query.textNameMACs, !macs.isEmpty {
-                    sql += " OR " + Self.nameIndexCondition(macs.count)
-                    arguments.append(merchantID)
-                    arguments.append(contentsOf: macs as [any SQLiteBindable])
-                    arguments.append(macs.count)
+                    sql += " OR " + Self.nameIndexCondition(merchantID: merchantID, macs: macs)
                 }
                 sql += ")"
             }
             if let macs = query.holderNameMACs {
-                sql += " AND " + Self.nameIndexCondition(macs.count)
-                arguments.append(merchantID)
-                arguments.append(contentsOf: macs as [any SQLiteBindable])
-                arguments.append(macs.count)
+                sql += " AND " + Self.nameIndexCondition(merchantID: merchantID, macs: macs)
             }
-            if let after = query.afterSequence {
-                sql += " AND seq > ?"
-                arguments.append(after)
-            }
-            sql += " ORDER BY seq LIMIT ?"
-            arguments.append(query.limit)
-            return try connection.query(sql, arguments).map(Self.secureCardRow)
+            sql.and(query.afterSequence) { "seq > \($0)" }
+            sql += " ORDER BY seq LIMIT \(query.limit)"
+            return try connection.query(sql).map(Self.secureCardRow)
         }
     }
 
@@ -114,17 +108,19 @@ extension SQLiteStore: SecureCardStore {
             let stamp = Timestamp.string(date)
             let inUse = try connection.query(
                 """
-                SELECT id FROM schedules WHERE merchant_id = ? AND secure_card_id = ?
+                SELECT id FROM schedules WHERE merchant_id = \(merchantID) AND secure_card_id = \(reference)
                 AND status IN ('pending_confirmation', 'active', 'paused', 'past_due') ORDER BY seq
-                """, [merchantID, reference]
+                """
             ).map { try $0.string("id") }
             if !inUse.isEmpty {
                 guard cancelSchedules else { throw SchedulesInUse(scheduleIDs: inUse) }
                 for id in inUse {
-                    try connection.run("UPDATE schedules SET status = 'cancelled', updated_at = ? WHERE id = ?", [stamp, id])
+                    try connection.run("UPDATE schedules SET status = 'cancelled', updated_at = \(stamp) WHERE id = \(id)")
                     try connection.run(
-                        "UPDATE schedule_steps SET status = 'cancelled', updated_at = ? WHERE schedule_id = ? AND status IN ('scheduled', 'retry_pending')",
-                        [stamp, id])
+                        """
+                        UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp) WHERE schedule_id = \(id)
+                            AND status IN ('scheduled', 'retry_pending')
+                        """)
                     try connection.appendAudit(AuditEntry(
                         merchantID: merchantID, actor: audit.actor, action: "schedule.cancelled", objectType: "schedule", objectID: id,
                         details: ["reason": "secure card deleted"]))
@@ -133,22 +129,28 @@ extension SQLiteStore: SecureCardStore {
             if purge {
                 try connection.run(
                     """
-                    UPDATE secure_cards SET status = 'deleted', deleted_at = coalesce(deleted_at, ?), purged_at = ?, sealed_card = NULL,
-                        sealed_details = NULL, updated_at = ?
-                    WHERE id = ? AND merchant_id = ? AND (status = 'active' OR (status = 'deleted' AND purged_at IS NULL))
-                    """, [stamp, stamp, stamp, reference, merchantID])
+                    UPDATE secure_cards SET status = 'deleted', deleted_at = coalesce(deleted_at, \(stamp)), purged_at = \(stamp),
+                        sealed_card = NULL,
+                        sealed_details = NULL, updated_at = \(stamp)
+                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND (status = 'active' OR (status = 'deleted'
+                        AND purged_at IS NULL))
+                    """)
             } else {
                 try connection.run(
-                    "UPDATE secure_cards SET status = 'deleted', deleted_at = ?, updated_at = ? WHERE id = ? AND merchant_id = ? AND status = 'active'",
-                    [stamp, stamp, reference, merchantID])
+                    """
+                    UPDATE secure_cards SET status = 'deleted', deleted_at = \(stamp), updated_at = \(stamp) WHERE id = \(reference)
+                        AND merchant_id = \(merchantID) AND status = 'active'
+                    """)
             }
             guard connection.changes == 1 else { throw SecureCardError.notFound }
             if purge {
                 try connection.shredIdempotentResponses(merchantID: merchantID, secureCardID: reference)
-                try connection.run("DELETE FROM secure_card_names WHERE secure_card_id = ?", [reference])
+                try connection.run("DELETE FROM secure_card_names WHERE secure_card_id = \(reference)")
                 try connection.run(
-                    "UPDATE transactions SET duplicate_mac = NULL WHERE merchant_id = ? AND secure_card_id = ? AND duplicate_mac IS NOT NULL",
-                    [merchantID, reference])
+                    """
+                    UPDATE transactions SET duplicate_mac = NULL WHERE merchant_id = \(merchantID) AND secure_card_id = \(reference)
+                        AND duplicate_mac IS NOT NULL
+                    """)
             }
             try connection.appendAudit(audit)
             try connection.enqueueWebhook(
@@ -165,8 +167,10 @@ extension SQLiteStore: SecureCardStore {
     public func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow] {
         try await database.read { connection in
             try connection.query(
-                "SELECT * FROM secure_cards WHERE merchant_id = ? AND key_version < ? AND (sealed_card IS NOT NULL OR sealed_details IS NOT NULL) LIMIT ?",
-                [merchantID, keyVersion, limit]
+                """
+                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND key_version < \(keyVersion)
+                    AND (sealed_card IS NOT NULL OR sealed_details IS NOT NULL) LIMIT \(limit)
+                """
             ).map(Self.secureCardRow)
         }
     }
@@ -180,10 +184,10 @@ extension SQLiteStore: SecureCardStore {
             for (reference, oldVersion, newVersion, card, details, bound) in updates {
                 try connection.run(
                     """
-                    UPDATE secure_cards SET key_version = ?, sealed_card = ?, sealed_details = ?, metadata_bound = ?
-                    WHERE id = ? AND key_version = ? AND purged_at IS NULL
-                    """,
-                    [newVersion, card, details, bound, reference, oldVersion])
+                    UPDATE secure_cards SET key_version = \(newVersion), sealed_card = \(card), sealed_details = \(details),
+                        metadata_bound = \(bound)
+                    WHERE id = \(reference) AND key_version = \(oldVersion) AND purged_at IS NULL
+                    """)
                 changed += connection.changes
             }
             return changed
@@ -193,7 +197,10 @@ extension SQLiteStore: SecureCardStore {
     public func secureCardsWithUnboundMetadata(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow] {
         try await database.read { connection in
             try connection.query(
-                "SELECT * FROM secure_cards WHERE metadata_bound = 0 AND sealed_card IS NOT NULL AND seq > ? ORDER BY seq LIMIT ?", [afterSequence, limit]
+                """
+                SELECT * FROM secure_cards WHERE metadata_bound = 0 AND sealed_card IS NOT NULL
+                    AND seq > \(afterSequence) ORDER BY seq LIMIT \(limit)
+                """
             ).map(Self.secureCardRow)
         }
     }
@@ -202,10 +209,10 @@ extension SQLiteStore: SecureCardStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE secure_cards SET sealed_card = ?, metadata_bound = 1
-                WHERE id = ? AND merchant_id = ? AND metadata_bound = 0 AND key_version = ? AND sealed_card = ?
-                """,
-                [sealedCard, old.reference, old.merchantID, old.keyVersion, old.sealedCard])
+                UPDATE secure_cards SET sealed_card = \(sealedCard), metadata_bound = 1
+                WHERE id = \(old.reference) AND merchant_id = \(old.merchantID) AND metadata_bound = 0 AND key_version = \(old.keyVersion)
+                    AND sealed_card = \(old.sealedCard)
+                """)
             return connection.changes == 1
         }
     }
@@ -213,7 +220,10 @@ extension SQLiteStore: SecureCardStore {
     public func secureCardsWithoutNameIndex(afterSequence: Int64, limit: Int) async throws -> [SecureCardRow] {
         try await database.read { connection in
             try connection.query(
-                "SELECT * FROM secure_cards WHERE name_indexed = 0 AND sealed_card IS NOT NULL AND seq > ? ORDER BY seq LIMIT ?", [afterSequence, limit]
+                """
+                SELECT * FROM secure_cards WHERE name_indexed = 0 AND sealed_card IS NOT NULL
+                    AND seq > \(afterSequence) ORDER BY seq LIMIT \(limit)
+                """
             ).map(Self.secureCardRow)
         }
     }
@@ -221,8 +231,10 @@ extension SQLiteStore: SecureCardStore {
     public func indexSecureCardName(_ row: SecureCardRow, macs: [[UInt8]]) async throws -> Bool {
         try await database.write { connection in
             try connection.run(
-                "UPDATE secure_cards SET name_indexed = 1 WHERE id = ? AND merchant_id = ? AND name_indexed = 0 AND sealed_card = ?",
-                [row.reference, row.merchantID, row.sealedCard])
+                """
+                UPDATE secure_cards SET name_indexed = 1 WHERE id = \(row.reference) AND merchant_id = \(row.merchantID)
+                    AND name_indexed = 0 AND sealed_card = \(row.sealedCard)
+                """)
             guard connection.changes == 1 else { return false }
             var indexed = row
             indexed.holderNameMACs = macs
@@ -234,18 +246,22 @@ extension SQLiteStore: SecureCardStore {
     /// Replaces a card's rows of the holder-name blind index when the row brings MACs.
     static func replaceNameIndex(of row: SecureCardRow, on connection: SQLiteConnection) throws {
         guard let macs = row.holderNameMACs else { return }
-        try connection.run("DELETE FROM secure_card_names WHERE secure_card_id = ?", [row.reference])
+        try connection.run("DELETE FROM secure_card_names WHERE secure_card_id = \(row.reference)")
         for mac in Set(macs) {
             try connection.run(
-                "INSERT INTO secure_card_names (merchant_id, token_mac, secure_card_id) VALUES (?, ?, ?)", [row.merchantID, mac, row.reference])
+                """
+                INSERT INTO secure_card_names (merchant_id, token_mac, secure_card_id) VALUES (\(row.merchantID), \(mac), \(row.reference))
+                """)
         }
-        try connection.run("UPDATE secure_cards SET name_indexed = 1 WHERE id = ?", [row.reference])
+        try connection.run("UPDATE secure_cards SET name_indexed = 1 WHERE id = \(row.reference)")
     }
 
     /// `id IN` the cards whose name has all of `count` token MACs (bound: merchant, the MACs, count).
-    static func nameIndexCondition(_ count: Int) -> String {
-        "id IN (SELECT secure_card_id FROM secure_card_names WHERE merchant_id = ? AND token_mac IN ("
-            + Array(repeating: "?", count: count).joined(separator: ", ") + ") GROUP BY secure_card_id HAVING count(*) = ?)"
+    static func nameIndexCondition(merchantID: String, macs: [[UInt8]]) -> SQLiteQuery {
+        """
+        id IN (SELECT secure_card_id FROM secure_card_names WHERE merchant_id = \(merchantID) AND token_mac IN (\(list: macs)) \
+        GROUP BY secure_card_id HAVING count(*) = \(macs.count))
+        """
     }
 
     static func secureCardRow(_ row: SQLiteRow) throws -> SecureCardRow {

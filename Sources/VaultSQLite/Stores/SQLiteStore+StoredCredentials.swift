@@ -6,25 +6,29 @@ extension SQLiteStore: StoredCredentialStore {
     public func storedCredential(merchantID: String, secureCardReference: String, gateway: String) async throws -> StoredCredentialRow? {
         try await database.read { connection in
             try connection.queryOne(
-                "SELECT * FROM stored_credentials WHERE merchant_id = ? AND secure_card_id = ? AND gateway = ?",
-                [merchantID, secureCardReference, gateway]
+                """
+                SELECT * FROM stored_credentials WHERE merchant_id = \(merchantID) AND secure_card_id = \(secureCardReference)
+                    AND gateway = \(gateway)
+                """
             ).map(Self.storedCredential)
         }
     }
 
     public func saveStoredCredential(_ row: StoredCredentialRow, replacing: Bool) async throws {
         try await database.write { connection in
-            try connection.run(
-                """
+            var sql: SQLiteQuery = """
                 INSERT INTO stored_credentials (merchant_id, secure_card_id, gateway, sealed_network_transaction_id, masked, transaction_id, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                VALUES (\(row.merchantID), \(row.secureCardReference), \(row.gateway), \(row.sealedNetworkTransactionID), \(row.masked),
+                    \(row.transactionID), \(Timestamp.string(row.createdAt)))
                 ON CONFLICT (merchant_id, secure_card_id, gateway) DO
-                """ + (replacing
-                    ? " UPDATE SET sealed_network_transaction_id = excluded.sealed_network_transaction_id, masked = excluded.masked,"
-                        + " transaction_id = excluded.transaction_id, created_at = excluded.created_at"
-                    : " NOTHING"),
-                [row.merchantID, row.secureCardReference, row.gateway, row.sealedNetworkTransactionID, row.masked, row.transactionID,
-                 Timestamp.string(row.createdAt)])
+                """
+            sql += replacing
+                ? """
+                     UPDATE SET sealed_network_transaction_id = excluded.sealed_network_transaction_id, masked = excluded.masked, \
+                    transaction_id = excluded.transaction_id, created_at = excluded.created_at
+                    """
+                : " NOTHING"
+            try connection.run(sql)
         }
     }
 
@@ -32,10 +36,10 @@ extension SQLiteStore: StoredCredentialStore {
         try await database.read { connection in
             try connection.query(
                 """
-                SELECT * FROM stored_credentials WHERE merchant_id = ? AND substr(sealed_network_transaction_id, 1, 4) < ?
-                ORDER BY secure_card_id, gateway LIMIT ?
-                """,
-                [merchantID, (0..<4).map { UInt8(truncatingIfNeeded: keyVersion >> (24 - 8 * $0)) }, limit]
+                SELECT * FROM stored_credentials WHERE merchant_id = \(merchantID) AND substr(sealed_network_transaction_id, 1,
+                    4) < \((0..<4).map { UInt8(truncatingIfNeeded: keyVersion >> (24 - 8 * $0)) })
+                ORDER BY secure_card_id, gateway LIMIT \(limit)
+                """
             ).map(Self.storedCredential)
         }
     }
@@ -44,10 +48,10 @@ extension SQLiteStore: StoredCredentialStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE stored_credentials SET sealed_network_transaction_id = ?
-                WHERE merchant_id = ? AND secure_card_id = ? AND gateway = ? AND sealed_network_transaction_id = ?
-                """,
-                [row.sealedNetworkTransactionID, row.merchantID, row.secureCardReference, row.gateway, old])
+                UPDATE stored_credentials SET sealed_network_transaction_id = \(row.sealedNetworkTransactionID)
+                WHERE merchant_id = \(row.merchantID) AND secure_card_id = \(row.secureCardReference) AND gateway = \(row.gateway)
+                    AND sealed_network_transaction_id = \(old)
+                """)
             return connection.changes > 0
         }
     }

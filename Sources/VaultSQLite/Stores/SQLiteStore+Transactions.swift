@@ -16,9 +16,10 @@ extension SQLiteStore: TransactionStore {
                 let earlier = try connection.queryOne(
                     """
                     SELECT id, created_at FROM transactions
-                    WHERE merchant_id = ? AND duplicate_mac = ? AND created_at >= ? AND status IN ('pending', 'approved', 'in_doubt', 'captured')
+                    WHERE merchant_id = \(transaction.merchantID) AND duplicate_mac = \(mac) AND created_at >= \(Timestamp.string(since))
+                        AND status IN ('pending', 'approved', 'in_doubt', 'captured')
                     ORDER BY created_at DESC LIMIT 1
-                    """, [transaction.merchantID, mac, Timestamp.string(since)])
+                    """)
             {
                 throw TransactionError.notAllowed(
                     code: "duplicate_transaction",
@@ -36,10 +37,13 @@ extension SQLiteStore: TransactionStore {
         try await database.write { connection in
             guard let parentID = transaction.parentID,
                 let parent = try connection.queryOne(
-                    "SELECT * FROM transactions WHERE id = ? AND merchant_id = ?", [parentID, transaction.merchantID]
+                    "SELECT * FROM transactions WHERE id = \(parentID) AND merchant_id = \(transaction.merchantID)"
                 ).map(Self.transaction)
             else { throw TransactionError.notFound }
-            let followUps = try connection.query("SELECT * FROM transactions WHERE parent_id = ? ORDER BY seq", [parentID]).map(Self.transaction)
+            let followUps = try connection.query(
+                """
+                SELECT * FROM transactions WHERE parent_id = \(parentID) ORDER BY seq
+                """).map(Self.transaction)
             try check(parent, followUps)
             try Self.insert(transaction, on: connection)
             try connection.appendAudit(audit)
@@ -50,34 +54,34 @@ extension SQLiteStore: TransactionStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE transactions SET status = ?, gateway_transaction_id = ?, auth_code = ?, response_code = ?, response_text = ?,
-                    avs_result = ?, cvv_result = ?, decline_code = ?, decline_category = ?, error_code = ?, updated_at = ?,
-                    network_transaction_id = ?
-                WHERE id = ? AND merchant_id = ?
-                """,
-                [transaction.status.rawValue, transaction.gatewayTransactionID, transaction.authCode, transaction.responseCode,
-                 transaction.responseText, transaction.avsResult, transaction.cvvResult, transaction.declineCode, transaction.declineCategory,
-                 transaction.errorCode, Timestamp.string(transaction.updatedAt), transaction.networkTransactionID, transaction.id,
-                 transaction.merchantID])
+                UPDATE transactions SET status = \(transaction.status.rawValue),
+                    gateway_transaction_id = \(transaction.gatewayTransactionID), auth_code = \(transaction.authCode),
+                    response_code = \(transaction.responseCode), response_text = \(transaction.responseText),
+                    avs_result = \(transaction.avsResult), cvv_result = \(transaction.cvvResult),
+                    decline_code = \(transaction.declineCode), decline_category = \(transaction.declineCategory),
+                    error_code = \(transaction.errorCode), updated_at = \(Timestamp.string(transaction.updatedAt)),
+                    network_transaction_id = \(transaction.networkTransactionID)
+                WHERE id = \(transaction.id) AND merchant_id = \(transaction.merchantID)
+                """)
             if let update = parentUpdate {
                 try connection.run(
                     """
-                    UPDATE transactions SET status = ?, captured_amount = captured_amount + ?, refunded_amount = refunded_amount + ?, updated_at = ?
-                    WHERE id = ? AND merchant_id = ?
-                    """,
-                    [update.status.rawValue, update.capturedDelta, update.refundedDelta, Timestamp.string(transaction.updatedAt),
-                     update.parentID, transaction.merchantID])
+                    UPDATE transactions SET status = \(update.status.rawValue),
+                        captured_amount = captured_amount + \(update.capturedDelta),
+                        refunded_amount = refunded_amount + \(update.refundedDelta), updated_at = \(Timestamp.string(transaction.updatedAt))
+                    WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
+                    """)
                 if transaction.type == .void, update.status == .voided {
                     // An authorization and its capture are one transaction at the gateway: voiding
                     // either voids both, so both are recorded voided (no second void is sent).
                     try connection.run(
                         """
-                        UPDATE transactions SET status = 'voided', updated_at = ?
-                        WHERE merchant_id = ? AND status IN ('approved', 'captured') AND (
-                            id = (SELECT parent_id FROM transactions WHERE id = ? AND merchant_id = ? AND type = 'capture')
-                            OR (parent_id = ? AND type = 'capture'))
-                        """,
-                        [Timestamp.string(transaction.updatedAt), transaction.merchantID, update.parentID, transaction.merchantID, update.parentID])
+                        UPDATE transactions SET status = 'voided', updated_at = \(Timestamp.string(transaction.updatedAt))
+                        WHERE merchant_id = \(transaction.merchantID) AND status IN ('approved', 'captured') AND (
+                            id = (SELECT parent_id FROM transactions WHERE id = \(update.parentID)
+                            AND merchant_id = \(transaction.merchantID) AND type = 'capture')
+                            OR (parent_id = \(update.parentID) AND type = 'capture'))
+                        """)
                 }
             }
             try connection.appendAudit(audit)
@@ -88,14 +92,16 @@ extension SQLiteStore: TransactionStore {
     public func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws {
         try await database.write { connection in
             try connection.run(
-                "UPDATE transactions SET secure_card_id = ?, merchant_reference = ? WHERE id = ? AND merchant_id = ?",
-                [secureCardReference, merchantReference, transactionID, merchantID])
+                """
+                UPDATE transactions SET secure_card_id = \(secureCardReference), merchant_reference = \(merchantReference)
+                    WHERE id = \(transactionID) AND merchant_id = \(merchantID)
+                """)
         }
     }
 
     public func transaction(merchantID: String, id: String) async throws -> Transaction? {
         try await database.read { connection in
-            try connection.queryOne("SELECT * FROM transactions WHERE merchant_id = ? AND id = ?", [merchantID, id]).map(Self.transaction)
+            try connection.queryOne("SELECT * FROM transactions WHERE merchant_id = \(merchantID) AND id = \(id)").map(Self.transaction)
         }
     }
 
@@ -103,16 +109,11 @@ extension SQLiteStore: TransactionStore {
         merchantID: String, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int
     ) async throws -> [Transaction] {
         try await database.read { connection in
-            var sql = "SELECT * FROM transactions WHERE merchant_id = ?"
-            var arguments: [any SQLiteBindable] = [merchantID]
-            Self.appendConditions(of: filter, to: &sql, arguments: &arguments)
-            if let afterSequence {
-                sql += order == .newestFirst ? " AND seq < ?" : " AND seq > ?"
-                arguments.append(afterSequence)
-            }
-            sql += order == .newestFirst ? " ORDER BY seq DESC LIMIT ?" : " ORDER BY seq LIMIT ?"
-            arguments.append(limit)
-            return try connection.query(sql, arguments).map(Self.transaction)
+            var sql: SQLiteQuery = "SELECT * FROM transactions WHERE merchant_id = \(merchantID)"
+            Self.appendConditions(of: filter, to: &sql)
+            sql.and(afterSequence) { order == .newestFirst ? "seq < \($0)" : "seq > \($0)" }
+            sql += order == .newestFirst ? " ORDER BY seq DESC LIMIT \(limit)" : " ORDER BY seq LIMIT \(limit)"
+            return try connection.query(sql).map(Self.transaction)
         }
     }
 
@@ -129,16 +130,15 @@ extension SQLiteStore: TransactionStore {
             try connection.forEachRow(
                 """
                 WITH periods(idx, lo, hi) AS (
-                    SELECT CAST(key AS INTEGER), json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
+                    SELECT CAST(key AS INTEGER), json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(\(bounds))
                 )
                 SELECT periods.idx AS idx, t.currency AS currency, t.type AS type, t.status AS status, count(*) AS n, sum(t.amount) AS turnover,
                     min(t.amount) AS smallest, max(t.amount) AS largest
                 FROM periods JOIN transactions AS t
-                    ON t.merchant_id = ? AND t.created_at >= periods.lo AND t.created_at < periods.hi
-                WHERE t.type IN (SELECT value FROM json_each(?)) AND (? IS NULL OR t.currency = ?)
+                    ON t.merchant_id = \(merchantID) AND t.created_at >= periods.lo AND t.created_at < periods.hi
+                WHERE t.type IN (SELECT value FROM json_each(\(types))) AND (\(currency) IS NULL OR t.currency = \(currency))
                 GROUP BY periods.idx, t.currency, t.type, t.status
-                """,
-                [bounds, merchantID, types, currency, currency]
+                """
             ) { row in
                 guard let status = TransactionStatus(rawValue: try row.string("status")),
                     let type = TransactionType(rawValue: try row.string("type"))
@@ -154,32 +154,27 @@ extension SQLiteStore: TransactionStore {
         }
     }
 
-    /// The `WHERE` conditions of a transaction search, bound by position.
-    package static func appendConditions(of filter: TransactionFilter, to sql: inout String, arguments: inout [any SQLiteBindable]) {
-        var conditions = SQLiteConditions()
-        conditions.add("status = ?", filter.status?.rawValue)
-        conditions.add("type = ?", filter.type?.rawValue)
-        conditions.add("schedule_id = ?", filter.scheduleID)
-        conditions.add("secure_card_id = ?", filter.secureCardReference)
-        conditions.add("created_at >= ?", filter.createdFrom.map(Timestamp.string))
-        conditions.add("created_at < ?", filter.createdBefore.map(Timestamp.string))
-        conditions.add("amount >= ?", filter.minimumAmount)
-        conditions.add("amount <= ?", filter.maximumAmount)
-        conditions.add("currency = ?", filter.currency?.code)
-        conditions.append(to: &sql, arguments: &arguments)
+    /// The `WHERE` conditions of a transaction search, each value bound.
+    package static func appendConditions(of filter: TransactionFilter, to sql: inout SQLiteQuery) {
+        sql.and(filter.status?.rawValue) { "status = \($0)" }
+        sql.and(filter.type?.rawValue) { "type = \($0)" }
+        sql.and(filter.scheduleID) { "schedule_id = \($0)" }
+        sql.and(filter.secureCardReference) { "secure_card_id = \($0)" }
+        sql.and(filter.createdFrom.map(Timestamp.string)) { "created_at >= \($0)" }
+        sql.and(filter.createdBefore.map(Timestamp.string)) { "created_at < \($0)" }
+        sql.and(filter.minimumAmount) { "amount >= \($0)" }
+        sql.and(filter.maximumAmount) { "amount <= \($0)" }
+        sql.and(filter.currency?.code) { "currency = \($0)" }
         if let text = filter.text, !text.isEmpty {
             let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_")
-            sql += " AND (id = ? OR merchant_reference LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\'"
-            arguments.append(contentsOf: [text, escaped + "%", "%" + escaped + "%"] as [any SQLiteBindable])
+            sql += " AND (id = \(text) OR merchant_reference LIKE \(escaped + "%") ESCAPE '\\' OR description LIKE \("%" + escaped + "%") ESCAPE '\\'"
             if text.utf8.count == 4, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
-                sql += " OR substr(masked_number, -4) = ?"
-                arguments.append(text)
+                sql += " OR substr(masked_number, -4) = \(text)"
             }
             for reading in TransactionFilter.amountReadings(of: text, currency: filter.currency) {
-                sql += " OR (amount = ? AND currency IN (SELECT value FROM json_each(?)))"
-                arguments.append(reading.minorUnits)
-                arguments.append("[" + reading.currencies.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+                let currencies = "[" + reading.currencies.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+                sql += " OR (amount = \(reading.minorUnits) AND currency IN (SELECT value FROM json_each(\(currencies))))"
             }
             sql += ")"
         }
@@ -194,23 +189,23 @@ extension SQLiteStore: TransactionStore {
     /// Inserts `transaction`; with `resettingOpen`, one already recorded under its id (an open
     /// attempt sent again) is set back to `pending` instead.
     package static func insert(_ transaction: Transaction, on connection: SQLiteConnection, resettingOpen: Bool = false) throws {
-        try connection.run(
-            resettingOpen ? insertOrResetSQL : insertSQL,
-            [transaction.id, transaction.merchantID, transaction.type.rawValue, transaction.status.rawValue, transaction.amount,
-             transaction.currency.code, transaction.secureCardReference, transaction.merchantReference, transaction.cardType,
-             transaction.maskedNumber, transaction.scheduleID, transaction.stepID, transaction.attempt, transaction.parentID,
-             transaction.idempotencyKey, transaction.orderReference, transaction.description, transaction.gateway,
-             transaction.gatewayTransactionID, Timestamp.string(transaction.createdAt), Timestamp.string(transaction.updatedAt),
-             transaction.storedCredential?.rawValue, transaction.duplicateMAC])
+        var sql: SQLiteQuery = """
+            INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
+                masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
+                gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac)
+            VALUES (\(transaction.id), \(transaction.merchantID), \(transaction.type.rawValue), \(transaction.status.rawValue),
+                \(transaction.amount), \(transaction.currency.code), \(transaction.secureCardReference), \(transaction.merchantReference),
+                \(transaction.cardType), \(transaction.maskedNumber), \(transaction.scheduleID), \(transaction.stepID),
+                \(transaction.attempt), \(transaction.parentID), \(transaction.idempotencyKey), \(transaction.orderReference),
+                \(transaction.description), \(transaction.gateway), \(transaction.gatewayTransactionID),
+                \(Timestamp.string(transaction.createdAt)), \(Timestamp.string(transaction.updatedAt)),
+                \(transaction.storedCredential?.rawValue), \(transaction.duplicateMAC))
+            """
+        if resettingOpen {
+            sql += " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"
+        }
+        try connection.run(sql)
     }
-
-    private static let insertSQL = """
-        INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
-            masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
-            gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    private static let insertOrResetSQL = insertSQL + " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"
 
     package static func transaction(_ row: SQLiteRow) throws -> Transaction {
         try Transaction(storedRow: row)

@@ -39,16 +39,15 @@ extension SQLiteConnection {
         try run(
             """
             INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at, expires_at)
-            VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
-            """,
-            [event.id, event.merchantID, event.type.rawValue, event.body, event.createdAt, merchantHasCallback ? nil : WebhookEvent.noCallbackError,
-             event.createdAt, event.expiresAt])
+            VALUES (\(event.id), \(event.merchantID), \(event.type.rawValue), \(event.body), 'pending', 0, \(event.createdAt),
+                \(merchantHasCallback ? nil : WebhookEvent.noCallbackError), \(event.createdAt), \(event.expiresAt))
+            """)
     }
 
     /// Whether the merchant has a `callbackUrl` (false for an unknown merchant).
     /// - Throws: `SQLiteError`.
     public func merchantHasCallback(_ merchantID: String) throws -> Bool {
-        try queryOne("SELECT callback_url FROM merchants WHERE id = ?", [merchantID])?.optionalString("callback_url") != nil
+        try queryOne("SELECT callback_url FROM merchants WHERE id = \(merchantID)")?.optionalString("callback_url") != nil
     }
 }
 
@@ -59,16 +58,16 @@ extension SQLiteStore: WebhookStore {
         let events = try await database.write { connection in
             try connection.query(
                 """
-                UPDATE webhook_events SET lease_until = ?
+                UPDATE webhook_events SET lease_until = \(leaseText)
                 WHERE seq IN (
                     SELECT e.seq FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
-                    WHERE e.status = 'pending' AND e.next_attempt_at <= ? AND (e.lease_until IS NULL OR e.lease_until <= ?)
+                    WHERE e.status = 'pending' AND e.next_attempt_at <= \(nowText)
+                    AND (e.lease_until IS NULL OR e.lease_until <= \(nowText))
                         AND m.status = 'active' AND m.callback_url IS NOT NULL
                     ORDER BY e.next_attempt_at, e.seq
-                    LIMIT ?)
+                    LIMIT \(limit))
                 RETURNING *
-                """,
-                [leaseText, nowText, nowText, limit]
+                """
             ).map(Self.webhookEvent)
         }
         return events.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
@@ -78,10 +77,10 @@ extension SQLiteStore: WebhookStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, lease_until = NULL
-                WHERE id = ? AND status = 'pending'
-                """,
-                [Timestamp.string(at), id])
+                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = \(Timestamp.string(at)),
+                    lease_until = NULL
+                WHERE id = \(id) AND status = 'pending'
+                """)
         }
     }
 
@@ -89,10 +88,10 @@ extension SQLiteStore: WebhookStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE webhook_events SET attempts = attempts + ?, next_attempt_at = ?, last_error = ?, lease_until = NULL
-                WHERE id = ? AND status = 'pending'
-                """,
-                [countsAsAttempt ? 1 : 0, Timestamp.string(nextAttemptAt), String(error.prefix(200)), id])
+                UPDATE webhook_events SET attempts = attempts + \(countsAsAttempt ? 1 : 0),
+                    next_attempt_at = \(Timestamp.string(nextAttemptAt)), last_error = \(String(error.prefix(200))), lease_until = NULL
+                WHERE id = \(id) AND status = 'pending'
+                """)
         }
     }
 
@@ -102,9 +101,8 @@ extension SQLiteStore: WebhookStore {
             try connection.run(
                 """
                 UPDATE webhook_events SET status = 'expired'
-                WHERE status = 'pending' AND expires_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
-                """,
-                [nowText, nowText])
+                WHERE status = 'pending' AND expires_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
+                """)
             return connection.changes
         }
     }
@@ -117,19 +115,18 @@ extension SQLiteStore: WebhookStore {
             try connection.run(
                 """
                 DELETE FROM webhook_events WHERE seq IN (
-                    SELECT seq FROM webhook_events WHERE status = 'delivered' AND next_attempt_at < ?
+                    SELECT seq FROM webhook_events WHERE status = 'delivered' AND next_attempt_at < \(cutoffText)
                     UNION ALL
-                    SELECT seq FROM webhook_events WHERE status = 'expired' AND next_attempt_at < ?
-                    LIMIT ?)
-                """,
-                [cutoffText, cutoffText, limit])
+                    SELECT seq FROM webhook_events WHERE status = 'expired' AND next_attempt_at < \(cutoffText)
+                    LIMIT \(limit))
+                """)
             return connection.changes
         }
     }
 
     public func webhookEvent(id: String) async throws -> WebhookEvent? {
         try await database.read { connection in
-            try connection.queryOne("SELECT * FROM webhook_events WHERE id = ?", [id]).map(Self.webhookEvent)
+            try connection.queryOne("SELECT * FROM webhook_events WHERE id = \(id)").map(Self.webhookEvent)
         }
     }
 
@@ -137,23 +134,12 @@ extension SQLiteStore: WebhookStore {
         merchantID: String?, status: WebhookEventStatus?, beforeSequence: Int64?, limit: Int
     ) async throws -> [WebhookEvent] {
         try await database.read { connection in
-            var sql = "SELECT * FROM webhook_events WHERE 1 = 1"
-            var arguments: [any SQLiteBindable] = []
-            if let merchantID {
-                sql += " AND merchant_id = ?"
-                arguments.append(merchantID)
-            }
-            if let status {
-                sql += " AND status = ?"
-                arguments.append(status.rawValue)
-            }
-            if let beforeSequence {
-                sql += " AND seq < ?"
-                arguments.append(beforeSequence)
-            }
-            sql += " ORDER BY seq DESC LIMIT ?"
-            arguments.append(limit)
-            return try connection.query(sql, arguments).map(Self.webhookEvent)
+            var sql: SQLiteQuery = "SELECT * FROM webhook_events WHERE 1 = 1"
+            sql.and(merchantID) { "merchant_id = \($0)" }
+            sql.and(status?.rawValue) { "status = \($0)" }
+            sql.and(beforeSequence) { "seq < \($0)" }
+            sql += " ORDER BY seq DESC LIMIT \(limit)"
+            return try connection.query(sql).map(Self.webhookEvent)
         }
     }
 

@@ -118,10 +118,9 @@ final class AuditChainWriter: SQLiteTransactionObserver {
         try connection.run(
             """
             INSERT INTO audit_events (seq, id, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [sequence, event.id, event.occurredAt, event.merchantID, event.actor, event.action, event.objectType, event.objectID,
-             event.details, previous.hash, link])
+            VALUES (\(sequence), \(event.id), \(event.occurredAt), \(event.merchantID), \(event.actor), \(event.action),
+                \(event.objectType), \(event.objectID), \(event.details), \(previous.hash), \(link))
+            """)
         head = AuditHead(sequence: sequence, hash: link)
         headIsPending = true
     }
@@ -156,8 +155,11 @@ final class AuditChainWriter: SQLiteTransactionObserver {
         let head = try head ?? Self.readHead(on: connection)
         if head.sequence > 0, let key = try key(creating: false, on: connection) {
             try connection.run(
-                "INSERT INTO meta (key, value) VALUES ('audit_head', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [try AuditChain.headRecord(key: key, sequence: head.sequence, link: head.hash)])
+                """
+                INSERT INTO meta (key, value) VALUES ('audit_head',
+                    \(AuditChain.headRecord(key: key, sequence: head.sequence, link: head.hash))) ON CONFLICT (key) DO UPDATE
+                    SET value = excluded.value
+                """)
         }
         headIsPending = false
     }

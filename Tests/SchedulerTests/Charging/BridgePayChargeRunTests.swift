@@ -28,7 +28,7 @@ import Vault
         }
 
         func stepStatus(_ id: String) async throws -> String {
-            try await fixture.database.sql.queryOne("SELECT status FROM schedule_steps WHERE id = ?", [id])?.string("status") ?? "?"
+            try await fixture.database.sql.queryOne("SELECT status FROM schedule_steps WHERE id = \(id)")?.string("status") ?? "?"
         }
 
         var sales: [FakeBridgePayTransaction] { fake.allTransactions.filter { $0.type == "sale" } }
@@ -168,7 +168,10 @@ import Vault
             _ = try await setup.fixture.runner().run(setup.options)
             #expect(try await setup.stepStatus(step) != "approved")
             #expect(setup.fake.core.requests.isEmpty)
-            let code = try await setup.fixture.database.sql.queryOne("SELECT decline_code FROM transactions WHERE step_id = ?", [step])?.optionalString("decline_code")
+            let code = try await setup.fixture.database.sql.queryOne(
+                """
+                SELECT decline_code FROM transactions WHERE step_id = \(step)
+                """)?.optionalString("decline_code")
             #expect(code == "unsupported_card")
         }
     }

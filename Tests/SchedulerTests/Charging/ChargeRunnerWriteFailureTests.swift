@@ -28,8 +28,8 @@ import Vault
             try #require(try await fixture.steps(scheduleIDs[index]).first { $0.id == stepIDs[index] })
         }
 
-        func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> Int {
-            try await fixture.count(sql, arguments)
+        func count(_ sql: SQLiteQuery) async throws -> Int {
+            try await fixture.count(sql)
         }
     }
 

@@ -19,8 +19,8 @@ import Testing
         let merchant: Merchant
         let dues: [DueStep]
 
-        func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> Int {
-            try await fixture.count(sql, arguments)
+        func count(_ sql: SQLiteQuery) async throws -> Int {
+            try await fixture.count(sql)
         }
 
         func step(_ index: Int) async throws -> ScheduleStep {
@@ -108,7 +108,10 @@ import Testing
         #expect(statuses == [.approved, .failed, .retryPending, .failed])
         var scheduleStatuses: [String?] = []
         for due in world.dues {
-            scheduleStatuses.append(try await world.fixture.database.sql.queryOne("SELECT status FROM schedules WHERE id = ?", [due.schedule.id])?.string("status"))
+            scheduleStatuses.append(try await world.fixture.database.sql.queryOne(
+                """
+                SELECT status FROM schedules WHERE id = \(due.schedule.id)
+                """)?.string("status"))
         }
         #expect(scheduleStatuses == ["completed", "past_due", "active", "past_due"])
         #expect(try await world.count("SELECT count(*) AS n FROM schedule_steps WHERE lease_owner IS NOT NULL") == 0)
@@ -130,7 +133,7 @@ import Testing
         let errors = try await world.fixture.store.recordAttempts(attempts)
         #expect(errors.map { $0 == nil } == [true, true, false, true])
         #expect(try await world.count("SELECT count(*) AS n FROM transactions") == 3)
-        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE step_id = ?", [refused]) == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE step_id = \(refused)") == 0)
         let untouched = try await world.step(2)
         #expect(untouched.status == .scheduled && untouched.attempts == 0)
         for index in [0, 1, 3] {
@@ -149,11 +152,11 @@ import Testing
         #expect(results.map { (try? $0.get()) != nil } == [true, false, true, true])
         let open = try await world.step(1)
         #expect(open.status == .processing && open.attempts == 1)
-        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'pending'", [refused]) == 1)
+        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE step_id = \(refused) AND status = 'pending'") == 1)
         #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 3)
         #expect(try await world.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'transaction.approved'") == 3)
-        #expect(try await world.count("SELECT count(*) AS n FROM webhook_events WHERE payload LIKE ?", ["%" + transactions[1].id + "%"]) == 0)
-        #expect(try await world.count("SELECT count(*) AS n FROM audit_events WHERE object_id = ?", [transactions[1].id]) == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM webhook_events WHERE payload LIKE \("%" + transactions[1].id + "%")") == 0)
+        #expect(try await world.count("SELECT count(*) AS n FROM audit_events WHERE object_id = \(transactions[1].id)") == 0)
         #expect(try await world.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'") == 3)
         #expect(try await world.fixture.store.verifyAuditChain() == .intact(events: Int64(try await world.count("SELECT count(*) AS n FROM audit_events"))))
     }
@@ -166,6 +169,10 @@ import Testing
         let errors = try await world.fixture.store.recordAttempts([again])
         #expect(errors.count == 1 && errors[0] == nil)
         #expect(try await world.count("SELECT count(*) AS n FROM transactions") == 1)
-        #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE status = 'pending' AND updated_at = ?", [Timestamp.string(again.transaction.updatedAt)]) == 1)
+        #expect(try await world.count(
+            """
+            SELECT count(*) AS n FROM transactions WHERE status = 'pending'
+                AND updated_at = \(Timestamp.string(again.transaction.updatedAt))
+            """) == 1)
     }
 }

@@ -93,8 +93,8 @@ struct ChargingFixture {
     }
 
     /// The first column of the first row (`SELECT count(*) AS n ...`), on either engine.
-    func count(_ sql: String, _ arguments: [any SQLiteBindable] = []) async throws -> Int {
-        try await database.sql.count(sql, arguments)
+    func count(_ sql: SQLiteQuery) async throws -> Int {
+        try await database.sql.count(sql)
     }
 
     /// Makes the database refuse one kind of write for the rows `condition` picks (a `BEFORE`
@@ -103,11 +103,14 @@ struct ChargingFixture {
     func refuse(_ name: String, _ event: String, when condition: String) async throws {
         switch database.engine {
         case .sqlite:
-            try await database.sql.run("CREATE TRIGGER \(name) BEFORE \(event) WHEN \(condition) BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+            try await database.sql.run("CREATE TRIGGER \(unescaped: name) BEFORE \(unescaped: event) WHEN \(unescaped: condition) BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
         case .postgres:
             try await database.sql.runAll([
-                ("CREATE OR REPLACE FUNCTION \(name)_raise() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql", []),
-                ("CREATE TRIGGER \(name) BEFORE \(event) FOR EACH ROW WHEN (\(condition)) EXECUTE FUNCTION \(name)_raise()", []),
+                "CREATE OR REPLACE FUNCTION \(unescaped: name)_raise() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql",
+                """
+                CREATE TRIGGER \(unescaped: name) BEFORE \(unescaped: event) FOR EACH ROW WHEN (\(unescaped: condition)) \
+                EXECUTE FUNCTION \(unescaped: name)_raise()
+                """,
             ])
         }
     }
@@ -116,10 +119,10 @@ struct ChargingFixture {
     func stopRefusing(_ name: String, _ event: String) async throws {
         switch database.engine {
         case .sqlite:
-            try await database.sql.run("DROP TRIGGER \(name)")
+            try await database.sql.run("DROP TRIGGER \(unescaped: name)")
         case .postgres:
             let table = event.components(separatedBy: " ON ").last ?? event
-            try await database.sql.run("DROP TRIGGER \(name) ON \(table)")
+            try await database.sql.run("DROP TRIGGER \(unescaped: name) ON \(unescaped: table)")
         }
     }
 

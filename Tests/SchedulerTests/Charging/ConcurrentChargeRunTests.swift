@@ -4,6 +4,7 @@ import Payments
 import StorageTestSupport
 import Testing
 import Vault
+import VaultSQLite
 
 /// Two runners on two stores over one database (two processes, or two nodes on PostgreSQL) charging
 /// the same night at once: their leases keep every step charged exactly once.

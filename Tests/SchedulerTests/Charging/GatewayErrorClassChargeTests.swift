@@ -5,6 +5,7 @@ import Payments
 import Synchronization
 import Testing
 import Vault
+import VaultSQLite
 
 /// Issue 13, items 1, 3 and 4, through the charge runner against the NMI and Authorize.Net fakes.
 @Suite struct GatewayErrorClassChargeTests {

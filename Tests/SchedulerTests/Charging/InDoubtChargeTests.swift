@@ -88,7 +88,10 @@ import Vault
 
         // A killed runner's open attempt whose lease has expired, still inside the grace period:
         // the gateway has no record, but it may still be processing it, so nothing is sent.
-        try await setup.fixture.database.sql.run("UPDATE schedule_steps SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = ?", [setup.stepID])
+        try await setup.fixture.database.sql.run(
+            """
+            UPDATE schedule_steps SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = \(setup.stepID)
+            """)
         let third = try await runner.run(setup.options)
         #expect(third.outcomes[ChargeOutcome.unsettled.rawValue]?.count == 1)
         #expect(calls.count == 1)
@@ -110,7 +113,10 @@ import Vault
         #expect(setup.fixture.sandbox.transactionCount == 1)
         let step = try await step(setup)
         #expect(step.status == .approved && step.attempts == 1, "the re-send is the same attempt, not a new one")
-        let keys = try await setup.fixture.count("SELECT count(DISTINCT idempotency_key) AS n FROM transactions WHERE step_id = ?", [setup.stepID])
+        let keys = try await setup.fixture.count(
+            """
+            SELECT count(DISTINCT idempotency_key) AS n FROM transactions WHERE step_id = \(setup.stepID)
+            """)
         #expect(keys == 1)
     }
 

@@ -33,8 +33,8 @@ import VaultSQLite
                 merchants: fixture.store, policy: policy, logger: quiet)
         }
 
-        func count(_ sql: String) async throws -> Int {
-            try await fixture.count(sql, [stepID])
+        func count(_ sql: SQLiteQuery) async throws -> Int {
+            try await fixture.count(sql)
         }
     }
 
@@ -65,7 +65,9 @@ import VaultSQLite
         try await setUp(gateway: "nmi", url: fake.baseURL, credentials: ["security_key": FakeNMIServer.securityKey])
     }
 
-    static let reviewEvents = "SELECT count(*) AS n FROM webhook_events WHERE type = 'charge.needs_review' AND payload LIKE '%' || ? || '%'"
+    static func reviewEvents(_ stepID: String) -> SQLiteQuery {
+        "SELECT count(*) AS n FROM webhook_events WHERE type = 'charge.needs_review' AND payload LIKE '%' || \(stepID) || '%'"
+    }
 
     // MARK: - Authorize.Net
 
@@ -88,7 +90,11 @@ import VaultSQLite
         let step = try await setup.step()
         #expect(step.status == .approved && step.attempts == 1)
         let settled = try #require(fake.transactions(invoiceNumber: ChargeRunner.orderReference(stepID: setup.stepID, attempt: 1)).first)
-        #expect(try await setup.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'approved' AND gateway_transaction_id = '\(settled.transId)'") == 1)
+        #expect(try await setup.count(
+            """
+            SELECT count(*) AS n FROM transactions WHERE step_id = \(setup.stepID) AND status = 'approved'
+                AND gateway_transaction_id = \(settled.transId)
+            """) == 1)
     }
 
     @Test func authorizeNetLostAnswerWithoutProofGoesToReviewAndIsNeverResent() async throws {
@@ -107,8 +113,11 @@ import VaultSQLite
         #expect(!second.settled)
         #expect(second.table.contains("NEED REVIEW"))
         #expect(try await setup.step().status == .needsReview)
-        #expect(try await setup.count(Self.reviewEvents) == 1)
-        #expect(try await setup.count("SELECT count(*) AS n FROM audit_events WHERE action = 'charge.needs_review' AND details LIKE '%' || ? || '%'") == 1)
+        #expect(try await setup.count(Self.reviewEvents(setup.stepID)) == 1)
+        #expect(try await setup.count(
+            """
+            SELECT count(*) AS n FROM audit_events WHERE action = 'charge.needs_review' AND details LIKE '%' || \(setup.stepID) || '%'
+            """) == 1)
         // Later runs leave it alone, whatever the gateway would now say.
         let third = try await runner.run(setup.options)
         #expect(third.processed == 0)
@@ -153,7 +162,7 @@ import VaultSQLite
         let runner = setup.runner()
         #expect(second.outcomes[ChargeOutcome.needsReview.rawValue]?.count == 1)
         #expect(try await setup.step().status == .needsReview)
-        #expect(try await setup.count(Self.reviewEvents) == 1)
+        #expect(try await setup.count(Self.reviewEvents(setup.stepID)) == 1)
         let third = try await runner.run(setup.options)
         #expect(third.processed == 0)
         #expect(fake.receivedTypes == ["sale"], "never re-sent, though the gateway never saw it")

@@ -23,7 +23,9 @@ import Vault
         let transaction = try #require(
             try await fixture.store.transactions(merchantID: merchant.id, filter: TransactionFilter(scheduleID: schedule.schedule.id), beforeSequence: nil, limit: 5).first)
         let payload = try await fixture.database.sql.queryOne(
-            "SELECT payload FROM webhook_events WHERE type LIKE 'transaction.%' AND payload LIKE ?", ["%" + transaction.id + "%"])?.string("payload")
+            """
+            SELECT payload FROM webhook_events WHERE type LIKE 'transaction.%' AND payload LIKE \("%" + transaction.id + "%")
+            """)?.string("payload")
         let body = try #require(payload)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
         return (fixture, transaction, try #require(object["data"] as? [String: Any]))

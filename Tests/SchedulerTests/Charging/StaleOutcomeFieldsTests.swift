@@ -3,6 +3,7 @@ import Payments
 import Testing
 import Vault
 @testable import Scheduler
+import VaultSQLite
 
 /// Issue 14 item 12: what an outcome leaves behind. A step that finally fails keeps no next attempt;
 /// a charge in doubt that settles loses the error code it had while in doubt; a UTC merchant's
@@ -34,11 +35,14 @@ import Vault
         let setup = try await InDoubtChargeTests.setUp(calls, grace: 0)
         let runner = setup.fixture.runner()
         _ = try await runner.run(setup.options)
-        let inDoubt = "SELECT count(*) AS n FROM transactions WHERE step_id = ? AND error_code IS NOT NULL"
-        #expect(try await setup.fixture.count(inDoubt, [setup.stepID]) == 1, "while in doubt the reason is kept")
+        let inDoubt: SQLiteQuery = "SELECT count(*) AS n FROM transactions WHERE step_id = \(setup.stepID) AND error_code IS NOT NULL"
+        #expect(try await setup.fixture.count(inDoubt) == 1, "while in doubt the reason is kept")
         _ = try await runner.run(setup.options)
-        #expect(try await setup.fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'approved'", [setup.stepID]) == 1)
-        #expect(try await setup.fixture.count(inDoubt, [setup.stepID]) == 0)
+        #expect(try await setup.fixture.count(
+            """
+            SELECT count(*) AS n FROM transactions WHERE step_id = \(setup.stepID) AND status = 'approved'
+            """) == 1)
+        #expect(try await setup.fixture.count(inDoubt) == 0)
     }
 
     @Test func everyOutcomeReplacesTheFieldsOfTheOneBefore() {

@@ -24,9 +24,20 @@ import VaultSQLite
             scheduleID: setup.scheduleID, stepID: setup.stepID, .charged(gatewayTransactionID: "9100000042"), merchant: setup.merchant,
             actor: "operator")
         #expect(step.status == .approved && step.attempts == 1)
-        #expect(try await setup.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'approved' AND gateway_transaction_id = '9100000042'") == 1)
-        #expect(try await setup.fixture.count("SELECT count(*) AS n FROM schedules WHERE id = ? AND status = 'completed'", [setup.scheduleID]) == 1)
-        #expect(try await setup.count("SELECT count(*) AS n FROM audit_events WHERE action = 'charge.resolved' AND actor = 'operator' AND details LIKE '%' || ? || '%'") == 1)
+        #expect(try await setup.count(
+            """
+            SELECT count(*) AS n FROM transactions WHERE step_id = \(setup.stepID) AND status = 'approved'
+                AND gateway_transaction_id = '9100000042'
+            """) == 1)
+        #expect(try await setup.fixture.count(
+            """
+            SELECT count(*) AS n FROM schedules WHERE id = \(setup.scheduleID) AND status = 'completed'
+            """) == 1)
+        #expect(try await setup.count(
+            """
+            SELECT count(*) AS n FROM audit_events WHERE action = 'charge.resolved' AND actor = 'operator'
+                AND details LIKE '%' || \(setup.stepID) || '%'
+            """) == 1)
         #expect(try await setup.fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'transaction.approved'") == 1)
         let next = try await setup.runner().run(setup.options)
         #expect(next.processed == 0 && next.stepsInReview == 0)
@@ -48,7 +59,10 @@ import VaultSQLite
         #expect(step.status == .retryPending)
         // Attempt 1 was due 2027-03-02 09:00 UTC; the policy's first delay is one day.
         #expect(step.nextAttemptAt == Timestamp.parse("2027-03-03T09:00:00Z"))
-        #expect(try await setup.count("SELECT count(*) AS n FROM transactions WHERE step_id = ? AND status = 'error' AND error_code = 'not_charged'") == 1)
+        #expect(try await setup.count(
+            """
+            SELECT count(*) AS n FROM transactions WHERE step_id = \(setup.stepID) AND status = 'error' AND error_code = 'not_charged'
+            """) == 1)
         var options = setup.options
         options.asOf = ChargingFixture.endOfDay("2027-03-03")
         let next = try await setup.runner().run(options)
@@ -65,7 +79,10 @@ import VaultSQLite
         let step = try await service(setup, policy: RetryPolicy(maxAttempts: 1)).resolve(
             scheduleID: setup.scheduleID, stepID: setup.stepID, .notCharged, merchant: setup.merchant, actor: "operator")
         #expect(step.status == .failed)
-        #expect(try await setup.fixture.count("SELECT count(*) AS n FROM schedules WHERE id = ? AND status = 'past_due'", [setup.scheduleID]) == 1)
+        #expect(try await setup.fixture.count(
+            """
+            SELECT count(*) AS n FROM schedules WHERE id = \(setup.scheduleID) AND status = 'past_due'
+            """) == 1)
     }
 
     @Test func onlyAStepInReviewOfAKnownScheduleCanBeResolved() async throws {

@@ -20,14 +20,16 @@ import Vault
             _ = try await fixture.schedule(
                 card, amount: 700, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: registered)
         }
-        try await fixture.database.sql.run("UPDATE secure_cards SET expiry_year = 2040 WHERE id = ?", [tampered.reference])
+        try await fixture.database.sql.run("UPDATE secure_cards SET expiry_year = 2040 WHERE id = \(tampered.reference)")
         let summary = try await fixture.runner().run(ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02")))
         #expect(summary.processed == 2)
         #expect(summary.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
         #expect(fixture.sandbox.transactionCount == 1)
         let declines = try await fixture.count(
-            "SELECT count(*) AS n FROM transactions WHERE secure_card_id = ? AND decline_code = 'card_unavailable' AND gateway_transaction_id IS NULL",
-            [tampered.reference])
+            """
+            SELECT count(*) AS n FROM transactions WHERE secure_card_id = \(tampered.reference) AND decline_code = 'card_unavailable'
+                AND gateway_transaction_id IS NULL
+            """)
         #expect(declines == 1)
     }
 }

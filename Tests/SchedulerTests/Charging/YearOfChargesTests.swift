@@ -144,7 +144,7 @@ import Vault
                         #expect(step.status == .failed && step.attempts == 1, "step \(date.iso)")
                     }
                 }
-                let attempts = try await fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id = ?", [step.id])
+                let attempts = try await fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id = \(step.id)")
                 #expect(attempts == step.attempts, "one transaction per attempt for \(date.iso)")
             }
         }

@@ -5,6 +5,7 @@ import Payments
 @testable import Scheduler
 import Testing
 import Vault
+import VaultSQLite
 
 /// Issue 12, finding 3: a gateway endpoint answering 307 made the vault re-send the card number,
 /// the CVV and the gateway secret to the redirect target. Gateway calls never follow redirects;

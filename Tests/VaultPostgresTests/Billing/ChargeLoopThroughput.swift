@@ -46,18 +46,19 @@ struct ChargeLoopThroughput {
         sqlite.attachSystemKeyCustodian(TestCustodian())
         try await sqlite.database.write { connection in
             let now = Timestamp.string(Date())
-            try connection.run("INSERT INTO kek_versions (version, check_value, created_at) VALUES (1, ?, ?)", [[UInt8]([1, 2, 3]), now])
+            try connection.run("INSERT INTO kek_versions (version, check_value, created_at) VALUES (1, \([UInt8]([1, 2, 3])), \(now))")
             try connection.run(
                 """
                 INSERT INTO merchants (id, seq, name, status, gateway, time_zone, callback_url, created_at, updated_at)
-                VALUES (?, 1, 'test', 'active', 'sandbox', 'UTC', 'https://merchant.example/hook', ?, ?)
-                """, [database.merchantID, now, now])
+                VALUES (\(database.merchantID), 1, 'test', 'active', 'sandbox', 'UTC', 'https://merchant.example/hook', \(now), \(now))
+                """)
             try connection.run(
                 """
                 INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month, expiry_year,
                     entry_mode, fingerprint, key_version, created_at, updated_at)
-                VALUES ('card_1', ?, 'ref-1', 'active', 'visa', '424242******4242', 12, 2030, 'keyed', 'fp', 1, ?, ?)
-                """, [database.merchantID, now, now])
+                VALUES ('card_1', \(database.merchantID), 'ref-1', 'active', 'visa', '424242******4242', 12, 2030, 'keyed', 'fp', 1,
+                    \(now), \(now))
+                """)
         }
         try await BillingDatabase.insertSchedules(into: sqlite, merchantID: database.merchantID, count / 100, stepsEach: 100, due: Self.due)
         let lite = try await Self.run([sqlite], database: database)

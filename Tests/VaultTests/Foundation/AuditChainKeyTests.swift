@@ -53,13 +53,13 @@ import StorageTestSupport
             let sequences = try connection.query("SELECT seq FROM audit_events ORDER BY seq").map { try $0.int64("seq") }
             try connection.run("UPDATE audit_events SET seq = -seq")
             for (index, sequence) in sequences.enumerated() {
-                try connection.run("UPDATE audit_events SET seq = ? WHERE seq = ?", [Int64(index + 1), -sequence])
+                try connection.run("UPDATE audit_events SET seq = \(Int64(index + 1)) WHERE seq = \(-sequence)")
             }
             var previous = AuditChain.genesis
             var count: Int64 = 0
             for row in try connection.query("SELECT * FROM audit_events ORDER BY seq") {
                 let link = try forgery.link(previous: previous, row)
-                try connection.run("UPDATE audit_events SET prev_hash = ?, hash = ? WHERE seq = ?", [previous, link, try row.int64("seq")])
+                try connection.run("UPDATE audit_events SET prev_hash = \(previous), hash = \(link) WHERE seq = \(row.int64("seq"))")
                 previous = link
                 count = try row.int64("seq")
             }
@@ -68,20 +68,23 @@ import StorageTestSupport
             case .unkeyedSHA256: head = String(count) + ":" + Encoding.hex(previous) + ":" + Encoding.hex(Digest.sha256(previous))
             case .randomKey(let key): head = try AuditChain.headRecord(key: key, sequence: count, link: previous)
             }
-            try connection.run("UPDATE meta SET value = ? WHERE key = 'audit_head'", [head])
+            try connection.run("UPDATE meta SET value = \(head) WHERE key = 'audit_head'")
         }
     }
 
     static func recomputeEachChain(_ sql: TestSQL, with forgery: Forgery) async throws {
         for chain in try await sql.query("SELECT chain FROM audit_chains ORDER BY chain").map({ try $0.string("chain") }) {
-            let rows = try await sql.query("SELECT * FROM audit_events WHERE chain = ? ORDER BY chain_seq", [chain])
-            var statements: [(String, [any SQLiteBindable])] = [("UPDATE audit_events SET chain_seq = -chain_seq WHERE chain = ?", [chain])]
+            let rows = try await sql.query("SELECT * FROM audit_events WHERE chain = \(chain) ORDER BY chain_seq")
+            var statements: [SQLiteQuery] = ["UPDATE audit_events SET chain_seq = -chain_seq WHERE chain = \(chain)"]
             var previous = AuditChain.genesis
             var count: Int64 = 0
             for row in rows {
                 count += 1
                 let link = try forgery.link(previous: previous, row, sequence: count)
-                statements.append(("UPDATE audit_events SET chain_seq = ?, prev_hash = ?, hash = ? WHERE id = ?", [count, previous, link, try row.string("id")]))
+                statements.append(
+                    """
+                    UPDATE audit_events SET chain_seq = \(count), prev_hash = \(previous), hash = \(link) WHERE id = \(try row.string("id"))
+                    """)
                 previous = link
             }
             let head: String?
@@ -90,7 +93,7 @@ import StorageTestSupport
             case .unkeyedSHA256: head = String(count) + ":" + Encoding.hex(previous) + ":" + Encoding.hex(Digest.sha256(previous))
             case .randomKey(let key): head = try PostgresAuditChains.headRecord(key: key, chain: chain, sequence: count, link: previous)
             }
-            statements.append(("UPDATE audit_chains SET last_seq = ?, last_hash = ?, head = ? WHERE chain = ?", [count, previous, head, chain]))
+            statements.append("UPDATE audit_chains SET last_seq = \(count), last_hash = \(previous), head = \(head) WHERE chain = \(chain)")
             try await sql.runAll(statements)
         }
     }
@@ -154,18 +157,18 @@ import StorageTestSupport
         switch fixture.engine {
         case .sqlite:
             try await fixture.sql.runAll([
-                ("UPDATE audit_events SET seq = 100 WHERE seq = 2", []),
-                ("UPDATE audit_events SET seq = 2 WHERE seq = 3", []),
-                ("UPDATE audit_events SET seq = 3 WHERE seq = 100", []),
+                "UPDATE audit_events SET seq = 100 WHERE seq = 2",
+                "UPDATE audit_events SET seq = 2 WHERE seq = 3",
+                "UPDATE audit_events SET seq = 3 WHERE seq = 100",
             ])
         case .postgres:
             // Two events of one chain (a merchant's) swap places in it.
             let merchant = try #require(try await fixture.store.merchant(named: "a"))
             _ = try await fixture.merchants.issueKey(merchantName: "a", role: .readonly, actor: "test")
             try await fixture.sql.runAll([
-                ("UPDATE audit_events SET chain_seq = 100 WHERE chain = ? AND chain_seq = 1", [merchant.id]),
-                ("UPDATE audit_events SET chain_seq = 1 WHERE chain = ? AND chain_seq = 2", [merchant.id]),
-                ("UPDATE audit_events SET chain_seq = 2 WHERE chain = ? AND chain_seq = 100", [merchant.id]),
+                "UPDATE audit_events SET chain_seq = 100 WHERE chain = \(merchant.id) AND chain_seq = 1",
+                "UPDATE audit_events SET chain_seq = 1 WHERE chain = \(merchant.id) AND chain_seq = 2",
+                "UPDATE audit_events SET chain_seq = 2 WHERE chain = \(merchant.id) AND chain_seq = 100",
             ])
         }
         Self.expectBroken(try await fixture.store.verifyAuditChain(), 2, "does not link to the event before it")
@@ -179,19 +182,25 @@ import StorageTestSupport
         case .sqlite:
             let fourth = try #require(try await fixture.sql.queryOne("SELECT hash FROM audit_events WHERE seq = 4")).blob("hash")
             try await fixture.sql.runAll([
-                ("DELETE FROM audit_events WHERE seq = 5", []),
+                "DELETE FROM audit_events WHERE seq = 5",
                 // The head names the new last event; its tag cannot be made without the key.
-                ("UPDATE meta SET value = ? WHERE key = 'audit_head'", ["4:" + Encoding.hex(fourth)]),
+                "UPDATE meta SET value = \("4:" + Encoding.hex(fourth)) WHERE key = 'audit_head'",
             ])
         case .postgres:
             // Merchant a's chain loses its last event; its head is moved back the same way.
             let merchant = try #require(try await fixture.store.merchant(named: "a"))
             _ = try await fixture.merchants.issueKey(merchantName: "a", role: .readonly, actor: "test")
-            let first = try #require(try await fixture.sql.queryOne("SELECT hash FROM audit_events WHERE chain = ? AND chain_seq = 1", [merchant.id]))
+            let first = try #require(try await fixture.sql.queryOne(
+                """
+                SELECT hash FROM audit_events WHERE chain = \(merchant.id) AND chain_seq = 1
+                """))
                 .blob("hash")
             try await fixture.sql.runAll([
-                ("DELETE FROM audit_events WHERE chain = ? AND chain_seq = 2", [merchant.id]),
-                ("UPDATE audit_chains SET last_seq = 1, last_hash = ?, head = ? WHERE chain = ?", [first, "1:" + Encoding.hex(first), merchant.id]),
+                "DELETE FROM audit_events WHERE chain = \(merchant.id) AND chain_seq = 2",
+                """
+                UPDATE audit_chains SET last_seq = 1, last_hash = \(first), head = \("1:" + Encoding.hex(first))
+                    WHERE chain = \(merchant.id)
+                """,
             ])
         }
         Self.expectBroken(
@@ -203,17 +212,20 @@ import StorageTestSupport
         let fixture = try await fixtureWithEvents()
         try await Self.recompute(fixture, with: .unkeyedSHA256)
         // An attacker claims every event predates the keyed chain (written by an older build).
-        try await fixture.sql.run("INSERT INTO meta (key, value) VALUES ('audit_keyed_from', ?)", ["6:" + Encoding.hex(RandomBytes.make(32))])
+        try await fixture.sql.run("INSERT INTO meta (key, value) VALUES ('audit_keyed_from', \("6:" + Encoding.hex(RandomBytes.make(32))))")
         #expect(try await fixture.store.verifyAuditChain() == .broken(sequence: 1, reason: "the recorded start of the keyed chain is not authentic"))
     }
 
     @Test func removingTheAuditKeyAfterRecomputingTheChainUnkeyedIsRefusedAtStart() async throws {
         let fixture = try await fixtureWithEvents()
-        try await fixture.sql.runAll([("DELETE FROM audit_events WHERE seq = 3", []), ("DELETE FROM system_keys", [])])
+        try await fixture.sql.runAll(["DELETE FROM audit_events WHERE seq = 3", "DELETE FROM system_keys"])
         try await Self.recompute(fixture, with: .unkeyedSHA256)
         if fixture.engine == .sqlite {
             let head = try #require(try await fixture.sql.queryOne("SELECT value FROM meta WHERE key = 'audit_head'")).string("value")
-            try await fixture.sql.run("UPDATE meta SET value = ? WHERE key = 'audit_head'", [head.split(separator: ":").prefix(2).joined(separator: ":")])
+            try await fixture.sql.run(
+                """
+                UPDATE meta SET value = \(head.split(separator: ":").prefix(2).joined(separator: ":")) WHERE key = 'audit_head'
+                """)
         }
         // The chain now looks like one written before the keyed chain: no server keys it on its own.
         let reopened = try await fixture.openAnother()
@@ -258,12 +270,12 @@ import StorageTestSupport
                 try connection.run(
                     """
                     INSERT INTO audit_events (seq, id, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
-                    VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [sequence, event.id, event.occurredAt, event.actor, event.action, event.objectType, event.objectID, event.details, previous, hash])
+                    VALUES (\(sequence), \(event.id), \(event.occurredAt), NULL, \(event.actor), \(event.action), \(event.objectType),
+                        \(event.objectID), \(event.details), \(previous), \(hash))
+                    """)
                 previous = hash
             }
-            try connection.run("INSERT INTO meta (key, value) VALUES ('audit_head', ?)", ["3:" + Encoding.hex(previous)])
+            try connection.run("INSERT INTO meta (key, value) VALUES ('audit_head', \("3:" + Encoding.hex(previous)))")
         }
         old.close()
         let store = try SQLiteStore(path: path)
@@ -280,7 +292,7 @@ import StorageTestSupport
             var previous = try #require(try connection.queryOne("SELECT hash FROM audit_events WHERE seq = 1")).blob("hash")
             for row in try connection.query("SELECT * FROM audit_events WHERE seq IN (2, 3) ORDER BY seq") {
                 let link = try Forgery.unkeyedSHA256.link(previous: previous, row)
-                try connection.run("UPDATE audit_events SET prev_hash = ?, hash = ? WHERE seq = ?", [previous, link, try row.int64("seq")])
+                try connection.run("UPDATE audit_events SET prev_hash = \(previous), hash = \(link) WHERE seq = \(row.int64("seq"))")
                 previous = link
             }
         }
@@ -298,9 +310,9 @@ import StorageTestSupport
             try connection.run(
                 """
                 INSERT INTO audit_events (seq, id, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
-                VALUES (1, ?, ?, NULL, ?, ?, ?, NULL, ?, ?, ?)
-                """,
-                [event.id, event.occurredAt, event.actor, event.action, event.objectType, event.details, AuditChain.genesis, RandomBytes.make(32)])
+                VALUES (1, \(event.id), \(event.occurredAt), NULL, \(event.actor), \(event.action), \(event.objectType), NULL,
+                    \(event.details), \(AuditChain.genesis), \(RandomBytes.make(32)))
+                """)
         }
         old.close()
         let store = try SQLiteStore(path: path)

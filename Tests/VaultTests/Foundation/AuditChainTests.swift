@@ -62,7 +62,7 @@ import Scheduler
 
     @Test func aRecomputedForgeryStillBreaksTheLink() async throws {
         let fixture = try await fixtureWithEvents()
-        try await fixture.sql.run("UPDATE audit_events SET hash = ? WHERE seq = 2", [[UInt8](repeating: 0, count: 32)])
+        try await fixture.sql.run("UPDATE audit_events SET hash = \([UInt8](repeating: 0, count: 32)) WHERE seq = 2")
         #expect(try await fixture.store.verifyAuditChain() != .intact(events: 4))
     }
 

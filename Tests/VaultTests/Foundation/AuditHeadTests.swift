@@ -37,7 +37,7 @@ import StorageTestSupport
     /// The last event's place in its chain and its link.
     static func lastEvent(_ store: any VaultStorage) async throws -> String? {
         let sql = TestSQL(store)
-        let last = switch sql.engine {
+        let last: SQLiteQuery = switch sql.engine {
         case .sqlite: "SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1"
         case .postgres: "SELECT chain_seq AS seq, hash FROM audit_events WHERE chain = 'platform' ORDER BY chain_seq DESC LIMIT 1"
         }

@@ -26,7 +26,7 @@ import VaultSQLite
         let card = try await service.register(registration("a", pan: "4242424242424242", expiry: "1230"), merchant: merchant, actor: "test")
         #expect(try await service.cardForCharge(reference: card.reference, merchantID: merchant.id).expiry == card.expiry)
         let sql = try #require(Self.edits.first { $0.column == column }).sql
-        #expect(try await fixture.sql.run("UPDATE secure_cards SET \(sql) WHERE id = ?", [card.reference]) == 1)
+        #expect(try await fixture.sql.run("UPDATE secure_cards SET \(unescaped: sql) WHERE id = \(card.reference)") == 1)
         await #expect(throws: SecureCardError.integrityFailed) { _ = try await service.cardForCharge(reference: card.reference, merchantID: merchant.id) }
         await #expect(throws: SecureCardError.integrityFailed) { _ = try await service.retrieve(reference: card.reference, merchant: merchant) }
         await #expect(throws: SecureCardError.integrityFailed) { _ = try await service.list(merchant: merchant, query: SecureCardQuery()) }
@@ -43,7 +43,7 @@ import VaultSQLite
         #expect(try await service.resealAll(merchantID: merchant.id) == 1)
         #expect(try await service.retrieve(reference: card.reference, merchant: merchant).keyVersion == 2)
         #expect(try await service.cardForCharge(reference: card.reference, merchantID: merchant.id).pan.digits == "4242424242424242")
-        try await fixture.sql.run("UPDATE secure_cards SET expiry_year = 2039 WHERE id = ?", [card.reference])
+        try await fixture.sql.run("UPDATE secure_cards SET expiry_year = 2039 WHERE id = \(card.reference)")
         await #expect(throws: SecureCardError.integrityFailed) { _ = try await service.cardForCharge(reference: card.reference, merchantID: merchant.id) }
         // A tampered card stops the re-encryption pass with a clear error instead of sealing the edit in.
         _ = try await fixture.merchants.rotateDataKey(merchantID: merchant.id, actor: "test")
@@ -62,17 +62,20 @@ import VaultSQLite
         let plaintext = #"{"pan":"4242424242424242","holderName":"Grace Hopper"}"#
         let unbound = try await fixture.keyring.sealRecord(Array(plaintext.utf8), merchantID: merchant.id, kind: "card", recordID: legacy.reference)
         try await fixture.sql.runAll([
-            ("UPDATE secure_cards SET sealed_card = ?, metadata_bound = 0 WHERE id = ?", [unbound, legacy.reference]),
-            ("UPDATE secure_cards SET metadata_bound = 0 WHERE id = ?", [bound.reference]),
+            "UPDATE secure_cards SET sealed_card = \(unbound), metadata_bound = 0 WHERE id = \(legacy.reference)",
+            "UPDATE secure_cards SET metadata_bound = 0 WHERE id = \(bound.reference)",
         ])
         #expect(try await service.retrieve(reference: legacy.reference, merchant: merchant).holderName == "Grace Hopper")
         await #expect(throws: SecureCardError.integrityFailed) { _ = try await service.cardForCharge(reference: bound.reference, merchantID: merchant.id) }
 
         #expect(try await service.bindLegacyMetadata() == 1)  // "new" does not open unbound: left alone, still refused
         #expect(try await service.cardForCharge(reference: legacy.reference, merchantID: merchant.id).pan.digits == "4242424242424242")
-        let flag = try await fixture.sql.queryOne("SELECT metadata_bound FROM secure_cards WHERE id = ?", [legacy.reference])?.int("metadata_bound")
+        let flag = try await fixture.sql.queryOne(
+            """
+            SELECT metadata_bound FROM secure_cards WHERE id = \(legacy.reference)
+            """)?.int("metadata_bound")
         #expect(flag == 1)
-        try await fixture.sql.run("UPDATE secure_cards SET expiry_year = 2039 WHERE id = ?", [legacy.reference])
+        try await fixture.sql.run("UPDATE secure_cards SET expiry_year = 2039 WHERE id = \(legacy.reference)")
         await #expect(throws: SecureCardError.integrityFailed) { _ = try await service.cardForCharge(reference: legacy.reference, merchantID: merchant.id) }
         #expect(try await service.bindLegacyMetadata() == 0)
     }

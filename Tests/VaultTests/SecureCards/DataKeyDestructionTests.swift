@@ -10,7 +10,10 @@ import VaultSQLite
 /// database) no longer opens.
 @Suite struct DataKeyDestructionTests {
     static func sealedColumns(_ fixture: VaultFixture, _ reference: String) async throws -> (card: [UInt8], details: [UInt8]) {
-        let row = try #require(try await fixture.sql.queryOne("SELECT sealed_card, sealed_details FROM secure_cards WHERE id = ?", [reference]))
+        let row = try #require(try await fixture.sql.queryOne(
+            """
+            SELECT sealed_card, sealed_details FROM secure_cards WHERE id = \(reference)
+            """))
         return (try row.blob("sealed_card"), try row.blob("sealed_details"))
     }
 
@@ -28,8 +31,10 @@ import VaultSQLite
         #expect(try await cards.retrieve(reference: card.reference, merchant: merchant).holderName == "Grace Hopper")
 
         let destroyed = try #require(try await fixture.sql.queryOne(
-            "SELECT wrapped_key IS NULL AS erased, destroyed_at FROM merchant_keys WHERE merchant_id = ? AND purpose = 'data' AND version = 1",
-            [merchant.id]))
+            """
+            SELECT wrapped_key IS NULL AS erased, destroyed_at FROM merchant_keys WHERE merchant_id = \(merchant.id) AND purpose = 'data'
+                AND version = 1
+            """))
         #expect(try destroyed.int("erased") == 1)
         #expect(try destroyed.optionalString("destroyed_at") != nil)
         let events = try await fixture.store.auditEvents(merchantID: merchant.id, filter: AuditFilter(action: "keys.data_key_destroyed"), before: nil, limit: 5)
@@ -37,7 +42,9 @@ import VaultSQLite
 
         // The attack: the old sealed blobs and their key version written back into the row.
         try await fixture.sql.run(
-            "UPDATE secure_cards SET sealed_card = ?, sealed_details = ?, key_version = 1 WHERE id = ?", [old.card, old.details, card.reference])
+            """
+            UPDATE secure_cards SET sealed_card = \(old.card), sealed_details = \(old.details), key_version = 1 WHERE id = \(card.reference)
+            """)
         await #expect(throws: KeyringError.keyUnavailable(merchantID: merchant.id, purpose: .data)) {
             _ = try await cards.retrieve(reference: card.reference, merchant: merchant)
         }
@@ -61,9 +68,8 @@ import VaultSQLite
         try await fixture.sql.run(
             """
             INSERT INTO idempotency_keys (merchant_id, key, request_hash, state, status_code, response_body, created_at)
-            VALUES (?, 'k-1', ?, 'completed', 200, ?, '2027-01-01T00:00:00.000Z')
-            """,
-            [merchant.id, RandomBytes.make(32), stillSealed])
+            VALUES (\(merchant.id), 'k-1', \(RandomBytes.make(32)), 'completed', 200, \(stillSealed), '2027-01-01T00:00:00.000Z')
+            """)
         #expect(try await cards.resealAll(merchantID: merchant.id) == 1)
         #expect(try await fixture.merchants.destroySupersededDataKeys(merchantID: merchant.id, actor: "test") == [])
         #expect(try await fixture.keyring.openRecord(stillSealed, merchantID: merchant.id, kind: "response", recordID: "k-1").count == 2)

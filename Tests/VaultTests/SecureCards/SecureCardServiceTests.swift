@@ -126,7 +126,7 @@ func registration(_ reference: String, pan: String, expiry: String = "1230") -> 
         let fixture = try await VaultFixture()
         let (merchant, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
         let card = try await fixture.cards().register(registration("leak-1", pan: "4000056655665556"), merchant: merchant, actor: "test")
-        try await fixture.sql.run("UPDATE secure_cards SET merchant_reference = ? WHERE id = ?", ["4000056655665556", card.reference])
+        try await fixture.sql.run("UPDATE secure_cards SET merchant_reference = \("4000056655665556") WHERE id = \(card.reference)")
         #expect(try await fixture.storedDataContains("4000056655665556", closingFirst: true))
     }
 
@@ -136,7 +136,11 @@ func registration(_ reference: String, pan: String, expiry: String = "1230") -> 
         let service = fixture.cards()
         let a = try await service.register(registration("a", pan: "4242424242424242"), merchant: merchant, actor: "test")
         _ = try await service.register(registration("b", pan: "5555555555554444"), merchant: merchant, actor: "test")
-        try await fixture.sql.run("UPDATE secure_cards SET sealed_card = (SELECT sealed_card FROM secure_cards WHERE id = ?) WHERE merchant_reference = 'b'", [a.reference])
+        try await fixture.sql.run(
+            """
+            UPDATE secure_cards SET sealed_card = (SELECT sealed_card FROM secure_cards WHERE id = \(a.reference))
+                WHERE merchant_reference = 'b'
+            """)
         await #expect(throws: SecureCardError.integrityFailed) {
             _ = try await service.retrieve(merchantReference: "b", merchant: merchant)
         }

@@ -10,7 +10,7 @@ import Testing
     @Test func aNewDatabaseIsCreatedInAPrivateDirectoryWithPrivateFilesIncludingWALAndSHM() async throws {
         try await withTemporaryDatabasePath { path in
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
-            try await database.write { try $0.run("INSERT INTO ledger (reference, amount) VALUES (?, ?)", ["r-1", 100]) }
+            try await database.write { try $0.run("INSERT INTO ledger (reference, amount) VALUES (\("r-1"), \(100))") }
             #expect(DatabaseFiles.mode(of: DatabaseFiles.directory(of: path)) == 0o700)
             for file in DatabaseFiles.files(of: path) {
                 #expect(DatabaseFiles.mode(of: file) == 0o600, "\(file)")
@@ -38,7 +38,7 @@ import Testing
     func groupOrWorldAccessibleDirectoryOrFilesAreRefusedWithTheFix(directory: mode_t, file: mode_t, wal: mode_t) async throws {
         try await withTemporaryDatabasePath { path in
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
-            try await database.write { try $0.run("INSERT INTO ledger (reference, amount) VALUES (?, ?)", ["r-1", 100]) }
+            try await database.write { try $0.run("INSERT INTO ledger (reference, amount) VALUES (\("r-1"), \(100))") }
             chmod(DatabaseFiles.directory(of: path), directory)
             chmod(path, file)
             chmod(path + "-wal", wal)

@@ -34,7 +34,7 @@ import Testing
     @Test(arguments: values)
     func everyStorageClassRoundTrips(value: SQLiteValue) async throws {
         try await Self.withValuesTable { database in
-            try database.writeNow { try $0.run("INSERT INTO t (v) VALUES (?)", [value]) }
+            try database.writeNow { try $0.run("INSERT INTO t (v) VALUES (\(value))") }
             let row = try database.readNow { try $0.queryOne("SELECT v, typeof(v) AS type FROM t") }
             #expect(row?["v"] == value)
             #expect(row?["type"] == .text(value.storageClassName.lowercased()))
@@ -49,7 +49,7 @@ import Testing
                 for size in sizes {
                     let text = String(repeating: "x", count: size) + "é"
                     let blob = [UInt8](repeating: UInt8(size % 251), count: size)
-                    try connection.run("INSERT INTO many VALUES (?, ?, ?, ?)", [text, blob, "", size])
+                    try connection.run("INSERT INTO many VALUES (\(text), \(blob), \(""), \(size))")
                 }
             }
             let rows = try database.readNow { try $0.query("SELECT * FROM many ORDER BY rowid") }
@@ -71,8 +71,10 @@ import Testing
             try database.writeNow { connection in
                 try connection.run("CREATE TABLE typed (i, i64, i32, d, b, s, bytes, empty, none, some)")
                 try connection.run(
-                    "INSERT INTO typed VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [42, Int64(1) << 40, Int32(-5), 2.5, true, "text", bytes, [UInt8](), noText, someInt]
+                    """
+                    INSERT INTO typed VALUES (\(42), \(Int64(1) << 40), \(Int32(-5)), \(2.5), \(true), \("text"), \(bytes), \([UInt8]()),
+                        \(noText), \(someInt))
+                    """
                 )
             }
             let typed = try database.readNow { try $0.queryOne("SELECT * FROM typed") }
@@ -112,13 +114,13 @@ import Testing
         try await Self.withValuesTable { database in
             try database.writeNow { connection in
                 for number in 1...3 {
-                    try connection.run("INSERT INTO t (v) VALUES (?)", [number])
+                    try connection.run("INSERT INTO t (v) VALUES (\(number))")
                 }
             }
             let pairs = try database.readNow { connection in
                 var pairs: [Int] = []
-                try connection.forEachRow("SELECT v FROM t WHERE v >= ? ORDER BY v", [1]) { outer in
-                    let inner = try connection.query("SELECT v FROM t WHERE v >= ? ORDER BY v", [3])
+                try connection.forEachRow("SELECT v FROM t WHERE v >= \(1) ORDER BY v") { outer in
+                    let inner = try connection.query("SELECT v FROM t WHERE v >= \(3) ORDER BY v")
                     pairs.append(try outer.int("v") * 10 + inner.count)
                 }
                 return pairs

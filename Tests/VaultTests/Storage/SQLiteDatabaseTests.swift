@@ -6,6 +6,11 @@ import Testing
 @Suite(.sqliteOnly("the SQLite engine: its single writer's batches, pragmas, reader pool, closing")) struct SQLiteDatabaseTests {
     static let insertSQL = "INSERT INTO ledger (reference, amount) VALUES (?, ?)"
 
+    /// A ledger row, as `insertSQL` with its values bound.
+    static func insert(_ reference: String, _ amount: Int?) -> SQLiteQuery {
+        "INSERT INTO ledger (reference, amount) VALUES (\(reference), \(amount))"
+    }
+
     /// Queues `count` one-row writes behind a held writer, releases it, and returns
     /// how many commits they took.
     static func commitsForHeldConcurrentWrites(count: Int, options: SQLiteDatabase.Options) async throws -> Int {
@@ -20,7 +25,7 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for number in 0..<count {
                     group.addTask {
-                        try await database.write { try $0.run(Self.insertSQL, ["r\(number)", number]) }
+                        try await database.write { try $0.run(Self.insert("r\(number)", number)) }
                     }
                 }
                 try await waitUntil { database.queuedWriteCount == count }
@@ -75,7 +80,7 @@ import Testing
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
             let error = expectThrows(SQLiteError.self) {
-                try database.readNow { try $0.run(Self.insertSQL, ["a", 1]) }
+                try database.readNow { try $0.run(Self.insert("a", 1)) }
             }
             #expect(error?.code == 8)
             #expect(try database.ledgerCount() == 0)
@@ -87,11 +92,11 @@ import Testing
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
             let rowID = try await database.write { connection in
-                try connection.run(Self.insertSQL, ["committed", 250])
+                try connection.run(Self.insert("committed", 250))
                 return connection.lastInsertRowID
             }
             let amount = try await database.read { connection in
-                try connection.queryOne("SELECT amount FROM ledger WHERE id = ?", [rowID])?.int("amount")
+                try connection.queryOne("SELECT amount FROM ledger WHERE id = \(rowID)")?.int("amount")
             }
             #expect(amount == 250)
         }
@@ -103,7 +108,7 @@ import Testing
             options.readerCount = 1
             let database = try SQLiteDatabase(path: path, options: options, migrations: ledgerMigrations)
             defer { database.close() }
-            try await database.write { try $0.run(Self.insertSQL, ["a", 1]) }
+            try await database.write { try $0.run(Self.insert("a", 1)) }
             let total = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<32 {
                     group.addTask { try await database.read { try $0.queryOne("SELECT count(*) AS n FROM ledger")?.int("n") ?? 0 } }
@@ -128,7 +133,7 @@ import Testing
                 for number in 0..<40 {
                     let database = number.isMultiple(of: 2) ? server : runner
                     group.addTask {
-                        try await database.write { try $0.run(Self.insertSQL, ["p\(number)", number]) }
+                        try await database.write { try $0.run(Self.insert("p\(number)", number)) }
                     }
                 }
                 try await group.waitForAll()
@@ -147,11 +152,11 @@ import Testing
     @Test func closeIsIdempotentAndLaterCallsThrow() async throws {
         try await withTemporaryDatabasePath { path in
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
-            try await database.write { try $0.run(Self.insertSQL, ["a", 1]) }
+            try await database.write { try $0.run(Self.insert("a", 1)) }
             database.close()
             database.close()
             await expectThrowsAsync(SQLiteError.self) {
-                try await database.write { try $0.run(Self.insertSQL, ["b", 2]) }
+                try await database.write { try $0.run(Self.insert("b", 2)) }
             }
             expectThrows(SQLiteError.self) { try database.writeNow { _ in } }
             await expectThrowsAsync(SQLiteError.self) { try await database.read { _ in } }
@@ -169,7 +174,7 @@ import Testing
             let gate = WriterGate()
             async let held: Void = database.write { _ in gate.holdWriter() }
             try await waitUntil { gate.isHoldingWriter }
-            async let queued: Void = database.write { try $0.run(Self.insertSQL, ["queued", 1]) }
+            async let queued: Void = database.write { try $0.run(Self.insert("queued", 1)) }
             try await waitUntil { database.queuedWriteCount == 1 }
             gate.open()
             database.close()

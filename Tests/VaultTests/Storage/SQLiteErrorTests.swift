@@ -6,14 +6,19 @@ import Testing
 @Suite(.sqliteOnly("SQLite's error codes and their mapping")) struct SQLiteErrorTests {
     static let insertSQL = "INSERT INTO ledger (reference, amount) VALUES (?, ?)"
 
+    /// A ledger row, as `insertSQL` with its values bound.
+    static func insert(_ reference: String, _ amount: Int?) -> SQLiteQuery {
+        "INSERT INTO ledger (reference, amount) VALUES (\(reference), \(amount))"
+    }
+
     @Test func aUniqueViolationCarriesCodesAndSQLButNotTheBoundValues() async throws {
         try await withTemporaryDatabasePath { path in
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
             let marker = "bound-marker-5be1c0"
-            try database.writeNow { try $0.run(Self.insertSQL, [marker, 31_337]) }
+            try database.writeNow { try $0.run(Self.insert(marker, 31_337)) }
             let error = expectThrows(SQLiteError.self) {
-                try database.writeNow { try $0.run(Self.insertSQL, [marker, 31_337]) }
+                try database.writeNow { try $0.run(Self.insert(marker, 31_337)) }
             }
             let caught = try #require(error)
             #expect(caught.code == 19)
@@ -34,10 +39,9 @@ import Testing
         try await withTemporaryDatabasePath { path in
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
-            let sql = "INSERT INTO ledger (id, reference, amount) VALUES (?, ?, ?)"
-            try database.writeNow { try $0.run(sql, [1, "a", 1]) }
+            try database.writeNow { try $0.run("INSERT INTO ledger (id, reference, amount) VALUES (\(1), \("a"), \(1))") }
             let error = expectThrows(SQLiteError.self) {
-                try database.writeNow { try $0.run(sql, [1, "b", 1]) }
+                try database.writeNow { try $0.run("INSERT INTO ledger (id, reference, amount) VALUES (\(1), \("b"), \(1))") }
             }
             #expect(error?.extendedCode == 1555)
             #expect(error?.isUniqueViolation == true)
@@ -49,7 +53,7 @@ import Testing
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
             let error = expectThrows(SQLiteError.self) {
-                try database.writeNow { try $0.run(Self.insertSQL, ["a", nil as Int?]) }
+                try database.writeNow { try $0.run(Self.insert("a", nil)) }
             }
             #expect(error?.isConstraintViolation == true)
             #expect(error?.isUniqueViolation == false)
@@ -68,7 +72,7 @@ import Testing
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
             let error = expectThrows(SQLiteError.self) {
-                try database.writeNow { try $0.run(sql) }
+                try database.writeNow { try $0.run(SQLiteQuery(stringLiteral: sql)) }
             }
             #expect(error?.code == code)
             #expect(error?.sql == sql)
@@ -80,9 +84,9 @@ import Testing
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
             try database.writeNow { connection in
-                try connection.run(Self.insertSQL, ["a", 1])
-                expectThrows(SQLiteError.self) { try connection.run(Self.insertSQL, ["a", 1]) }
-                try connection.run(Self.insertSQL, ["b", 2])
+                try connection.run(Self.insert("a", 1))
+                expectThrows(SQLiteError.self) { try connection.run(Self.insert("a", 1)) }
+                try connection.run(Self.insert("b", 2))
             }
             #expect(try database.ledgerCount() == 2)
         }

@@ -46,7 +46,7 @@ import Testing
             let database = try SQLiteDatabase(path: path, migrations: Self.firstTwo + [Self.third])
             defer { database.close() }
             #expect(try database.appliedMigrations == [1, 2, 3])
-            try database.writeNow { try $0.run("INSERT INTO cards (reference, status) VALUES (?, ?)", ["r1", "active"]) }
+            try database.writeNow { try $0.run("INSERT INTO cards (reference, status) VALUES (\("r1"), \("active"))") }
         }
     }
 

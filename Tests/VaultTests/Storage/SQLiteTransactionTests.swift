@@ -25,7 +25,7 @@ struct DeliberateFailure: Error, Equatable {}
         try await Self.withLedgerConnection { connection in
             let id = try connection.inTransaction {
                 #expect(connection.isInTransaction)
-                try connection.run("INSERT INTO ledger (reference, amount) VALUES (?, ?)", ["a", 100])
+                try connection.run("INSERT INTO ledger (reference, amount) VALUES (\("a"), \(100))")
                 return connection.lastInsertRowID
             }
             #expect(id == 1)
@@ -38,7 +38,7 @@ struct DeliberateFailure: Error, Equatable {}
         try await Self.withLedgerConnection { connection throws in
             expectThrows(DeliberateFailure.self) {
                 try connection.inTransaction {
-                    try connection.run("INSERT INTO ledger (reference, amount) VALUES (?, ?)", ["a", 100])
+                    try connection.run("INSERT INTO ledger (reference, amount) VALUES (\("a"), \(100))")
                     throw DeliberateFailure()
                 }
             }
@@ -62,10 +62,10 @@ struct DeliberateFailure: Error, Equatable {}
     @Test func nestedInTransactionBecomesASavepoint() async throws {
         try await Self.withLedgerConnection { connection in
             try connection.inTransaction {
-                try connection.run("INSERT INTO ledger (reference, amount) VALUES (?, ?)", ["kept", 1])
+                try connection.run("INSERT INTO ledger (reference, amount) VALUES (\("kept"), \(1))")
                 expectThrows(DeliberateFailure.self) {
                     try connection.inTransaction {
-                        try connection.run("INSERT INTO ledger (reference, amount) VALUES (?, ?)", ["dropped", 2])
+                        try connection.run("INSERT INTO ledger (reference, amount) VALUES (\("dropped"), \(2))")
                         throw DeliberateFailure()
                     }
                 }
@@ -80,11 +80,11 @@ struct DeliberateFailure: Error, Equatable {}
         try await Self.withLedgerConnection { connection in
             try connection.inTransaction {
                 try connection.inSavepoint {
-                    try connection.run("INSERT INTO ledger (reference, amount) VALUES (?, ?)", ["saved", 1])
+                    try connection.run("INSERT INTO ledger (reference, amount) VALUES (\("saved"), \(1))")
                 }
                 expectThrows(DeliberateFailure.self) {
                     try connection.inSavepoint {
-                        try connection.run("INSERT INTO ledger (reference, amount) VALUES (?, ?)", ["undone", 2])
+                        try connection.run("INSERT INTO ledger (reference, amount) VALUES (\("undone"), \(2))")
                         throw DeliberateFailure()
                     }
                 }

@@ -8,17 +8,22 @@ import Testing
 @Suite(.sqliteOnly("SQLite's batched writeEach")) struct SQLiteWriteEachTests {
     static let insertSQL = "INSERT INTO ledger (reference, amount) VALUES (?, ?)"
 
+    /// A ledger row, as `insertSQL` with its values bound.
+    static func insert(_ reference: String, _ amount: Int?) -> SQLiteQuery {
+        "INSERT INTO ledger (reference, amount) VALUES (\(reference), \(amount))"
+    }
+
     @Test func anItemThatFailsChangesNothingAndTheItemsAroundItAreWritten() async throws {
         try await withTemporaryDatabasePath { path in
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
-            try database.writeNow { try $0.run(Self.insertSQL, ["taken", 1]) }
+            try database.writeNow { try $0.run(Self.insert("taken", 1)) }
             let references = ["a", "taken", "b", "c", "taken", "d"]
             let results = try await database.writeEach(references) { connection in
                 { reference in
                     // A change made before the item fails must be undone with it.
-                    try connection.run(Self.insertSQL, [reference + "-note", 0])
-                    try connection.run(Self.insertSQL, [reference, 2])
+                    try connection.run(Self.insert(reference + "-note", 0))
+                    try connection.run(Self.insert(reference, 2))
                     return reference
                 }
             }
@@ -49,7 +54,7 @@ import Testing
                 var position = 0
                 return { amount in
                     position += 1
-                    try connection.run(Self.insertSQL, ["r\(amount)", amount])
+                    try connection.run(Self.insert("r\(amount)", amount))
                     return position
                 }
             }
@@ -64,7 +69,7 @@ import Testing
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
             let results = try await database.writeEach(["x", "y", "z"]) { connection in
-                { reference in try connection.run("INSERT INTO ledger (reference, amount) VALUES (?, NULL)", [reference]) }
+                { reference in try connection.run("INSERT INTO ledger (reference, amount) VALUES (\(reference), NULL)") }
             }
             #expect(results.allSatisfy { (try? $0.get()) == nil })
             #expect(try database.ledgerCount() == 0)
