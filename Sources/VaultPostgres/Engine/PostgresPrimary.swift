@@ -150,6 +150,25 @@ public final class PostgresPrimary: Sendable {
         isolation: isolated (any Actor)? = #isolation, begin: String,
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {
+        try await leased(isolation: isolation, begin: begin, body)
+    }
+
+    /// Leases a connection of the writable server and runs `body` on it outside any transaction:
+    /// each statement is its own snapshot and ends alone, with no `BEGIN` and `COMMIT` round trips
+    /// (a read of one statement). Only for bodies that write nothing: a failure showing the server
+    /// lost or read-only searches the primary again and runs `body` once more on the new pool, as
+    /// a transaction whose `BEGIN` failed (reading twice changes nothing).
+    public func reading<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
+    ) async throws -> sending T {
+        try await leased(isolation: isolation, begin: nil, body)
+    }
+
+    /// `transaction(begin:)`, or without `begin` the read of `reading`, retried on any failure of
+    /// the server.
+    private func leased<T>(
+        isolation: isolated (any Actor)?, begin: String?, _ body: (PostgresConnection) async throws -> sending T
+    ) async throws -> sending T {
         var searches = 0
         while true {
             let (pool, generation) = state.withLock { ($0.pool, $0.generation) }
@@ -160,13 +179,15 @@ public final class PostgresPrimary: Sendable {
                 return try await pool.client.withConnection(isolation: isolation) { connection in
                     granted = true
                     leaseEnded(granted: true)
-                    try await connection.run(PostgresQuery(unsafeSQL: begin), logger: logger)
-                    began = true
+                    if let begin {
+                        try await connection.run(PostgresQuery(unsafeSQL: begin), logger: logger)
+                        began = true
+                    }
                     return try await body(connection)
                 }
             } catch {
                 if !granted { leaseEnded(granted: false) }
-                guard let failure = PostgresFailure(error, beginning: granted && !began) else { throw error }
+                guard let failure = PostgresFailure(error, beginning: granted && !began && begin != nil) else { throw error }
                 if began {
                     startSearch(after: generation, because: failure)
                     throw error

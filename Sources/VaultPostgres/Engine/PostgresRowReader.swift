@@ -52,6 +52,7 @@ extension PostgresConnection {
     /// engine goes through here. A close racing this check by microseconds is still possible.
     public func checkedQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         guard !isClosed else { throw PostgresStoreError.connectionClosed }
+        PostgresStatementCounter.current?.record(query.sql)
         return try await self.query(query, logger: logger)
     }
 

@@ -108,6 +108,21 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// Runs `body`, a read of one statement, outside any transaction: one statement sees one
+    /// snapshot anyway, and `read`'s `BEGIN` and `COMMIT` would be two more round trips. For the
+    /// lookups of every request (the API key, a card, the custom fields). Retried on the new
+    /// primary after a failover, as `read` is.
+    @discardableResult
+    public func readStatement<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
+    ) async throws -> sending T {
+        do {
+            return try await primary.reading(body)
+        } catch {
+            throw PostgresStoreError.mapping(error) ?? error
+        }
+    }
+
     /// Runs `body` in one READ COMMITTED transaction, then its before-commit steps (the audit
     /// chains' heads), then COMMIT; rolls back when anything throws. Audit events and webhook
     /// events queued through the `PostgresWrite` commit with the change or not at all.

@@ -11,15 +11,26 @@ struct AuditChainHead {
     var extended: Bool
 }
 
-/// Audit chains on PostgreSQL: one per merchant, one (`platform`) for events without a merchant.
+/// Audit chains on PostgreSQL: one per merchant, one (`platform`) for events without a merchant,
+/// each with up to `overflowChains` more (`<merchant>/1` ... `/7`) taken only by writers that find
+/// the ones before locked by another writer, so one merchant's concurrent writes are not all
+/// queued on one head row.
 public enum PostgresAuditChains {
     /// The chain of events that belong to no merchant. Merchant ids start with `mer_`, so no
     /// merchant's chain can take this name.
     public static let platform = "platform"
 
-    /// The chain an event of `merchantID` belongs to.
+    /// How many chains a merchant (or `platform`) may have beside its first.
+    public static let overflowChains = 7
+
+    /// The first chain an event of `merchantID` belongs to (its merchant's id, or `platform`).
     public static func chain(of merchantID: String?) -> String {
         merchantID ?? platform
+    }
+
+    /// Every chain of `base` (``chain(of:)``): `base` first, then `base/1` ... in that order.
+    public static func chains(of base: String) -> [String] {
+        [base] + (1...overflowChains).map { "\(base)/\($0)" }
     }
 }
 
@@ -29,17 +40,16 @@ extension PostgresWrite {
         try await appendAudit(PendingAuditEvent(entry, at: now))
     }
 
-    /// Links a prepared audit event to its chain (its merchant's, or `platform`) and inserts it now
+    /// Links a prepared audit event to a chain of its merchant (or `platform`) and inserts it now
     /// (`appendAudit(_:)` defers this to just before COMMIT).
     ///
-    /// The chain's head row is locked at the transaction's first event of that chain
-    /// (`INSERT ... ON CONFLICT DO UPDATE` locks it, creating it for a new chain), so writers of one
-    /// merchant on any server queue there and writers of different merchants never meet. The MAC
-    /// covers the event's merchant id, which names its chain, and its place in the chain.
+    /// A head row of the merchant is locked at the transaction's first event of that merchant
+    /// (`lockedChainHead`), so writers of one merchant on any server take its chains in turn and
+    /// writers of different merchants never meet. The MAC covers the event's merchant id, which
+    /// its chain belongs to, and its place in the chain.
     /// - Throws: `PostgresStoreError.misuse` when no keyring is open over the store; server errors.
     func linkAudit(_ event: PendingAuditEvent) async throws {
-        let chain = PostgresAuditChains.chain(of: event.merchantID)
-        let head = try await lockedChainHead(chain, merchantID: event.merchantID)
+        let (chain, head) = try await lockedChainHead(PostgresAuditChains.chain(of: event.merchantID), merchantID: event.merchantID)
         let key = try await auditChainKey(creating: true)!
         let sequence = head.sequence + 1
         let link = try AuditChain.mac(
@@ -57,15 +67,16 @@ extension PostgresWrite {
     /// Links prepared audit events to their chains and inserts them in one statement, in the order
     /// given (`insertPendingAudits` calls it with the heads of their chains already locked): the
     /// links are computed here as `linkAudit(_:)` computes them one by one, and every event is
-    /// inserted by one `INSERT ... SELECT`, so the chains come out exactly as from one event at a time.
+    /// inserted by one `INSERT ... SELECT`, so the chains come out exactly as from one event at a
+    /// time. The same statement writes the head of every chain the transaction extended (as
+    /// `writeChainHeads` would after it): one round trip for the events and the heads.
     /// - Throws: `PostgresStoreError.misuse` when no keyring is open over the store; server errors.
     func linkAudits(_ events: [PendingAuditEvent]) async throws {
-        guard events.count > 1 else {
-            if let event = events.first { try await linkAudit(event) }
-            return
-        }
+        guard !events.isEmpty else { return }
+        var locked: [String: String] = [:]
         for event in events {
-            _ = try await lockedChainHead(PostgresAuditChains.chain(of: event.merchantID), merchantID: event.merchantID)
+            let base = PostgresAuditChains.chain(of: event.merchantID)
+            locked[base] = try await lockedChainHead(base, merchantID: event.merchantID).chain
         }
         let key = try await auditChainKey(creating: true)!
         var heads = chainHeads
@@ -74,8 +85,10 @@ extension PostgresWrite {
             ("action", "text"), ("object_type", "text"), ("object_id", "text"), ("details", "text"), ("prev_hash", "bytea"), ("hash", "bytea"),
         ])
         for event in events {
-            let chain = PostgresAuditChains.chain(of: event.merchantID)
-            guard let head = heads[chain] else { throw PostgresStoreError.misuse("the audit chain head of \(chain) was not locked") }
+            let base = PostgresAuditChains.chain(of: event.merchantID)
+            guard let chain = locked[base], let head = heads[chain] else {
+                throw PostgresStoreError.misuse("no audit chain head of \(base) was locked")
+            }
             let sequence = head.sequence + 1
             let link = try AuditChain.mac(
                 key: key, previous: head.hash, sequence: sequence, id: event.id, occurredAt: event.occurredAt, merchantID: event.merchantID,
@@ -86,30 +99,63 @@ extension PostgresWrite {
             ])
             heads[chain] = AuditChainHead(sequence: sequence, hash: link, merchantID: event.merchantID, extended: true)
         }
-        var insert: PostgresQuery = """
-            INSERT INTO audit_events (id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
-            SELECT id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash FROM
+        let extended = heads.filter(\.value.extended).sorted { $0.key < $1.key }
+        let records = try extended.map { chain, head in
+            try PostgresAuditChains.headRecord(key: key, chain: chain, sequence: head.sequence, link: head.hash)
+        }
+        let chains = extended.map { $0.key }
+        let sequences = extended.map { $0.value.sequence }
+        let links = extended.map { ByteBuffer(bytes: $0.value.hash) }
+        var statement: PostgresQuery = """
+            WITH heads AS (
+                UPDATE audit_chains c SET last_seq = h.last_seq, last_hash = h.last_hash, head = h.head
+                FROM unnest(\(chains)::text[], \(sequences)::bigint[], \(links)::bytea[], \(records)::text[]) AS h(chain, last_seq, last_hash, head)
+                WHERE c.chain = h.chain
+                RETURNING 1
+            ), events AS (
+                INSERT INTO audit_events (id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
+                SELECT id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash FROM
             """
-        rows.appendSelect(to: &insert)
-        insert.sql += " AS a"
-        insert.sql += " ORDER BY a.ord"
-        try await run(insert)
+        rows.appendSelect(to: &statement)
+        statement.sql += " AS a ORDER BY a.ord RETURNING 1) SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM heads) AS heads"
+        try await run(statement)
+        for (chain, _) in extended { heads[chain]?.extended = false }
         chainHeads = heads
     }
 
-    /// The chain's head, locked for this transaction.
-    func lockedChainHead(_ chain: String, merchantID: String?) async throws -> AuditChainHead {
-        if let head = chainHeads[chain] { return head }
-        guard let row = try await row(
+    /// A chain of `base` (a merchant's id, or `platform`) and its head, locked for this transaction
+    /// (the same one for every event of `base` in it).
+    ///
+    /// The first chain of `base` not locked by another writer (`FOR UPDATE SKIP LOCKED`, in name
+    /// order: without contention always `base` itself); when every one is locked, the next chain
+    /// of `base` not yet created (`INSERT ... ON CONFLICT DO UPDATE` creates and locks it), and
+    /// when all exist, one of them at random, waiting for it. Only the last case waits, and a
+    /// transaction waits for a head only while holding heads of bases before `base` in name order,
+    /// so head locks cannot deadlock.
+    func lockedChainHead(_ base: String, merchantID: String?) async throws -> (chain: String, head: AuditChainHead) {
+        if let chain = chainShards[base], let head = chainHeads[chain] { return (chain, head) }
+        let names = PostgresAuditChains.chains(of: base)
+        var locked = try await row(
             """
-            INSERT INTO audit_chains (chain, merchant_id, last_seq, last_hash) VALUES (\(chain), \(merchantID), 0, \(bytea(AuditChain.genesis)))
-            ON CONFLICT (chain) DO UPDATE SET last_seq = audit_chains.last_seq
-            RETURNING last_seq, last_hash
+            SELECT chain, last_seq, last_hash FROM audit_chains WHERE chain = ANY(\(names)::text[])
+            ORDER BY chain COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED
             """)
-        else { throw PostgresStoreError.misuse("the audit chain head of \(chain) was not returned") }
-        let head = AuditChainHead(sequence: try row.int64("last_seq"), hash: try row.blob("last_hash"), merchantID: merchantID, extended: false)
+        if locked == nil {
+            let existing = Set(try await rows("SELECT chain FROM audit_chains WHERE chain = ANY(\(names)::text[])").map { try $0.string("chain") })
+            let chain = names.first { !existing.contains($0) } ?? names.randomElement() ?? base
+            locked = try await row(
+                """
+                INSERT INTO audit_chains (chain, merchant_id, last_seq, last_hash) VALUES (\(chain), \(merchantID), 0, \(bytea(AuditChain.genesis)))
+                ON CONFLICT (chain) DO UPDATE SET last_seq = audit_chains.last_seq
+                RETURNING chain, last_seq, last_hash
+                """)
+        }
+        guard let locked else { throw PostgresStoreError.misuse("no audit chain head of \(base) was returned") }
+        let chain = try locked.string("chain")
+        let head = AuditChainHead(sequence: try locked.int64("last_seq"), hash: try locked.blob("last_hash"), merchantID: merchantID, extended: false)
         chainHeads[chain] = head
-        return head
+        chainShards[base] = chain
+        return (chain, head)
     }
 
     /// Writes the head of every chain this transaction extended, with its keyed head record (so

@@ -31,8 +31,8 @@ extension PostgresWrite {
         pendingAudits = []
         var merchants: [String: String?] = [:]
         for event in events { merchants.updateValue(event.merchantID, forKey: PostgresAuditChains.chain(of: event.merchantID)) }
-        for chain in merchants.keys.sorted() {
-            _ = try await lockedChainHead(chain, merchantID: merchants[chain] ?? nil)
+        for base in merchants.keys.sorted() {
+            _ = try await lockedChainHead(base, merchantID: merchants[base] ?? nil)
         }
         try await linkAudits(events)
     }

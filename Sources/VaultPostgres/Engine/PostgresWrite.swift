@@ -16,6 +16,8 @@ public final class PostgresWrite {
 
     /// The head of every audit chain this transaction locked, as extended so far.
     var chainHeads: [String: AuditChainHead] = [:]
+    /// The chain locked for each merchant (or `platform`) this transaction writes events of.
+    var chainShards: [String: String] = [:]
     /// The audit key as this transaction sees it (possibly created in it).
     var auditKey: SecureBytes?
     var createdAuditKey = false
@@ -58,7 +60,7 @@ public final class PostgresWrite {
     public func savepoint<T>(_ body: (PostgresWrite) async throws -> T) async throws -> T {
         savepointDepth += 1
         let name = "vault_sp_\(savepointDepth)"
-        let (heads, steps, key, created, audits) = (chainHeads, beforeCommit.count, auditKey, createdAuditKey, pendingAudits.count)
+        let (heads, shards, steps, key, created, audits) = (chainHeads, chainShards, beforeCommit.count, auditKey, createdAuditKey, pendingAudits.count)
         defer { savepointDepth -= 1 }
         try await run(PostgresQuery(unsafeSQL: "SAVEPOINT \(name)"))
         do {
@@ -71,6 +73,7 @@ public final class PostgresWrite {
             try await run(PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(name)"))
             // Row locks taken inside a rolled-back savepoint are released: forget those chains.
             chainHeads = heads
+            chainShards = shards
             beforeCommit.removeSubrange(steps...)
             pendingAudits.removeSubrange(audits...)
             (auditKey, createdAuditKey) = (key, created)

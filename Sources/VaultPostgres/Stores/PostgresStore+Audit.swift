@@ -46,7 +46,7 @@ extension PostgresStore: AuditStore {
         return .intact(events: total)
     }
 
-    /// Walks every audit chain (one per merchant, `platform` for events of none) in one snapshot and
+    /// Walks every audit chain (a merchant's, its overflow chains, `platform` for events of none) in one snapshot and
     /// reports each: links, MACs under the audit key, the chain's recorded head (events deleted from
     /// its end), events whose merchant is not their chain's, and events of no known chain.
     public func auditChainReports() async throws -> [AuditChainReport] {

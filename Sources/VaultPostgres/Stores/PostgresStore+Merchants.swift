@@ -93,11 +93,22 @@ extension PostgresStore: MerchantStore {
     }
 
     public func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)? {
-        try await read { connection in
-            guard let row = try await connection.row("SELECT * FROM api_keys WHERE id = \(id)", logger: logger) else { return nil }
-            let record = try Self.apiKey(row)
-            let merchant = try await connection.row("SELECT * FROM merchants WHERE id = \(record.merchantID)", logger: logger).map(Self.merchant)
-            return (record, try row.blob("secret_hash"), merchant)
+        // Every authenticated request asks: one statement, the key and its merchant joined (the
+        // key's columns renamed, the merchant's as `merchant` reads them), not a transaction of two.
+        try await readStatement { connection in
+            guard let row = try await connection.row(
+                """
+                SELECT m.*, m.id IS NOT NULL AS has_merchant, k.id AS key_id, k.merchant_id AS key_merchant_id, k.role AS key_role,
+                    k.secret_hash AS key_secret_hash, k.created_at AS key_created_at, k.revoked_at AS key_revoked_at
+                FROM api_keys k LEFT JOIN merchants m ON m.id = k.merchant_id WHERE k.id = \(id)
+                """, logger: logger)
+            else { return nil }
+            let record = APIKeyRecord(
+                id: try row.string("key_id"), merchantID: try row.string("key_merchant_id"),
+                role: APIKeyRole(rawValue: try row.string("key_role")) ?? .readonly, createdAt: try Self.date(row, "key_created_at"),
+                revokedAt: try row.optionalInstant("key_revoked_at"))
+            let merchant = try row.bool("has_merchant") ? try Self.merchant(row) : nil
+            return (record, try row.blob("key_secret_hash"), merchant)
         }
     }
 
@@ -140,7 +151,7 @@ extension PostgresStore: MerchantStore {
 
 extension PostgresStore: CustomFieldStore {
     public func customFieldDefinitions(merchantID: String) async throws -> [CustomFieldDefinition] {
-        let json = try await read { connection in
+        let json = try await readStatement { connection in
             try await connection.row("SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)", logger: logger)?
                 .string("definitions")
         }

@@ -4,27 +4,49 @@ public import Vault
 import Synchronization
 
 extension PostgresStore: SecureCardStore {
+    /// The card, its holder-name index and its `secure_card.registered` webhook event go in one
+    /// statement (the merchant's `callbackUrl` read in it), then the audit event links to the
+    /// merchant's chain before `COMMIT` (`PostgresWrite.finish`, the head locked last): five round
+    /// trips with `BEGIN` and `COMMIT`, where one statement each took eleven or more, and the card
+    /// row is written once (`name_indexed` set at insert, not by a second `UPDATE`, which moved the
+    /// row out of the partial index of unindexed cards and rewrote every index).
     public func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
         let verification = try CardVerificationRecord.storedText(row.verification)
         let event = try PendingWebhookEvent(.secureCardRegistered, merchantID: row.merchantID, data: row.webhookData)
+        // No MACs: the name is indexed later (`indexSecureCardName`), as on SQLite.
+        let nameMACs = row.holderNameMACs.map { Set($0).sorted { $0.lexicographicallyPrecedes($1) }.map { ByteBuffer(bytes: $0) } } ?? []
+        let nameIndexed = row.holderNameMACs == nil ? 0 : 1
         try await write { transaction in
             do {
                 try await transaction.run(
                     """
-                    INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
-                        expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at,
-                        metadata_bound)
-                    VALUES (\(row.reference), \(row.merchantID), \(row.merchantReference), 'active', \(row.cardType.rawValue), \(row.maskedNumber),
-                        \(row.expiry.month), \(row.expiry.year), \(row.entryMode.rawValue), \(row.fingerprint), \(row.keyVersion),
-                        \(bytea(row.sealedCard)), \(bytea(row.sealedDetails)), \(verification), \(Timestamp.string(row.createdAt)),
-                        \(Timestamp.string(row.updatedAt)), \(row.metadataBound ? 1 : 0))
+                    WITH card AS (
+                        INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
+                            expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at,
+                            metadata_bound, name_indexed)
+                        VALUES (\(row.reference), \(row.merchantID), \(row.merchantReference), 'active', \(row.cardType.rawValue), \(row.maskedNumber),
+                            \(row.expiry.month), \(row.expiry.year), \(row.entryMode.rawValue), \(row.fingerprint), \(row.keyVersion),
+                            \(bytea(row.sealedCard)), \(bytea(row.sealedDetails)), \(verification), \(Timestamp.string(row.createdAt)),
+                            \(Timestamp.string(row.updatedAt)), \(row.metadataBound ? 1 : 0), \(nameIndexed))
+                        RETURNING id, merchant_id
+                    ), names AS (
+                        INSERT INTO secure_card_names (merchant_id, token_mac, secure_card_id)
+                        SELECT card.merchant_id, n.mac, card.id FROM card, unnest(\(nameMACs)::bytea[]) AS n(mac)
+                        RETURNING 1
+                    ), hook AS (
+                        INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at,
+                            expires_at)
+                        SELECT \(event.id), card.merchant_id, \(event.type.rawValue), \(event.body), 'pending', 0, \(event.createdAt),
+                            CASE WHEN m.callback_url IS NULL THEN \(PostgresWrite.noCallbackError) END, \(event.createdAt), \(event.expiresAt)
+                        FROM card LEFT JOIN merchants m ON m.id = card.merchant_id
+                        RETURNING 1
+                    )
+                    SELECT (SELECT count(*) FROM names) AS names, (SELECT count(*) FROM hook) AS events
                     """)
-            } catch let error where error.isPostgresUniqueViolation {
+            } catch let error where error.postgresUniqueConstraint?.hasPrefix("secure_cards") == true {
                 throw SecureCardError.referenceTaken(row.merchantReference)
             }
-            try await Self.replaceNameIndex(of: row, on: transaction)
             try await transaction.appendAudit(audit)
-            try await transaction.enqueueWebhook(event, merchantHasCallback: transaction.merchantHasCallback(row.merchantID))
         }
     }
 
@@ -49,7 +71,7 @@ extension PostgresStore: SecureCardStore {
     }
 
     public func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
-        try await read { connection in
+        try await readStatement { connection in
             try await connection.row(
                 "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference) AND status = 'active'",
                 logger: logger
@@ -58,7 +80,7 @@ extension PostgresStore: SecureCardStore {
     }
 
     public func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow? {
-        try await read { connection in
+        try await readStatement { connection in
             try await connection.row("SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id = \(reference)", logger: logger)
                 .map(Self.secureCardRow)
         }
