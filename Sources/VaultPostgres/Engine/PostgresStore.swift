@@ -22,6 +22,11 @@ public final class PostgresStore: Sendable {
     /// Card-data reads waiting for their audit events (`recordRead`).
     let readAudits = PostgresReadAuditQueue()
 
+    /// How a failed write of read audits is tried again (`flushReadAudits`); shortened by tests.
+    let readAuditRetry = Mutex(PostgresReadAuditRetry())
+    /// Set by `close()`: a flush stops trying again.
+    let isClosed = Atomic<Bool>(false)
+
     /// Whether the charge runner's attempts and outcomes are written a group per statement
     /// (`PostgresStore+ChargeGroups.swift`); off, one step at a time (the way a group that a
     /// statement refuses is written). Turned off only by the throughput comparison and tests.
@@ -71,6 +76,7 @@ public final class PostgresStore: Sendable {
         if !readAudits.waitUntilIdle(timeout: .now() + Self.closeFlushTimeout) {
             logger.error("closing with card-data reads not yet written to the audit log")
         }
+        isClosed.store(true, ordering: .releasing)
         primary.close()
     }
 

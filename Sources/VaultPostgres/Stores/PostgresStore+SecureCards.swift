@@ -194,7 +194,13 @@ extension PostgresStore: SecureCardStore {
         Task { await self.flushReadAudits() }
     }
 
+    /// Writes the queued read audits, a transaction per batch. A batch whose write fails (the
+    /// primary lost during a failover, a restart) goes back to the head of the queue and is tried
+    /// again after a pause that doubles, so reads answered across a failover stay in the log; after
+    /// `readAuditRetry.attempts` failures in a row, or once the store is closed, it is given up
+    /// (logged by count).
     func flushReadAudits() async {
+        var failures = 0
         while true {
             let events = readAudits.drain()
             guard !events.isEmpty else { return }
@@ -202,10 +208,17 @@ extension PostgresStore: SecureCardStore {
                 try await write { transaction in
                     for event in events { try await transaction.appendAudit(event) }
                 }
+                failures = 0
             } catch {
-                logger.error("could not record card-data reads in the audit log", metadata: ["events": "\(events.count)"])
-                readAudits.endFlush()
-                return
+                failures += 1
+                let retry = readAuditRetry.withLock { $0 }
+                guard failures < retry.attempts, !isClosed.load(ordering: .acquiring) else {
+                    logger.error("could not record card-data reads in the audit log", metadata: ["events": "\(events.count)"])
+                    readAudits.endFlush()
+                    return
+                }
+                readAudits.requeue(events)
+                try? await Task.sleep(for: retry.delay(afterFailures: failures))
             }
         }
     }
@@ -346,6 +359,12 @@ final class PostgresReadAuditQueue: Sendable {
         state.withLock { $0.events.isEmpty && !$0.flushing }
     }
 
+    /// Puts the events of a failed write back at the head of the queue, for the running flush to
+    /// try again.
+    func requeue(_ events: [PendingAuditEvent]) {
+        state.withLock { $0.events.insert(contentsOf: events, at: 0) }
+    }
+
     /// Ends a failed flush (its events are lost and logged by count; the next read starts a flush).
     func endFlush() {
         state.withLock { $0.endFlush() }
@@ -371,5 +390,21 @@ final class PostgresReadAuditQueue: Sendable {
         }
         guard let waiter else { return true }
         return waiter.wait(timeout: timeout) == .success
+    }
+}
+
+/// The pauses between tries of a failed write of read audits: `first`, doubling up to `longest`,
+/// for `attempts` tries in all (by default about a minute, longer than a failover's search for
+/// the new primary).
+struct PostgresReadAuditRetry: Sendable {
+    var first: Duration = .milliseconds(250)
+    var longest: Duration = .seconds(8)
+    var attempts = 12
+
+    /// The pause after the `failures`-th failure in a row.
+    func delay(afterFailures failures: Int) -> Duration {
+        var delay = first
+        for _ in 1..<max(failures, 1) where delay < longest { delay *= 2 }
+        return min(delay, longest)
     }
 }

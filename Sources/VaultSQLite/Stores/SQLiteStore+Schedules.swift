@@ -111,23 +111,12 @@ extension SQLiteStore: ScheduleStore {
     }
 
     static func schedule(_ row: SQLiteRow) throws -> Schedule {
-        try schedule(row, plan: JSONDecoder().decode(PlanRequest.self, from: Data(try row.string("plan").utf8)))
+        try Schedule(storedRow: row)
     }
 
     /// A schedule from its row and its already decoded `plan` column.
     static func schedule(_ row: SQLiteRow, plan: PlanRequest) throws -> Schedule {
-        Schedule(
-            id: try row.string("id"), merchantID: try row.string("merchant_id"), secureCardReference: try row.string("secure_card_id"),
-            status: ScheduleStatus(rawValue: try row.string("status")) ?? .cancelled, plan: plan, amount: try row.int64("amount"),
-            currency: try Currency(code: try row.string("currency")), description: try row.optionalString("description"),
-            externalID: try row.optionalString("external_id"), receiptEmail: try row.optionalString("receipt_email"),
-            receiptPhone: try row.optionalString("receipt_phone"),
-            materializedThrough: try row.optionalString("materialized_through").flatMap { CivilDate(iso: $0) },
-            createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"),
-            confirmedAt: try row.optionalString("confirmed_at").flatMap(Timestamp.parse),
-            expiresAt: try row.optionalString("expires_at").flatMap(Timestamp.parse),
-            pausedAt: try row.optionalString("paused_at").flatMap(Timestamp.parse), sequence: try row.int64("seq"),
-            sealedContacts: try row.optionalBlob("sealed_contacts"))
+        try Schedule(storedRow: row, plan: plan)
     }
 
     public func schedulesWithClearContacts(limit: Int) async throws -> [Schedule] {
@@ -171,11 +160,6 @@ extension SQLiteStore: ScheduleStore {
     }
 
     static func step(_ row: SQLiteRow) throws -> ScheduleStep {
-        ScheduleStep(
-            id: try row.string("id"), scheduleID: try row.string("schedule_id"), sequence: try row.int("sequence"),
-            date: CivilDate(iso: try row.string("date")) ?? CivilDate(dayNumber: 0), dueAt: try date(row, "due_at"),
-            amount: try row.int64("amount"), currency: try Currency(code: try row.string("currency")),
-            status: StepStatus(rawValue: try row.string("status")) ?? .cancelled, attempts: try row.int("attempts"),
-            nextAttemptAt: try row.optionalString("next_attempt_at").flatMap(Timestamp.parse))
+        try ScheduleStep(storedRow: row)
     }
 }

@@ -21,14 +21,7 @@ import Testing
 
     /// A fresh database with an untyped column `v` (no type affinity, so nothing is converted).
     static func withValuesTable(_ body: (SQLiteDatabase) async throws -> Void) async throws {
-        try await withTemporaryDatabasePath { path in
-            let database = try SQLiteDatabase(
-                path: path,
-                migrations: [Migration(id: 1, name: "values", sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, v)")]
-            )
-            defer { database.close() }
-            try await body(database)
-        }
+        try await withTemporaryDatabase(migrations: [Migration(id: 1, name: "values", sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, v)")], body)
     }
 
     @Test(arguments: values)

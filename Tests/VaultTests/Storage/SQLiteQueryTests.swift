@@ -6,14 +6,8 @@ import Testing
 @Suite(.sqliteOnly("how the SQLite engine's statements bind their interpolated values")) struct SQLiteQueryTests {
     /// A fresh database with a `ledger` table of references and amounts.
     static func withLedger(_ body: (SQLiteDatabase) async throws -> Void) async throws {
-        try await withTemporaryDatabasePath { path in
-            let database = try SQLiteDatabase(
-                path: path,
-                migrations: [Migration(id: 1, name: "ledger", sql: "CREATE TABLE ledger (id INTEGER PRIMARY KEY, reference TEXT, amount INTEGER)")]
-            )
-            defer { database.close() }
-            try await body(database)
-        }
+        let nullable = Migration(id: 1, name: "ledger", sql: "CREATE TABLE ledger (id INTEGER PRIMARY KEY, reference TEXT, amount INTEGER)")
+        try await withTemporaryDatabase(migrations: [nullable], body)
     }
 
     @Test func eachInterpolatedValueBecomesAPlaceholderBoundInOrder() {

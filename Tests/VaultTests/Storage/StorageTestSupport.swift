@@ -22,6 +22,15 @@ func withTemporaryDatabasePath<T>(_ body: (String) async throws -> T) async thro
     }
 }
 
+/// A database over `migrations` in a fresh temporary directory, closed and removed after `body`.
+func withTemporaryDatabase<T>(migrations: [Migration], _ body: (SQLiteDatabase) async throws -> T) async throws -> T {
+    try await withTemporaryDatabasePath { path in
+        let database = try SQLiteDatabase(path: path, migrations: migrations)
+        defer { database.close() }
+        return try await body(database)
+    }
+}
+
 /// The schema most storage tests write to.
 let ledgerMigrations = [
     Migration(id: 1, name: "create ledger", sql: """
