@@ -14,7 +14,7 @@ extension PostgresStore: SecureCardStore {
         let verification = try CardVerificationRecord.storedText(row.verification)
         let event = try PendingWebhookEvent(.secureCardRegistered, merchantID: row.merchantID, data: row.webhookData)
         // No MACs: the name is indexed later (`indexSecureCardName`), as on SQLite.
-        let nameMACs = row.holderNameMACs.map { Set($0).sorted { $0.lexicographicallyPrecedes($1) }.map { ByteBuffer(bytes: $0) } } ?? []
+        let nameMACs = Self.nameIndexMACs(row.holderNameMACs ?? [])
         let nameIndexed = row.holderNameMACs == nil ? 0 : 1
         try await write { transaction in
             do {
@@ -303,14 +303,26 @@ extension PostgresStore: SecureCardStore {
         }
     }
 
+    /// Replaces a card's rows of the holder-name blind index when the row brings MACs: the old rows
+    /// deleted, then the new ones inserted and the card marked indexed in one statement (one round
+    /// trip for any number of name tokens, as `insertSecureCard` writes them).
     static func replaceNameIndex(of row: SecureCardRow, on transaction: PostgresWrite) async throws {
         guard let macs = row.holderNameMACs else { return }
         try await transaction.run("DELETE FROM secure_card_names WHERE secure_card_id = \(row.reference)")
-        for mac in Set(macs) {
-            try await transaction.run(
-                "INSERT INTO secure_card_names (merchant_id, token_mac, secure_card_id) VALUES (\(row.merchantID), \(bytea(mac)), \(row.reference))")
-        }
-        try await transaction.run("UPDATE secure_cards SET name_indexed = 1 WHERE id = \(row.reference)")
+        try await transaction.run(
+            """
+            WITH names AS (
+                INSERT INTO secure_card_names (merchant_id, token_mac, secure_card_id)
+                SELECT \(row.merchantID), n.mac, \(row.reference) FROM unnest(\(nameIndexMACs(macs))::bytea[]) AS n(mac)
+                RETURNING 1
+            )
+            UPDATE secure_cards SET name_indexed = 1 WHERE id = \(row.reference)
+            """)
+    }
+
+    /// A name's token MACs as the index stores them: each once, in a fixed order (bound as `bytea[]`).
+    static func nameIndexMACs(_ macs: [[UInt8]]) -> [ByteBuffer] {
+        Set(macs).sorted { $0.lexicographicallyPrecedes($1) }.map { ByteBuffer(bytes: $0) }
     }
 
     /// Cards whose name index holds every one of `macs`.
