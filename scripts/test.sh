@@ -5,6 +5,10 @@
 # With VAULT_TEST_DATABASE_URL already set (a server whose role may CREATE DATABASE) no cluster is
 # started. VAULT_TEST_POSTGRES=off runs the suite without PostgreSQL. The suite runs twice: on
 # SQLite, then with VAULT_TEST_ENGINE=postgres on PostgreSQL.
+#
+# Each pass ends after VAULT_TEST_PASS_TIMEOUT seconds (default 1200; a pass takes 1 to 3 minutes
+# on 2 cores), naming the tests that started and never finished, so a hang fails the run in
+# minutes instead of holding CI until its own limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -19,10 +23,27 @@ if [ "${VAULT_TEST_POSTGRES:-on}" != "off" ] && [ -z "${VAULT_TEST_DATABASE_URL:
   export VAULT_TEST_DATABASE_URL=$PG_TEST_URL
 fi
 
-$SWIFT test --skip-build "$@"
+# Runs one pass (NAME, then the command) under the time limit; on a timeout, lists the tests
+# that started and did not finish.
+run_pass() {
+  local name=$1 status=0 log
+  shift
+  log=$(mktemp)
+  timeout --kill-after=30 "${VAULT_TEST_PASS_TIMEOUT:-1200}" "$@" 2>&1 | tee "$log" || status=$?
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "The $name pass did not end within ${VAULT_TEST_PASS_TIMEOUT:-1200} s. Started and not finished:" >&2
+    sed -nE 's/^.*Test (.*) started\.$/\1/p' "$log" | sort -u >"$log.started"
+    sed -nE 's/^.*Test (.*) (passed|failed) after .*$/\1/p' "$log" | sed -E 's/ with [0-9]+ test cases?$//' | sort -u >"$log.ended"
+    comm -23 "$log.started" "$log.ended" | grep -v '^run$' | sed 's/^/  /' >&2 || true
+  fi
+  rm -f "$log" "$log.started" "$log.ended"
+  return "$status"
+}
+
+run_pass SQLite $SWIFT test --skip-build "$@"
 
 # The same suite again on PostgreSQL: every store fixture opens a fresh database copied from a
 # migrated template (Tests/StorageTestSupport). The PostgreSQL-only suites already ran above.
 if [ "${VAULT_TEST_POSTGRES:-on}" != "off" ]; then
-  VAULT_TEST_ENGINE=postgres $SWIFT test --skip-build --skip VaultPostgresTests "$@"
+  VAULT_TEST_ENGINE=postgres run_pass PostgreSQL $SWIFT test --skip-build --skip VaultPostgresTests "$@"
 fi

@@ -74,21 +74,20 @@ struct VaultProcess {
         var stderr: String
     }
 
-    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Subprocess {
+    func start(_ arguments: [String], environment: [String: String] = [:], unreadStandardError: Bool = false) throws -> Subprocess {
         var env = ProcessInfo.processInfo.environment
         for key in env.keys where key.hasPrefix("VAULT_") { env[key] = nil }
         if let postgres { env["VAULT_DATABASE_URL"] = postgres.urlText }
         env.merge(environment) { _, new in new }
-        return try Subprocess(executable: Self.executable.path, arguments: arguments, environment: env, directory: directory.path)
+        return try Subprocess(
+            executable: Self.executable.path, arguments: arguments, environment: env, directory: directory.path,
+            unreadStandardError: unreadStandardError)
     }
 
     @discardableResult
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
-        let process = try start(arguments, environment: environment)
-        let stdout = process.standardOutput.readDataToEndOfFile()
-        let stderr = process.standardError.readDataToEndOfFile()
-        let status = process.waitUntilExit()
-        return Outcome(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let finished = try start(arguments, environment: environment).finish()
+        return Outcome(status: finished.status, stdout: finished.standardOutput, stderr: finished.standardError)
     }
 }
 
@@ -217,22 +216,34 @@ struct VaultProcess {
         #expect(try vault.run(["audit", "verify"]).status == 0)
     }
 
+    /// A log collector that stops reading (here a pipe nobody reads, full after 64 KiB of access
+    /// log) does not keep a stopped server from exiting: its exit's log write gives up.
+    @Test func serveExitsOnSIGTERMWhenNobodyReadsItsStandardError() async throws {
+        let vault = try await VaultProcess.onTestEngine()
+        try vault.run(["keys", "init"])
+        let process = try vault.start(["serve"], environment: ["VAULT_PORT": "0"], unreadStandardError: true)
+        defer { kill(process.pid, SIGKILL) }
+        let port = try #require(try ServerProcess.waitForPort(process))
+        // About 300 bytes of access log each: well past the pipe's 64 KiB.
+        for _ in 0..<600 {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(30))
+            _ = try await response.body.collect(upTo: 1 << 16)
+        }
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!process.isRunning, "vault serve still running 60 s after SIGTERM")
+    }
+
     @Test func serveRunsWithoutCoreDumpsAnswersAndExitsCleanlyOnSIGTERM() async throws {
         let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         let process = try vault.start(["serve", "--dev-merchant", "dev"], environment: ["VAULT_PORT": "0"])
-        var port: Int?
-        var printed = ""
-        let deadline = Date().addingTimeInterval(60)
-        while port == nil, Date() < deadline, process.isRunning {
-            let chunk = process.standardOutput.availableData
-            printed += String(decoding: chunk, as: UTF8.self)
-            if let range = printed.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                port = Int(printed[range].split(separator: ":").last ?? "")
-            }
-        }
+        let port = try ServerProcess.waitForPort(process)
         let bound = try #require(port)
-        #expect(printed.contains("API key (admin, shown once): vk_"))
+        #expect(process.standardOutput.text.contains("API key (admin, shown once): vk_"))
         let limits = try String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)
         let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
         #expect(core?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])

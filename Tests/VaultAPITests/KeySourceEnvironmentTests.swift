@@ -27,18 +27,13 @@ import Vault
 
 /// Starting `vault serve` subprocesses in tests.
 enum ServerProcess {
-    /// Reads the server's standard output until it prints its port (nil if it exits or takes over 60 s).
+    /// Waits until the server prints its port on standard output (nil if it exits first or takes
+    /// over 60 s).
     static func waitForPort(_ process: Subprocess) throws -> Int? {
-        var printed = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, process.isRunning {
-            let chunk = process.standardOutput.availableData
-            if chunk.isEmpty { continue }
-            printed += String(decoding: chunk, as: UTF8.self)
-            if let range = printed.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                return Int(printed[range].split(separator: ":").last ?? "")
+        process.standardOutput.wait(until: Date().addingTimeInterval(60)) { printed in
+            printed.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression).flatMap {
+                Int(printed[$0].split(separator: ":").last ?? "")
             }
         }
-        return nil
     }
 }

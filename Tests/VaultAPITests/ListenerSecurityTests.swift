@@ -20,9 +20,8 @@ import Testing
                 "-keyout", files.keyFile, "-out", files.certificateFile,
             ],
             environment: ProcessInfo.processInfo.environment)
-        _ = openssl.standardOutput.readDataToEndOfFile()
-        _ = openssl.standardError.readDataToEndOfFile()
-        #expect(openssl.waitUntilExit() == 0)
+        let finished = openssl.finish()
+        #expect(finished.status == 0, "\(finished.standardError)")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: files.keyFile)
         return files
     }

@@ -90,4 +90,31 @@ import Testing
         #expect(received.utf8.count == lines * line.count)
         #expect(received.split(separator: "\n").allSatisfy { $0.utf8.count == 99 })
     }
+
+    /// A stopped server exits even when nobody reads its standard error: the exit's write gives up
+    /// instead of blocking for ever (it did, and a test waiting for the server hung the whole run).
+    @Test(.timeLimit(.minutes(1)))
+    func theWriteAtExitGivesUpWhenNobodyReads() async throws {
+        let pipe = try Pipe()
+        let output = LogOutput(descriptor: pipe.write)
+        let line = Array((String(repeating: "z", count: 299) + "\n").utf8)
+        // 150 KiB into a 64 KiB pipe nobody reads: the writing thread takes it all and blocks in
+        // write(2), holding the descriptor.
+        for _ in 0..<500 { output.write(line, urgent: false) }
+        while output.queuedByteCount > 0 { await Task.yield() }
+        #expect(output.flush(givingUpAfter: .milliseconds(200)) == false)
+        // Once read, nothing was lost, and a reader that keeps up gets the exit's write.
+        var received = ""
+        while received.utf8.count < 500 * line.count {
+            received += pipe.available()
+            await Task.yield()
+        }
+        output.write(Array("last\n".utf8), urgent: false)
+        #expect(output.flush(givingUpAfter: .seconds(10)))
+        while !received.hasSuffix("last\n") {
+            received += pipe.available()
+            await Task.yield()
+        }
+        #expect(received.split(separator: "\n").count == 501)
+    }
 }

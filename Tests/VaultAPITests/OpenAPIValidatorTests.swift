@@ -59,9 +59,7 @@ import Testing
     /// Runs `executable` and returns its exit status and its standard output and error together.
     static func run(_ executable: String, arguments: [String]) throws -> (Int32, String) {
         let process = try Subprocess(executable: executable, arguments: arguments, environment: ProcessInfo.processInfo.environment)
-        let output = process.standardOutput.readDataToEndOfFile()
-        let errors = process.standardError.readDataToEndOfFile()
-        let status = process.waitUntilExit()
-        return (status, String(decoding: output + errors, as: UTF8.self))
+        let finished = process.finish()
+        return (finished.status, finished.standardOutput + finished.standardError)
     }
 }

@@ -3,22 +3,28 @@ import Foundation
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, standard output and error each on a pipe.
+/// A child process started with `posix_spawn`, standard output and error each on a pipe that a
+/// thread of its own reads to the end from the start.
+///
+/// Nothing the child writes can fill a pipe nobody reads: a `vault serve` whose access log went
+/// to an unread standard error blocked in `write(2)` once 64 KiB were queued, and then could not
+/// exit (its exit flushes the log), so the test waiting for it hung the whole run. Reading one
+/// pipe to its end before the other had the same hazard for a child that fills the second first.
 ///
 /// The tests do not use Foundation's `Process`: on Linux (Swift 6.3) its `run()` crashes now and
 /// then with a SIGSEGV in `findMaximumOpenFromProcSelfFD()`, a 256-byte over-read of the
 /// `/proc/self/fd` entries (swift-corelibs-foundation PR #5472), which took the whole test process
 /// down about once in ten full runs here.
 ///
-/// `@unchecked Sendable` is safe: the descriptors and pid are immutable; `exitStatus` is guarded
-/// by `lock`.
+/// `@unchecked Sendable` is safe: the pid and the captures are immutable (the captures lock their
+/// own state); `exitStatus` is guarded by `lock`.
 final class Subprocess: @unchecked Sendable {
     /// The child's process id.
     let pid: pid_t
-    /// The read end of the child's standard output.
-    let standardOutput: FileHandle
-    /// The read end of the child's standard error.
-    let standardError: FileHandle
+    /// What the child wrote to its standard output so far.
+    let standardOutput: Capture
+    /// What the child wrote to its standard error so far.
+    let standardError: Capture
     private let lock = NSLock()
     private var exitStatus: (status: Int32, exited: Bool)?
 
@@ -27,8 +33,13 @@ final class Subprocess: @unchecked Sendable {
     private static let spawnLock = NSLock()
 
     /// Starts `executable` with `arguments` in `directory` (through `/bin/sh -c 'cd ... && exec ...'`),
-    /// with exactly `environment`, standard input from `/dev/null`.
-    init(executable: String, arguments: [String], environment: [String: String], directory: String? = nil) throws {
+    /// with exactly `environment`, standard input from `/dev/null`. With `unreadStandardError` the
+    /// child's standard error is a pipe nobody reads (a stalled log collector), for the tests that
+    /// attack that.
+    init(
+        executable: String, arguments: [String], environment: [String: String], directory: String? = nil,
+        unreadStandardError: Bool = false
+    ) throws {
         var argv = [executable] + arguments
         if let directory {
             argv = ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, directory] + argv
@@ -59,8 +70,15 @@ final class Subprocess: @unchecked Sendable {
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EINVAL)
         }
         self.pid = pid
-        standardOutput = FileHandle(fileDescriptor: output.read, closeOnDealloc: true)
-        standardError = FileHandle(fileDescriptor: error.read, closeOnDealloc: true)
+        standardOutput = Capture(descriptor: output.read)
+        standardError = Capture(descriptor: error.read, reads: !unreadStandardError)
+    }
+
+    /// Waits for the child and for the ends of both its outputs.
+    func finish() -> (status: Int32, standardOutput: String, standardError: String) {
+        let output = standardOutput.readToEnd()
+        let errors = standardError.readToEnd()
+        return (waitUntilExit(), output, errors)
     }
 
     private static func pipe() throws -> (read: Int32, write: Int32) {
@@ -108,5 +126,77 @@ final class Subprocess: @unchecked Sendable {
     private static func decode(_ raw: Int32) -> (status: Int32, exited: Bool) {
         let signal = raw & 0x7F
         return signal == 0 ? ((raw >> 8) & 0xFF, true) : (128 + signal, false)
+    }
+}
+
+extension Subprocess {
+    /// The bytes of one of the child's outputs, read by a thread of its own until the pipe ends
+    /// (the child and every process that inherited the pipe closed it).
+    ///
+    /// `@unchecked Sendable` is safe: `bytes` and `ended` are only touched with `condition` locked.
+    final class Capture: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var bytes = Data()
+        private var ended = false
+        /// The descriptor held unread (closed with the capture).
+        private let unread: Int32?
+
+        init(descriptor: Int32, reads: Bool = true) {
+            guard reads else {
+                unread = descriptor
+                ended = true
+                return
+            }
+            unread = nil
+            let thread = Thread { [self] in
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    condition.lock()
+                    if count > 0 {
+                        bytes.append(contentsOf: buffer[0..<count])
+                    } else {
+                        ended = true
+                    }
+                    condition.broadcast()
+                    condition.unlock()
+                    if count <= 0 { break }
+                }
+                close(descriptor)
+            }
+            thread.name = "subprocess output"
+            thread.start()
+        }
+
+        deinit {
+            if let unread { close(unread) }
+        }
+
+        /// Everything written so far, as text.
+        var text: String {
+            condition.lock()
+            defer { condition.unlock() }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// Waits until the output ends; everything written, as text.
+        func readToEnd() -> String {
+            condition.lock()
+            defer { condition.unlock() }
+            while !ended { condition.wait() }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// Waits until the text written so far satisfies `found` (its answer returned), the output
+        /// ends, or `deadline` passes (nil then).
+        func wait<T>(until deadline: Date, for found: (String) -> T?) -> T? {
+            condition.lock()
+            defer { condition.unlock() }
+            while true {
+                if let answer = found(String(decoding: bytes, as: UTF8.self)) { return answer }
+                if ended || !condition.wait(until: deadline) { return nil }
+            }
+        }
     }
 }

@@ -12,6 +12,10 @@ import Glibc
 /// call returns (after everything queued before them, so order is kept), and whatever is queued
 /// is written at process exit, so only a crash loses lines, and only those of the last moments.
 ///
+/// The exit's write gives up after `exitFlushLimit` without progress: a reader of standard error
+/// that stopped reading (a full pipe, a stalled collector) must not keep a stopped server from
+/// exiting. Its lines are lost then; the writes' order and wholeness are not affected.
+///
 /// `@unchecked Sendable` is safe: `pending` and `flusherWaiting` are only touched with
 /// `condition` locked, and `writeLock` serialises the writes themselves.
 ///
@@ -20,9 +24,12 @@ final class LogOutput: @unchecked Sendable {
     /// The process's standard error, written out at exit too.
     static let standardError: LogOutput = {
         let output = LogOutput(descriptor: STDERR_FILENO)
-        atexit { LogOutput.standardError.flush() }
+        atexit { _ = LogOutput.standardError.flush(givingUpAfter: LogOutput.exitFlushLimit) }
         return output
     }()
+
+    /// How long the write at exit may wait for the reader of standard error.
+    static let exitFlushLimit: Duration = .seconds(5)
 
     private let descriptor: Int32
     private let queueLimit: Int
@@ -78,6 +85,18 @@ final class LogOutput: @unchecked Sendable {
         writeAll(batch)
     }
 
+    /// Writes everything queued so far, unless the descriptor takes nothing for `limit` (or
+    /// another write holds it that long, blocked on the same reader): then returns false, with the
+    /// bytes it could not write dropped. For process exit, which must end even when nobody reads.
+    func flush(givingUpAfter limit: Duration) -> Bool {
+        guard writeLock.lock(before: Date().addingTimeInterval(Self.seconds(limit))) else { return false }
+        defer { writeLock.unlock() }
+        condition.lock()
+        let batch = takePending()
+        condition.unlock()
+        return writeAll(batch, stallLimit: limit)
+    }
+
     /// Bytes queued and not yet taken by a write (for tests).
     var queuedByteCount: Int {
         condition.lock()
@@ -106,20 +125,37 @@ final class LogOutput: @unchecked Sendable {
         return batch
     }
 
-    private func writeAll(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        bytes.withUnsafeBytes { buffer in
+    /// Writes `bytes`; with `stallLimit`, waits for room before each write of at most `PIPE_BUF`
+    /// bytes (which a pipe with room takes without blocking) and gives up when none comes within
+    /// the limit. False when bytes were left unwritten.
+    @discardableResult
+    private func writeAll(_ bytes: [UInt8], stallLimit: Duration? = nil) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        return bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                var length = buffer.count - offset
+                if let stallLimit {
+                    var room = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    let ready = poll(&room, 1, Int32(Self.seconds(stallLimit) * 1000))
+                    if ready < 0 && errno == EINTR { continue }
+                    guard ready > 0, room.revents & Int16(POLLOUT) != 0 else { return false }
+                    length = min(length, Int(PIPE_BUF))
+                }
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, length)
                 if written > 0 {
                     offset += written
                 } else if written < 0 && errno == EINTR {
                     continue
                 } else {
-                    return
+                    return false
                 }
             }
+            return true
         }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
