@@ -166,7 +166,7 @@ import Vault
     @Test func connectionRefusedIsARetryableError() async throws {
         let refusing = RefusingPort()
         let url = refusing.baseURL + "/xml/v1/request.api"
-        let gateway = AuthorizeNetGateway(apiLoginID: "x", transactionKey: "y", endpoint: url, timeout: .seconds(1))
+        let gateway = AuthorizeNetGateway(apiLoginID: "x", transactionKey: "y", endpoint: url, timeout: .seconds(20))
         let result = await gateway.sale(F.charge("k", reference: "INV-DOWN"))
         #expect(result.outcome == .error(code: "gateway_unreachable", retryable: true))
         #expect(await gateway.lookup(reference: "INV-DOWN", gatewayTransactionID: nil) == .unavailable("connection_failed"))

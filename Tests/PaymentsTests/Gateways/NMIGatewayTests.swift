@@ -165,7 +165,7 @@ import Vault
     @Test func connectionRefusedIsARetryableError() async throws {
         let refusing = RefusingPort()
         let url = refusing.baseURL
-        let gateway = NMIGateway(securityKey: "x", baseURL: url, timeout: .seconds(1))
+        let gateway = NMIGateway(securityKey: "x", baseURL: url, timeout: .seconds(20))
         #expect(await gateway.sale(F.charge("k", reference: "INV-DOWN")).outcome
             == .error(code: "gateway_unreachable", retryable: true))
         let client = makeNoRetryHTTPClient()
