@@ -111,6 +111,44 @@ struct PostgresChargeGroupTests {
         await database.drop()
     }
 
+    /// The statements `recordAttempts` and `recordOutcomes` send for a run's group of `size` steps,
+    /// each on a schedule of its own.
+    static func statementsOfAGroup(size: Int) async throws -> (attempts: [String], outcomes: [String]) {
+        let database = try await BillingDatabase()
+        try await database.schedules(size, stepsEach: 1, due: Self.due)
+        let dues = try await Self.claimAll(database)
+        let attempts = dues.map { database.attempt($0, owner: Self.owner) }
+        let attemptCounter = PostgresStatementCounter()
+        let errors = try await PostgresStatementCounter.$current.withValue(attemptCounter) {
+            try await database.store.recordAttempts(attempts)
+        }
+        #expect(errors.allSatisfy { $0 == nil })
+        let outcomes = zip(dues, attempts).map { due, attempt in database.approved(attempt, due: due, owner: Self.owner) }
+        let outcomeCounter = PostgresStatementCounter()
+        let results = try await PostgresStatementCounter.$current.withValue(outcomeCounter) {
+            try await database.store.recordOutcomes(outcomes)
+        }
+        #expect(results.allSatisfy { (try? $0.get()) != nil })
+        #expect(try await database.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == size)
+        await database.drop()
+        return (attemptCounter.statements, outcomeCounter.statements)
+    }
+
+    /// A group is one commit: its attempts are one transaction and its outcomes another, and the
+    /// statements they take do not grow with the group (4 steps or 32, the same round trips).
+    @Test func aGroupOfAttemptsAndAGroupOfOutcomesAreOneCommitEachOfAFixedNumberOfStatements() async throws {
+        let small = try await Self.statementsOfAGroup(size: 4)
+        let large = try await Self.statementsOfAGroup(size: 32)
+        for statements in [small.attempts, small.outcomes, large.attempts, large.outcomes] {
+            #expect(statements.filter { $0.hasPrefix("BEGIN") }.count == 1, "\(statements)")
+            #expect(statements.filter { $0 == "COMMIT" }.count == 1, "\(statements)")
+            #expect(statements.last == "COMMIT")
+            #expect(!statements.contains { $0.hasPrefix("ROLLBACK") }, "\(statements)")
+        }
+        #expect(large.attempts.count == small.attempts.count, "\(large.attempts)")
+        #expect(large.outcomes.count == small.outcomes.count, "\(large.outcomes)")
+    }
+
     @Test func groupedAndOneByOneWritesOfTheSameRunLeaveTheSameRows() async throws {
         var snapshots: [[String]] = []
         for grouped in [true, false] {
