@@ -135,7 +135,8 @@ struct PostgresChargeGroupTests {
     }
 
     /// A group is one commit: its attempts are one transaction and its outcomes another, and the
-    /// statements they take do not grow with the group (4 steps or 32, the same round trips).
+    /// statements they take do not grow with the group (4 steps or 32, the same round trips); the
+    /// audit chain's head is locked last.
     @Test func aGroupOfAttemptsAndAGroupOfOutcomesAreOneCommitEachOfAFixedNumberOfStatements() async throws {
         let small = try await Self.statementsOfAGroup(size: 4)
         let large = try await Self.statementsOfAGroup(size: 32)
@@ -145,6 +146,15 @@ struct PostgresChargeGroupTests {
             #expect(statements.last == "COMMIT")
             #expect(!statements.contains { $0.hasPrefix("ROLLBACK") }, "\(statements)")
         }
+        // The merchant's chain head, which every writer of the merchant on any server waits on, is
+        // locked after every other row of the outcomes (schedules, steps, transactions, events).
+        let outcomes = large.outcomes
+        let firstHead = try #require(outcomes.firstIndex { $0.contains("FROM audit_chains") && $0.contains("FOR UPDATE") }, "\(outcomes)")
+        let lastOther = try #require(outcomes.lastIndex { statement in
+            ["schedules", "schedule_steps", "transactions", "webhook_events"].contains { statement.contains($0) }
+                && !statement.contains("audit_events")
+        })
+        #expect(lastOther < firstHead, "\(outcomes)")
         #expect(large.attempts.count == small.attempts.count, "\(large.attempts)")
         #expect(large.outcomes.count == small.outcomes.count, "\(large.outcomes)")
     }
