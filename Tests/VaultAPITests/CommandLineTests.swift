@@ -222,7 +222,13 @@ struct VaultProcess {
         let vault = try await VaultProcess.onTestEngine()
         try vault.run(["keys", "init"])
         let process = try vault.start(["serve"], environment: ["VAULT_PORT": "0"], unreadStandardError: true)
-        defer { kill(process.pid, SIGKILL) }
+        defer {
+            // Only while not yet reaped: a reaped pid may already belong to another process.
+            if process.isRunning {
+                kill(process.pid, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
         let port = try #require(try ServerProcess.waitForPort(process))
         // About 300 bytes of access log each: well past the pipe's 64 KiB.
         for _ in 0..<600 {

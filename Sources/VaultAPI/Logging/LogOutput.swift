@@ -89,7 +89,7 @@ final class LogOutput: @unchecked Sendable {
     /// another write holds it that long, blocked on the same reader): then returns false, with the
     /// bytes it could not write dropped. For process exit, which must end even when nobody reads.
     func flush(givingUpAfter limit: Duration) -> Bool {
-        guard writeLock.lock(before: Date().addingTimeInterval(Self.seconds(limit))) else { return false }
+        guard writeLock.lock(before: Date().addingTimeInterval(limit / .seconds(1))) else { return false }
         defer { writeLock.unlock() }
         condition.lock()
         let batch = takePending()
@@ -137,7 +137,7 @@ final class LogOutput: @unchecked Sendable {
                 var length = buffer.count - offset
                 if let stallLimit {
                     var room = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    let ready = poll(&room, 1, Int32(Self.seconds(stallLimit) * 1000))
+                    let ready = poll(&room, 1, Int32(stallLimit / .milliseconds(1)))
                     if ready < 0 && errno == EINTR { continue }
                     guard ready > 0, room.revents & Int16(POLLOUT) != 0 else { return false }
                     length = min(length, Int(PIPE_BUF))
@@ -153,9 +153,5 @@ final class LogOutput: @unchecked Sendable {
             }
             return true
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
