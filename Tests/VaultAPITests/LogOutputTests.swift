@@ -100,10 +100,13 @@ import Testing
         try #require(filler >= 0)
         let block = [UInt8](repeating: UInt8(ascii: "f"), count: 4096)
         var filled = 0
-        while true {
-            let written = block.withUnsafeBytes { Glibc.write(filler, $0.baseAddress!, $0.count) }
-            guard written > 0 else { break }
-            filled += written
+        // Blocks, then single bytes for whatever room a block no longer fits in.
+        for size in [block.count, 1] {
+            while true {
+                let written = block.withUnsafeBytes { Glibc.write(filler, $0.baseAddress!, size) }
+                guard written > 0 else { break }
+                filled += written
+            }
         }
         close(filler)
         let output = LogOutput(descriptor: pipe.write)
