@@ -337,5 +337,17 @@ public enum Schema {
                 """)
             try connection.addCheckValues(table: "transactions", column: "type", values: ["credit"])
         },
+        // A transaction whose gateway answer was lost, or whose process died before it was written,
+        // is settled by the reconciler; `reconcile_after` is when it may next be looked up (a claim
+        // by one server, then the pause before the next look-up). What the gateway cannot prove
+        // waits for an operator (`needs_review`).
+        Migration(id: 25, name: "transactions in review, reconciliation") { connection in
+            try connection.addCheckValues(table: "transactions", column: "status", values: ["needs_review"])
+            try connection.execute("""
+                ALTER TABLE transactions ADD COLUMN reconcile_after TEXT;
+                CREATE INDEX transactions_to_reconcile ON transactions(reconcile_after) WHERE status IN ('pending', 'in_doubt') AND step_id IS NULL;
+                CREATE INDEX transactions_in_review ON transactions(merchant_id, seq) WHERE status = 'needs_review';
+                """)
+        },
     ]
 }

@@ -38,6 +38,9 @@ public protocol GatewayAdapter: Sendable {
     /// Whether ``credit(_:)`` reaches the gateway; false (the default) means this gateway takes no
     /// credits and the vault refuses them for merchants using it.
     var supportsCredit: Bool { get }
+    /// Whether ``void(_:)`` reverses only the request's amount when it is below what remains
+    /// (a partial reversal); false (the default) means a void always reverses the whole transaction.
+    var supportsPartialVoid: Bool { get }
     /// Returns money to a card without an earlier transaction at this gateway (seed 004's
     /// `credit`, a "blind return"), by the gateway's refund-without-parent.
     func credit(_ request: ChargeRequest) async -> GatewayResult

@@ -15,6 +15,10 @@ public struct GatewayLookupQuery: Sendable, Equatable {
         /// A refund of the gateway transaction `parentTransactionID`, of `amount` (the whole
         /// remaining amount when nil).
         case refund(parentTransactionID: String, amount: Money?)
+        /// A capture of the authorization `parentTransactionID`, of `amount`.
+        case capture(parentTransactionID: String, amount: Money)
+        /// A void (reversal) of the gateway transaction `parentTransactionID`.
+        case void(parentTransactionID: String)
     }
 
     /// The reference (order/invoice number) sent with the operation.
@@ -37,13 +41,17 @@ public struct GatewayLookupQuery: Sendable, Equatable {
 
 extension GatewayAdapter {
     /// The default for adapters whose search has no time window: a charge is looked up with
-    /// ``lookup(reference:gatewayTransactionID:)``; a refund cannot be, and is `.unavailable`.
+    /// ``lookup(reference:gatewayTransactionID:)``; a follow-up cannot be, and is `.unavailable`.
     public func lookup(_ query: GatewayLookupQuery) async -> GatewayLookup {
         switch query.kind {
         case .charge:
             await lookup(reference: query.reference, gatewayTransactionID: query.gatewayTransactionID)
         case .refund:
             .unavailable("refund_lookup_unsupported")
+        case .capture:
+            .unavailable("capture_lookup_unsupported")
+        case .void:
+            .unavailable("void_lookup_unsupported")
         }
     }
 }

@@ -7,7 +7,7 @@ extension Transaction {
     /// | status | sale, capture | authorize | verify | void | refund, credit |
     /// | --- | --- | --- | --- | --- | --- |
     /// | pending | 100/101 | 100/101 | 100/101 | 500/503 | 500/505 |
-    /// | in_doubt | 200/201 | 200/201 | 200/201 | 500/503 | 400/403 |
+    /// | in_doubt, needs_review | 200/201 | 200/201 | 200/201 | 500/503 | 400/403 |
     /// | error | 200/202 | 200/202 | 200/202 | 200/202 | 200/202 |
     /// | approved | 400/411 | 400/401 | 200/201 | 500/502 | 500/504 |
     /// | declined, soft | 400/402 | 400/402 | 200/202 | 400/412 | 400/412 |
@@ -23,11 +23,11 @@ extension Transaction {
     /// The codes for a type, a status and (for declines) the decline's category, `hard` or `soft`.
     public static func stateCodes(type: TransactionType, status: TransactionStatus, declineCategory: String?) -> (state: Int, subState: Int) {
         switch (status, type) {
-        case (.pending, .void), (.inDoubt, .void): (500, 503)
+        case (.pending, .void), (.inDoubt, .void), (.needsReview, .void): (500, 503)
         case (.pending, .refund), (.pending, .credit): (500, 505)
-        case (.inDoubt, .refund), (.inDoubt, .credit): (400, 403)
+        case (.inDoubt, .refund), (.inDoubt, .credit), (.needsReview, .refund), (.needsReview, .credit): (400, 403)
         case (.pending, _): (100, 101)
-        case (.inDoubt, _): (200, 201)
+        case (.inDoubt, _), (.needsReview, _): (200, 201)
         case (.error, _): (200, 202)
         case (.approved, .void): (500, 502)
         case (.approved, .refund), (.approved, .credit): (500, 504)

@@ -38,8 +38,12 @@ public enum TransactionStatus: String, Sendable, Codable, CaseIterable {
     case partiallyRefunded = "partially_refunded"
     /// An authorization that was captured.
     case captured
-    /// Sent, outcome unknown; settled later with the same idempotency key.
+    /// Sent, outcome unknown: the reconciler looks it up at the gateway; nothing is sent again
+    /// without the gateway's proof that it never arrived.
     case inDoubt = "in_doubt"
+    /// In doubt, and the gateway cannot prove whether it happened: an operator settles it
+    /// (`POST /v1/transactions/{id}/resolve`). Never sent again, never settled automatically.
+    case needsReview = "needs_review"
 }
 
 /// A gateway transaction as recorded by the vault.

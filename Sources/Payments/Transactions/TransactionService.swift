@@ -296,7 +296,7 @@ public struct TransactionService: Sendable {
     }
 
     static func checkFollowUp(_ type: TransactionType, amount: Int64, parent: Transaction, followUps: [Transaction]) throws {
-        let live = followUps.filter { [.pending, .approved, .inDoubt].contains($0.status) }
+        let live = followUps.filter { [.pending, .approved, .inDoubt, .needsReview].contains($0.status) }
         switch type {
         case .capture:
             guard parent.type == .authorize else { throw TransactionError.notAllowed(code: "not_capturable", message: "Only an authorization can be captured.") }

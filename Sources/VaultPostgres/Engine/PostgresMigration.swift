@@ -21,11 +21,12 @@ public struct PostgresMigration: Sendable {
 /// Every PostgreSQL migration this build knows, oldest first.
 ///
 /// Ids: 1 the Vault module's tables (`PostgresSchema+Vault.swift`), 2 Payments and Scheduler
-/// (`PostgresSchema+Billing.swift`), 3 and later as assigned. Add a migration by appending it here.
+/// (`PostgresSchema+Billing.swift`), 3 and later as assigned, in id order after them. Add a
+/// migration by appending it here.
 public enum PostgresSchema {
     /// The migrations, in id order.
     public static var migrations: [PostgresMigration] {
-        [vault] + billingMigrations + [limits]
+        [vault] + billingMigrations + [limits, reconciliation]
     }
 
     /// The migrations after the Vault module's (2: Payments and Scheduler), in id order; the

@@ -36,7 +36,7 @@ extension AuthorizeNetGateway {
     /// being read may have moved a match between the lists: the search is then made once more.
     /// Needs the Transaction Details API enabled for the merchant. Refunds are not searched.
     public func lookup(_ query: GatewayLookupQuery) async -> GatewayLookup {
-        guard case .charge = query.kind else { return .unavailable("refund_lookup_unsupported") }
+        guard case .charge = query.kind else { return .unavailable("follow_up_lookup_unsupported") }
         if let id = query.gatewayTransactionID, !id.isEmpty, id != "0" {
             let byID = await details(transactionID: id)
             if case .notFound = byID {} else { return byID }

@@ -11,6 +11,10 @@ extension NMIGateway {
             await lookup(reference: query.reference, gatewayTransactionID: query.gatewayTransactionID)
         case let .refund(parent, amount):
             await lookupRefund(parentTransactionID: parent, amount: amount, since: query.since)
+        case .capture:
+            .unavailable("capture_lookup_unsupported")
+        case .void:
+            .unavailable("void_lookup_unsupported")
         }
     }
 
