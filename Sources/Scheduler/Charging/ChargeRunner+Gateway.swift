@@ -109,24 +109,19 @@ extension ChargeRunner {
         guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {
             return SettledAttempt(result: .error("gateway_not_configured", retryable: true))
         }
-        let pastGrace = Date().timeIntervalSince(open.updatedAt) >= options.inDoubtGrace
         let query = GatewayLookupQuery(reference: open.orderReference, gatewayTransactionID: open.gatewayTransactionID, since: open.createdAt)
-        switch await adapter.lookup(query) {
-        case .found(let result):
-            return SettledAttempt(result: result)
-        case .unavailable(let reason):
+        let lookup = await adapter.lookup(query)
+        if case .unavailable = lookup, open.status == .error, open.errorCode == "gateway_redirect" {
             // A sale the endpoint redirected was never processed: while a look-up cannot be made it
             // stays that error (not charged), rather than becoming in doubt.
-            if open.status == .error, open.errorCode == "gateway_redirect" {
-                return SettledAttempt(result: .error("gateway_redirect", retryable: false, text: "The gateway endpoint still cannot be reached without a redirect."))
-            }
-            let result = GatewayResult.inDoubt("lookup_unavailable: \(reason)")
-            let mayHaveCharged = open.status == .inDoubt || open.status == .pending
-            return SettledAttempt(result: result, needsReview: pastGrace && mayHaveCharged)
-        case .notFound:
-            guard pastGrace else {
-                return SettledAttempt(result: .inDoubt("awaiting_gateway: not found yet, inside the grace period"))
-            }
+            return SettledAttempt(result: .error("gateway_redirect", retryable: false, text: "The gateway endpoint still cannot be reached without a redirect."))
+        }
+        switch options.inDoubtPolicy.verdict(lookup, for: open, now: Date()) {
+        case .settled(let result), .stillInDoubt(let result):
+            return SettledAttempt(result: result)
+        case .needsReview(let reason):
+            return SettledAttempt(result: .inDoubt(reason), needsReview: true)
+        case .provenAbsent:
             let card = try? await cards.cardForCharge(reference: due.schedule.secureCardReference, merchantID: merchant.id)
             return SettledAttempt(result: await charge(open, card: card, due: due, merchant: merchant, options: options, context: context))
         }

@@ -43,6 +43,10 @@ public struct ChargeRunner: Sendable {
         /// An attempt whose outcome is unknown is re-sent (same key) only when the gateway has no
         /// record of it *and* it is older than this: a sale still being processed must not be sent twice.
         public var inDoubtGrace: TimeInterval = 120
+        /// After this long, an attempt the gateway still holds for review goes to operator review.
+        public var heldForReviewLimit: TimeInterval = 3 * 86_400
+        /// The rule for attempts whose answer was lost (the same for every transaction in doubt).
+        public var inDoubtPolicy: InDoubtPolicy { InDoubtPolicy(grace: inDoubtGrace, heldForReviewLimit: heldForReviewLimit) }
 
         /// Options for a run as of `asOf`.
         public init(asOf: Date) {

@@ -2,78 +2,29 @@ public import Foundation
 public import Payments
 public import Vault
 
-/// An operator's answer for a step in review (`needs_review`), after checking with the gateway.
-public enum StepResolution: Sendable, Equatable {
-    /// The customer was charged: the gateway's transaction id, recorded on the attempt.
-    case charged(gatewayTransactionID: String)
-    /// The customer was not charged: the step falls due again under the retry policy.
-    case notCharged
-}
+/// An operator's answer for a step in review (`needs_review`), after checking with the gateway:
+/// the same answer as for a one-off transaction in review.
+public typealias StepResolution = ReviewResolution
 
 /// The body of `POST /v1/schedules/{id}/steps/{stepId}/resolve`:
-/// `{"outcome": "charged", "gatewayTransactionId": "..."}` or `{"outcome": "not_charged"}`.
+/// `{"outcome": "charged", "gatewayTransactionId": "..."}` or `{"outcome": "not_charged"}`
+/// (``ReviewResolutionRequest``, whose rule violations are ``StepReviewError/invalid(field:rule:message:)`` here).
 public struct StepResolutionRequest: Decodable, Sendable {
     /// The resolution asked for.
     public var resolution: StepResolution
-
-    /// Longest gateway transaction id accepted.
-    public static let maximumTransactionIDLength = 64
-
-    enum CodingKeys: String, CodingKey {
-        case outcome, gatewayTransactionId
-    }
 
     /// Creates a request.
     public init(resolution: StepResolution) {
         self.resolution = resolution
     }
 
-    /// Decodes and checks the body: `outcome` is `charged` or `not_charged`; `gatewayTransactionId`
-    /// is required with `charged` (1-64 letters, digits, `.`, `_`, `-`, never card-number shaped)
-    /// and refused with `not_charged`.
+    /// Decodes and checks the body as ``ReviewResolutionRequest`` does.
     /// - Throws: ``StepReviewError/invalid(field:rule:message:)``.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        guard let outcome = try? container.decodeIfPresent(String.self, forKey: .outcome) else {
-            throw StepReviewError.invalid(field: "outcome", rule: "required", message: "outcome is required: charged or not_charged.")
-        }
-        let transactionID: String?
         do {
-            transactionID = try container.decodeIfPresent(String.self, forKey: .gatewayTransactionId)
-        } catch {
-            throw StepReviewError.invalid(field: "gatewayTransactionId", rule: "invalid_value", message: "gatewayTransactionId must be a string.")
-        }
-        switch outcome {
-        case "charged":
-            guard let transactionID else {
-                throw StepReviewError.invalid(
-                    field: "gatewayTransactionId", rule: "required", message: "gatewayTransactionId is required when the outcome is charged.")
-            }
-            try Self.check(transactionID)
-            resolution = .charged(gatewayTransactionID: transactionID)
-        case "not_charged":
-            guard transactionID == nil else {
-                throw StepReviewError.invalid(
-                    field: "gatewayTransactionId", rule: "not_allowed", message: "gatewayTransactionId is only given when the outcome is charged.")
-            }
-            resolution = .notCharged
-        default:
-            throw StepReviewError.invalid(field: "outcome", rule: "invalid_value", message: "outcome must be charged or not_charged.")
-        }
-    }
-
-    static func check(_ transactionID: String) throws(StepReviewError) {
-        let allowed = transactionID.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "." || scalar == "_" || scalar == "-")
-        }
-        guard (1...maximumTransactionIDLength).contains(transactionID.count), allowed else {
-            throw .invalid(field: "gatewayTransactionId", rule: "invalid_value",
-                           message: "gatewayTransactionId must be 1 to \(maximumTransactionIDLength) letters, digits, '.', '_' or '-'.")
-        }
-        do {
-            try CardNumberShape.refuse(transactionID, field: "gatewayTransactionId")
-        } catch {
-            throw .invalid(field: "gatewayTransactionId", rule: error.code, message: error.message)
+            resolution = try ReviewResolutionRequest(from: decoder).resolution
+        } catch let ReviewResolutionError.invalid(field, rule, message) {
+            throw StepReviewError.invalid(field: field, rule: rule, message: message)
         }
     }
 }

@@ -11,6 +11,9 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     /// A step's charge may have gone through and the gateway cannot prove either way: it waits
     /// for an operator (`needs_review`) and is never sent again automatically.
     case chargeNeedsReview = "charge.needs_review"
+    /// A one-off transaction (sale, authorization, follow-up) whose answer was lost may have gone
+    /// through and the gateway cannot prove either way: it waits for an operator (`needs_review`).
+    case transactionNeedsReview = "transaction.needs_review"
     /// A secure card was registered.
     case secureCardRegistered = "secure_card.registered"
     /// A secure card's details or card data changed.

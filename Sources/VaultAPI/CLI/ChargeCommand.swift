@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Payments
 import Scheduler
 import Synchronization
 import Vault
@@ -13,8 +14,9 @@ struct ChargeCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Charge every due step (active schedules, live cards, due by --as-of), exactly once.",
             discussion: """
-                Safe to re-run at any time, also after a crash: attempts left in doubt are settled with the same \
-                idempotency key before anything else, and no step is charged twice. Exit 0 when every due step was \
+                Safe to re-run at any time, also after a crash: one-off transactions whose gateway answer was lost are \
+                looked up first (the reconciler), attempts left in doubt are settled with the same idempotency key before \
+                anything else, and no step is charged twice. Exit 0 when every due step was \
                 settled (approved or declined), 1 when some could not be (gateway unreachable; re-run later), 2 on usage errors.
                 """)
 
@@ -65,6 +67,13 @@ struct ChargeCommand: AsyncParsableCommand {
             if !dryRun {
                 try await runtime.store.insertChargeRun(
                     record, audit: AuditEntry(merchantID: options.merchantID, actor: "cli", action: "charge_run.started", objectType: "charge_run", objectID: runID))
+            }
+            if !dryRun {
+                // One-off transactions whose answers were lost are settled first, from the gateways' records.
+                let reconcilerLogger = Logger(label: "vault.reconciler")
+                let reconciled = try await runtime.reconciler(logger: reconcilerLogger).reconcile(
+                    now: Date(), interval: TimeInterval(configuration.reconcile.intervalSeconds))
+                reconciled.log(to: reconcilerLogger)
             }
             let reporter = ProgressReporter(enabled: !json)
             let summary = try await runtime.chargeRunner(logger: logger).run(options, runID: runID, actor: "cli") { progress in

@@ -49,7 +49,7 @@ extension VaultConfiguration {
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
         try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals",
-                            "duplicates"])
+                            "duplicates", "reconcile"])
         if let node = try document.section("server") {
             try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
             if let value = try node.string("host") { server.host = value }
@@ -104,6 +104,11 @@ extension VaultConfiguration {
             if let value = try node.int("leaseSeconds", in: 10...86_400) { runner.leaseSeconds = value }
             if let value = try node.int("gatewayRetries", in: 0...10) { runner.gatewayRetries = value }
             if let value = try node.int("inDoubtGraceSeconds", in: 1...86_400) { runner.inDoubtGraceSeconds = value }
+        }
+        if let node = try document.section("reconcile") {
+            try node.allow(["intervalSeconds", "heldForReviewDays"])
+            if let value = try node.int("intervalSeconds", in: 1...86_400) { reconcile.intervalSeconds = value }
+            if let value = try node.int("heldForReviewDays", in: 1...90) { reconcile.heldForReviewDays = value }
         }
         if let node = try document.section("webhooks") {
             try node.allow([

@@ -127,6 +127,17 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var inDoubtGraceSeconds = 120
     }
 
+    /// The reconciler: every transaction in doubt (or left pending by a process that died) is looked
+    /// up at its gateway once `runner.inDoubtGraceSeconds` have passed.
+    public struct Reconcile: Sendable, Equatable {
+        /// How often `vault serve` looks for transactions to settle, and how long one still in doubt
+        /// waits before it is looked up again.
+        public var intervalSeconds = 60
+        /// After this many days held for review at the gateway (fraud screening), a transaction goes
+        /// to operator review instead of staying in doubt.
+        public var heldForReviewDays = 3
+    }
+
     /// Webhook delivery.
     public struct Webhooks: Sendable, Equatable {
         /// Per-delivery HTTP timeout.
@@ -184,6 +195,8 @@ public struct VaultConfiguration: Sendable, Equatable {
     public var webhooks = Webhooks()
     /// The charge runner.
     public var runner = Runner()
+    /// Settling transactions whose gateway answer was lost.
+    public var reconcile = Reconcile()
     /// Per-API-key rate limiting.
     public var rateLimit = RateLimit()
     /// Log output.

@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-import Payments
+public import Payments
 public import Scheduler
 import Vault
 
@@ -24,6 +24,25 @@ extension VaultRuntime {
         StepReviewService(store: store, policy: retryPolicy)
     }
 
+    /// The rule for transactions whose answer was lost, from `runner.inDoubtGraceSeconds` and `reconcile.heldForReviewDays`.
+    public var inDoubtPolicy: InDoubtPolicy {
+        InDoubtPolicy(
+            grace: TimeInterval(configuration.runner.inDoubtGraceSeconds),
+            heldForReviewLimit: TimeInterval(configuration.reconcile.heldForReviewDays) * 86_400)
+    }
+
+    /// The reconciler of every one-off transaction in doubt, logging to `logger`.
+    public func reconciler(logger: Logger) -> TransactionReconciler {
+        TransactionReconciler(
+            store: store, gateways: MerchantGateways(registry: gateways, merchants: merchants), merchants: store, policy: inDoubtPolicy,
+            logger: logger)
+    }
+
+    /// Resolves one-off transactions in review.
+    public var transactionReviews: TransactionReviewService {
+        TransactionReviewService(store: store)
+    }
+
     /// Runner options from the configuration, as of `asOf`.
     public func chargeRunOptions(asOf: Date) -> ChargeRunner.Options {
         ChargeRunner.Options(configuration, asOf: asOf)
@@ -39,6 +58,7 @@ extension ChargeRunner.Options {
         lease = TimeInterval(configuration.runner.leaseSeconds)
         gatewayRetries = configuration.runner.gatewayRetries
         inDoubtGrace = TimeInterval(configuration.runner.inDoubtGraceSeconds)
+        heldForReviewLimit = TimeInterval(configuration.reconcile.heldForReviewDays) * 86_400
         horizonDays = configuration.schedules.horizonDays
     }
 }

@@ -28,6 +28,9 @@ public func buildApplication(
     app.addServices(IdempotencyPurgeService(store: runtime.store, retentionHours: runtime.configuration.idempotencyRetentionHours, logger: logger))
     app.addServices(WebhookDeliveryService(
         deliverer: runtime.webhookDeliverer(logger: logger), pollInterval: .seconds(max(1, runtime.configuration.webhooks.pollSeconds)), logger: logger))
+    app.addServices(ReconcileService(
+        reconciler: runtime.reconciler(logger: Logger(label: "vault.reconciler")), store: runtime.store,
+        interval: .seconds(runtime.configuration.reconcile.intervalSeconds), logger: Logger(label: "vault.reconciler")))
     app.addServices(ChargeRunService(queue: runtime.chargeRuns, store: runtime.store, logger: logger) {
         runtime.chargeRunner(logger: logger)
     })
@@ -71,7 +74,7 @@ public func buildRouter(
         .add(middleware: RoleMiddleware())
         .add(middleware: UnknownQueryParameterMiddleware<AuthenticatedContext>())
         .add(middleware: RequestBodyMiddleware<AuthenticatedContext>(maxBodyBytes: runtime.configuration.server.maxBodyBytes))
-        .add(middleware: IdempotencyMiddleware(service: runtime.idempotency))
+        .add(middleware: IdempotencyMiddleware(service: runtime.idempotency, transactions: runtime.transactions))
         .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(runtime.configuration.server.requestTimeoutSeconds)))
     AuditController(store: runtime.store).addRoutes(to: api)
     CustomFieldsController(store: runtime.store).addRoutes(to: api)
@@ -79,6 +82,7 @@ public func buildRouter(
     SchedulesController(schedules: runtime.schedules, transactions: runtime.transactions).addRoutes(to: api)
     StepReviewController(schedules: runtime.schedules, reviews: runtime.stepReviews).addRoutes(to: api)
     TransactionsController(transactions: runtime.transactions, store: runtime.store).addRoutes(to: api)
+    TransactionReviewController(reviews: runtime.transactionReviews).addRoutes(to: api)
     StatsController(store: runtime.store).addRoutes(to: api)
     ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)
     // After the last route, so it wraps only the router's not-found responder (see the type).

@@ -57,32 +57,40 @@ extension PostgresStore: TransactionStore {
     public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws {
         let event = try PendingWebhookEvent.outcome(of: transaction)
         try await write { write in
-            let stamp = Timestamp.string(transaction.updatedAt)
-            try await Self.writeOutcome(transaction, on: write, requiringMerchant: true)
-            if let update = parentUpdate {
+            try await Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, event: event, on: write)
+        }
+    }
+
+    /// Writes a transaction's outcome, its original's change, its audit event and its outcome
+    /// webhook `event` (``PendingWebhookEvent/outcome(of:now:)``, built before the write).
+    static func writeCompletion(
+        _ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, event: PendingWebhookEvent?, on write: PostgresWrite
+    ) async throws {
+        let stamp = Timestamp.string(transaction.updatedAt)
+        try await Self.writeOutcome(transaction, on: write, requiringMerchant: true)
+        if let update = parentUpdate {
+            try await write.run(
+                """
+                UPDATE transactions SET status = \(update.status.rawValue), captured_amount = captured_amount + \(update.capturedDelta),
+                    refunded_amount = refunded_amount + \(update.refundedDelta), updated_at = \(stamp)
+                WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
+                """)
+            if transaction.type == .void, update.status == .voided {
+                // An authorization and its capture are one transaction at the gateway: voiding
+                // either voids both, so both are recorded voided (no second void is sent).
                 try await write.run(
                     """
-                    UPDATE transactions SET status = \(update.status.rawValue), captured_amount = captured_amount + \(update.capturedDelta),
-                        refunded_amount = refunded_amount + \(update.refundedDelta), updated_at = \(stamp)
-                    WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
+                    UPDATE transactions SET status = 'voided', updated_at = \(stamp)
+                    WHERE merchant_id = \(transaction.merchantID) AND status IN ('approved', 'captured') AND (
+                        id = (SELECT parent_id FROM transactions WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
+                              AND type = 'capture')
+                        OR (parent_id = \(update.parentID) AND type = 'capture'))
                     """)
-                if transaction.type == .void, update.status == .voided {
-                    // An authorization and its capture are one transaction at the gateway: voiding
-                    // either voids both, so both are recorded voided (no second void is sent).
-                    try await write.run(
-                        """
-                        UPDATE transactions SET status = 'voided', updated_at = \(stamp)
-                        WHERE merchant_id = \(transaction.merchantID) AND status IN ('approved', 'captured') AND (
-                            id = (SELECT parent_id FROM transactions WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
-                                  AND type = 'capture')
-                            OR (parent_id = \(update.parentID) AND type = 'capture'))
-                        """)
-                }
             }
-            try await write.appendAudit(PendingAuditEvent(audit))
-            if let event {
-                try await write.enqueueWebhook(event, merchantHasCallback: write.merchantHasCallback(transaction.merchantID))
-            }
+        }
+        try await write.appendAudit(PendingAuditEvent(audit))
+        if let event {
+            try await write.enqueueWebhook(event, merchantHasCallback: write.merchantHasCallback(transaction.merchantID))
         }
     }
 

@@ -52,41 +52,46 @@ extension SQLiteStore: TransactionStore {
 
     public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws {
         try await database.write { connection in
+            try Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, on: connection)
+        }
+    }
+
+    /// Writes a transaction's outcome, its original's change, its audit event and its outcome webhook.
+    package static func writeCompletion(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, on connection: SQLiteConnection) throws {
+        try connection.run(
+            """
+            UPDATE transactions SET status = \(transaction.status.rawValue),
+                gateway_transaction_id = \(transaction.gatewayTransactionID), auth_code = \(transaction.authCode),
+                response_code = \(transaction.responseCode), response_text = \(transaction.responseText),
+                avs_result = \(transaction.avsResult), cvv_result = \(transaction.cvvResult),
+                decline_code = \(transaction.declineCode), decline_category = \(transaction.declineCategory),
+                error_code = \(transaction.errorCode), updated_at = \(Timestamp.string(transaction.updatedAt)),
+                network_transaction_id = \(transaction.networkTransactionID)
+            WHERE id = \(transaction.id) AND merchant_id = \(transaction.merchantID)
+            """)
+        if let update = parentUpdate {
             try connection.run(
                 """
-                UPDATE transactions SET status = \(transaction.status.rawValue),
-                    gateway_transaction_id = \(transaction.gatewayTransactionID), auth_code = \(transaction.authCode),
-                    response_code = \(transaction.responseCode), response_text = \(transaction.responseText),
-                    avs_result = \(transaction.avsResult), cvv_result = \(transaction.cvvResult),
-                    decline_code = \(transaction.declineCode), decline_category = \(transaction.declineCategory),
-                    error_code = \(transaction.errorCode), updated_at = \(Timestamp.string(transaction.updatedAt)),
-                    network_transaction_id = \(transaction.networkTransactionID)
-                WHERE id = \(transaction.id) AND merchant_id = \(transaction.merchantID)
+                UPDATE transactions SET status = \(update.status.rawValue),
+                    captured_amount = captured_amount + \(update.capturedDelta),
+                    refunded_amount = refunded_amount + \(update.refundedDelta), updated_at = \(Timestamp.string(transaction.updatedAt))
+                WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
                 """)
-            if let update = parentUpdate {
+            if transaction.type == .void, update.status == .voided {
+                // An authorization and its capture are one transaction at the gateway: voiding
+                // either voids both, so both are recorded voided (no second void is sent).
                 try connection.run(
                     """
-                    UPDATE transactions SET status = \(update.status.rawValue),
-                        captured_amount = captured_amount + \(update.capturedDelta),
-                        refunded_amount = refunded_amount + \(update.refundedDelta), updated_at = \(Timestamp.string(transaction.updatedAt))
-                    WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
+                    UPDATE transactions SET status = 'voided', updated_at = \(Timestamp.string(transaction.updatedAt))
+                    WHERE merchant_id = \(transaction.merchantID) AND status IN ('approved', 'captured') AND (
+                        id = (SELECT parent_id FROM transactions WHERE id = \(update.parentID)
+                        AND merchant_id = \(transaction.merchantID) AND type = 'capture')
+                        OR (parent_id = \(update.parentID) AND type = 'capture'))
                     """)
-                if transaction.type == .void, update.status == .voided {
-                    // An authorization and its capture are one transaction at the gateway: voiding
-                    // either voids both, so both are recorded voided (no second void is sent).
-                    try connection.run(
-                        """
-                        UPDATE transactions SET status = 'voided', updated_at = \(Timestamp.string(transaction.updatedAt))
-                        WHERE merchant_id = \(transaction.merchantID) AND status IN ('approved', 'captured') AND (
-                            id = (SELECT parent_id FROM transactions WHERE id = \(update.parentID)
-                            AND merchant_id = \(transaction.merchantID) AND type = 'capture')
-                            OR (parent_id = \(update.parentID) AND type = 'capture'))
-                        """)
-                }
             }
-            try connection.appendAudit(audit)
-            try Self.enqueueOutcome(transaction, on: connection)
         }
+        try connection.appendAudit(audit)
+        try Self.enqueueOutcome(transaction, on: connection)
     }
 
     public func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws {

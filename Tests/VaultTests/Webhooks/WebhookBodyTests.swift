@@ -45,7 +45,7 @@ import Testing
     @Test func everyEventTypeHasTheDocumentedName() {
         #expect(WebhookEventType.allCases.map(\.rawValue) == [
             "transaction.approved", "transaction.declined", "schedule.completed", "schedule.past_due", "charge.needs_review",
-            "secure_card.registered", "secure_card.updated", "secure_card.deleted",
+            "transaction.needs_review",            "secure_card.registered", "secure_card.updated", "secure_card.deleted",
         ])
     }
 }

@@ -220,9 +220,12 @@ extension TransactionError: APIErrorConvertible {
             return error
         case .gatewayFailed(let transaction):
             var error = APIError(
-                status: .badGateway, type: "api_error", code: transaction.status == .inDoubt ? "gateway_in_doubt" : "gateway_error",
-                message: transaction.status == .inDoubt
-                    ? "The gateway's answer for transaction \(transaction.id) was lost; it will be settled with the same idempotency key."
+                status: .badGateway, type: "api_error", code: transaction.mayHaveGoneThrough ? "gateway_in_doubt" : "gateway_error",
+                message: transaction.mayHaveGoneThrough
+                    ? "The gateway's answer for transaction \(transaction.id) was lost: it may have gone through. Nothing is sent again; "
+                        + "the vault looks it up at the gateway and records the outcome (GET /v1/transactions/\(transaction.id)), or sends it "
+                        + "to review (needs_review) when the gateway cannot prove it. Retrying with the same Idempotency-Key answers the "
+                        + "settled transaction; do not retry with a new key."
                     : "The gateway could not process transaction \(transaction.id); nothing was charged.")
             error.transaction = try? Array(JSONCoding.encoder.encode(TransactionResponse(transaction)))
             return error

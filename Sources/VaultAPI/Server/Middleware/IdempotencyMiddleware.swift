@@ -2,18 +2,25 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Payments
 import Vault
 
 /// `Idempotency-Key` on POSTs (SPEC §9): the first response to a key is stored; the same key with
 /// the same request replays it; the same key with another request is a 409.
 ///
-/// Responses of 5xx are not stored (the claim is released) so the client may retry. The request is
+/// Responses of 5xx are not stored (the claim is released) so the client may retry, except a 502 for
+/// a transaction whose gateway answer was lost: it may have gone through, so running the request
+/// again could charge twice. That key stays bound to the transaction, and a retry answers what the
+/// transaction is now (201 once the reconciler found it approved, 402 declined, 502 while still in
+/// doubt or in review) without sending anything to the gateway. The request is
 /// remembered as a keyed MAC and the response sealed (`IdempotencyService`): nothing stored lets a
 /// card number or holder data be recovered without the merchant's keys.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AuthenticatedContext
 
     let service: IdempotencyService
+    /// Reads the transaction a stored in-doubt answer names, to answer a retry with what it is now.
+    let transactions: TransactionService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, let key = request.headers[.idempotencyKey] else {
@@ -36,6 +43,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let merchantID = context.merchant.id
         switch try await service.claim(merchantID: merchantID, key: key, request: fingerprint) {
         case .replay(let status, let stored):
+            if status == 502, let id = InDoubtAnswer.transactionID(in: stored) {
+                return try await replayInDoubt(transactionID: id, request: request, context: context)
+            }
             var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
             headers[.idempotentReplayed] = "true"
             let buffer = stored.withUnsafeBytes { ByteBuffer(bytes: $0) }
@@ -55,21 +65,60 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 message: "A request with this Idempotency-Key is still in progress; retry later.", param: "Idempotency-Key")
         case .started:
             var response: Response
+            var inDoubt = false
             do {
                 response = try await next(request, context)
             } catch {
+                if case TransactionError.gatewayFailed(let transaction) = error, transaction.mayHaveGoneThrough { inDoubt = true }
                 response = ErrorEnvelopeMiddleware<Context>.response(for: error, request: request, context: context)
             }
             let collector = BodyCollector()
             try await response.body.write(collector)
             let bytes = collector.bytes
             response.body = ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
-            if response.status.code < 500 {
+            if response.status.code < 500 || inDoubt {
                 try await service.complete(merchantID: merchantID, key: key, status: Int(response.status.code), body: bytes)
             } else {
                 try await service.release(merchantID: merchantID, key: key)
             }
             return response
+        }
+    }
+}
+
+extension IdempotencyMiddleware {
+    /// The answer to a retry of a request whose transaction was in doubt: the transaction as it is
+    /// now, as the route would have answered had the gateway's answer not been lost.
+    private func replayInDoubt(transactionID: String, request: Request, context: Context) async throws -> Response {
+        let transaction = try await transactions.get(id: transactionID, merchant: context.merchant)
+        var response: Response
+        switch transaction.status {
+        case .declined:
+            response = ErrorEnvelopeMiddleware<Context>.response(for: TransactionError.declined(transaction), request: request, context: context)
+        case .error, .inDoubt, .needsReview, .pending:
+            response = ErrorEnvelopeMiddleware<Context>.response(for: TransactionError.gatewayFailed(transaction), request: request, context: context)
+        default:
+            response = try JSONCoding.response(TransactionResponse(transaction), status: .created)
+        }
+        response.headers[.idempotentReplayed] = "true"
+        return response
+    }
+}
+
+/// Reads a stored in-doubt answer (`{"error": {...}, "transaction": {"id": ...}}`).
+enum InDoubtAnswer {
+    private struct Body: Decodable {
+        struct Error: Decodable { var code: String }
+        struct Transaction: Decodable { var id: String }
+        var error: Error
+        var transaction: Transaction?
+    }
+
+    /// The id of the transaction a stored 502 `gateway_in_doubt` answer names; nil for any other answer.
+    static func transactionID(in stored: SecureBytes) -> String? {
+        stored.withUnsafeBytes { bytes in
+            guard let body = try? JSONDecoder().decode(Body.self, from: Data(bytes)), body.error.code == "gateway_in_doubt" else { return nil }
+            return body.transaction?.id
         }
     }
 }

@@ -1,0 +1,59 @@
+public import Foundation
+public import Vault
+
+/// Resolves one-off transactions in review (`needs_review`): after checking the gateway's own
+/// records (by the transaction's order reference), an operator says whether the customer was charged.
+public struct TransactionReviewService: Sendable {
+    private let store: any TransactionStore & TransactionReconciliationStore
+
+    /// A service over `store`.
+    public init(store: any TransactionStore & TransactionReconciliationStore) {
+        self.store = store
+    }
+
+    /// Resolves a transaction in review, in one write with its audit event (`transaction.resolved`),
+    /// its original's change and its webhook: `charged` records it approved with the gateway's
+    /// transaction id (a refund, capture or void then changes its original as an approved one
+    /// would); `notCharged` records it as an error (`not_charged`). Nothing is sent to the gateway.
+    /// - Returns: the transaction as resolved.
+    /// - Throws: `TransactionError.notFound` (404); `TransactionError.notAllowed` (409) when it is not
+    ///   in review, or is a schedule step's attempt (resolved through its step).
+    public func resolve(id: String, _ resolution: ReviewResolution, merchant: Merchant, actor: String, now: Date = Date()) async throws
+        -> Transaction
+    {
+        guard var transaction = try await store.transaction(merchantID: merchant.id, id: id) else { throw TransactionError.notFound }
+        if let stepID = transaction.stepID, let scheduleID = transaction.scheduleID {
+            throw TransactionError.notAllowed(
+                code: "resolve_the_step",
+                message: "This transaction is an attempt of a schedule step; resolve the step: POST /v1/schedules/\(scheduleID)/steps/\(stepID)/resolve.")
+        }
+        guard transaction.status == .needsReview else { throw Self.notInReview(transaction) }
+        var parentUpdate: ParentUpdate?
+        var details = ["type": transaction.type.rawValue, "amount": String(transaction.amount), "currency": transaction.currency.code]
+        switch resolution {
+        case .charged(let gatewayTransactionID):
+            transaction.apply(GatewayResult(outcome: .approved, transactionID: gatewayTransactionID, responseText: "Resolved by an operator: charged."), now: now)
+            if let parentID = transaction.parentID, let parent = try await store.transaction(merchantID: merchant.id, id: parentID) {
+                parentUpdate = .afterApproval(of: transaction, parent: parent)
+            }
+            details["outcome"] = "charged"
+            details["gatewayTransactionId"] = gatewayTransactionID
+        case .notCharged:
+            transaction.apply(.error("not_charged", retryable: false, text: "Resolved by an operator: not charged."), now: now)
+            details["outcome"] = "not_charged"
+        }
+        let audit = AuditEntry(
+            merchantID: merchant.id, actor: actor, action: "transaction.resolved", objectType: "transaction", objectID: transaction.id, details: details)
+        guard try await store.settleTransaction(transaction, expecting: .needsReview, parentUpdate: parentUpdate, audit: audit, review: nil) else {
+            let current = try await store.transaction(merchantID: merchant.id, id: id)
+            throw Self.notInReview(current ?? transaction)
+        }
+        return transaction
+    }
+
+    private static func notInReview(_ transaction: Transaction) -> TransactionError {
+        .notAllowed(
+            code: "transaction_not_in_review",
+            message: "Only a transaction in review (needs_review) can be resolved; this one is \(transaction.status.rawValue).")
+    }
+}

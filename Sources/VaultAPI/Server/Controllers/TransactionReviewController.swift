@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+public import Payments
+import Vault
+
+/// `POST /v1/transactions/{id}/resolve`: an operator settles a one-off transaction in review
+/// (`needs_review`) as charged (with the gateway's transaction id) or not charged, after checking
+/// the gateway's own records for its order reference.
+struct TransactionReviewController {
+    let reviews: TransactionReviewService
+
+    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
+        group.post("transactions/:id/resolve") { request, context in
+            let body = try await JSONCoding.decode(ReviewResolutionRequest.self, from: request)
+            let resolved = try await reviews.resolve(
+                id: try context.parameters.require("id"), body.resolution, merchant: context.merchant, actor: context.identity.actor)
+            return try JSONCoding.response(TransactionResponse(resolved))
+        }
+    }
+}
+
+extension ReviewResolutionError: APIErrorConvertible {
+    /// 422 naming the field and the rule.
+    public var apiError: APIError {
+        switch self {
+        case .invalid(let field, let rule, let message): .invalid(message, code: rule, param: field)
+        }
+    }
+}
