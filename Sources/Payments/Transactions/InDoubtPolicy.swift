@@ -59,8 +59,7 @@ public struct InDoubtPolicy: Sendable, Equatable {
         case .notFound:
             return pastGrace ? .provenAbsent : .stillInDoubt(.inDoubt("awaiting_gateway: not found yet, inside the grace period"))
         case .unavailable(let reason):
-            let mayHaveCharged = transaction.status == .inDoubt || transaction.status == .pending
-            return pastGrace && mayHaveCharged ? .needsReview(reason: "lookup_unavailable: \(reason)") : .stillInDoubt(.inDoubt("lookup_unavailable: \(reason)"))
+            return pastGrace && transaction.mayHaveGoneThrough ? .needsReview(reason: "lookup_unavailable: \(reason)") : .stillInDoubt(.inDoubt("lookup_unavailable: \(reason)"))
         }
     }
 }
