@@ -236,6 +236,7 @@ let package = Package(
             dependencies: [
                 "StorageTestSupport",
                 "VaultAPI",
+                "GatewayFakes",
                 "VaultSQLite",
                 "Payments",
                 "VaultPostgres",
