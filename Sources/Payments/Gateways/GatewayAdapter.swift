@@ -41,6 +41,9 @@ public protocol GatewayAdapter: Sendable {
     /// Whether ``void(_:)`` reverses only the request's amount when it is below what remains
     /// (a partial reversal); false (the default) means a void always reverses the whole transaction.
     var supportsPartialVoid: Bool { get }
+    /// Whether ``verify(_:)`` places a small authorization that it voids at once; the reconciler
+    /// voids one it finds approved after the answer was lost.
+    var verificationHoldsFunds: Bool { get }
     /// Returns money to a card without an earlier transaction at this gateway (seed 004's
     /// `credit`, a "blind return"), by the gateway's refund-without-parent.
     func credit(_ request: ChargeRequest) async -> GatewayResult

@@ -75,12 +75,8 @@ public struct TransactionReconciler: Sendable {
             if let parentID = claimed.parentID {
                 parent = try await store.transaction(merchantID: merchant.id, id: parentID)
             }
-            let lookup: GatewayLookup
-            if let adapter = try? await gateways.adapter(for: merchant) {
-                lookup = await adapter.lookup(Self.query(for: claimed, parent: parent))
-            } else {
-                lookup = .unavailable("gateway_not_configured")
-            }
+            let adapter = try? await gateways.adapter(for: merchant)
+            let lookup = await adapter?.lookup(Self.query(for: claimed, parent: parent)) ?? .unavailable("gateway_not_configured")
             let verdict = policy.verdict(lookup, for: claimed, now: now)
             var transaction = claimed
             var parentUpdate: ParentUpdate?
@@ -117,10 +113,24 @@ public struct TransactionReconciler: Sendable {
                           "amount": String(transaction.amount), "currency": transaction.currency.code])
             let written = try await store.settleTransaction(
                 transaction, expecting: claimed.status, parentUpdate: parentUpdate, audit: audit, review: review)
+            if written, let adapter { await releaseVerificationHold(transaction, adapter: adapter) }
             return written ? kind : nil
         } catch {
             logger.error("could not reconcile a transaction", metadata: ["transaction": "\(claimed.id)", "error": "\(error)"])
             return nil
+        }
+    }
+
+    /// A verification found approved whose gateway verifies with an authorization holds funds on
+    /// the card: it is voided, as the verification itself would have done had its answer come back.
+    private func releaseVerificationHold(_ transaction: Transaction, adapter: any GatewayAdapter) async {
+        guard transaction.type == .verify, transaction.status == .approved, adapter.verificationHoldsFunds,
+              let gatewayTransactionID = transaction.gatewayTransactionID else { return }
+        let void = await adapter.void(FollowUpRequest(
+            idempotencyKey: transaction.idempotencyKey + ":void", reference: transaction.orderReference, gatewayTransactionID: gatewayTransactionID))
+        if !void.isApproved {
+            logger.warning("verification authorization found by the reconciler not voided",
+                           metadata: ["transaction": "\(transaction.id)", "outcome": "\(void.outcome)"])
         }
     }
 

@@ -232,4 +232,35 @@ import VaultSQLite
         #expect(!written)
         #expect(try await setup.transaction(sale.id).gatewayTransactionID == "late")
     }
+
+    @Test func aVerificationAuthorizationFoundApprovedIsVoided() async throws {
+        let fake = try await FakeAuthorizeNetServer.start()
+        defer { Task { await fake.stop() } }
+        let fixture = try await ChargingFixture()
+        let merchant = try await fixture.merchants.create(
+            name: "m-anet", role: .admin,
+            settings: .init(gateway: "authorizenet", gatewayURL: fake.url, gatewayCredentials: [
+                "name": FakeAuthorizeNetServer.apiLoginID, "transactionKey": FakeAuthorizeNetServer.transactionKey,
+            ], timeZone: "UTC", verifyOnRegistration: false),
+            actor: "test").merchant
+        let card = try await fixture.card("v", pan: "4111111111111111", merchant: merchant, now: Date())
+        var quiet = Logger(label: "test.quiet")
+        quiet.logLevel = .critical
+        let gateways = MerchantGateways(registry: GatewayRegistry(sandbox: fixture.sandbox, logger: quiet), merchants: fixture.merchants)
+        let setup = Setup(fixture: fixture, fake: try await FakeNMIServer.start(), merchant: merchant, card: card, gateways: gateways)
+        defer { Task { await setup.fake.stop() } }
+        fake.core.enqueue(.garbageAfterProcessing)
+        let request = try JSONDecoder().decode(
+            TransactionRequest.self, from: Data(#"{"type": "verify", "amount": 0, "currency": "USD", "secureCardReference": "\#(card.reference)"}"#.utf8))
+        do {
+            _ = try await setup.transactions.create(request, merchant: merchant, actor: "test")
+            Issue.record("expected the verification to be in doubt")
+        } catch TransactionError.gatewayFailed(let transaction) {
+            #expect(transaction.status == .inDoubt)
+        }
+        #expect(fake.receivedTransactionTypes == ["authOnlyTransaction"], "the verification's answer was lost before its void")
+        let summary = try await setup.reconciler().reconcile(now: Self.afterGrace)
+        #expect(summary.settled == 1)
+        #expect(fake.receivedTransactionTypes == ["authOnlyTransaction", "voidTransaction"], "the hold on the card is released")
+    }
 }
