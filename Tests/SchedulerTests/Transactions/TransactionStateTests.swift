@@ -16,6 +16,7 @@ import Testing
         (.void, .pending, nil, 500, 503), (.void, .inDoubt, nil, 500, 503),
         (.sale, .refunded, nil, 500, 504), (.refund, .approved, nil, 500, 504), (.credit, .approved, nil, 500, 504),
         (.refund, .pending, nil, 500, 505), (.credit, .pending, nil, 500, 505),
+        (.sale, .needsReview, nil, 200, 201), (.refund, .needsReview, nil, 400, 403), (.void, .needsReview, nil, 500, 503),
     ] as [(TransactionType, TransactionStatus, String?, Int, Int)])
     func everySeedCaseHasItsStateCodes(type: TransactionType, status: TransactionStatus, category: String?, state: Int, subState: Int) {
         let codes = Transaction.stateCodes(type: type, status: status, declineCategory: category)
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func everyStatusIsCovered() {
-        #expect(TransactionStatus.allCases.count == 9)
+        #expect(TransactionStatus.allCases.count == 10)
     }
 
     @Test(arguments: [
