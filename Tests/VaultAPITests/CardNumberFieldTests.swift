@@ -7,7 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 12, finding 11: a card number typed into a reference or free-text field would be stored,
+/// A card number typed into a reference or free-text field would be stored,
 /// listed, searched and logged in clear. Every such field refuses one (422 naming the field,
 /// `card_number_not_allowed`), the answer never repeats it, and nothing is stored or charged.
 @Suite struct CardNumberFieldTests {
@@ -133,5 +133,63 @@ import Vault
         let missing = try vault.run(["merchant", "update", "4111111111111111", "--time-zone", "UTC"])
         #expect(missing.status == 1)
         #expect(!missing.stderr.contains("4111111111111111"))
+    }
+
+    /// The same card number written with every separator and digit form the one normaliser knows,
+    /// as JSON text (`\u` escapes for the invisible characters).
+    static let disguises = [
+        "4242.4242.4242.4242", "4242_4242_4242_4242", "4242:4242:4242:4242", "4242--4242--4242--4242", "4242  4242  4242  4242",
+        "4242/4242/4242/4242", #"4242\u00a04242\u00a04242\u00a04242"#, #"4242\u200b4242\u200b4242\u200b4242"#,
+        #"4\udb40\udc30242424242424242"#, "００００４２４２４２４２４２４２４２４２", "⁴²⁴²⁴²⁴²⁴²⁴²⁴²⁴²", "00004242424242424242",
+    ]
+
+    @Test func aCardNumberWithAnySeparatorOrDigitFormIsRefusedInEveryFreeTextField() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            #expect(try await client.send(
+                .put, "/v1/custom-fields", key: fixture.adminA, json: #"{"fields": [{"name": "Note", "required": false, "maxLength": 64}]}"#).status == .ok)
+            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("cust-1", verify: false)).status == .created)
+            for disguise in Self.disguises {
+                // merchantReference's own alphabet (letters, digits, `.`, `_`, `:`, `-`) and an Idempotency-Key's
+                // (visible ASCII) refuse the other disguises as malformed before any card-number check.
+                if disguise.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._:-".contains($0)) }) {
+                    Self.expectRefused(
+                        try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard(disguise, verify: false)),
+                        param: "merchantReference")
+                }
+                if disguise.allSatisfy({ $0.isASCII && $0 != " " && $0 != "\\" }) {
+                    Self.expectRefused(
+                        try await client.send(
+                            .post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("c-ok", verify: false), headers: [.idempotencyKey: "k-" + disguise]),
+                        param: "Idempotency-Key")
+                }
+                Self.expectRefused(
+                    try await client.send(.post, "/v1/secure-cards", key: fixture.adminA,
+                                          json: keyedCard("c-ok", verify: false, extra: #", "customFields": [{"name": "Note", "value": "\#(disguise)"}]"#)),
+                    param: "customFields[0].value")
+                Self.expectRefused(
+                    try await client.send(.post, "/v1/transactions", key: fixture.adminA,
+                                          json: TransactionRoutesTests.rawSale(extra: #", "description": "paid \#(disguise)""#)),
+                    param: "description")
+                let schedule = ScheduleRoutesTests.monthly().replacingOccurrences(of: #""description": "Gym""#, with: #""description": "Gym \#(disguise)""#)
+                Self.expectRefused(try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: schedule), param: "description")
+            }
+            #expect(try await fixture.count("secure_cards") == 1)
+            #expect(try await fixture.count("schedules") == 0)
+            #expect(try await fixture.count("idempotency_keys") == 0)
+            #expect(fixture.runtime.gateways.sandbox.transactionCount == 0)
+
+            // The access log masks a card number in the path however it is separated.
+            _ = try await client.send(.get, "/v1/secure-cards/4242.4242.4242.4242", key: fixture.adminA)
+            _ = try await client.send(.get, "/v1/secure-cards/4242_4242_4242_4242", key: fixture.adminA)
+            #expect(!fixture.logText.contains("4242.4242.4242.4242"))
+            #expect(!fixture.logText.contains("4242_4242_4242_4242"))
+            #expect(!fixture.logText.contains("4242424242424242"))
+
+            // Text that holds no card number still passes.
+            let plain = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA,
+                                              json: keyedCard("order.2026_11:26", verify: false, extra: #", "customFields": [{"name": "Note", "value": "room 4242, floor 12"}]"#))
+            #expect(plain.status == .created, "\(plain.text)")
+        }
     }
 }

@@ -22,6 +22,12 @@ enum ASCII {
         }
     }
 
+    /// `true` for `A`-`Z` and `a`-`z`.
+    @inline(__always)
+    static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
+    }
+
     /// `true` for space, tab, CR and LF.
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {

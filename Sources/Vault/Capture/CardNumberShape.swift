@@ -1,20 +1,22 @@
 import Foundation
 
-/// Finds card numbers in free text, so they are refused where text is stored in clear and masked
-/// where text is logged.
+/// The one rule for what a card number looks like in free text: every field stored or shown in
+/// clear refuses one, and every log line masks one.
 ///
-/// A card-number-shaped run is 13 to 19 decimal digits that pass the Luhn check, written
-/// together (`4111111111111111`) or in groups separated by single spaces or single dashes, the
-/// same separator throughout, grouped as people type card numbers: in fours with a shorter last
-/// group (`4111 1111 1111 1111`) or 4-6-5 / 4-6-4 (`3782-822463-10005`). Digits grouped otherwise
-/// (`ld-1763942400-1-123`, a timestamp and counters) are not a card number. Runs are whole groups: a card number is found next to letters or
-/// punctuation (`ref4111111111111111`, `card:4111 1111 1111 1111`) and among other numbers
-/// written the same way (`qty 2 4111 1111 1111 1111`), but digits glued to it are part of it
-/// (`41111111111111111` is one 17-digit run). Non-ASCII decimal digits (`４１１１…`) count as
-/// digits.
+/// The text is normalised first, so no encoding walks around the rule:
+/// - every Unicode decimal digit, and every compatibility digit (full-width `４`, superscript `²`,
+///   mathematical `𝟒`, circled `①`), counts as its value;
+/// - everything between two digits that is not a letter is a separator and is dropped: spaces of
+///   any kind (no-break, ideographic), dashes and dots, `_`, `:`, `/`, doubled or mixed, and
+///   invisible format characters (zero-width space, Unicode TAG characters, the byte-order mark);
+///   a letter ends a run of digits.
 ///
-/// About one in ten random 13-19-digit numbers passes Luhn, so a long order number or phone
-/// number can be refused by chance; the error says why, and the value can be written otherwise.
+/// A run of digits then holds a card number when any 13- to 19-digit window of it starts with the
+/// issuer identification number of a card brand, has a length that brand issues, and passes the
+/// Luhn check: `0000` + a card number, a card number glued to an order counter, or one spread over
+/// `4242.4242.4242.4242` are all found. The brand filter keeps timestamps and counters
+/// (`ld-1763942400-1-123`) out; a long order number or phone number can still be refused by chance
+/// (about one window in a hundred passes both checks), and the refusal says why.
 public enum CardNumberShape {
     /// Fewest and most digits of a card number (ISO/IEC 7812).
     public static let digitCounts = 13...19
@@ -22,26 +24,26 @@ public enum CardNumberShape {
     /// The machine code of the refusal (422).
     public static let errorCode = "card_number_not_allowed"
 
-    /// `true` when `text` contains a card-number-shaped run.
+    /// `true` when `text` contains a card number.
     public static func contains(_ text: some StringProtocol) -> Bool {
-        !runs(in: String(text), stopAtFirst: true).isEmpty
+        !windows(in: String(text), stopAtFirst: true).isEmpty
     }
 
-    /// The card-number-shaped runs of `text`, each from its first digit to its last, in order
-    /// (runs found from different starting groups may overlap).
+    /// The card numbers of `text`, each from its first digit to its last, in order (windows found
+    /// from different starting digits may overlap).
     public static func matches(in text: String) -> [Range<String.Index>] {
-        runs(in: text, stopAtFirst: false).map { $0.digits.first!..<text.unicodeScalars.index(after: $0.digits.last!) }
+        windows(in: text, stopAtFirst: false).map { $0.first!..<text.unicodeScalars.index(after: $0.last!) }
     }
 
-    /// `text` with the digits of every card-number-shaped run replaced by `*` except the first six
-    /// and the last four (as `maskedNumber` shows a card): `4111 11** **** 1111`. Separators and
-    /// everything else are kept. Text without such a run is returned unchanged.
+    /// `text` with the digits of every card number replaced by `*` except the first six and the
+    /// last four (as `maskedNumber` shows a card): `4111 11** **** 1111`. Separators and everything
+    /// else are kept. Text without a card number is returned unchanged.
     public static func masked(_ text: String) -> String {
-        let found = runs(in: text, stopAtFirst: false)
+        let found = windows(in: text, stopAtFirst: false)
         guard !found.isEmpty else { return text }
         var hidden = Set<String.Index>()
-        for run in found where run.digits.count > 10 {
-            hidden.formUnion(run.digits[6..<(run.digits.count - 4)])
+        for window in found {
+            hidden.formUnion(window[6..<(window.count - 4)])
         }
         var output = String.UnicodeScalarView()
         for index in text.unicodeScalars.indices {
@@ -62,8 +64,8 @@ public enum CardNumberShape {
         return masked(path)
     }
 
-    /// Refuses a free-text or reference value that holds a card number (SPEC §14): such fields
-    /// are stored, listed and logged in clear, where a card number must never be.
+    /// Refuses a free-text or reference value that holds a card number: such fields are stored,
+    /// listed and logged in clear, where a card number must never be.
     /// - Parameters:
     ///   - text: the value; `nil` passes.
     ///   - field: the request field, as the API names it (`description`, `customFields[0].value`).
@@ -73,76 +75,111 @@ public enum CardNumberShape {
         guard let text, contains(text) else { return }
         throw CardDataError(
             field: field, code: errorCode,
-            message: "\(field) looks like it contains a card number; card numbers are accepted only as card data (card.number, track or emv).")
+            message: "\(field) looks like it contains a card number (digits separated by anything but letters count as one number); "
+                + "card numbers are accepted only as card data (card.number, track or emv).")
     }
 
-    // MARK: - Scanning
+    // MARK: - Normalising
 
-    /// One run: the indices of its digits.
+    /// What one Unicode scalar is to the rule.
+    enum Role: Equatable {
+        /// A digit of this value.
+        case digit(UInt8)
+        /// A letter (or a number that is not a digit): ends a run.
+        case letter
+        /// Anything else: dropped between digits.
+        case separator
+    }
+
+    static func role(of scalar: Unicode.Scalar) -> Role {
+        if scalar.isASCII {
+            let byte = UInt8(scalar.value)
+            if ASCII.isDigit(byte) { return .digit(byte &- ASCII.zero) }
+            return ASCII.isLetter(byte) ? .letter : .separator
+        }
+        let properties = scalar.properties
+        if properties.numericType == .decimal || properties.numericType == .digit,
+            let value = properties.numericValue, value >= 0, value <= 9, value == value.rounded()
+        {
+            return .digit(UInt8(value))
+        }
+        switch properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .letterNumber, .otherNumber:
+            return .letter
+        default:
+            return .separator
+        }
+    }
+
+    /// A run of digits with only separators between them: each digit's position and value.
     private struct Run {
-        var digits: [String.Index]
+        var indices: [String.Index] = []
+        var values: [UInt8] = []
     }
 
-    /// A maximal sequence of digits.
-    private struct Group {
-        var digitIndices: [String.Index]
-        var values: [UInt8]
-        /// The separator between this group and the next (a single space or dash), or nil when
-        /// anything else (or nothing) follows.
-        var joinsNext: Unicode.Scalar?
-    }
-
-    private static func runs(in text: String, stopAtFirst: Bool) -> [Run] {
+    /// The windows holding a card number, each as the positions of its digits.
+    private static func windows(in text: String, stopAtFirst: Bool) -> [[String.Index]] {
         if !mayContainRun(text) { return [] }
-        let groups = self.groups(in: text)
-        var found: [Run] = []
-        for start in groups.indices {
-            var count = 0
-            var end = start
-            let separator = groups[start].joinsNext
-            while end < groups.count {
-                count += groups[end].values.count
-                if count > digitCounts.upperBound { break }
-                if digitCounts.contains(count), isCardGrouping(groups[start...end]), luhn(groups[start...end]) {
-                    found.append(Run(digits: groups[start...end].flatMap(\.digitIndices)))
+        var found: [[String.Index]] = []
+        var run = Run()
+        var index = text.unicodeScalars.startIndex
+        let end = text.unicodeScalars.endIndex
+        while index <= end {
+            let role: Role = index < end ? role(of: text.unicodeScalars[index]) : .letter
+            switch role {
+            case .digit(let value):
+                run.indices.append(index)
+                run.values.append(value)
+            case .separator:
+                break
+            case .letter:
+                if run.values.count >= digitCounts.lowerBound {
+                    found += cardNumbers(in: run, stopAtFirst: stopAtFirst)
+                    if stopAtFirst, !found.isEmpty { return found }
+                }
+                run = Run()
+            }
+            if index == end { break }
+            index = text.unicodeScalars.index(after: index)
+        }
+        return found
+    }
+
+    /// Every window of `run` that starts with a brand's IIN, has a length the brand issues, and
+    /// passes the Luhn check.
+    private static func cardNumbers(in run: Run, stopAtFirst: Bool) -> [[String.Index]] {
+        var found: [[String.Index]] = []
+        let ascii = run.values.map { $0 &+ ASCII.zero }
+        for start in 0...(run.values.count - digitCounts.lowerBound) {
+            guard let brand = CardBrand.detect(leadingDigits: Array(ascii[start..<min(ascii.count, start + IINRange.longestPrefix)])) else {
+                continue
+            }
+            for length in digitCounts where start + length <= run.values.count && brand.allowedLengths.contains(length) {
+                if luhn(run.values[start..<(start + length)]) {
+                    found.append(Array(run.indices[start..<(start + length)]))
                     if stopAtFirst { return found }
                 }
-                guard let joint = groups[end].joinsNext, joint == separator else { break }
-                end += 1
             }
         }
         return found
     }
 
-    /// How people write card numbers: all together, in fours with a shorter last group
-    /// (`4111 1111 1111 1111`, `6759 6498 2643 8453 123`), or 4-6-5 / 4-6-4 (American Express,
-    /// Diners Club). Other groupings of a long digit run (`1763942400-1-123`, an order number
-    /// with a counter) are not a card number typed by a person.
-    private static func isCardGrouping(_ groups: ArraySlice<Group>) -> Bool {
-        let sizes = groups.map(\.values.count)
-        if sizes.count == 1 { return true }
-        if sizes.count == 3, sizes[0] == 4, sizes[1] == 6, (4...5).contains(sizes[2]) { return true }
-        return sizes.dropLast().allSatisfy { $0 == 4 } && (1...4).contains(sizes.last!)
-    }
-
-    private static func luhn(_ groups: ArraySlice<Group>) -> Bool {
+    private static func luhn(_ digits: ArraySlice<UInt8>) -> Bool {
         var sum = 0
         var double = false
-        for group in groups.reversed() {
-            for value in group.values.reversed() {
-                var digit = Int(value)
-                if double {
-                    digit *= 2
-                    if digit > 9 { digit -= 9 }
-                }
-                sum += digit
-                double.toggle()
+        for value in digits.reversed() {
+            var digit = Int(value)
+            if double {
+                digit *= 2
+                if digit > 9 { digit -= 9 }
             }
+            sum += digit
+            double.toggle()
         }
         return sum % 10 == 0
     }
 
-    /// Cheap pre-check: ASCII text with fewer than 13 digits cannot hold a run.
+    /// Cheap pre-check: ASCII text with fewer than 13 digits cannot hold a card number.
     private static func mayContainRun(_ text: String) -> Bool {
         var digits = 0
         for byte in text.utf8 {
@@ -153,49 +190,5 @@ public enum CardNumberShape {
             }
         }
         return false
-    }
-
-    private static func groups(in text: String) -> [Group] {
-        let scalars = text.unicodeScalars
-        var groups: [Group] = []
-        var current: Group?
-        var pendingSeparator: Unicode.Scalar?
-        var index = scalars.startIndex
-        while index < scalars.endIndex {
-            let scalar = scalars[index]
-            if let value = digitValue(scalar) {
-                if current == nil {
-                    if var last = groups.popLast() {
-                        last.joinsNext = pendingSeparator
-                        groups.append(last)
-                    }
-                    current = Group(digitIndices: [], values: [], joinsNext: nil)
-                }
-                current!.digitIndices.append(index)
-                current!.values.append(value)
-                pendingSeparator = nil
-            } else {
-                if let group = current {
-                    groups.append(group)
-                    current = nil
-                    pendingSeparator = (scalar == " " || scalar == "-") ? scalar : nil
-                } else {
-                    // A second non-digit in a row: the previous group joins nothing.
-                    pendingSeparator = nil
-                }
-            }
-            index = scalars.index(after: index)
-        }
-        if let group = current { groups.append(group) }
-        return groups
-    }
-
-    private static func digitValue(_ scalar: Unicode.Scalar) -> UInt8? {
-        if scalar.isASCII {
-            let byte = UInt8(scalar.value)
-            return ASCII.isDigit(byte) ? byte &- ASCII.zero : nil
-        }
-        guard scalar.properties.numericType == .decimal, let value = scalar.properties.numericValue, (0...9).contains(value) else { return nil }
-        return UInt8(value)
     }
 }
