@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 @testable import GatewayFakes
-import Logging
 import NIOCore
 import NIOHTTP1
 import Payments
@@ -28,27 +27,10 @@ import Vault
     }
 
     @Test func salesInFlightWhenTheServerIsKilledAreSettledFromTheGatewayAndNoneIsChargedTwice() async throws {
-        let fake = try await FakeNMIServer.start()
+        let setup = try await NMIMerchantVault.start()
+        let fake = setup.fake
         defer { Task { await fake.stop() } }
-        let vault = try await VaultProcess.onTestEngine()
-        let masterKey = Encoding.base64(RandomBytes.make(32))
-        var configuration = VaultConfiguration()
-        configuration.database = vault.database
-        configuration.keys.directory = vault.directory.file("keys")
-        configuration.keys.masterKeyFromEnvironment = masterKey
-        var quiet = Logger(label: "one-off-crash")
-        quiet.logLevel = .critical
-        let apiKey: String
-        do {
-            let runtime = try await VaultRuntime.open(configuration: configuration, logger: quiet)
-            defer { runtime.close() }
-            apiKey = try await runtime.merchants.create(
-                name: "acme", role: .admin,
-                settings: .init(gateway: "nmi", gatewayURL: fake.baseURL, gatewayCredentials: ["security_key": FakeNMIServer.securityKey],
-                                verifyOnRegistration: false),
-                actor: "test"
-            ).apiKey.bearer
-        }
+        let apiKey = setup.apiKey
 
         // In order of arrival: charged and held until the server is dead, charged and answered with
         // garbage, not charged and answered with garbage; the rest approved.
@@ -56,11 +38,7 @@ import Vault
         for _ in 0..<2 { fake.core.enqueue(.garbageAfterProcessing) }
         for _ in 0..<2 { fake.core.enqueue(.garbage) }
 
-        let environment = [
-            "VAULT_MASTER_KEY": masterKey, "VAULT_DATABASE": vault.directory.file("data/vault.sqlite"),
-            "VAULT_KEYS_DIR": vault.directory.file("keys"), "VAULT_PORT": "0",
-        ]
-        let server = try vault.start(["serve"], environment: environment)
+        let server = try setup.vault.start(["serve"], environment: setup.environment.merging(["VAULT_PORT": "0"]) { _, new in new })
         let port = try #require(try ServerProcess.waitForPort(server))
         let answered = Counter()
         let requests = Task {
@@ -91,14 +69,14 @@ import Vault
         fake.core.releaseHeldResponses()
         await requests.value
 
-        let runtime = try await VaultRuntime.open(configuration: configuration, logger: quiet)
+        let runtime = try await setup.runtime()
         defer { runtime.close() }
-        let merchant = try #require(try await runtime.store.merchant(named: "acme"))
+        let merchant = setup.merchant
         let before = try await runtime.store.transactions(merchantID: merchant.id, filter: TransactionFilter(), beforeSequence: nil, limit: 100)
         #expect(before.filter { $0.status == .pending }.count == Self.held, "the killed server's sales were left pending")
 
-        let grace = TimeInterval(configuration.runner.inDoubtGraceSeconds)
-        let summary = try await runtime.reconciler(logger: quiet).reconcile(now: Date().addingTimeInterval(grace + TransactionReconciler.requestBound + 1))
+        let grace = TimeInterval(runtime.configuration.runner.inDoubtGraceSeconds)
+        let summary = try await runtime.reconciler(logger: NMIMerchantVault.quiet).reconcile(now: Date().addingTimeInterval(grace + TransactionReconciler.requestBound + 1))
         #expect(summary.settled == Self.held + 2)
         #expect(summary.notCharged == 2)
 
