@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import Vault
 
 /// The outermost middleware but `RequestMetricsMiddleware`: gives every response a request id
@@ -44,6 +45,10 @@ struct ErrorEnvelopeMiddleware<Context: VaultContext>: RouterMiddleware {
             apiError = .tooLarge(limit: context.maxUploadSize)
         case let error as HTTPError:
             apiError = Self.apiError(for: error)
+        case let error as HTTPParserError:
+            // The client broke HTTP/1.1 framing (a bad chunk size, CR or LF in a chunk extension):
+            // its mistake, a 400, never logged as the server's error.
+            apiError = .malformed("The request's HTTP/1.1 framing is invalid (\(error)).", code: "malformed_http", param: nil)
         default:
             context.logger.error(
                 "unhandled error", metadata: ["errorType": "\(String(reflecting: type(of: error)))", "error": "\(String(describing: error))"])
