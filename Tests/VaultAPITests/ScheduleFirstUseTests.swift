@@ -58,6 +58,27 @@ import Vault
         }
     }
 
+    @Test func movingAConfirmedScheduleToAnotherCardNeedsThatCardsFirstUse() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("fu-5", verify: true))
+            _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("fu-6", verify: false))
+            _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("fu-7", number: "4000000000000002", verify: false))
+            let id = try await Self.schedule(client, key: fixture.adminA, card: "fu-5")
+            #expect(try await client.send(.post, "/v1/schedules/\(id)/confirm", key: fixture.adminA).status == .ok)
+
+            let declined = try await client.send(.patch, "/v1/schedules/\(id)", key: fixture.adminA, json: #"{"merchantReference": "fu-7"}"#)
+            #expect(declined.status.code == 402, "\(declined.text)")
+            let unchanged = try await client.send(.get, "/v1/schedules/\(id)", key: fixture.adminA)
+            let first = try #require(try await client.send(.get, "/v1/secure-cards/fu-5", key: fixture.adminA).json["secureCardReference"] as? String)
+            #expect(unchanged.json["secureCardReference"] as? String == first)
+
+            let moved = try await client.send(.patch, "/v1/schedules/\(id)", key: fixture.adminA, json: #"{"merchantReference": "fu-6"}"#)
+            #expect(moved.status == .ok, "\(moved.text)")
+            #expect(try await Self.credentials(fixture, card: "fu-6") == 1)
+        }
+    }
+
     /// A gateway whose verifications carry no network transaction id (it keeps none, or did not
     /// answer one): nothing could start the series, so confirmation is refused and says how to.
     @Test func aVerificationWithoutANetworkIDIsRefusedWithStoredCredentialMissing() async throws {
