@@ -32,15 +32,21 @@ import Vault
         let fixture = try await APIFixture()
         try await fixture.live { client in
             _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("good", verify: false))
-            _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("bad", number: "4000000000000002", verify: false))
+            _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("bad", verify: false))
+            // Confirmation verifies each card (its customer-initiated first use); the "bad" card's
+            // number is then replaced, unverified, by one the sandbox declines.
             let good = try await Self.dueToday(client, fixture, card: "good", amount: 4200)
             let bad = try await Self.dueToday(client, fixture, card: "bad", amount: 100)
+            let replaced = try await client.send(
+                .patch, "/v1/secure-cards/bad", key: fixture.adminA,
+                json: #"{"method": "keyed", "card": {"number": "4000000000000002", "expiryDate": "1230"}, "verify": false}"#)
+            #expect(replaced.status == .ok, "\(replaced.text)")
 
             let dry = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA, json: #"{"dryRun": true}"#)
             #expect(dry.status == .accepted)
             let dryRun = try await Self.waitForRun(client, key: fixture.runnerA, id: try #require(dry.json["id"] as? String))
             #expect((dryRun["summary"] as? [String: Any]).flatMap { ($0["due"] as? [String: Any])?["count"] as? Int } == 2)
-            #expect(try await fixture.count("transactions") == 0)
+            #expect(try await fixture.count("transactions WHERE step_id IS NOT NULL") == 0)
 
             let started = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
             #expect(started.status == .accepted)

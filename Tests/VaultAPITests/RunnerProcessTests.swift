@@ -53,7 +53,9 @@ struct DueStepsVault {
                 merchant: merchant, actor: "test", now: Self.seededAt)
             let plan = PlanRequest(type: "delayedOnce", startDate: "2030-03-01", hour: 9, minute: 0, timeZone: "UTC")
             let request = ScheduleRequest(secureCardReference: card.reference, amount: share.amount, currency: "USD", plan: plan)
-            let schedules = runtime.schedules
+            // Seeded as a library user would, without the server's first-use check on confirmation:
+            // the cards are unverified and some decline, which is what the runner is tested on.
+            let schedules = ScheduleService(store: runtime.store, settings: ScheduleSettings(defaultTime: .midnight), keyring: runtime.keyring)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<share.steps {
                     group.addTask {

@@ -17,10 +17,15 @@ public struct StoredCredentialRow: Sendable, Equatable {
     public var transactionID: String?
     /// When it was stored.
     public var createdAt: Date
+    /// The keyed fingerprint of the card number it was the first use of; nil when recorded without
+    /// one (a registration by sale, a first recurring charge, or before the vault kept them). A new
+    /// card number drops every record of the card but one with the new number's fingerprint.
+    public var cardFingerprint: String?
 
     /// Creates a row.
     public init(merchantID: String, secureCardReference: String, gateway: String, sealedNetworkTransactionID: [UInt8], masked: String,
-                transactionID: String?, createdAt: Date) {
+                transactionID: String?, createdAt: Date, cardFingerprint: String? = nil) {
+        self.cardFingerprint = cardFingerprint
         self.merchantID = merchantID
         self.secureCardReference = secureCardReference
         self.gateway = gateway

@@ -23,23 +23,28 @@ public struct StoredCredentials: Sendable {
     ///   - replacing: `true` for a new first use of the card (registration, new card data): it
     ///     replaces what was kept; `false` keeps an id already on file (a recurring charge sent
     ///     without one, racing another).
+    ///   - cardNumber: the card number it was the first use of, when at hand (a verification of new
+    ///     card data runs before the card is updated, and its record must survive the update).
     /// - Returns: `false` when the id is not a plausible network transaction id (1-255 printable
     ///   ASCII characters) and nothing was kept.
     @discardableResult
     public func record(
         _ networkTransactionID: String, secureCardReference: String, merchantID: String, gateway: String, transactionID: String?,
-        replacing: Bool, now: Date = Date()
+        replacing: Bool, cardNumber: PrimaryAccountNumber? = nil, now: Date = Date()
     ) async throws -> Bool {
         guard (1...255).contains(networkTransactionID.utf8.count),
               networkTransactionID.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return false }
         let gateway = Self.gatewayName(gateway)
+        var cardFingerprint: String?
+        if let cardNumber { cardFingerprint = try await keyring.fingerprint(ofPAN: cardNumber.digits, merchantID: merchantID) }
         let sealed = try await keyring.sealRecord(
             Array(networkTransactionID.utf8), merchantID: merchantID, kind: Self.kind,
             recordID: Self.recordID(secureCardReference, gateway))
         try await store.saveStoredCredential(
             StoredCredentialRow(
                 merchantID: merchantID, secureCardReference: secureCardReference, gateway: gateway, sealedNetworkTransactionID: sealed,
-                masked: NetworkTransactionID.masked(networkTransactionID), transactionID: transactionID, createdAt: now),
+                masked: NetworkTransactionID.masked(networkTransactionID), transactionID: transactionID, createdAt: now,
+                cardFingerprint: cardFingerprint),
             replacing: replacing)
         return true
     }

@@ -34,6 +34,7 @@ extension Transaction {
         transaction.networkTransactionID = try row.optionalString("network_transaction_id")
         transaction.capturedAmount = try row.int64("captured_amount")
         transaction.refundedAmount = try row.int64("refunded_amount")
+        transaction.voidedAmount = try row.int64("voided_amount")
         transaction.updatedAt = try row.optionalStoredInstant("updated_at") ?? transaction.createdAt
         transaction.sequence = try row.int64("seq")
         self = transaction

@@ -115,6 +115,9 @@ public struct Transaction: Sendable, Equatable {
     public var capturedAmount: Int64
     /// Refunded so far.
     public var refundedAmount: Int64
+    /// Reversed so far by voids (a sale or authorization): the whole amount once voided, part of it
+    /// after a partial reversal, which leaves the status as it was (see ``ReversalOptions``).
+    public var voidedAmount: Int64
     /// When recorded.
     public var createdAt: Date
     /// Last change.
@@ -140,6 +143,7 @@ public struct Transaction: Sendable, Equatable {
         self.gateway = gateway
         self.capturedAmount = 0
         self.refundedAmount = 0
+        self.voidedAmount = 0
         self.createdAt = now
         self.updatedAt = now
         self.sequence = 0

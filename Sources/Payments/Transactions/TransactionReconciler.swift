@@ -85,7 +85,7 @@ public struct TransactionReconciler: Sendable {
             switch verdict {
             case .settled(let result):
                 transaction.apply(result, now: now)
-                if transaction.status == .approved, let parent { parentUpdate = .afterApproval(of: transaction, parent: parent) }
+                if transaction.status == .approved, let parent { parentUpdate = .approved(transaction, of: parent) }
                 kind = .settled
             case .provenAbsent:
                 transaction.apply(.error("not_charged", retryable: false, text: "The gateway has no record of this transaction: nothing was charged, and nothing is sent again."), now: now)

@@ -34,7 +34,7 @@ public struct TransactionReviewService: Sendable {
         case .charged(let gatewayTransactionID):
             transaction.apply(GatewayResult(outcome: .approved, transactionID: gatewayTransactionID, responseText: "Resolved by an operator: charged."), now: now)
             if let parentID = transaction.parentID, let parent = try await store.transaction(merchantID: merchant.id, id: parentID) {
-                parentUpdate = .afterApproval(of: transaction, parent: parent)
+                parentUpdate = .approved(transaction, of: parent)
             }
             details["outcome"] = "charged"
             details["gatewayTransactionId"] = gatewayTransactionID

@@ -176,14 +176,32 @@ public struct TransactionService: Sendable {
     /// Voids (reverses) an approved sale, authorization or capture that has not been refunded, within
     /// the reversal window after its authorization. A capture is voided with its authorization (one
     /// transaction at the gateway): the void's parent is the authorization, whose refunds refuse it.
-    /// - Throws: `TransactionError.notAllowed` with `reversal_window_passed` once the window is over (refund instead).
-    public func void(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
-        try await followUp(.void, of: id, amount: nil, merchant: merchant, actor: actor, now: now)
+    ///
+    /// Without `amount` (or with everything that remains) the whole remainder is voided. A smaller
+    /// amount is a partial reversal, sent only when the merchant's gateway reverses part of a
+    /// transaction (``GatewayAdapter/supportsPartialVoid``) and the original is a sale or an
+    /// uncaptured authorization; it adds to the original's ``Transaction/voidedAmount`` and leaves its
+    /// status (see ``ReversalOptions``).
+    /// - Throws: `TransactionError.notAllowed` with `reversal_window_passed` once the window is over
+    ///   (refund instead); `TransactionError.invalid` (422) for an amount out of range or a partial
+    ///   reversal the gateway or the original cannot take, naming the refund as the way.
+    public func void(id: String, amount: Int64? = nil, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
+        try await followUp(.void, of: id, amount: amount, merchant: merchant, actor: actor, now: now)
     }
 
     /// Refunds all or part of what remains of a sale or a captured authorization.
     public func refund(id: String, amount: Int64?, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
         try await followUp(.refund, of: id, amount: amount, merchant: merchant, actor: actor, now: now)
+    }
+
+    /// How long after its authorization a payment may still be voided (`reversals.windowHours`).
+    public var reversalWindowLength: TimeInterval { reversalWindow }
+
+    /// What the merchant's set-up allows for reversals: the configured window and whether its
+    /// gateway reverses part of a transaction (false when the gateway is not usable).
+    public func reversalPolicy(for merchant: Merchant) async -> ReversalPolicy {
+        let adapter = try? await gateways.adapter(for: merchant)
+        return ReversalPolicy(window: reversalWindow, partialVoid: adapter?.supportsPartialVoid ?? false)
     }
 
     /// One transaction.
@@ -212,7 +230,13 @@ public struct TransactionService: Sendable {
             // a capture voided after a refund of its authorization was sent and came back a 502).
             parent = authorization
         }
-        let amount = try Self.followUpAmount(type, parent: parent, requested: requested)
+        let adapter: any GatewayAdapter
+        do {
+            adapter = try await gateways.adapter(for: merchant)
+        } catch {
+            throw TransactionError.gatewayNotConfigured("\(error)")
+        }
+        let amount = try Self.followUpAmount(type, parent: parent, requested: requested, partialVoid: adapter.supportsPartialVoid)
         var child = Transaction(
             id: Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: parent.currency,
             gateway: parent.gateway, now: now)
@@ -228,12 +252,6 @@ public struct TransactionService: Sendable {
             try Self.checkFollowUp(type, amount: amount, parent: parent, followUps: followUps)
             if let reversal { try Self.checkReversalWindow(reversal, now: now) }
         }
-        let adapter: any GatewayAdapter
-        do {
-            adapter = try await gateways.adapter(for: merchant)
-        } catch {
-            throw TransactionError.gatewayNotConfigured("\(error)")
-        }
         try await store.insertFollowUp(child, check: check, audit: audit(child, actor: actor, action: "transaction.created"))
         let request = FollowUpRequest(
             idempotencyKey: child.idempotencyKey, reference: child.orderReference, gatewayTransactionID: parent.gatewayTransactionID ?? "",
@@ -247,27 +265,15 @@ public struct TransactionService: Sendable {
             if let code = result.errorCode,
                 ["not_refundable", "not_settled"].contains(code)
                     || (code == "gateway_rejected" && (result.responseText ?? "").lowercased().contains("settled")),
-                amount == parent.amount - parent.refundedAmount, parent.refundedAmount == 0
+                amount == parent.voidableAmount, parent.voidedAmount == 0
             {
                 child.type = .void
                 result = await adapter.void(request)
             }
         }
         child.apply(result, now: Date())
-        var update: ParentUpdate?
-        if child.status == .approved {
-            switch child.type {
-            case .capture:
-                update = ParentUpdate(parentID: parent.id, status: .captured, capturedDelta: amount)
-            case .void:
-                update = ParentUpdate(parentID: parent.id, status: .voided)
-            default:
-                let refundable = parent.type == .authorize ? parent.capturedAmount : parent.amount
-                let refunded = parent.refundedAmount + amount
-                update = ParentUpdate(parentID: parent.id, status: refunded >= refundable ? .refunded : .partiallyRefunded, refundedDelta: amount)
-            }
-        }
-        try await store.completeTransaction(child, parentUpdate: update, audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"))
+        try await store.completeTransaction(
+            child, parentUpdate: ParentUpdate.approved(child, of: parent), audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"))
         switch child.status {
         case .declined: throw TransactionError.declined(child)
         case .error, .inDoubt: throw TransactionError.gatewayFailed(child)
@@ -275,33 +281,73 @@ public struct TransactionService: Sendable {
         }
     }
 
-    static func followUpAmount(_ type: TransactionType, parent: Transaction, requested: Int64?) throws -> Int64 {
+    /// The amount a follow-up moves: the one requested, or by default everything that remains
+    /// (``Transaction/voidableAmount``, ``Transaction/refundableAmount``, an authorization's
+    /// unreversed amount). Checked against the copy read before the write; ``checkFollowUp`` checks
+    /// again inside it.
+    static func followUpAmount(_ type: TransactionType, parent: Transaction, requested: Int64?, partialVoid: Bool = false) throws -> Int64 {
+        let available = switch type {
+        case .capture: parent.amount - parent.voidedAmount
+        case .refund: parent.refundableAmount
+        default: parent.voidableAmount
+        }
+        if available <= 0 {
+            // Nothing remains because of the original's state (voided, refunded, not captured): the
+            // state conflict (409) says why, not the amount.
+            try checkFollowUp(type, amount: 0, parent: parent, followUps: [])
+        }
         switch type {
         case .capture:
-            let amount = requested ?? parent.amount
-            guard amount > 0, amount <= parent.amount else {
-                throw TransactionError.invalid(field: "amount", code: "amount_exceeds_authorized", message: "A capture may take 1 to \(parent.amount) minor units.")
+            let capturable = parent.amount - parent.voidedAmount
+            let amount = requested ?? capturable
+            guard amount > 0, amount <= capturable else {
+                throw TransactionError.invalid(field: "amount", code: "amount_exceeds_authorized", message: "A capture may take 1 to \(capturable) minor units.")
             }
             return amount
         case .refund:
-            let refundable = (parent.type == .authorize ? parent.capturedAmount : parent.amount) - parent.refundedAmount
+            let refundable = parent.refundableAmount
             let amount = requested ?? refundable
             guard amount > 0, amount <= refundable else {
                 throw TransactionError.invalid(field: "amount", code: "amount_exceeds_refundable", message: "At most \(refundable) minor units remain to refund.")
             }
             return amount
         default:
-            return parent.type == .authorize ? parent.amount : parent.amount - parent.refundedAmount
+            let voidable = parent.voidableAmount
+            guard let requested, requested != voidable, voidable > 0 else { return voidable }
+            guard requested > 0, requested < voidable else {
+                throw TransactionError.invalid(
+                    field: "amount", code: "amount_exceeds_voidable", message: "A void may reverse 1 to \(voidable) minor units.")
+            }
+            guard parent.allowsPartialVoid else {
+                throw TransactionError.invalid(
+                    field: "amount", code: "partial_void_not_allowed",
+                    message: "A captured authorization is voided whole; to return part of it, refund that amount instead: "
+                        + "POST /v1/transactions/\(parent.id)/refund with {\"amount\": \(requested)}.")
+            }
+            guard partialVoid else {
+                throw TransactionError.invalid(
+                    field: "amount", code: "partial_void_not_supported",
+                    message: "The merchant's gateway voids whole transactions only; to return part of it, refund that amount instead: "
+                        + "POST /v1/transactions/\(parent.id)/refund with {\"amount\": \(requested)}.")
+            }
+            return requested
         }
     }
 
     static func checkFollowUp(_ type: TransactionType, amount: Int64, parent: Transaction, followUps: [Transaction]) throws {
         let live = followUps.filter { [.pending, .approved, .inDoubt, .needsReview].contains($0.status) }
+        // Follow-ups sent and not yet settled; approved ones are already in the original's amounts.
+        let open = live.filter { $0.status != .approved }
         switch type {
         case .capture:
             guard parent.type == .authorize else { throw TransactionError.notAllowed(code: "not_capturable", message: "Only an authorization can be captured.") }
-            guard parent.status == .approved, !live.contains(where: { $0.type == .capture || $0.type == .void }) else {
+            guard parent.status == .approved, !live.contains(where: { $0.type == .capture }), !open.contains(where: { $0.type == .void }) else {
                 throw TransactionError.notAllowed(code: "not_capturable", message: "The authorization is \(parent.status.rawValue) and cannot be captured.")
+            }
+            guard amount <= parent.amount - parent.voidedAmount else {
+                throw TransactionError.invalid(
+                    field: "amount", code: "amount_exceeds_authorized",
+                    message: "A capture may take 1 to \(parent.amount - parent.voidedAmount) minor units.")
             }
         case .void:
             guard [.sale, .authorize, .capture].contains(parent.type) else {
@@ -310,8 +356,14 @@ public struct TransactionService: Sendable {
             guard parent.refundedAmount == 0, !live.contains(where: { $0.type == .refund }) else {
                 throw TransactionError.notAllowed(code: "already_refunded", message: "A refunded transaction cannot be voided.")
             }
-            guard [.approved, .captured].contains(parent.status), !live.contains(where: { $0.type == .void }) else {
+            guard [.approved, .captured].contains(parent.status) else {
                 throw TransactionError.notAllowed(code: "not_voidable", message: "The transaction is \(parent.status.rawValue) and cannot be voided.")
+            }
+            let reserved = open.filter { $0.type == .void }.reduce(Int64(0)) { $0 + $1.amount }
+            guard amount <= parent.voidableAmount - reserved else {
+                throw TransactionError.notAllowed(
+                    code: "not_voidable",
+                    message: "A void of this transaction is in progress; at most \(max(0, parent.voidableAmount - reserved)) minor units remain to void.")
             }
         default:
             let refundableStatus: Bool = switch parent.type {
@@ -319,10 +371,10 @@ public struct TransactionService: Sendable {
             case .authorize: [.captured, .partiallyRefunded].contains(parent.status)
             default: false
             }
-            guard refundableStatus, !live.contains(where: { $0.type == .void }) else {
+            guard refundableStatus, !open.contains(where: { $0.type == .void }) else {
                 throw TransactionError.notAllowed(code: "not_refundable", message: "The transaction is \(parent.status.rawValue) and cannot be refunded.")
             }
-            let base = parent.type == .authorize ? parent.capturedAmount : parent.amount
+            let base = parent.type == .authorize ? parent.capturedAmount : parent.amount - parent.voidedAmount
             let reserved = live.filter { $0.type == .refund }.reduce(Int64(0)) { $0 + $1.amount }
             guard reserved + amount <= base else {
                 throw TransactionError.invalid(
@@ -335,7 +387,7 @@ public struct TransactionService: Sendable {
     /// made on its authorization (`followUp`), so the window runs from the authorization, which is also what a refund takes.
     private func reversalDeadline(of parent: Transaction) -> ReversalDeadline {
         ReversalDeadline(
-            authorizedAt: parent.createdAt, closesAt: parent.createdAt.addingTimeInterval(reversalWindow),
+            authorizedAt: parent.createdAt, closesAt: parent.voidableUntil(window: reversalWindow),
             window: reversalWindow, refundID: parent.id)
     }
 

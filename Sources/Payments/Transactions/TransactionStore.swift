@@ -1,23 +1,80 @@
 public import Foundation
 public import Vault
 
-/// How an original transaction changes when a follow-up is approved.
+/// How an original transaction changes when a follow-up is approved: the amounts that move.
+///
+/// The original's new status is never computed from a copy read earlier (two refunds approved at
+/// once would each see the other missing): the stores apply ``assignmentsSQL``, which derives it
+/// from the amounts in the same statement that changes them.
 public struct ParentUpdate: Sendable, Equatable {
+    /// What the approved follow-up did.
+    public enum Change: String, Sendable, Equatable {
+        /// A capture of an authorization: `captured`.
+        case capture
+        /// A void of everything that remains: `voided`.
+        case void
+        /// A void of part of what remains (a partial reversal): the status stays, unless the voids
+        /// now reach the whole amount (`voided`).
+        case partialVoid
+        /// A refund: `refunded` once the refunds reach what was paid (a sale's amount less partial
+        /// reversals, an authorization's captured amount), `partially_refunded` before.
+        case refund
+    }
+
     /// The original.
     public var parentID: String
-    /// Its new status.
-    public var status: TransactionStatus
+    /// What happened to it.
+    public var change: Change
     /// Added to its captured amount.
     public var capturedDelta: Int64
     /// Added to its refunded amount.
     public var refundedDelta: Int64
+    /// Added to its voided amount (a partial reversal; a whole void sets it to the amount).
+    public var voidedDelta: Int64
 
-    /// Creates an update.
-    public init(parentID: String, status: TransactionStatus, capturedDelta: Int64 = 0, refundedDelta: Int64 = 0) {
+    /// Creates an update of `change` moving `amount` minor units.
+    public init(parentID: String, change: Change, amount: Int64) {
         self.parentID = parentID
-        self.status = status
-        self.capturedDelta = capturedDelta
-        self.refundedDelta = refundedDelta
+        self.change = change
+        capturedDelta = change == .capture ? amount : 0
+        refundedDelta = change == .refund ? amount : 0
+        voidedDelta = change == .void || change == .partialVoid ? amount : 0
+    }
+
+    /// The change an approved follow-up `child` makes to its original `parent` (nil for anything
+    /// else): the one place that maps a follow-up to its original's change.
+    public static func approved(_ child: Transaction, of parent: Transaction) -> ParentUpdate? {
+        guard child.status == .approved, child.parentID == parent.id else { return nil }
+        switch child.type {
+        case .capture: return ParentUpdate(parentID: parent.id, change: .capture, amount: child.amount)
+        case .void:
+            let whole = child.amount >= parent.voidableAmount
+            return ParentUpdate(parentID: parent.id, change: whole ? .void : .partialVoid, amount: child.amount)
+        case .refund: return ParentUpdate(parentID: parent.id, change: .refund, amount: child.amount)
+        default: return nil
+        }
+    }
+
+    /// The `SET` list of the `UPDATE transactions` that applies this change to the original's row,
+    /// the same on SQLite and PostgreSQL. Column references on the right are the row as it is when
+    /// the statement runs (both engines read the old values in a `SET`), so the status follows
+    /// from the amounts as they end up however many follow-ups are approved at once. The deltas
+    /// are integers, written as literals.
+    public var assignmentsSQL: String {
+        switch change {
+        case .capture:
+            return "captured_amount = captured_amount + \(capturedDelta), status = 'captured'"
+        case .void:
+            return "voided_amount = amount, status = 'voided'"
+        case .partialVoid:
+            return "voided_amount = voided_amount + \(voidedDelta), "
+                + "status = CASE WHEN voided_amount + \(voidedDelta) >= amount THEN 'voided' ELSE status END"
+        case .refund:
+            return "refunded_amount = refunded_amount + \(refundedDelta), "
+                + "status = CASE WHEN refunded_amount + \(refundedDelta) >= "
+                + "(CASE WHEN type = 'authorize' THEN captured_amount ELSE amount - voided_amount END) "
+                + "THEN 'refunded' ELSE 'partially_refunded' END"
+        }
     }
 }
 

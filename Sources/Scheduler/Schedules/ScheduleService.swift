@@ -46,12 +46,16 @@ public struct ScheduleService: Sendable {
     private let store: any ScheduleStore & SecureCardStore
     private let settings: ScheduleSettings
     private let keyring: Keyring
+    private let firstUse: (any FirstUseCheck)?
 
     /// A service over `store`; receipt contacts are sealed with `keyring`.
-    public init(store: any ScheduleStore & SecureCardStore, settings: ScheduleSettings, keyring: Keyring) {
+    /// - Parameter firstUse: checked (and made) on confirmation, so a schedule's merchant-initiated
+    ///   charges have a customer-initiated first use of the card number to refer to; nil checks nothing.
+    public init(store: any ScheduleStore & SecureCardStore, settings: ScheduleSettings, keyring: Keyring, firstUse: (any FirstUseCheck)? = nil) {
         self.store = store
         self.settings = settings
         self.keyring = keyring
+        self.firstUse = firstUse
     }
 
     /// Expands a request into steps without saving anything.
@@ -88,11 +92,14 @@ public struct ScheduleService: Sendable {
         return page
     }
 
-    /// `pending_confirmation` → `active` (seed: scheduleStepsConfirm).
+    /// `pending_confirmation` → `active` (seed: scheduleStepsConfirm). The card must have a
+    /// customer-initiated first use of its current number on file (``FirstUseCheck``); where none is,
+    /// the check makes one or the confirmation is refused and the schedule stays unconfirmed.
     public func confirm(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
         _ = try await store.expireUnconfirmedSchedules(now: now)
         var schedule = try await existing(id, merchant: merchant)
         guard schedule.status == .pendingConfirmation else { throw ScheduleError.wrongStatus(current: schedule.status, operation: "confirm") }
+        try await firstUse?.ensureFirstUse(secureCardReference: schedule.secureCardReference, merchant: merchant, actor: actor)
         schedule.status = .active
         schedule.confirmedAt = now
         schedule.expiresAt = nil
@@ -181,6 +188,10 @@ public struct ScheduleService: Sendable {
         case .absent: break
         case .clear: schedule.description = nil; changed.append("description")
         case .set(let text): try Self.checkText(text, field: "description", max: 255); schedule.description = text; changed.append("description")
+        }
+        if changed.contains("secureCardReference"), previous != .pendingConfirmation {
+            // A confirmed schedule moved to another card: that card's first use, as on confirmation.
+            try await firstUse?.ensureFirstUse(secureCardReference: schedule.secureCardReference, merchant: merchant, actor: actor)
         }
         schedule.updatedAt = now
         if change.receiptEmail != .absent || change.receiptPhone != .absent { schedule = try await sealed(schedule) }

@@ -52,7 +52,7 @@ struct GatewayCardVerifier: CardVerifier {
         try? await store.completeTransaction(transaction, parentUpdate: nil, audit: audit("transaction.verify"))
         switch result.outcome {
         case .approved:
-            await keepCredential(result, reference: reference, merchant: merchant, gateway: adapter.name, transactionID: transaction.id)
+            await keepCredential(result, card: card, reference: reference, merchant: merchant, gateway: adapter.name, transactionID: transaction.id)
             return .verified(CardVerificationRecord(
                 status: "verified", gateway: adapter.name, transactionId: result.transactionID, avsResult: result.avsResult,
                 cvvResult: result.cvvResult, verifiedAt: Date()))
@@ -71,13 +71,18 @@ struct GatewayCardVerifier: CardVerifier {
     /// Keeps the verification's network transaction id as the card's stored credential. The
     /// reference is `<secure card token>-v<random>` (SecureCardService), so the token is what
     /// comes before the first `-` (tokens are base32 after `sc_`). A failure to keep it is logged:
-    /// the card's first scheduled charge then starts the recurring series itself.
-    private func keepCredential(_ result: GatewayResult, reference: String, merchant: Merchant, gateway: String, transactionID: String) async {
+    /// the card's first scheduled charge then starts the recurring series itself. It is kept with the
+    /// verified number's fingerprint: a verification of new card data runs before the card is
+    /// updated, and the update drops only records of other numbers.
+    private func keepCredential(
+        _ result: GatewayResult, card: CapturedCard, reference: String, merchant: Merchant, gateway: String, transactionID: String
+    ) async {
         guard let network = result.networkTransactionID else { return }
         let token = String(reference.prefix { $0 != "-" })
         do {
             try await storedCredentials.record(
-                network, secureCardReference: token, merchantID: merchant.id, gateway: gateway, transactionID: transactionID, replacing: true)
+                network, secureCardReference: token, merchantID: merchant.id, gateway: gateway, transactionID: transactionID, replacing: true,
+                cardNumber: card.pan)
         } catch {
             logger.error("could not keep a stored credential", metadata: ["merchant": "\(merchant.id)", "error": "\(error)"])
         }

@@ -76,7 +76,7 @@ public struct VaultRuntime: Sendable {
             settings: ScheduleSettings(
                 defaultTime: defaultTime, maxStepCount: configuration.schedules.maxStepCount, horizonDays: configuration.schedules.horizonDays,
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
-            keyring: keyring)
+            keyring: keyring, firstUse: GatewayFirstUseCheck(cards: cards, storedCredentials: storedCredentials, verifier: verifier))
         let transactions = TransactionService(
             store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600,
             storedCredentials: storedCredentials,

@@ -59,6 +59,14 @@ extension ScheduleError: APIErrorConvertible {
                              code: "invalid_schedule_status", param: "status")
         case .stepNotSkippable(let status):
             return .conflict("Only a future scheduled step can be skipped; this one is \(status.rawValue).", code: "step_not_skippable", param: "stepId")
+        case .storedCredentialMissing(let reference, let merchantReference):
+            let card = merchantReference ?? reference
+            return .conflict(
+                "The card \(card) has no customer-initiated first use of its current number on file with the merchant's gateway, so its "
+                    + "scheduled charges would have nothing to refer to, and the gateway's verification gave none. With the customer "
+                    + "present, send the card again with verification (PATCH /v1/secure-cards/\(card) with the card data and "
+                    + "\"verify\": true) or register it by a sale, then confirm again.",
+                code: "stored_credential_missing", param: "secureCardReference")
         }
     }
 }

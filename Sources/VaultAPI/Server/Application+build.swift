@@ -82,7 +82,7 @@ public func buildRouter(
     SchedulesController(schedules: runtime.schedules, transactions: runtime.transactions).addRoutes(to: api)
     StepReviewController(schedules: runtime.schedules, reviews: runtime.stepReviews).addRoutes(to: api)
     TransactionsController(transactions: runtime.transactions, store: runtime.store).addRoutes(to: api)
-    TransactionReviewController(reviews: runtime.transactionReviews).addRoutes(to: api)
+    TransactionReviewController(reviews: runtime.transactionReviews, transactions: runtime.transactions).addRoutes(to: api)
     StatsController(store: runtime.store).addRoutes(to: api)
     ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)
     // After the last route, so it wraps only the router's not-found responder (see the type).

@@ -17,14 +17,15 @@ extension PostgresStore: StoredCredentialStore {
 
     public func saveStoredCredential(_ row: StoredCredentialRow, replacing: Bool) async throws {
         var query: PostgresQuery = """
-            INSERT INTO stored_credentials (merchant_id, secure_card_id, gateway, sealed_network_transaction_id, masked, transaction_id, created_at)
+            INSERT INTO stored_credentials (merchant_id, secure_card_id, gateway, sealed_network_transaction_id, masked, transaction_id, created_at,
+                card_fingerprint)
             VALUES (\(row.merchantID), \(row.secureCardReference), \(row.gateway), \(bytea(row.sealedNetworkTransactionID)), \(row.masked),
-                \(row.transactionID), \(Timestamp.string(row.createdAt)))
+                \(row.transactionID), \(Timestamp.string(row.createdAt)), \(row.cardFingerprint))
             ON CONFLICT (merchant_id, secure_card_id, gateway) DO
             """
         query.sql += replacing
             ? " UPDATE SET sealed_network_transaction_id = excluded.sealed_network_transaction_id, masked = excluded.masked,"
-                + " transaction_id = excluded.transaction_id, created_at = excluded.created_at"
+                + " transaction_id = excluded.transaction_id, created_at = excluded.created_at, card_fingerprint = excluded.card_fingerprint"
             : " NOTHING"
         let statement = query
         try await write { write in
@@ -61,6 +62,7 @@ extension PostgresStore: StoredCredentialStore {
         StoredCredentialRow(
             merchantID: try row.string("merchant_id"), secureCardReference: try row.string("secure_card_id"), gateway: try row.string("gateway"),
             sealedNetworkTransactionID: try row.blob("sealed_network_transaction_id"), masked: try row.string("masked"),
-            transactionID: try row.optionalString("transaction_id"), createdAt: try row.billingInstant("created_at"))
+            transactionID: try row.optionalString("transaction_id"), createdAt: try row.billingInstant("created_at"),
+            cardFingerprint: try row.optionalString("card_fingerprint"))
     }
 }

@@ -69,13 +69,15 @@ extension PostgresStore: TransactionStore {
         let stamp = Timestamp.string(transaction.updatedAt)
         try await Self.writeOutcome(transaction, on: write, requiringMerchant: true)
         if let update = parentUpdate {
+            // The status is derived from the amounts in this statement (ParentUpdate.assignmentsSQL),
+            // never from a copy read before the write; the row lock makes concurrent updates of
+            // one original apply one after the other, each to the row as the last one left it.
             try await write.run(
                 """
-                UPDATE transactions SET status = \(update.status.rawValue), captured_amount = captured_amount + \(update.capturedDelta),
-                    refunded_amount = refunded_amount + \(update.refundedDelta), updated_at = \(stamp)
+                UPDATE transactions SET \(unescaped: update.assignmentsSQL), updated_at = \(stamp)
                 WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
                 """)
-            if transaction.type == .void, update.status == .voided {
+            if transaction.type == .void, update.change == .void {
                 // An authorization and its capture are one transaction at the gateway: voiding
                 // either voids both, so both are recorded voided (no second void is sent).
                 try await write.run(

@@ -54,6 +54,15 @@ extension PostgresStore: SecureCardStore {
         let verification = try CardVerificationRecord.storedText(row.verification)
         let event = try PendingWebhookEvent(.secureCardUpdated, merchantID: row.merchantID, data: row.webhookData)
         try await write { transaction in
+            // A new card number: the stored credentials of the old number go (a first use of one
+            // number is no first use of another); one stored by the new number's verification stays.
+            _ = try await transaction.run(
+                """
+                DELETE FROM stored_credentials WHERE merchant_id = \(row.merchantID) AND secure_card_id = \(row.reference)
+                    AND (card_fingerprint IS NULL OR card_fingerprint <> \(row.fingerprint))
+                    AND EXISTS (SELECT 1 FROM secure_cards WHERE id = \(row.reference) AND merchant_id = \(row.merchantID)
+                        AND fingerprint <> \(row.fingerprint))
+                """)
             let changed = try await transaction.run(
                 """
                 UPDATE secure_cards SET card_type = \(row.cardType.rawValue), masked_number = \(row.maskedNumber), expiry_month = \(row.expiry.month),

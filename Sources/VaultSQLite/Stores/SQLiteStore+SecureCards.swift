@@ -26,6 +26,15 @@ extension SQLiteStore: SecureCardStore {
 
     public func updateSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
         try await database.write { connection in
+            // A new card number: the stored credentials of the old number go (a first use of one
+            // number is no first use of another); one stored by the new number's verification stays.
+            try connection.run(
+                """
+                DELETE FROM stored_credentials WHERE merchant_id = \(row.merchantID) AND secure_card_id = \(row.reference)
+                    AND (card_fingerprint IS NULL OR card_fingerprint <> \(row.fingerprint))
+                    AND EXISTS (SELECT 1 FROM secure_cards WHERE id = \(row.reference) AND merchant_id = \(row.merchantID)
+                        AND fingerprint <> \(row.fingerprint))
+                """)
             try connection.run(
                 """
                 UPDATE secure_cards SET card_type = \(row.cardType.rawValue), masked_number = \(row.maskedNumber),

@@ -17,15 +17,16 @@ extension SQLiteStore: StoredCredentialStore {
     public func saveStoredCredential(_ row: StoredCredentialRow, replacing: Bool) async throws {
         try await database.write { connection in
             var sql: SQLiteQuery = """
-                INSERT INTO stored_credentials (merchant_id, secure_card_id, gateway, sealed_network_transaction_id, masked, transaction_id, created_at)
+                INSERT INTO stored_credentials (merchant_id, secure_card_id, gateway, sealed_network_transaction_id, masked, transaction_id, created_at,
+                    card_fingerprint)
                 VALUES (\(row.merchantID), \(row.secureCardReference), \(row.gateway), \(row.sealedNetworkTransactionID), \(row.masked),
-                    \(row.transactionID), \(Timestamp.string(row.createdAt)))
+                    \(row.transactionID), \(Timestamp.string(row.createdAt)), \(row.cardFingerprint))
                 ON CONFLICT (merchant_id, secure_card_id, gateway) DO
                 """
             sql += replacing
                 ? """
                      UPDATE SET sealed_network_transaction_id = excluded.sealed_network_transaction_id, masked = excluded.masked, \
-                    transaction_id = excluded.transaction_id, created_at = excluded.created_at
+                    transaction_id = excluded.transaction_id, created_at = excluded.created_at, card_fingerprint = excluded.card_fingerprint
                     """
                 : " NOTHING"
             try connection.run(sql)
@@ -61,6 +62,7 @@ extension SQLiteStore: StoredCredentialStore {
             merchantID: try row.string("merchant_id"), secureCardReference: try row.string("secure_card_id"), gateway: try row.string("gateway"),
             sealedNetworkTransactionID: try row.blob("sealed_network_transaction_id"), masked: try row.string("masked"),
             transactionID: try row.optionalString("transaction_id"),
-            createdAt: Timestamp.parse(try row.string("created_at")) ?? Date(timeIntervalSince1970: 0))
+            createdAt: Timestamp.parse(try row.string("created_at")) ?? Date(timeIntervalSince1970: 0),
+            cardFingerprint: try row.optionalString("card_fingerprint"))
     }
 }

@@ -70,14 +70,14 @@ extension SQLiteStore: TransactionStore {
             WHERE id = \(transaction.id) AND merchant_id = \(transaction.merchantID)
             """)
         if let update = parentUpdate {
+            // The status is derived from the amounts in this statement (ParentUpdate.assignmentsSQL),
+            // never from a copy read before the write.
             try connection.run(
                 """
-                UPDATE transactions SET status = \(update.status.rawValue),
-                    captured_amount = captured_amount + \(update.capturedDelta),
-                    refunded_amount = refunded_amount + \(update.refundedDelta), updated_at = \(Timestamp.string(transaction.updatedAt))
+                UPDATE transactions SET \(unescaped: update.assignmentsSQL), updated_at = \(Timestamp.string(transaction.updatedAt))
                 WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
                 """)
-            if transaction.type == .void, update.status == .voided {
+            if transaction.type == .void, update.change == .void {
                 // An authorization and its capture are one transaction at the gateway: voiding
                 // either voids both, so both are recorded voided (no second void is sent).
                 try connection.run(

@@ -48,9 +48,12 @@ struct SchedulesController {
                 guard page.count == 500, let last = page.last else { break }
                 before = last.sequence
             }
+            var responses: [String: [TransactionResponse]] = [:]
+            for (stepID, found) in attempts {
+                responses[stepID] = await transactions.responses(found.sorted { $0.sequence < $1.sequence }, merchant: context.merchant)
+            }
             let steps = view.steps.map { step in
-                StepWithTransactions(step: StepResponse(step), nextAttemptAt: step.nextAttemptAt,
-                                     transactions: (attempts[step.id] ?? []).sorted { $0.sequence < $1.sequence }.map(TransactionResponse.init))
+                StepWithTransactions(step: StepResponse(step), nextAttemptAt: step.nextAttemptAt, transactions: responses[step.id] ?? [])
             }
             return try JSONCoding.response(["data": steps])
         }

@@ -8,13 +8,15 @@ import Vault
 /// the gateway's own records for its order reference.
 struct TransactionReviewController {
     let reviews: TransactionReviewService
+    /// Renders the answer (the transaction's JSON with what it still allows).
+    let transactions: TransactionService
 
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
         group.post("transactions/:id/resolve") { request, context in
             let body = try await JSONCoding.decode(ReviewResolutionRequest.self, from: request)
             let resolved = try await reviews.resolve(
                 id: try context.parameters.require("id"), body.resolution, merchant: context.merchant, actor: context.identity.actor)
-            return try JSONCoding.response(TransactionResponse(resolved))
+            return try JSONCoding.response(await transactions.response(resolved, merchant: context.merchant))
         }
     }
 }

@@ -14,7 +14,8 @@ struct TransactionsController {
         group.post("transactions") { request, context in
             let body = try await JSONCoding.decode(TransactionRequest.self, from: request)
             let transaction = try await transactions.create(body, merchant: context.merchant, actor: context.identity.actor)
-            return try JSONCoding.response(TransactionResponse(transaction), status: .created)
+            let response = await transactions.response(transaction, merchant: context.merchant)
+            return try JSONCoding.response(response, status: .created)
         }
         group.get("transactions") { request, context in
             let page = try PageRequest(query: request.uri)
@@ -23,32 +24,41 @@ struct TransactionsController {
                 merchantID: context.merchant.id, filter: search.filter, order: search.order, afterSequence: search.afterSequence,
                 limit: page.limit + 1)
             let order = search.order
+            let responses = await transactions.responses(found, merchant: context.merchant)
             return try JSONCoding.response(
-                Page(fetched: found.map(TransactionResponse.init), limit: page.limit) { TransactionSearch.cursorKey(order: order, sequence: $0.sequence) })
+                Page(fetched: responses, limit: page.limit) { TransactionSearch.cursorKey(order: order, sequence: $0.sequence) })
         }
         group.get("transactions/:id") { _, context in
             let transaction = try await transactions.get(id: try context.parameters.require("id"), merchant: context.merchant)
-            return try JSONCoding.response(TransactionResponse(transaction))
+            let response = await transactions.response(transaction, merchant: context.merchant)
+            return try JSONCoding.response(response)
         }
         group.post("transactions/:id/capture") { request, context in
             let body = try await Self.optionalAmount(request)
             let child = try await transactions.capture(
                 id: try context.parameters.require("id"), amount: body.amount, merchant: context.merchant, actor: context.identity.actor)
-            return try JSONCoding.response(TransactionResponse(child), status: .created)
+            let response = await transactions.response(child, merchant: context.merchant)
+            return try JSONCoding.response(response, status: .created)
         }
-        group.post("transactions/:id/void") { _, context in
-            let child = try await transactions.void(id: try context.parameters.require("id"), merchant: context.merchant, actor: context.identity.actor)
-            return try JSONCoding.response(TransactionResponse(child), status: .created)
+        group.post("transactions/:id/void") { request, context in
+            // Parsed like every body: an empty one is a whole void, `amount` a partial reversal.
+            let body = try await Self.optionalAmount(request)
+            let child = try await transactions.void(
+                id: try context.parameters.require("id"), amount: body.amount, merchant: context.merchant, actor: context.identity.actor)
+            let response = await transactions.response(child, merchant: context.merchant)
+            return try JSONCoding.response(response, status: .created)
         }
         group.post("transactions/:id/refund") { request, context in
             let body = try await Self.optionalAmount(request)
             let child = try await transactions.refund(
                 id: try context.parameters.require("id"), amount: body.amount, merchant: context.merchant, actor: context.identity.actor)
-            return try JSONCoding.response(TransactionResponse(child), status: .created)
+            let response = await transactions.response(child, merchant: context.merchant)
+            return try JSONCoding.response(response, status: .created)
         }
     }
 
-    /// Follow-ups may come without a body (the whole remainder).
+    /// Follow-ups may come without a body (the whole remainder); a body is decoded like any other
+    /// (400 for malformed JSON, duplicate keys and unknown fields, 422 for bad values).
     static func optionalAmount(_ request: Request) async throws -> FollowUpAmount {
         var request = request
         let body = try await request.collectBody(upTo: .max)
@@ -113,6 +123,10 @@ struct TransactionResponse: Encodable {
     var currency: String
     var capturedAmount: Int64
     var refundedAmount: Int64
+    var voidedAmount: Int64
+    var refundableAmount: Int64
+    var reverseMode: String
+    var voidableUntil: Date?
     var secureCardReference: String?
     var merchantReference: String?
     var cardType: String?
@@ -130,7 +144,8 @@ struct TransactionResponse: Encodable {
     var storedCredential: StoredCredential?
     let sequence: Int64
 
-    init(_ transaction: Transaction) {
+    /// The JSON of `transaction`, with the reversal it allows at `now` under the merchant's `policy`.
+    init(_ transaction: Transaction, policy: ReversalPolicy, now: Date = Date()) {
         id = transaction.id
         type = transaction.type.rawValue
         status = transaction.status.rawValue
@@ -139,6 +154,11 @@ struct TransactionResponse: Encodable {
         currency = transaction.currency.code
         capturedAmount = transaction.capturedAmount
         refundedAmount = transaction.refundedAmount
+        voidedAmount = transaction.voidedAmount
+        let reversal = transaction.reversalOptions(policy, now: now)
+        refundableAmount = reversal.refundableAmount
+        reverseMode = reversal.mode.rawValue
+        voidableUntil = reversal.voidableUntil
         secureCardReference = transaction.secureCardReference
         merchantReference = transaction.merchantReference
         cardType = transaction.cardType
@@ -165,7 +185,8 @@ struct TransactionResponse: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, type, status, state, subState, amount, currency, capturedAmount, refundedAmount, secureCardReference, merchantReference
+        case id, type, status, state, subState, amount, currency, capturedAmount, refundedAmount, voidedAmount, refundableAmount, reverseMode
+        case voidableUntil, secureCardReference, merchantReference
         case cardType, maskedNumber, scheduleId, stepId, attempt, parentId, description, createdAt, updatedAt, gateway, decline, errorCode
         case storedCredential
     }
@@ -181,6 +202,10 @@ struct TransactionResponse: Encodable {
         try container.encode(currency, forKey: .currency)
         try container.encode(capturedAmount, forKey: .capturedAmount)
         try container.encode(refundedAmount, forKey: .refundedAmount)
+        try container.encode(voidedAmount, forKey: .voidedAmount)
+        try container.encode(refundableAmount, forKey: .refundableAmount)
+        try container.encode(reverseMode, forKey: .reverseMode)
+        try container.encode(voidableUntil, forKey: .voidableUntil)
         try container.encode(secureCardReference, forKey: .secureCardReference)
         try container.encode(merchantReference, forKey: .merchantReference)
         try container.encode(cardType, forKey: .cardType)
@@ -216,7 +241,7 @@ extension TransactionError: APIErrorConvertible {
             var error = APIError(
                 status: .init(code: 402, reasonPhrase: "Payment Required"), type: "card_error", code: transaction.declineCode ?? "card_declined",
                 message: "The gateway declined transaction \(transaction.id) (\(transaction.declineCategory ?? "hard") decline).")
-            error.transaction = try? Array(JSONCoding.encoder.encode(TransactionResponse(transaction)))
+            error.transaction = try? Array(JSONCoding.encoder.encode(TransactionResponse(transaction, policy: .settledOnly)))
             return error
         case .gatewayFailed(let transaction):
             var error = APIError(
@@ -227,12 +252,35 @@ extension TransactionError: APIErrorConvertible {
                         + "to review (needs_review) when the gateway cannot prove it. Retrying with the same Idempotency-Key answers the "
                         + "settled transaction; do not retry with a new key."
                     : "The gateway could not process transaction \(transaction.id); nothing was charged.")
-            error.transaction = try? Array(JSONCoding.encoder.encode(TransactionResponse(transaction)))
+            error.transaction = try? Array(JSONCoding.encoder.encode(TransactionResponse(transaction, policy: .settledOnly)))
             return error
         case .gatewayNotConfigured:
             return APIError(
                 status: .badGateway, type: "api_error", code: "gateway_not_configured",
                 message: "The merchant's gateway is not configured (missing credentials); see vault merchant update.")
         }
+    }
+}
+
+extension ReversalPolicy {
+    /// For a transaction that failed or was declined (the 402 and 502 answers): nothing is
+    /// reversible whatever the merchant's set-up, so no gateway is asked.
+    static let settledOnly = ReversalPolicy(window: TransactionService.defaultReversalWindow, partialVoid: false)
+}
+
+extension TransactionService {
+    /// The JSON of `transaction` with its reversal options under the merchant's set-up.
+    func response(_ transaction: Transaction, merchant: Merchant) async -> TransactionResponse {
+        await responses([transaction], merchant: merchant)[0]
+    }
+
+    /// The JSON of `transactions`; the merchant's gateway is asked whether it reverses part of a
+    /// transaction only when one of them could be partly voided now.
+    func responses(_ transactions: [Transaction], merchant: Merchant, now: Date = Date()) async -> [TransactionResponse] {
+        var policy = ReversalPolicy(window: reversalWindowLength, partialVoid: false)
+        if transactions.contains(where: { $0.allowsPartialVoid && now < $0.voidableUntil(window: policy.window) }) {
+            policy = await reversalPolicy(for: merchant)
+        }
+        return transactions.map { TransactionResponse($0, policy: policy, now: now) }
     }
 }

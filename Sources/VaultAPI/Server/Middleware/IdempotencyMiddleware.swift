@@ -98,7 +98,7 @@ extension IdempotencyMiddleware {
         case .error, .inDoubt, .needsReview, .pending:
             response = ErrorEnvelopeMiddleware<Context>.response(for: TransactionError.gatewayFailed(transaction), request: request, context: context)
         default:
-            response = try JSONCoding.response(TransactionResponse(transaction), status: .created)
+            response = try JSONCoding.response(await transactions.response(transaction, merchant: context.merchant), status: .created)
         }
         response.headers[.idempotentReplayed] = "true"
         return response
