@@ -445,6 +445,29 @@ import Vault
         }
     }
 
+    /// A capture answers with its authorization's id: it is found by its own invoice number, never
+    /// taken for the authorization found by that id.
+    @Test func aCaptureIsFoundByItsOwnInvoiceNumberNotByItsAuthorizationsID() async throws {
+        try await withGateway { fake, gateway in
+            let auth = await gateway.authorize(F.charge("a", reference: "CAPAUTH", amount: F.money(4_000)))
+            let parent = try #require(auth.transactionID)
+            let never = GatewayLookupQuery(reference: "CAPNONE", gatewayTransactionID: parent, since: Date(),
+                                           kind: .capture(parentTransactionID: parent, amount: F.money(4_000)))
+            #expect(await gateway.lookup(never) == .notFound)
+            fake.core.enqueue(.garbageAfterProcessing)
+            let lost = await gateway.capture(F.followUp("c", reference: "CAPLOST", transactionID: parent, amount: F.money(4_000)))
+            #expect(lost.outcome == .inDoubt(reason: "unreadable_response"))
+            let query = GatewayLookupQuery(reference: "CAPLOST", gatewayTransactionID: parent, since: Date(),
+                                           kind: .capture(parentTransactionID: parent, amount: F.money(4_000)))
+            guard case let .found(found) = await gateway.lookup(query) else {
+                Issue.record("the capture whose answer was lost was not found")
+                return
+            }
+            #expect(found.outcome == .approved)
+            #expect(found.transactionID == parent)
+        }
+    }
+
     @Test func theCredentialsNeverAppearInDescriptions() {
         let gateway = BridgePayGateway(username: "USER-SECRET-1", password: "PASS-SECRET-2", merchantCode: "111",
                                        merchantAccountCode: "222", endpoint: "https://user:pw@bp.example.test/x?k=v")
