@@ -29,7 +29,8 @@ extension FakeAuthorizeNetServer {
             ("cardCodeResponse", .string(transaction.cvv)),
             ("order", .object([("invoiceNumber", .string(transaction.invoiceNumber ?? ""))])),
             ("authAmount", .number(transaction.amountText)),
-            ("settleAmount", .number(transaction.amountText)),
+            // What was captured (an authorization not captured settles nothing).
+            ("settleAmount", .number(Self.amountText(transaction.type == "authOnlyTransaction" ? transaction.captured : transaction.amount))),
             ("taxExempt", .bool(false)),
             ("payment", .object([("creditCard", .object([("cardNumber", .string("XXXX" + transaction.last4)),
                                                           ("expirationDate", .string("XXXX")),
@@ -38,8 +39,16 @@ extension FakeAuthorizeNetServer {
             ("product", .string("Card Not Present")),
             ("marketType", .string("eCommerce")),
         ]
+        // transactionDetailsType carries networkTransId after the shipping and tax members (XSD order).
+        if let network = transaction.networkTransId { members.append(("networkTransId", .string(network))) }
         return .object([("transaction", .object(members)),
                         ("messages", Self.okMessages(("I00001", "Successful.")))])
+    }
+
+    /// An amount in units of 0.0001 as the reporting API writes it, `12.34`.
+    static func amountText(_ units: Int) -> String {
+        let cents = (units % 10_000) / 100
+        return "\(units / 10_000)." + (cents < 10 ? "0" : "") + String(cents)
     }
 
     static func okMessages(_ message: (String, String)) -> FakeJSON {

@@ -8,6 +8,7 @@ extension FakeAuthorizeNetServer {
         "2": "This transaction has been declined.",
         "4": "The code returned from the processor indicating that the card used needs to be picked up.",
         "5": "A valid amount is required.",
+        "39": "The supplied currency code is either invalid, not supported, not allowed for this merchant or doesn't have an exchange rate.",
         "6": "The credit card number is invalid.",
         "7": "Credit card expiration date is invalid.",
         "8": "The credit card has expired.",
@@ -76,6 +77,9 @@ extension FakeAuthorizeNetServer {
         guard (13...16).contains(number.count), number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber) else {
             return .error("3", "6", last4)
         }
+        // Reason 39: "The supplied currency code is either invalid, not supported, not allowed for
+        // this merchant or doesn't have an exchange rate." The account takes its own currency only.
+        if let currency = transaction["currencyCode"]?.text, currency != state.accountCurrency { return .error("3", "39", last4) }
         guard let expiry = Self.expiry(card?["expirationDate"]?.text ?? "") else { return .error("3", "7", last4) }
         let now = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date())
         if (expiry.year, expiry.month) < (now.year ?? 0, now.month ?? 0) { return .error("3", "8", last4) }

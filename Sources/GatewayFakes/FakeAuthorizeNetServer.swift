@@ -60,6 +60,18 @@ final class FakeAuthorizeNetServer: Sendable {
         settleBatch(at: Date())
     }
 
+    /// Sets the merchant account's currency (USD by default); a transaction in another currency
+    /// is refused with reason 39, as an Authorize.Net account takes only its own.
+    func setAccountCurrency(_ code: String) {
+        state.withLock { $0.accountCurrency = code }
+    }
+
+    /// Sets a transaction's reporting status as the gateway would move it (`expired` after 30 days
+    /// uncaptured, `underReview`, `settlementError`, ...), for tests of look-ups.
+    func setStatus(_ status: String, of id: String) {
+        state.withLock { $0.transactions[id]?.status = status }
+    }
+
     /// Transactions created (not counting duplicates and errors) with an invoice number.
     func transactions(invoiceNumber: String) -> [FakeAuthorizeNetTransaction] {
         state.withLock { $0.transactions.values.filter { $0.invoiceNumber == invoiceNumber }.sorted { $0.sequence < $1.sequence } }
@@ -191,6 +203,8 @@ struct FakeAuthorizeNetTransaction: Sendable {
 /// The fake's mutable state.
 struct FakeAuthorizeNetState {
     var emitsByteOrderMark = true
+    /// The merchant account's currency: a transaction in another is refused (reason 39).
+    var accountCurrency = "USD"
     var nextTransactionID = 40_000_000_001
     var sequence = 0
     var transactions: [String: FakeAuthorizeNetTransaction] = [:]

@@ -18,10 +18,17 @@ struct FakeBridgePayTransaction: Sendable {
     var status: Status
     var captured = 0
     var refunded = 0
-    var forced = false
+    /// What a partial void reversed (BridgePay takes one void per unsettled transaction).
+    var voidedAmount = 0
     /// `StoredCredential` as sent (`recurring`), if any.
     var storedCredential: String?
     var sequence: Int
+
+    /// `NetworkReferenceNumber` of an approved charge (the fake's own invention: `N` + its id).
+    var networkReference: String {
+        ["sale", "sale-auth", "account-verification"].contains(type) && ["00000", "00001"].contains(responseCode)
+            ? "N" + gatewayTransID : ""
+    }
 }
 
 /// The BridgePay fake's mutable state.
@@ -29,8 +36,9 @@ struct FakeBridgePayState {
     var nextID = 4_011_311_504
     var sequence = 0
     var transactions: [String: FakeBridgePayTransaction] = [:]
-    /// `TransactionCode` of captures, by code, to the transaction they captured.
-    var captureCodes: [String: String] = [:]
+    /// The `InvoiceNum` of each capture, to the transaction it captured (a capture answers with
+    /// the authorization's id and creates no transaction of its own).
+    var captureInvoices: [String: String] = [:]
     var scripted: [(String, String)] = []
     /// Approved, unvoided charges by type, card and amount (the duplicate rule), counted.
     var active: [String: Int] = [:]
@@ -171,9 +179,9 @@ extension FakeBridgePayServer {
             cents = value
         }
         if let stored = fields["StoredCredential"], stored != "recurring" { return fail("30004") }
-        let forced = fields["ForceDuplicate"]?.lowercased() == "true"
+        // BridgePay's duplicate check; the official SDK has no field to override it.
         let duplicateKey = FakeBridgePayState.duplicateKey(type: type, card: pan, amount: cents)
-        if !forced, state.active[duplicateKey, default: 0] > 0 {
+        if state.active[duplicateKey, default: 0] > 0 {
             answer.message = [("GatewayResult", "30036"), ("GatewayMessage", "D09 - Duplicate Transaction")]
             return fail("30036")
         }
@@ -195,7 +203,7 @@ extension FakeBridgePayServer {
         state.transactions[id] = FakeBridgePayTransaction(
             gatewayTransID: id, type: type, transactionCode: fields["TransactionID"] ?? "", invoice: invoice, cardDigits: pan,
             amount: authorized, responseCode: code, gatewayMessage: message, authCode: authCode,
-            status: approved ? .open : .declined, forced: forced, storedCredential: fields["StoredCredential"],
+            status: approved ? .open : .declined, storedCredential: fields["StoredCredential"],
             sequence: state.sequence)
         if approved { state.active[duplicateKey, default: 0] += 1 }
         state.unwritten.append([type, invoice, id, code].joined(separator: "\t"))
@@ -231,7 +239,7 @@ extension FakeBridgePayServer {
         guard amount > 0, amount <= original.amount else { return fail("30026") }
         original.captured = amount
         state.transactions[reference] = original
-        state.captureCodes[fields["TransactionID"] ?? ""] = reference
+        if let invoice = fields["InvoiceNum"], !invoice.isEmpty { state.captureInvoices[invoice] = reference }
         answer.message = [("GatewayResult", "00000"), ("GatewayTransID", reference), ("GatewayMessage", "A01 - Approved"),
                           ("TransactionCode", fields["TransactionID"] ?? "")]
         return answer
@@ -245,29 +253,32 @@ extension FakeBridgePayServer {
             answer.description = Self.descriptions[code] ?? "Error"
             return answer
         }
+        // `refund` is the documented type of both (docs "Refunds & Voids"); the seed's void has no
+        // published BridgeComm value, so the fake takes none.
         let type = fields["TransactionType"] ?? ""
-        guard type == "void" || type == "refund" else { return fail("30004") }
+        guard type == "refund" else { return fail("30004") }
         guard let reference = fields["ReferenceNumber"], !reference.isEmpty else { return fail("10001") }
         guard var original = state.transactions[reference], ["sale", "sale-auth"].contains(original.type) else { return fail("80008") }
-        guard original.status != .voided else { return fail("10042") }
+        guard original.status != .voided, original.voidedAmount == 0 else { return fail("10042") }
         guard original.status != .declined else { return fail("80008") }
         let captured = original.type == "sale" ? original.amount : original.captured
         let remaining = (original.type == "sale-auth" && original.captured == 0 ? original.amount : captured) - original.refunded
-        var amount = remaining
-        if type == "refund" {
-            guard let text = fields["Amount"], text.allSatisfy(\.isASCIIDigit), let value = Int(text) else { return fail("10028") }
-            guard value > 0, value <= remaining else { return fail("30026") }
-            amount = value
-        }
+        guard let text = fields["Amount"], text.allSatisfy(\.isASCIIDigit), let amount = Int(text) else { return fail("10028") }
+        guard amount > 0, amount <= remaining else { return fail("30026") }
         let message: String
-        if original.status == .open {
+        let voids = original.status == .open
+        if voids, amount == remaining {
             // Unsettled: BridgePay voids (a refund of an unsettled transaction is a void; one only).
             original.status = .voided
             state.active[FakeBridgePayState.duplicateKey(type: original.type, card: original.cardDigits,
                                                          amount: original.amount), default: 0] -= 1
-            message = amount == remaining ? "A03 - Void Posted (Auth Reversed)" : "A07 - Partial Void Posted"
+            message = "A03 - Void Posted (Auth Reversed)"
+        } else if voids {
+            // A partial reversal: the rest stays charged; no second void of this transaction.
+            original.voidedAmount = amount
+            original.refunded += amount
+            message = "A07 - Partial Void Posted"
         } else {
-            guard type == "refund" else { return fail("10042") }
             original.refunded += amount
             message = amount == remaining ? "A02 - Credit Posted" : "A08 - Partial Refund Posted"
         }
@@ -276,7 +287,8 @@ extension FakeBridgePayServer {
         let id = String(state.nextID)
         state.nextID += 100
         state.transactions[id] = FakeBridgePayTransaction(
-            gatewayTransID: id, type: type, transactionCode: fields["TransactionID"] ?? "", invoice: fields["InvoiceNum"] ?? "",
+            gatewayTransID: id, type: voids ? "void" : "refund", transactionCode: fields["TransactionID"] ?? "",
+            invoice: fields["InvoiceNum"] ?? "",
             cardDigits: original.cardDigits, amount: amount, responseCode: "00000", gatewayMessage: message, authCode: "",
             status: .settled, sequence: state.sequence)
         answer.message = [("ReferenceNumber", ""), ("GatewayTransID", id), ("GatewayMessage", message), ("GatewayResult", "00000"),
@@ -292,12 +304,13 @@ extension FakeBridgePayServer {
             answer.description = Self.descriptions[code] ?? "Error"
             return answer
         }
+        // The seed's find request takes a gateway transaction id or an invoice number.
         var matches: [FakeBridgePayTransaction]
-        if let reference = fields["ReferenceNumber"], !reference.isEmpty {
-            matches = state.transactions[reference].map { [$0] } ?? []
-        } else if let code = fields["TransactionCode"], !code.isEmpty {
-            matches = state.transactions.values.filter { $0.transactionCode == code }
-            if let captured = state.captureCodes[code], let original = state.transactions[captured] { matches.append(original) }
+        if let id = fields["GatewayTransID"], !id.isEmpty {
+            matches = state.transactions[id].map { [$0] } ?? []
+        } else if let invoice = fields["InvoiceNum"], !invoice.isEmpty {
+            matches = state.transactions.values.filter { $0.invoice == invoice }
+            if let captured = state.captureInvoices[invoice], let original = state.transactions[captured] { matches.append(original) }
         } else {
             return fail("10021")
         }
@@ -305,8 +318,8 @@ extension FakeBridgePayServer {
         guard matches.count == 1, let found = matches.first else { return fail("80003") }
         answer.message = [("GatewayTransID", found.gatewayTransID), ("GatewayResult", found.responseCode),
                           ("GatewayMessage", found.gatewayMessage), ("AuthorizationCode", found.authCode),
-                          ("TransactionCode", fields["TransactionCode"] ?? found.transactionCode),
-                          ("InvoiceNum", found.invoice), ("TransactionType", found.type), ("Amount", String(found.amount)),
+                          ("InvoiceNum", found.invoice),
+                          ("NetworkReferenceNumber", found.networkReference), ("TransactionType", found.type), ("Amount", String(found.amount)),
                           ("TransactionStatus", found.status.rawValue)]
         return answer
     }

@@ -17,7 +17,10 @@ import Synchronization
 /// authorization, 100.00-109.99 pick up, 110.00-119.99 bad CSC, 120.00-129.99 insufficient
 /// funds, 130.00-139.99 network unavailable (30022), 150.00-159.99 partial approval; any other
 /// amount approves. Duplicates: an approved, unvoided charge of the same type, card and amount
-/// (any invoice) answers `30036`/`D09` unless `ForceDuplicate` is `true`.
+/// (any invoice) answers `30036`/`D09`; nothing overrides it (the official SDK has no such field).
+/// Void and refund are both `TransactionType` `refund` (docs "Refunds & Voids"): unsettled, it
+/// voids (one void per transaction, full or partial); settled, it refunds. Find (`023`) takes a
+/// `GatewayTransID` or an `InvoiceNum`, as the seed's find request does.
 final class FakeBridgePayServer: Sendable {
     static let username = "vaulttest"
     static let password = "57!sE@3Fm"

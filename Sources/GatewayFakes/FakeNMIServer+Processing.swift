@@ -110,6 +110,9 @@ extension FakeNMIServer {
         "440": "Processor format error", "441": "Invalid transaction information",
     ]
 
+    /// Result codes after which the charge may stand at the processor (kept as a failed transaction).
+    static let mayStandCodes: Set<String> = ["400", "420", "421"]
+
     /// NMI's default duplicate window: 1,200 s
     /// (https://support.nmi.com/hc/en-gb/articles/15002942676881-Duplicate-Transaction-Error).
     static let defaultDuplicateSeconds: TimeInterval = 1_200
@@ -173,7 +176,11 @@ extension FakeNMIServer {
         let avs = fields["address1"] == "888" && fields["zip"] == "77777" ? "Y" : fields["zip"] == nil ? "" : "N"
         let text = response == "1" ? "SUCCESS" : Self.codeTexts[code] ?? "DECLINE"
         var reply = FakeNMIReply(response: response, text: text, avs: avs, cvv: cvv, orderID: orderID, type: type, code: code)
-        guard response != "3" else { return reply }
+        // A processor error (400) or a communication error with the processor or issuer (420, 421)
+        // may follow an approval that never came back: NMI keeps the transaction, failed with that
+        // code, and the processor may hold the money, so the card and amount count for duplicates.
+        let mayStand = Self.mayStandCodes.contains(code)
+        guard response != "3" || mayStand else { return reply }
         let id = String(state.nextTransactionID)
         state.nextTransactionID += 1
         state.sequence += 1

@@ -349,6 +349,11 @@ public enum Schema {
                 CREATE INDEX transactions_in_review ON transactions(merchant_id, seq) WHERE status = 'needs_review';
                 """)
         },
+        // The currency of a merchant's gateway account, in which cards are verified (US dollars
+        // for every merchant created before it could be set).
+        Migration(id: 27, name: "merchant gateway currency", sql: """
+            ALTER TABLE merchants ADD COLUMN gateway_currency TEXT NOT NULL DEFAULT 'USD';
+            """),
         // A void may reverse part of a sale or an uncaptured authorization where the merchant's
         // gateway allows it (a partial reversal): the original keeps its status and records what
         // was reversed, so later voids, captures and refunds take only what remains. A stored

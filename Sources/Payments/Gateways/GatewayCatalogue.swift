@@ -30,7 +30,9 @@ public enum GatewayCatalogue {
 
     /// What merchant validation in `Vault` needs: the names and each gateway's credential names.
     public static var merchantRules: MerchantGatewayRules {
-        MerchantGatewayRules(entries.map { (name: $0.name, credentialNames: $0.credentialNames) })
+        MerchantGatewayRules(entries.map { (name: $0.name, credentialNames: $0.credentialNames) },
+                             currencies: Dictionary(entries.compactMap { entry in entry.preChecks.currencies.map { (entry.name, $0) } },
+                                                    uniquingKeysWith: { first, _ in first }))
     }
 
     /// "sandbox, authorizenet or nmi", for help texts and messages.

@@ -18,15 +18,19 @@ public struct GatewayPreChecks: Sendable, Equatable {
     /// Fraction digits of the gateway's documented amount format (`x.xx` is 2); `nil` when the
     /// gateway takes each currency's own exponent.
     public var amountFractionDigits: Int?
+    /// The ISO 4217 codes the gateway documents amounts in; `nil` when it takes any currency (its
+    /// merchant account decides).
+    public var currencies: Set<String>?
 
     /// Creates pre-checks; the defaults take whatever the vault accepts (card numbers of 12-19
-    /// digits, references up to 255 characters, each currency's own exponent).
+    /// digits, references up to 255 characters, each currency's own exponent, any currency).
     public init(cardNumberLengths: ClosedRange<Int> = 12...19, maximumReferenceLength: Int = 255, referenceIsAlphanumeric: Bool = false,
-                amountFractionDigits: Int? = nil) {
+                amountFractionDigits: Int? = nil, currencies: Set<String>? = nil) {
         self.cardNumberLengths = cardNumberLengths
         self.maximumReferenceLength = maximumReferenceLength
         self.referenceIsAlphanumeric = referenceIsAlphanumeric
         self.amountFractionDigits = amountFractionDigits
+        self.currencies = currencies
     }
 
     /// The refusal of a card number the gateway cannot take, or `nil`.
@@ -38,8 +42,15 @@ public struct GatewayPreChecks: Sendable, Equatable {
             message: "The merchant's gateway takes card numbers of \(cardNumberLengths.lowerBound) to \(cardNumberLengths.upperBound) digits; this card has \(length).")
     }
 
-    /// The refusal of a currency whose minor unit the gateway's amount format cannot express, or `nil`.
+    /// The refusal of a currency the gateway does not take (outside ``currencies``) or whose minor
+    /// unit its amount format cannot express, or `nil`.
     public func refusal(currency: Currency) -> GatewayRefusal? {
+        if let currencies, !currencies.contains(currency.code) {
+            return GatewayRefusal(
+                code: GatewayRefusal.unsupportedCurrency, field: "currency",
+                message: "The merchant's gateway takes amounts in " + currencies.sorted().joined(separator: ", ")
+                    + " only; \(currency.code) is not sent.")
+        }
         guard let digits = amountFractionDigits, currency.minorUnitExponent > digits else { return nil }
         return GatewayRefusal(
             code: GatewayRefusal.unsupportedCurrency, field: "currency",
@@ -92,7 +103,8 @@ public struct GatewayPreChecks: Sendable, Equatable {
 public struct GatewayRefusal: Error, Sendable, Equatable {
     /// `unsupported_card`: the card number's length is outside what the gateway takes.
     public static let unsupportedCard = "unsupported_card"
-    /// `unsupported_currency`: the gateway's amount format cannot express the currency's minor unit.
+    /// `unsupported_currency`: the gateway does not take the currency, or its amount format cannot
+    /// express the currency's minor unit.
     public static let unsupportedCurrency = "unsupported_currency"
     /// `invalid_reference`: the reference is too long or has characters the gateway refuses.
     public static let invalidReference = "invalid_reference"

@@ -22,6 +22,9 @@ public struct InDoubtPolicy: Sendable, Equatable {
     /// Reason prefix of a ``GatewayResult/Outcome/inDoubt(reason:)`` for an operation the gateway
     /// holds for review (fraud screening): money may still be collected or released later.
     public static let heldForReviewPrefix = "held_for_review"
+    /// Reason of an operation left in doubt because the gateway answered that it duplicates one it
+    /// already holds (BridgePay's 30036): evidence that a charge exists, never a reason to send again.
+    public static let duplicateAnswer = "duplicate_transaction"
 
     /// After this long since the operation was last sent, a gateway that has no record of it has
     /// proved its absence, and one that cannot be asked sends it to review (the gateway may still be
@@ -43,7 +46,8 @@ public struct InDoubtPolicy: Sendable, Equatable {
     /// - A found operation is settled with the gateway's outcome, unless the gateway is still
     ///   processing it: one held for review stays in doubt until ``heldForReviewLimit`` has passed
     ///   since it was sent, then goes to review.
-    /// - `notFound` proves absence only after ``grace`` since the last send.
+    /// - `notFound` proves absence only after ``grace`` since the last send, and never for an
+    ///   operation the gateway refused as a duplicate of one it holds (that goes to review).
     /// - A look-up that could not be made (or not over the whole window) never proves absence: after
     ///   ``grace`` a transaction that may have been charged (in doubt, or pending) goes to review; one
     ///   recorded as a retryable error (nothing was charged) stays in doubt.
@@ -57,6 +61,11 @@ public struct InDoubtPolicy: Sendable, Equatable {
             }
             return .stillInDoubt(result)
         case .notFound:
+            // The gateway refused the operation as a duplicate of one it holds: that is evidence the
+            // operation exists, so a search that misses it proves nothing.
+            if transaction.errorCode?.hasPrefix(Self.duplicateAnswer) == true {
+                return pastGrace ? .needsReview(reason: "duplicate_answer_not_found") : .stillInDoubt(.inDoubt(Self.duplicateAnswer))
+            }
             return pastGrace ? .provenAbsent : .stillInDoubt(.inDoubt("awaiting_gateway: not found yet, inside the grace period"))
         case .unavailable(let reason):
             return pastGrace && transaction.mayHaveGoneThrough ? .needsReview(reason: "lookup_unavailable: \(reason)") : .stillInDoubt(.inDoubt("lookup_unavailable: \(reason)"))

@@ -46,7 +46,7 @@ public struct TransactionService: Sendable {
                 message: "This merchant's settings do not allow credits (refunds without an earlier sale); refund the sale instead, "
                     + "or ask the operator to run `vault merchant update NAME --allow-credit true`.")
         }
-        let currency = try Self.currency(request.currency ?? (type == .verify ? "USD" : nil))
+        let currency = try Self.currency(request.currency ?? (type == .verify ? merchant.gateway.currency.code : nil))
         if let refusal = GatewayPreChecks.forGateway(named: merchant.gateway.name)?.refusal(currency: currency) {
             throw TransactionError.invalid(field: "currency", code: refusal.code, message: refusal.message)
         }

@@ -54,15 +54,28 @@ public struct Merchant: Sendable, Equatable, Codable {
 
 /// A merchant's gateway choice. Credentials are kept apart, sealed under the merchant's data key.
 public struct GatewaySettings: Sendable, Equatable, Codable {
+    /// The currency of a merchant that names none: US dollars.
+    public static let defaultCurrencyCode = "USD"
+
     /// Adapter name, one of ``MerchantGatewayRules/names``.
     public var name: String
     /// Endpoint override; nil means the adapter's default.
     public var url: String?
+    /// The currency of the merchant's gateway account: card verifications (a zero or one-minor-unit
+    /// authorization) are sent in it, since an account in another currency refuses them all.
+    public var currency: Currency
 
-    /// Creates settings.
-    public init(name: String, url: String? = nil) {
+    /// Creates settings; the currency is US dollars unless given.
+    public init(name: String, url: String? = nil, currency: Currency? = nil) {
         self.name = name
         self.url = url
+        self.currency = currency ?? Self.defaultCurrency
+    }
+
+    /// US dollars.
+    public static var defaultCurrency: Currency {
+        // A code of the ISO 4217 table: the lookup cannot fail.
+        (try? Currency(code: defaultCurrencyCode)) ?? Currency.all[0]
     }
 }
 

@@ -8,10 +8,21 @@ public struct MerchantGatewayRules: Sendable, Equatable {
     /// Credential names by gateway name.
     public let credentialNames: [String: Set<String>]
 
-    /// Rules from each gateway's name and credential names, in order.
-    public init(_ gateways: [(name: String, credentialNames: [String])]) {
+    /// The currencies each gateway takes, by gateway name; a gateway not listed takes any.
+    public let currencies: [String: Set<String>]
+
+    /// Rules from each gateway's name and credential names, in order, and the currencies of the
+    /// gateways that take only some.
+    public init(_ gateways: [(name: String, credentialNames: [String])], currencies: [String: Set<String>] = [:]) {
         names = gateways.map(\.name)
         credentialNames = Dictionary(gateways.map { ($0.name, Set($0.credentialNames)) }, uniquingKeysWith: { first, _ in first })
+        self.currencies = currencies
+    }
+
+    /// Why `gateway` cannot take `currency`, or `nil` when it can.
+    public func currencyRefusal(_ currency: String, gateway: String) -> String? {
+        guard let taken = currencies[gateway], !taken.contains(currency) else { return nil }
+        return "gateway \(gateway) takes " + Self.sentence(taken.sorted()) + " only, not \(currency)"
     }
 
     /// Whether `name` is a known gateway.

@@ -16,13 +16,16 @@ public struct MerchantSettings: Sendable, Equatable {
     public var verifyOnRegistration: Bool?
     /// Whether credits (refunds without an earlier sale) are allowed.
     public var allowCredit: Bool?
+    /// The gateway account's currency (ISO 4217 code), in which cards are verified.
+    public var currency: String?
 
     /// Creates settings.
     public init(
         gateway: String? = nil, gatewayURL: String? = nil, gatewayCredentials: [String: String]? = nil, timeZone: String? = nil,
-        callbackURL: String? = nil, verifyOnRegistration: Bool? = nil, allowCredit: Bool? = nil
+        callbackURL: String? = nil, verifyOnRegistration: Bool? = nil, allowCredit: Bool? = nil, currency: String? = nil
     ) {
         self.allowCredit = allowCredit
+        self.currency = currency
         self.gateway = gateway
         self.gatewayURL = gatewayURL
         self.gatewayCredentials = gatewayCredentials
@@ -236,6 +239,16 @@ public struct MerchantService: Sendable {
             }
             merchant.callbackURL = url
         }
+        if let code = settings.currency {
+            do {
+                merchant.gateway.currency = try Currency(code: code)
+            } catch {
+                throw MerchantSettingError(setting: "currency", message: "unknown ISO 4217 currency code '\(code)'")
+            }
+        }
+        if let refused = gateways.currencyRefusal(merchant.gateway.currency.code, gateway: merchant.gateway.name) {
+            throw MerchantSettingError(setting: "currency", message: refused)
+        }
         if let verify = settings.verifyOnRegistration { merchant.verifyOnRegistration = verify }
         if let allow = settings.allowCredit { merchant.allowsCredit = allow }
     }
@@ -250,6 +263,7 @@ extension MerchantSettings {
         if callbackURL != nil { names.append("callbackUrl") }
         if verifyOnRegistration != nil { names.append("verifyOnRegistration") }
         if allowCredit != nil { names.append("allowCredit") }
+        if currency != nil { names.append("currency") }
         return names
     }
 }

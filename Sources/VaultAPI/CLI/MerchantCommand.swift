@@ -33,6 +33,9 @@ struct MerchantCommand: AsyncParsableCommand {
         @Option(help: "Allow credits, refunds not tied to an earlier sale (true/false; default false).")
         var allowCredit: Bool?
 
+        @Option(help: "ISO 4217 currency of the gateway account, in which cards are verified (default USD).")
+        var currency: String?
+
         func settings() throws -> MerchantSettings {
             var credentials: [String: String]?
             if !gatewayCredential.isEmpty {
@@ -47,7 +50,7 @@ struct MerchantCommand: AsyncParsableCommand {
             }
             return MerchantSettings(
                 gateway: gateway, gatewayURL: gatewayUrl, gatewayCredentials: credentials, timeZone: timeZone,
-                callbackURL: callbackUrl, verifyOnRegistration: verifyOnRegistration, allowCredit: allowCredit)
+                callbackURL: callbackUrl, verifyOnRegistration: verifyOnRegistration, allowCredit: allowCredit, currency: currency)
         }
     }
 
@@ -207,6 +210,7 @@ struct MerchantSummary: Encodable {
     var callbackUrl: String?
     var verifyOnRegistration: Bool
     var allowCredit: Bool
+    var currency: String
 
     init(_ merchant: Merchant) {
         merchantId = merchant.id
@@ -218,6 +222,7 @@ struct MerchantSummary: Encodable {
         callbackUrl = merchant.callbackURL
         verifyOnRegistration = merchant.verifyOnRegistration
         allowCredit = merchant.allowsCredit
+        currency = merchant.gateway.currency.code
     }
 }
 

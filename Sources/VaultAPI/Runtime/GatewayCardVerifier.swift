@@ -25,7 +25,9 @@ struct GatewayCardVerifier: CardVerifier {
         if let refusal = GatewayPreChecks.forGateway(named: adapter.name)?.refusal(cardNumber: card.pan) {
             return .refused(field: "card.number", code: refusal.code, message: refusal.message)
         }
-        let currency = (try? Currency(code: "USD"))!
+        // Verified in the merchant's account currency: an account in another currency refuses a
+        // verification in US dollars.
+        let currency = merchant.gateway.currency
         var transaction = Transaction(
             id: OpaqueToken.make(prefix: "txn_", randomBits: 100), merchantID: merchant.id, type: .verify, amount: 0, currency: currency,
             gateway: adapter.name, now: Date())

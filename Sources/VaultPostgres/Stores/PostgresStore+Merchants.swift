@@ -14,11 +14,11 @@ extension PostgresStore: MerchantStore {
                 try await transaction.run(
                         """
                         INSERT INTO merchants (id, seq, name, status, gateway, gateway_url, gateway_credentials, time_zone, callback_url,
-                            verify_on_registration, created_at, updated_at, allow_credit)
+                            verify_on_registration, created_at, updated_at, allow_credit, gateway_currency)
                         VALUES (\(merchant.id), \(sequence), \(merchant.name), \(merchant.status.rawValue), \(merchant.gateway.name),
                             \(merchant.gateway.url), \(bytea(sealedGatewayCredentials)), \(merchant.timeZone), \(merchant.callbackURL),
                             \(merchant.verifyOnRegistration ? 1 : 0), \(Timestamp.string(merchant.createdAt)), \(Timestamp.string(merchant.updatedAt)),
-                            \(merchant.allowsCredit ? 1 : 0))
+                            \(merchant.allowsCredit ? 1 : 0), \(merchant.gateway.currency.code))
                         """)
             } catch let error where error.isPostgresUniqueViolation {
                 throw MerchantError.nameTaken(merchant.name)
@@ -37,7 +37,8 @@ extension PostgresStore: MerchantStore {
                 UPDATE merchants SET status = \(merchant.status.rawValue), gateway = \(merchant.gateway.name), gateway_url = \(merchant.gateway.url),
                     time_zone = \(merchant.timeZone), callback_url = \(merchant.callbackURL),
                     verify_on_registration = \(merchant.verifyOnRegistration ? 1 : 0), updated_at = \(Timestamp.string(merchant.updatedAt)),
-                    gateway_credentials = coalesce(\(bytea(sealedGatewayCredentials)), gateway_credentials), allow_credit = \(merchant.allowsCredit ? 1 : 0)
+                    gateway_credentials = coalesce(\(bytea(sealedGatewayCredentials)), gateway_credentials), allow_credit = \(merchant.allowsCredit ? 1 : 0),
+                    gateway_currency = \(merchant.gateway.currency.code)
                 WHERE id = \(merchant.id)
                 RETURNING 1
                 """)
@@ -133,7 +134,8 @@ extension PostgresStore: MerchantStore {
         var merchant = Merchant(
             id: try row.string("id"), sequence: try row.int64("seq"), name: try row.string("name"),
             status: Merchant.Status(rawValue: try row.string("status")) ?? .offboarded,
-            gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url")),
+            gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url"),
+                                     currency: try Currency(code: row.string("gateway_currency"))),
             timeZone: try row.string("time_zone"), callbackURL: try row.optionalString("callback_url"),
             verifyOnRegistration: try row.int("verify_on_registration") != 0,
             createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"))

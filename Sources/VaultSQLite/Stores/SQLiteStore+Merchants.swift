@@ -11,11 +11,11 @@ extension SQLiteStore: MerchantStore {
                 try connection.run(
                     """
                     INSERT INTO merchants (id, seq, name, status, gateway, gateway_url, gateway_credentials, time_zone, callback_url,
-                        verify_on_registration, created_at, updated_at, allow_credit)
+                        verify_on_registration, created_at, updated_at, allow_credit, gateway_currency)
                     VALUES (\(merchant.id), \(sequence), \(merchant.name), \(merchant.status.rawValue), \(merchant.gateway.name),
                         \(merchant.gateway.url), \(sealedGatewayCredentials), \(merchant.timeZone), \(merchant.callbackURL),
                         \(merchant.verifyOnRegistration), \(Timestamp.string(merchant.createdAt)), \(Timestamp.string(merchant.updatedAt)),
-                        \(merchant.allowsCredit))
+                        \(merchant.allowsCredit), \(merchant.gateway.currency.code))
                     """)
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw MerchantError.nameTaken(merchant.name)
@@ -35,7 +35,7 @@ extension SQLiteStore: MerchantStore {
                     gateway_url = \(merchant.gateway.url), time_zone = \(merchant.timeZone), callback_url = \(merchant.callbackURL),
                     verify_on_registration = \(merchant.verifyOnRegistration), updated_at = \(Timestamp.string(merchant.updatedAt)),
                     gateway_credentials = coalesce(\(sealedGatewayCredentials), gateway_credentials),
-                    allow_credit = \(merchant.allowsCredit)
+                    allow_credit = \(merchant.allowsCredit), gateway_currency = \(merchant.gateway.currency.code)
                 WHERE id = \(merchant.id)
                 """)
             guard connection.changes == 1 else { throw MerchantError.notFound(merchant.name) }
@@ -117,7 +117,8 @@ extension SQLiteStore: MerchantStore {
         var merchant = Merchant(
             id: try row.string("id"), sequence: try row.int64("seq"), name: try row.string("name"),
             status: Merchant.Status(rawValue: try row.string("status")) ?? .offboarded,
-            gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url")),
+            gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url"),
+                                     currency: try Currency(code: row.string("gateway_currency"))),
             timeZone: try row.string("time_zone"), callbackURL: try row.optionalString("callback_url"),
             verifyOnRegistration: try row.bool("verify_on_registration"),
             createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"))

@@ -96,6 +96,7 @@ import Vault
     @Test(arguments: [("JPY", Int64(1_000), "1000.00"), ("USD", Int64(1_234), "12.34")])
     func amountsAreSentWithTwoDecimals(_ currency: String, _ minorUnits: Int64, _ wire: String) async throws {
         try await withGateway { fake, gateway in
+            fake.setAccountCurrency(currency)
             let result = await gateway.sale(F.charge("k", reference: "INV-\(currency)", amount: F.money(minorUnits, currency)))
             #expect(result.outcome == .approved)
             let sent = try #require(fake.core.requests.first).text
@@ -120,7 +121,8 @@ import Vault
             let sale = await gateway.sale(F.charge("k", reference: "INV-LOOK", card: F.card(cvv: "123")))
             #expect(await gateway.lookup(reference: "INV-LOOK", gatewayTransactionID: nil)
                 == .found(GatewayResult(outcome: .approved, transactionID: sale.transactionID, authCode: sale.authCode,
-                                        responseCode: "1", responseText: "Approval", avsResult: "P", cvvResult: "M")))
+                                        responseCode: "1", responseText: "Approval", avsResult: "P", cvvResult: "M",
+                                        networkTransactionID: sale.networkTransactionID)))
             #expect(await gateway.lookup(reference: "INV-NONE", gatewayTransactionID: nil) == .notFound)
         }
     }

@@ -104,7 +104,7 @@ import Vault
                 Issue.record("the held transaction was not found")
                 return
             }
-            #expect(found.outcome == .inDoubt(reason: "held_for_review"))
+            #expect(found.outcome == .inDoubt(reason: "held_for_review: FDSPendingReview"))
             #expect(found.transactionID == result.transactionID)
         }
     }
@@ -209,10 +209,10 @@ import Vault
         }
     }
 
-    @Test func wrongCredentialsAreAFinalErrorThatNamesNoSecret() async throws {
+    @Test func wrongCredentialsAreAPermanentAuthenticationErrorThatNamesNoSecret() async throws {
         try await withGateway(transactionKey: "wRoNgKeY99999999") { _, gateway in
             let result = await gateway.sale(F.charge("k", reference: "INV-AUTH"))
-            #expect(result.outcome == .error(code: "authentication_failed", retryable: false))
+            #expect(result.outcome == .declined(code: "gateway_authentication_failed", category: .error))
             #expect(result.responseCode == "E00007")
             expectAbsent("wRoNgKeY99999999", in: F.allRenderings(of: result), "the result")
             #expect(await gateway.lookup(reference: "INV-AUTH", gatewayTransactionID: nil) == .unavailable("E00007"))

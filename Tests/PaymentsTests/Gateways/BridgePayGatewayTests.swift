@@ -140,10 +140,10 @@ import Vault
         }
     }
 
-    @Test func wrongCredentialsAreAFinalErrorThatNamesNoSecret() async throws {
+    @Test func wrongCredentialsAreAPermanentAuthenticationErrorThatNamesNoSecret() async throws {
         try await withGateway(password: "wrong-SECRET-pw77") { _, gateway in
             let result = await gateway.sale(F.charge("k", reference: "AUTH1"))
-            #expect(result.outcome == .error(code: "gateway_rejected", retryable: false))
+            #expect(result.outcome == .declined(code: "gateway_authentication_failed", category: .error))
             #expect(result.responseCode == "10024")
             expectAbsent("wrong-SECRET-pw77", in: F.allRenderings(of: result), "the result")
             expectAbsent("wrong-SECRET-pw77", in: F.allRenderings(of: gateway), "the adapter")
@@ -190,17 +190,34 @@ import Vault
         }
     }
 
-    @Test func equalAmountChargesOnOneCardAreBothChargedOnceDespiteTheDuplicateCheck() async throws {
+    /// BridgePay's duplicate answer is evidence that a charge of this card and amount exists: the
+    /// adapter never overrides the check, and a duplicate it cannot prove to be its own earlier
+    /// attempt stays in doubt (the reconciler sends it to review), not re-sent, not failed.
+    @Test func aDuplicateAnswerNotProvenOursStaysInDoubtAndIsNeverForcedThrough() async throws {
         try await withGateway { fake, gateway in
             let first = await gateway.sale(F.charge("step-1", reference: "s_step1a1", amount: F.money(2_500)))
             let second = await gateway.sale(F.charge("step-2", reference: "s_step2a1", amount: F.money(2_500)))
             #expect(first.outcome == .approved)
-            #expect(second.outcome == .approved)
-            #expect(first.transactionID != second.transactionID)
-            let charges = fake.allTransactions.filter { $0.type == "sale" }
-            #expect(charges.count == 2)
-            #expect(charges.map(\.forced) == [false, true])
-            #expect(fake.receivedTypes == ["004/sale", "004/sale", "023/", "004/sale"])
+            #expect(second.outcome == .inDoubt(reason: "duplicate_transaction"))
+            #expect(second.responseCode == "30036")
+            #expect(fake.allTransactions.filter { $0.type == "sale" }.count == 1)
+            #expect(fake.receivedTypes == ["004/sale", "004/sale", "023/"])
+            for document in fake.receivedDocuments {
+                #expect(!document.contains("Force"), "a request tried to override the duplicate check")
+            }
+            let find = FakeBridgePayXML.fields(try #require(fake.receivedDocuments.last))
+            #expect(find["InvoiceNum"] == BridgePayInvoiceNumber.of("s_step2a1"))
+            #expect(find["TransactionCode"] == nil)
+        }
+    }
+
+    @Test func aDuplicateAnswerWhoseFindFailsStaysInDoubt() async throws {
+        try await withGateway { fake, gateway in
+            #expect(await gateway.sale(F.charge("step-1", reference: "s_fail1a1", amount: F.money(2_600))).outcome == .approved)
+            fake.core.enqueue(.status(503), for: .lookup)
+            let second = await gateway.sale(F.charge("step-2", reference: "s_fail2a1", amount: F.money(2_600)))
+            #expect(second.outcome == .inDoubt(reason: "duplicate_transaction"))
+            #expect(fake.allTransactions.count == 1)
         }
     }
 
@@ -233,11 +250,14 @@ import Vault
             #expect(found.authCode == charged.authCode)
             #expect(fake.receivedTypes == ["004/sale", "023/"])
             let find = FakeBridgePayXML.fields(try #require(fake.receivedDocuments.last))
-            #expect(find["TransactionCode"] == charged.transactionCode)
+            #expect(find["InvoiceNum"] == charged.invoice)
+            #expect(find["TransactionCode"] == nil)
+            #expect(found.networkTransactionID == charged.networkReference)
+            #expect(found.networkTransactionID != nil)
         }
     }
 
-    @Test func aLostAnswerAfterSettlementIsStillFoundByItsTransactionCode() async throws {
+    @Test func aLostAnswerAfterSettlementIsStillFoundByItsInvoiceNumber() async throws {
         try await withGateway { fake, gateway in
             fake.core.enqueue(.garbageAfterProcessing)
             #expect(await gateway.sale(F.charge("k", reference: "s_settled_a1")).outcome == .inDoubt(reason: "unreadable_response"))
@@ -319,14 +339,36 @@ import Vault
             }
             #expect(foundRefund.transactionID == refund.transactionID)
             let other = await gateway.sale(F.charge("s", reference: "SALEV", amount: F.money(2_000)))
-            let void = await gateway.void(F.followUp("v", reference: "VOIDV", transactionID: other.transactionID))
+            let void = await gateway.void(F.followUp("v", reference: "VOIDV", transactionID: other.transactionID,
+                                                     amount: F.money(2_000)))
             #expect(void.outcome == .approved)
+            #expect(void.responseText == "A03 - Void Posted (Auth Reversed)")
             #expect(fake.transaction(other.transactionID ?? "")?.status == .voided)
-            let again = await gateway.void(F.followUp("v2", reference: "VOIDV2", transactionID: other.transactionID))
+            let again = await gateway.void(F.followUp("v2", reference: "VOIDV2", transactionID: other.transactionID,
+                                                      amount: F.money(2_000)))
             #expect(again.outcome == .declined(code: "gateway_rejected", category: .error))
             #expect(again.responseCode == "10042")
             #expect(fake.receivedTypes == ["004/sale-auth", "019/capture", "019/capture", "012/refund", "012/refund", "023/",
-                                           "004/sale", "012/void", "012/void"])
+                                           "004/sale", "012/refund", "012/refund"])
+        }
+    }
+
+    /// BridgePay documents one void per unsettled transaction, "for the full amount or partial
+    /// amount", sent as a `refund`: the adapter declares partial voids and sends the amount.
+    @Test func aVoidIsTheDocumentedRefundOfAnUnsettledSaleAndMayBePartial() async throws {
+        try await withGateway { fake, gateway in
+            #expect(gateway.supportsPartialVoid)
+            let sale = await gateway.sale(F.charge("s", reference: "PVSALE", amount: F.money(3_000)))
+            let partial = await gateway.void(F.followUp("v", reference: "PVOID1", transactionID: sale.transactionID,
+                                                        amount: F.money(1_200)))
+            #expect(partial.outcome == .approved)
+            #expect(partial.responseText == "A07 - Partial Void Posted")
+            let sent = FakeBridgePayXML.fields(try #require(fake.receivedDocuments.last))
+            #expect(sent["TransactionType"] == "refund")
+            #expect(sent["Amount"] == "1200")
+            #expect(fake.transaction(sale.transactionID ?? "")?.refunded == 1_200)
+            let noAmount = await gateway.void(F.followUp("v0", reference: "PVOID0", transactionID: sale.transactionID))
+            #expect(noAmount.outcome == .error(code: "amount_required", retryable: false))
         }
     }
 
@@ -400,6 +442,29 @@ import Vault
             #expect(found.outcome == .approved)
             #expect(found.transactionID == fake.allTransactions.last?.gatewayTransID)
             #expect(fake.allTransactions.filter { $0.type == "refund" }.count == 1)
+        }
+    }
+
+    /// A capture answers with its authorization's id: it is found by its own invoice number, never
+    /// taken for the authorization found by that id.
+    @Test func aCaptureIsFoundByItsOwnInvoiceNumberNotByItsAuthorizationsID() async throws {
+        try await withGateway { fake, gateway in
+            let auth = await gateway.authorize(F.charge("a", reference: "CAPAUTH", amount: F.money(4_000)))
+            let parent = try #require(auth.transactionID)
+            let never = GatewayLookupQuery(reference: "CAPNONE", gatewayTransactionID: parent, since: Date(),
+                                           kind: .capture(parentTransactionID: parent, amount: F.money(4_000)))
+            #expect(await gateway.lookup(never) == .notFound)
+            fake.core.enqueue(.garbageAfterProcessing)
+            let lost = await gateway.capture(F.followUp("c", reference: "CAPLOST", transactionID: parent, amount: F.money(4_000)))
+            #expect(lost.outcome == .inDoubt(reason: "unreadable_response"))
+            let query = GatewayLookupQuery(reference: "CAPLOST", gatewayTransactionID: parent, since: Date(),
+                                           kind: .capture(parentTransactionID: parent, amount: F.money(4_000)))
+            guard case let .found(found) = await gateway.lookup(query) else {
+                Issue.record("the capture whose answer was lost was not found")
+                return
+            }
+            #expect(found.outcome == .approved)
+            #expect(found.transactionID == parent)
         }
     }
 

@@ -31,9 +31,9 @@ import Vault
         }
     }
 
-    @Test func nmiAuthenticationFailureStaysAConfigurationErrorNotSettled() {
+    @Test func nmiAuthenticationFailureIsAPermanentAuthenticationError() {
         #expect(NMICodes.outcome(response: "3", responseCode: "300", responseText: "Authentication Failed REFID:1")
-            == .error(code: "gateway_rejected", retryable: false))
+            == .declined(code: "gateway_authentication_failed", category: .error))
         #expect(NMICodes.outcome(response: "3", responseCode: "300", responseText: "Invalid Credit Card Number REFID:1")
             == .declined(code: "gateway_rejected", category: .error))
         #expect(NMICodes.outcome(response: "3", responseCode: "410", responseText: "Invalid merchant configuration")
@@ -60,11 +60,14 @@ import Vault
         #expect(AuthorizeNetCodes.apiErrorOutcome("E00003") == .declined(code: "invalid_request", category: .error))
         #expect(AuthorizeNetCodes.apiErrorOutcome("E00015") == .declined(code: "invalid_field_length", category: .error))
         #expect(AuthorizeNetCodes.apiErrorOutcome("E00099") == .declined(code: "invalid_request", category: .error))
-        #expect(AuthorizeNetCodes.apiErrorOutcome("E00007") == .error(code: "authentication_failed", retryable: false))
+        for code in ["E00005", "E00006", "E00007", "E00008", "E00010", "E00011"] {
+            #expect(AuthorizeNetCodes.apiErrorOutcome(code) == .declined(code: "gateway_authentication_failed", category: .error))
+        }
         #expect(AuthorizeNetCodes.apiErrorOutcome("E00001") == .error(code: "processing_error", retryable: true))
         #expect(AuthorizeNetCodes.apiErrorOutcome("E00053") == .error(code: "server_busy", retryable: true))
         #expect(AuthorizeNetCodes.outcome(responseCode: "3", reasonCode: "33") == .declined(code: "invalid_request", category: .error))
-        #expect(AuthorizeNetCodes.outcome(responseCode: "3", reasonCode: "13") == .error(code: "authentication_failed", retryable: false))
+        #expect(AuthorizeNetCodes.outcome(responseCode: "3", reasonCode: "13")
+            == .declined(code: "gateway_authentication_failed", category: .error))
     }
 
     // MARK: - Rate limits

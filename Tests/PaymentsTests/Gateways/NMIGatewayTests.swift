@@ -80,12 +80,12 @@ import Vault
                       ("250", .declined(code: "pickup_card", category: .hard)),
                       ("253", .declined(code: "fraudulent", category: .hard)),
                       ("261", .declined(code: "stop_all_recurring", category: .hard)),
-                      ("400", .error(code: "processor_error", retryable: true)),
-                      ("420", .error(code: "communication_error", retryable: true)),
-                      ("421", .error(code: "issuer_communication_error", retryable: true)),
+                      ("400", .inDoubt(reason: "processor_error")),
+                      ("420", .inDoubt(reason: "communication_error")),
+                      ("421", .inDoubt(reason: "issuer_communication_error")),
                       ("410", .error(code: "invalid_merchant_configuration", retryable: false)),
                       ("441", .declined(code: "invalid_transaction_information", category: .error))])
-    func resultCodesMapToHardSoftRetryableOrFinal(_ code: String, _ expected: GatewayResult.Outcome) async throws {
+    func resultCodesMapToHardSoftInDoubtOrFinal(_ code: String, _ expected: GatewayResult.Outcome) async throws {
         try await withGateway { _, gateway in
             let amount = F.money(Int64(code)! * 100)
             let result = await gateway.sale(F.charge("k", reference: "INV-\(code)", amount: amount))
@@ -106,10 +106,10 @@ import Vault
         }
     }
 
-    @Test func aWrongSecurityKeyIsAFinalErrorThatNamesNoSecret() async throws {
+    @Test func aWrongSecurityKeyIsAPermanentAuthenticationErrorThatNamesNoSecret() async throws {
         try await withGateway(securityKey: "wrong-key-SECRET-77") { _, gateway in
             let result = await gateway.sale(F.charge("k", reference: "INV-AUTH"))
-            #expect(result.outcome == .error(code: "gateway_rejected", retryable: false))
+            #expect(result.outcome == .declined(code: "gateway_authentication_failed", category: .error))
             #expect(result.responseText?.hasPrefix("Authentication Failed") == true)
             expectAbsent("wrong-key-SECRET-77", in: F.allRenderings(of: result), "the result")
             #expect(await gateway.lookup(reference: "INV-AUTH", gatewayTransactionID: nil) == .unavailable("query_error"))

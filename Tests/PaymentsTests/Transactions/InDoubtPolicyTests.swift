@@ -63,4 +63,14 @@ import Vault
         #expect(try [TransactionStatus.pending, .inDoubt, .needsReview].allSatisfy { try Self.transaction($0).mayHaveGoneThrough })
         #expect(try [TransactionStatus.approved, .declined, .error, .voided].allSatisfy { try !Self.transaction($0).mayHaveGoneThrough })
     }
+
+    @Test func aDuplicateAnswerIsEvidenceThatASearchMissingItCannotOverturn() throws {
+        var transaction = try Self.transaction(.inDoubt)
+        transaction.errorCode = InDoubtPolicy.duplicateAnswer
+        guard case .stillInDoubt = Self.policy.verdict(.notFound, for: transaction, now: Self.sent.addingTimeInterval(60)) else {
+            Issue.record("inside the grace period it stays in doubt")
+            return
+        }
+        #expect(Self.policy.verdict(.notFound, for: transaction, now: Self.sent.addingTimeInterval(121)) == .needsReview(reason: "duplicate_answer_not_found"))
+    }
 }

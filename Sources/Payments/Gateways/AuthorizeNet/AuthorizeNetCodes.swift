@@ -40,7 +40,6 @@ enum AuthorizeNetCodes {
     /// Errors that are not card declines, by reason code: retryable ones said "try again".
     static let errors: [String: (code: String, retryable: Bool)] = [
         "5": ("invalid_amount", false),
-        "13": ("authentication_failed", false),
         "16": ("transaction_not_found", false),
         "19": ("processing_error", true),
         "20": ("processing_error", true),
@@ -70,9 +69,20 @@ enum AuthorizeNetCodes {
     /// so the authorization may stand. Never retryable: in doubt, settled by lookup (or review).
     static let inDoubtReasons: Set<String> = ["120", "121", "122", "181"]
 
-    /// Reason codes with response code 3 that are the merchant's configuration, not the request
-    /// (13: API login invalid or account inactive): not settled, sent again once fixed.
-    static let configurationReasons: Set<String> = ["13"]
+    /// The code of credentials the gateway refuses: a permanent error (decline category `error`),
+    /// settled and never re-sent, since every request fails the same way until an operator fixes
+    /// the merchant's credentials.
+    static let authenticationFailed = "gateway_authentication_failed"
+
+    /// Transaction reason code 13: "The merchant login ID or password is invalid or the account
+    /// is inactive."
+    static let authenticationReasons: Set<String> = ["13"]
+
+    /// Top-level codes of refused credentials: E00005 (transaction key invalid or missing), E00006
+    /// (API login invalid or missing), E00007 ("User authentication failed due to invalid
+    /// authentication values"), E00008 (account or API user inactive), E00010 and E00011 (the user
+    /// lacks the permissions).
+    static let authenticationCodes: Set<String> = ["E00005", "E00006", "E00007", "E00008", "E00010", "E00011"]
 
     /// Top-level `messages.message[].code` errors that are not a refusal of the request itself:
     /// retryable ones ("try again", "server too busy", "maintenance") and the merchant's
@@ -82,13 +92,7 @@ enum AuthorizeNetCodes {
     static let apiErrors: [String: (code: String, retryable: Bool)] = [
         "E00001": ("processing_error", true),
         "E00002": ("unsupported_content_type", false),
-        "E00005": ("authentication_failed", false),
-        "E00006": ("authentication_failed", false),
-        "E00007": ("authentication_failed", false),
-        "E00008": ("merchant_inactive", false),
         "E00009": ("test_mode", false),
-        "E00010": ("access_denied", false),
-        "E00011": ("access_denied", false),
         "E00053": ("server_busy", true),
         "E00104": ("server_maintenance", true),
     ]
@@ -122,8 +126,9 @@ enum AuthorizeNetCodes {
             if let decline = declines[reason] {
                 return .declined(code: decline.code, category: decline.category)
             }
+            if authenticationReasons.contains(reason) { return .declined(code: authenticationFailed, category: .error) }
             let error = errors[reason] ?? ("gateway_error", false)
-            if !error.retryable, !configurationReasons.contains(reason) {
+            if !error.retryable {
                 // The gateway refused this request (a field, an amount, a state): settled.
                 return .declined(code: error.code, category: .error)
             }
@@ -136,22 +141,60 @@ enum AuthorizeNetCodes {
     }
 
     /// The outcome of a reply that has only top-level messages (authentication, schema errors):
-    /// retryable and configuration errors from ``apiErrors``; every other code is a permanent
+    /// refused credentials (``authenticationCodes``) are a permanent `gateway_authentication_failed`;
+    /// retryable and configuration errors come from ``apiErrors``; every other code is a permanent
     /// refusal of the request (decline category `error`).
     static func apiErrorOutcome(_ code: String?) -> GatewayResult.Outcome {
+        if let code, authenticationCodes.contains(code) { return .declined(code: authenticationFailed, category: .error) }
         if let code, let error = apiErrors[code] {
             return .error(code: error.code, retryable: error.retryable)
         }
         return .declined(code: code.flatMap { refusals[$0] } ?? "invalid_request", category: .error)
     }
 
-    /// Transaction statuses (reporting API) of approved transactions, as far as money goes.
-    static let approvedStatuses: Set<String> = [
-        "authorizedPendingCapture", "capturedPendingSettlement", "settledSuccessfully", "refundPendingSettlement",
-        "refundSettledSuccessfully", "approvedReview", "voided", "pendingFinalSettlement", "pendingSettlement",
-        "updatingSettlement", "authorizedPendingRelease",
+    /// Transaction statuses (`transactionStatusEnum` of `AnetApiSchema.xsd`) of money collected:
+    /// authorized, captured, settling or settled (and, for a refund, the refund itself).
+    static let collectedStatuses: Set<String> = [
+        "authorizedPendingCapture", "capturedPendingSettlement", "settledSuccessfully", "approvedReview",
+        "pendingFinalSettlement", "pendingSettlement", "updatingSettlement", "authorizedPendingRelease",
+        "refundPendingSettlement", "refundSettledSuccessfully",
+    ]
+
+    /// Statuses of a capture having happened (the authorization's own status moves on to these).
+    static let capturedStatuses: Set<String> = [
+        "capturedPendingSettlement", "settledSuccessfully", "pendingFinalSettlement", "pendingSettlement", "updatingSettlement",
+    ]
+
+    /// Statuses of no money collected, whatever the transaction's original response code: voided,
+    /// an authorization that expired uncaptured, settlement or processing errors, a void that
+    /// failed, a decline, a fraud review that rejected it. `declined` takes its reason code's decline.
+    static let notCollectedStatuses: [String: (code: String, category: DeclineCategory)] = [
+        "voided": ("transaction_voided", .hard),
+        "expired": ("authorization_expired", .soft),
+        "settlementError": ("settlement_error", .soft),
+        "couldNotVoid": ("could_not_void", .soft),
+        "generalError": ("processing_error", .soft),
+        "failedReview": ("failed_review", .hard),
+        "declined": ("generic_decline", .soft),
     ]
 
     /// Transaction statuses that are still under fraud review.
     static let reviewStatuses: Set<String> = ["FDSPendingReview", "FDSAuthorizedPendingReview", "underReview"]
+
+    /// The in-doubt reason prefix of a transaction held for review (`held_for_review: <status>`):
+    /// the reconciler sends one held too long to operator review.
+    static let heldForReview = "held_for_review"
+
+    /// The outcome of a transaction by its reporting status: collected is approved, not collected
+    /// is a decline, held for review is in doubt (`held_for_review: <status>`), any other status
+    /// (`communicationError`, `returnedItem`, `chargeback`, one not in the schema) is in doubt.
+    static func outcome(status: String, responseCode: String?, reasonCode: String?) -> GatewayResult.Outcome {
+        if collectedStatuses.contains(status) { return .approved }
+        if reviewStatuses.contains(status) { return .inDoubt(reason: "\(heldForReview): \(status)") }
+        if status == "declined", case let .declined(code, category)? = outcome(responseCode: "2", reasonCode: reasonCode) {
+            return .declined(code: code, category: category)
+        }
+        if let decline = notCollectedStatuses[status] { return .declined(code: decline.code, category: decline.category) }
+        return .inDoubt(reason: "transaction_status: \(status)")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Vault
 
 extension AuthorizeNetGateway {
     /// Longest settlement-date range of one `getSettledBatchListRequest`: the API reference says
@@ -23,22 +24,48 @@ extension AuthorizeNetGateway {
             since: Date().addingTimeInterval(-TimeInterval(AuthorizeNetRequests.duplicateWindowSeconds))))
     }
 
-    /// Finds a charge: by `getTransactionDetailsRequest` when its id is known, otherwise (or when
-    /// that id is unknown to the gateway) by the invoice number we sent as `reference`, in every
-    /// unsettled transaction (`getUnsettledTransactionListRequest`, pages of 1,000 until the last)
-    /// and in every batch settled since the attempt (`getSettledBatchListRequest` in ranges of at
-    /// most 31 days, then `getTransactionListRequest` per batch, paged); then reads the match's
-    /// details.
+    /// Finds an operation over the whole window since ``GatewayLookupQuery/since``.
     ///
-    /// `notFound` only when every list was read to its end over the whole window; a failed call,
-    /// a list longer than ``maximumLookupPages`` or a window longer than ``maximumLookupWindow``
-    /// is `unavailable` (absence not proven). A batch that settled while the unsettled list was
-    /// being read may have moved a match between the lists: the search is then made once more.
-    /// Needs the Transaction Details API enabled for the merchant. Refunds are not searched.
+    /// A charge or a refund is found by the invoice number we sent with it (its own reference):
+    /// by `getTransactionDetailsRequest` when its id is known, otherwise (or when that id is
+    /// unknown to the gateway) in every unsettled transaction (`getUnsettledTransactionListRequest`,
+    /// pages of 1,000 until the last) and in every batch settled since the attempt
+    /// (`getSettledBatchListRequest` in ranges of at most 31 days, then `getTransactionListRequest`
+    /// per batch, paged); then the match's details decide, by their `transactionStatus`. A refund
+    /// found must refund the parent asked about.
+    ///
+    /// A capture or a void is found from the parent authorization's own details: Authorize.Net
+    /// captures and voids a transaction in place (`priorAuthCaptureTransaction` and
+    /// `voidTransaction` answer the parent's id), so the parent's current status says whether it
+    /// happened (see ``followUpResult(_:of:)``).
+    ///
+    /// `notFound` only when every list was read to its end over the whole window, or the parent's
+    /// current status proves the follow-up did not happen; a failed call, a list longer than
+    /// ``maximumLookupPages`` or a window longer than ``maximumLookupWindow`` is `unavailable`
+    /// (absence not proven). A batch that settled while the unsettled list was being read may
+    /// have moved a match between the lists: the search is then made once more. Needs the
+    /// Transaction Details API enabled for the merchant.
     public func lookup(_ query: GatewayLookupQuery) async -> GatewayLookup {
-        guard case .charge = query.kind else { return .unavailable("follow_up_lookup_unsupported") }
+        let parent: String?
+        switch query.kind {
+        case .charge:
+            parent = nil
+        case let .refund(parentTransactionID, _):
+            parent = parentTransactionID
+        case .capture, .void:
+            return await followUpLookup(query.kind)
+        }
+        let found = await search(query)
+        if let parent, case let .found(_, refunded) = found, refunded != parent {
+            return .unavailable("parent_mismatch")
+        }
+        return found.withoutParent
+    }
+
+    /// A charge or refund by its id, else by its invoice number over the window (see ``lookup(_:)``).
+    private func search(_ query: GatewayLookupQuery) async -> DetailsLookup {
         if let id = query.gatewayTransactionID, !id.isEmpty, id != "0" {
-            let byID = await details(transactionID: id)
+            let byID = await detailsLookup(transactionID: id)
             if case .notFound = byID {} else { return byID }
         }
         let from = query.since.addingTimeInterval(-Self.lookupClockSlack)
@@ -57,7 +84,61 @@ extension AuthorizeNetGateway {
             }
         }
         guard let transactionID = best?.transId else { return .notFound }
-        return await details(transactionID: transactionID)
+        return await detailsLookup(transactionID: transactionID)
+    }
+
+    /// A capture or a void, from its parent's current details.
+    private func followUpLookup(_ kind: GatewayLookupQuery.Kind) async -> GatewayLookup {
+        let parentID: String
+        switch kind {
+        case let .capture(parent, _), let .void(parent): parentID = parent
+        case .charge, .refund: return .unavailable("not_a_follow_up")
+        }
+        guard !parentID.isEmpty else { return .unavailable("parent_unknown") }
+        switch await detailsRecord(transactionID: parentID) {
+        case let .found(details): return Self.followUpResult(kind, of: details)
+        case .notFound: return .unavailable("parent_not_found")
+        case let .unavailable(reason): return .unavailable(reason)
+        }
+    }
+
+    /// Whether a capture or void of a parent happened, by the parent's current `transactionStatus`.
+    ///
+    /// Capture: a captured status (`capturedPendingSettlement`, settling, `settledSuccessfully`) is
+    /// found approved when the settled amount is the capture's (else in doubt:
+    /// `capture_amount_mismatch`); still `authorizedPendingCapture`, or voided, expired, declined,
+    /// is `notFound` (no capture happened, and the parent's status is current); held for review is
+    /// in doubt. Void: `voided` is found approved; `couldNotVoid` is a permanent error; any other
+    /// status of the schema is `notFound` (not voided). A status outside the schema is `unavailable`.
+    static func followUpResult(_ kind: GatewayLookupQuery.Kind, of details: AuthorizeNetResponses.TransactionDetails) -> GatewayLookup {
+        guard let status = details.transactionStatus else { return .unavailable("unreadable_response") }
+        let known = AuthorizeNetCodes.collectedStatuses.contains(status) || AuthorizeNetCodes.reviewStatuses.contains(status)
+            || AuthorizeNetCodes.notCollectedStatuses[status] != nil
+        guard known else { return .unavailable("transaction_status: \(status)") }
+        var result = GatewayResult(outcome: .approved, transactionID: details.transId, authCode: details.authCode,
+                                   responseCode: details.responseReasonCode, responseText: details.responseReasonDescription)
+        switch kind {
+        case let .capture(_, amount):
+            if AuthorizeNetCodes.reviewStatuses.contains(status) {
+                result.outcome = .inDoubt(reason: "\(AuthorizeNetCodes.heldForReview): \(status)")
+                return .found(result)
+            }
+            guard AuthorizeNetCodes.capturedStatuses.contains(status) else { return .notFound }
+            if let settled = details.settleAmount, minorUnits(settled, exponent: amount.currency.minorUnitExponent) != amount.minorUnits {
+                result.outcome = .inDoubt(reason: "capture_amount_mismatch")
+            }
+            return .found(result)
+        case .void:
+            switch status {
+            case "voided": return .found(result)
+            case "couldNotVoid":
+                result.outcome = .declined(code: "could_not_void", category: .error)
+                return .found(result)
+            default: return .notFound
+            }
+        case .charge, .refund:
+            return .unavailable("not_a_follow_up")
+        }
     }
 
     /// Why a search could not be completed.
@@ -160,8 +241,29 @@ extension AuthorizeNetGateway {
         return .found(details)
     }
 
+    /// A looked-up charge or refund, with the transaction it refunds (checked, then dropped).
+    enum DetailsLookup {
+        case found(GatewayResult, parentTransactionID: String?)
+        case notFound
+        case unavailable(String)
+
+        var withoutParent: GatewayLookup {
+            switch self {
+            case let .found(result, _): .found(result)
+            case .notFound: .notFound
+            case let .unavailable(reason): .unavailable(reason)
+            }
+        }
+    }
+
     /// One transaction's details as a result.
     func details(transactionID: String) async -> GatewayLookup {
+        await detailsLookup(transactionID: transactionID).withoutParent
+    }
+
+    /// One transaction's details as a result, decided by its `transactionStatus` (its response
+    /// code only when the status is missing); the network transaction id of an approval is kept.
+    func detailsLookup(transactionID: String) async -> DetailsLookup {
         let details: AuthorizeNetResponses.TransactionDetails
         switch await detailsRecord(transactionID: transactionID) {
         case let .found(record): details = record
@@ -169,10 +271,9 @@ extension AuthorizeNetGateway {
         case let .unavailable(reason): return .unavailable(reason)
         }
         let outcome: GatewayResult.Outcome
-        if let status = details.transactionStatus, AuthorizeNetCodes.reviewStatuses.contains(status) {
-            outcome = .inDoubt(reason: "held_for_review")
-        } else if let mapped = AuthorizeNetCodes.outcome(responseCode: details.responseCode,
-                                                         reasonCode: details.responseReasonCode) {
+        if let status = details.transactionStatus {
+            outcome = AuthorizeNetCodes.outcome(status: status, responseCode: details.responseCode, reasonCode: details.responseReasonCode)
+        } else if let mapped = AuthorizeNetCodes.outcome(responseCode: details.responseCode, reasonCode: details.responseReasonCode) {
             outcome = mapped
         } else {
             return .unavailable("unreadable_response")
@@ -180,13 +281,29 @@ extension AuthorizeNetGateway {
         return .found(GatewayResult(outcome: outcome, transactionID: details.transId ?? transactionID,
                                     authCode: details.authCode, responseCode: details.responseReasonCode,
                                     responseText: details.responseReasonDescription, avsResult: details.avsResponse,
-                                    cvvResult: details.cardCodeResponse))
+                                    cvvResult: details.cardCodeResponse,
+                                    networkTransactionID: outcome == .approved ? details.networkTransId : nil),
+                      parentTransactionID: details.refTransId)
+    }
+
+    /// A decimal amount of the reporting API (`30.00`, or `30.0` and `30` once read as a JSON
+    /// number) in minor units of a currency with `exponent` decimals; `nil` when it is not one.
+    static func minorUnits(_ text: String, exponent: Int) -> Int64? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let whole = Int64(parts[0]), whole >= 0 else { return nil }
+        var fraction = parts.count == 2 ? String(parts[1]) : ""
+        while fraction.count > exponent, fraction.hasSuffix("0") { fraction.removeLast() }
+        guard fraction.count <= exponent, fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        fraction += String(repeating: "0", count: exponent - fraction.count)
+        var scale: Int64 = 1
+        for _ in 0..<exponent { scale *= 10 }
+        return whole * scale + (Int64(fraction) ?? 0)
     }
 
     /// Approved charges first, then those under review, then the rest.
     static func rank(_ summary: AuthorizeNetResponses.TransactionSummary) -> Int {
         guard let status = summary.transactionStatus else { return 0 }
-        if AuthorizeNetCodes.approvedStatuses.contains(status) { return 2 }
+        if AuthorizeNetCodes.collectedStatuses.contains(status) { return 2 }
         return AuthorizeNetCodes.reviewStatuses.contains(status) ? 1 : 0
     }
 

@@ -114,6 +114,12 @@ enum AuthorizeNetResponses {
         var invoiceNumber: String?
         /// The masked card number, `XXXX1111`.
         var cardNumber: String?
+        /// The amount settled (captured), `12.34`.
+        var settleAmount: String?
+        /// The card network's id of this transaction (XSD `transactionDetailsType.networkTransId`).
+        var networkTransId: String?
+        /// For a refund: the transaction refunded.
+        var refTransId: String?
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: AnyKey.self)
@@ -131,6 +137,9 @@ enum AuthorizeNetResponses {
             let payment = try? container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("payment"))
             let card = try? payment?.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("creditCard"))
             cardNumber = card?.lenientString("cardNumber")
+            settleAmount = container.lenientString("settleAmount")
+            networkTransId = container.lenientString("networkTransId")
+            refTransId = container.lenientString("refTransId")
         }
     }
 

@@ -10,6 +10,8 @@ enum BridgePayCodes {
     static let partialApproval = "00001"
     /// Duplicate transaction (the message code is `D09`).
     static let duplicate = "30036"
+    /// The in-doubt reason of a duplicate answer whose original the find request did not show.
+    static let duplicateInDoubt = "duplicate_transaction"
     /// Find transaction: "Transaction not found".
     static let transactionNotFound = "800011"
     /// Find transaction: "More than one result found for search criteria".
@@ -76,31 +78,34 @@ enum BridgePayCodes {
         partialApproval: "partial_approval",
     ]
 
-    /// Credential and merchant-account errors (invalid user or password, `MerchantCode`,
-    /// `MerchantAccountCode`): the merchant's configuration, not the charge, is wrong. Left
-    /// unsettled, as the other adapters' credential errors are, so fixing the credentials lets the
-    /// next run charge instead of failing every customer's step.
-    static let configurationErrors: Set<String> = ["10024", "80009", "800010"]
+    /// Refused credentials (docs "Gateway Result Codes": 10023 password expired, 10024 invalid
+    /// credentials, 80009 invalid `MerchantCode`, 800010 invalid `MerchantAccountCode`): a permanent
+    /// error `gateway_authentication_failed`, settled and never re-sent, since every request fails
+    /// the same way until an operator fixes the merchant's credentials.
+    static let authenticationErrors: Set<String> = ["10023", "10024", "80009", "800010"]
+
+    /// The code of refused credentials.
+    static let authenticationFailed = "gateway_authentication_failed"
 
     /// The outcome of an answer. A code in none of the tables decides by its message code
     /// (`A` approved, `D` generic soft decline, `X02` pending in doubt). Anything else is a
     /// permanent refusal of this request (`10xxx` field errors, `30004` invalid request message,
-    /// ...): decline category `error`, settled once and never sent again (issue 13, item 1),
-    /// except the configuration errors above.
+    /// ...): decline category `error`, settled once and never sent again. A duplicate answer is in
+    /// doubt (a charge of this card and amount exists).
     static func outcome(responseCode: String?, gatewayMessage: String?) -> GatewayResult.Outcome {
         let code = responseCode ?? ""
         if code == success { return .approved }
         if let decline = declines[code] { return .declined(code: decline.code, category: decline.category) }
         if let error = retryableErrors[code] { return .error(code: error, retryable: true) }
         if let reason = inDoubt[code] { return .inDoubt(reason: reason) }
-        if code == duplicate { return .error(code: "duplicate_transaction", retryable: false) }
+        if code == duplicate { return .inDoubt(reason: duplicateInDoubt) }
+        if authenticationErrors.contains(code) { return .declined(code: authenticationFailed, category: .error) }
         switch messageCode(gatewayMessage)?.first {
         case "A": return code.isEmpty ? .approved : .inDoubt(reason: "unrecognized_approval")
         case "D": return .declined(code: "generic_decline", category: .soft)
         case "X": return .inDoubt(reason: "pending")
         default:
             if code.isEmpty { return .error(code: "gateway_error", retryable: false) }
-            if configurationErrors.contains(code) { return .error(code: "gateway_rejected", retryable: false) }
             return .declined(code: "gateway_rejected", category: .error)
         }
     }

@@ -11,9 +11,9 @@ import Vault
 /// `unsupported_card` and never sent) and amounts in US cents. Every request's `TransactionID`
 /// and every charge's `InvoiceNum` is ``BridgePayInvoiceNumber/of(_:)`` of our reference, so a
 /// charge whose answer was lost is found with the find-transaction request
-/// (``lookup(reference:gatewayTransactionID:)``). A duplicate answer is reconciled with that
-/// look-up: our own earlier attempt is answered from it; a different charge of the same card
-/// and amount (proven absent) is sent once more with the duplicate check overridden.
+/// (``lookup(reference:gatewayTransactionID:)``). A duplicate answer is evidence that a charge
+/// exists: it is looked up by invoice number, answered from our own earlier attempt when found,
+/// and otherwise left in doubt. BridgePay's duplicate check is never overridden.
 public struct BridgePayGateway: GatewayAdapter, CustomStringConvertible, CustomReflectable {
     /// Always `bridgepay`.
     public let name = "bridgepay"
@@ -80,11 +80,18 @@ public struct BridgePayGateway: GatewayAdapter, CustomStringConvertible, CustomR
                        needsAmount: true)
     }
 
-    /// Void/Refund request (`012`) with `TransactionType` `void`.
+    /// Void/Refund request (`012`) with `TransactionType` `refund` and the amount to reverse:
+    /// BridgePay voids a transaction still in an unsettled batch when asked to refund it, in full
+    /// or in part (one void per transaction), and refunds it once settled.
     public func void(_ request: FollowUpRequest) async -> GatewayResult {
-        await followUp(request, requestType: BridgePayWire.voidRefund, type: BridgePayWire.void, operation: "void",
-                       needsAmount: false)
+        await followUp(request, requestType: BridgePayWire.voidRefund, type: BridgePayWire.refund, operation: "void",
+                       needsAmount: true)
     }
+
+    /// BridgePay's documents allow a partial reversal: "If the transaction is in the current open
+    /// (unsettled) batch, then only a single void (for the full amount or partial amount) may be
+    /// performed"; ``void(_:)`` sends the request's amount.
+    public var supportsPartialVoid: Bool { true }
 
     /// Void/Refund request (`012`) with `TransactionType` `refund`; the amount is required.
     public func refund(_ request: FollowUpRequest) async -> GatewayResult {
@@ -97,21 +104,18 @@ public struct BridgePayGateway: GatewayAdapter, CustomStringConvertible, CustomR
     private func charge(_ request: ChargeRequest, type: String, operation: String, sendsAmount: Bool) async -> GatewayResult {
         if let refused = Self.refusal(of: request, sendsAmount: sendsAmount) { return refused }
         let invoice = BridgePayInvoiceNumber.of(request.reference)
-        var fields = Self.chargeFields(request, type: type, invoice: invoice, sendsAmount: sendsAmount)
+        let fields = Self.chargeFields(request, type: type, invoice: invoice, sendsAmount: sendsAmount)
         var result = await exchange(requestType: BridgePayWire.authorization, transactionID: invoice, fields: fields)
         if BridgePayCodes.isDuplicate(responseCode: result.responseCode, gatewayMessage: result.responseText) {
-            switch await lookup(reference: request.reference, gatewayTransactionID: nil) {
-            case let .found(original):
+            // A duplicate answer says a charge of this card and amount exists. Only a positive
+            // answer from the find request says it is ours; without one it stays in doubt (never
+            // forced through, never called failed).
+            if case let .found(original) = await lookup(reference: request.reference, gatewayTransactionID: nil) {
                 logger.info("duplicate answer; our own earlier attempt found",
                             metadata: ["gateway": "\(name)", "reference": "\(request.reference)"])
                 result = original
-            case .notFound:
-                logger.info("duplicate answer for another charge of the same card and amount; sent again with the duplicate check overridden",
-                            metadata: ["gateway": "\(name)", "reference": "\(request.reference)"])
-                fields.append((BridgePayWire.forceDuplicateElement, "true"))
-                result = await exchange(requestType: BridgePayWire.authorization, transactionID: invoice, fields: fields)
-            case .unavailable:
-                result.outcome = .error(code: "duplicate_transaction", retryable: true)
+            } else {
+                result.outcome = .inDoubt(reason: BridgePayCodes.duplicateInDoubt)
             }
         }
         log(operation, request.reference, result)
@@ -130,9 +134,8 @@ public struct BridgePayGateway: GatewayAdapter, CustomStringConvertible, CustomR
 
     /// A result refusing an amount BridgePay cannot take as documented, or `nil`.
     static func amountRefusal(_ amount: Money) -> GatewayResult? {
-        guard amount.currency.code == BridgePayWire.currencyCode else {
-            return .error("unsupported_currency", retryable: false,
-                          text: "BridgePay amounts are documented in US cents only; \(amount.currency.code) is refused, not sent.")
+        if let refusal = preChecks.refusal(currency: amount.currency) {
+            return .error(refusal.code, retryable: false, text: refusal.message)
         }
         guard amount.minorUnits > 0 else { return .error("invalid_amount", retryable: false, text: "The amount must be positive.") }
         guard String(amount.minorUnits).utf8.count <= BridgePayWire.amountMaximumLength else {

@@ -43,11 +43,12 @@ public enum BridgePayWire {
     static let saleAuth = "sale-auth"
     /// Capture of a sale-auth (WooCommerce SDK `capture_authorised_payment`).
     static let captureType = "capture"
-    /// Refund (docs "Refunds & Voids": `refund`; on an unsettled transaction BridgePay voids it).
+    /// Refund, also the void (docs "Refunds & Voids": "simply construct an XML message with
+    /// `RequestType` of `012` and `TransactionType` of `refund`. Note that if the original
+    /// transaction is still in an unsettled batch, the gateway will perform a void/reversal
+    /// transaction"). No document shows a BridgeComm value for the seed's
+    /// `TRANSACTION_TYPE_VOID`, so a void is sent as this documented `refund`.
     static let refund = "refund"
-    /// Void. **Guess**: the seed lists `TRANSACTION_TYPE_VOID` under the Void/Refund request (012)
-    /// but no document shows its BridgeComm value.
-    static let void = "void"
     /// Account verification. **Guess**: the seed lists `TRANSACTION_TYPE_ACCOUNT_VERIFICATION`
     /// ("used to verify a credit card is valid"); its BridgeComm value is not published.
     static let accountVerification = "account-verification"
@@ -64,12 +65,7 @@ public enum BridgePayWire {
     /// `SoftwareVendor`: our name and version, as the docs ask.
     static let softwareVendor = "Vault 1.0"
 
-    // MARK: Duplicates and stored credentials
-
-    /// The element that forces a duplicate through. **Guess** at the element name: the seed
-    /// documents the behaviour (`forceOnDuplicate`, default false: "do not process duplicate
-    /// transaction"), not BridgeComm's spelling.
-    static let forceDuplicateElement = "ForceDuplicate"
+    // MARK: Stored credentials
     /// `StoredCredential` with value `recurring` on a charge of a stored card (docs "Repeat Sales
     /// and Cards-on-File"). Other values (a first, customer-initiated use) are not published.
     static let storedCredentialElement = "StoredCredential"
@@ -90,15 +86,16 @@ public enum BridgePayWire {
         }
     }
 
-    // MARK: Find transaction (seed: "retrieves a previous transaction using the Original Reference
-    // Number or the Transaction Code")
+    // MARK: Find transaction (seed: `BPNFindRequest` takes an `invoiceNumber`, a `gatewayTransID`
+    // and a `purchaseToken`; its response field `TransactionCode` is "Reserved for future use")
 
-    /// The element carrying the gateway transaction id to find (`ReferenceNumber`, as capture
-    /// and refund send it). **Guess** that 023 reads the same element.
-    static let findByReferenceElement = "ReferenceNumber"
-    /// The element carrying our `TransactionID`, which BridgePay echoes as `TransactionCode`.
-    /// **Guess** that 023 accepts it under this name (the SDK's request class has the field).
-    static let findByTransactionCodeElement = "TransactionCode"
+    /// The element carrying the gateway transaction id to find. **Guess** at BridgeComm's spelling:
+    /// the seed's find request names it `gatewayTransID` and the official SDK's request message
+    /// has a `GatewayTransID` field.
+    static let findByGatewayIDElement = "GatewayTransID"
+    /// The element carrying the invoice number to find: `InvoiceNum`, as every charge sends it
+    /// (the seed's find request takes `invoiceNumber`).
+    static let findByInvoiceElement = "InvoiceNum"
 
     // MARK: Field rules (seed: BPNPaymentRequest table)
 

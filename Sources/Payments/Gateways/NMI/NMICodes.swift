@@ -32,16 +32,27 @@ enum NMICodes {
     /// Errors by `response_code`: retryable ones are transient (processor or network trouble);
     /// the others need a fix (configuration, request) before any retry.
     static let errors: [String: (code: String, retryable: Bool)] = [
-        "400": ("processor_error", true),
         "410": ("invalid_merchant_configuration", false),
         "411": ("merchant_inactive", false),
-        "420": ("communication_error", true),
-        "421": ("issuer_communication_error", true),
         "430": ("duplicate_transaction", false),
         "440": ("processor_format_error", false),
         "441": ("invalid_transaction_information", false),
         "460": ("feature_not_available", false),
     ]
+
+    /// Codes after which the charge may stand: a communication error between NMI and the processor
+    /// (420) or the issuer (421), or an error the processor returned (400), may follow an approval
+    /// that never came back. In doubt: never re-sent without a look-up by order id.
+    static let inDoubt: [String: String] = [
+        "400": "processor_error",
+        "420": "communication_error",
+        "421": "issuer_communication_error",
+    ]
+
+    /// The code of a refused security key: NMI answers `response=3`, `response_code=300`,
+    /// "Authentication Failed". A permanent error (settled, never re-sent): every request with
+    /// the same key fails the same way until an operator fixes it.
+    static let authenticationFailed = "gateway_authentication_failed"
 
     /// Non-retryable errors that are the merchant's configuration (or a duplicate to reconcile),
     /// not the request: left unsettled, sent again after a lookup once fixed.
@@ -60,8 +71,7 @@ enum NMICodes {
             case "300" where isDuplicate(responseCode: code, responseText: responseText):
                 return .error(code: "duplicate_transaction", retryable: false)
             case "300" where responseText?.lowercased().hasPrefix("authentication failed") == true:
-                // The merchant's key, not the request: not settled, sent again once fixed.
-                return .error(code: "gateway_rejected", retryable: false)
+                return .declined(code: authenticationFailed, category: .error)
             case "300":
                 return .declined(code: "gateway_rejected", category: .error)
             case "301":
@@ -80,6 +90,7 @@ enum NMICodes {
             if let decline = declines[code] {
                 return .declined(code: decline.code, category: decline.category)
             }
+            if let reason = inDoubt[code] { return .inDoubt(reason: reason) }
             let error = errors[code] ?? ("gateway_error", false)
             if !error.retryable, !configurationCodes.contains(code) {
                 // Refused for what the request holds (format, transaction information): settled.
@@ -89,6 +100,13 @@ enum NMICodes {
         default:
             return nil
         }
+    }
+
+    /// The outcome of a failed action in a Query API reply, by its `response_code`.
+    static func failedAction(responseCode: String?) -> GatewayResult.Outcome {
+        if let code = responseCode, let reason = inDoubt[code] { return .inDoubt(reason: reason) }
+        if let code = responseCode, let error = errors[code] { return .error(code: error.code, retryable: error.retryable) }
+        return outcome(response: "2", responseCode: responseCode) ?? .inDoubt(reason: "unknown")
     }
 
     /// Whether an answer reports a duplicate (NMI's duplicate check, or the processor's 430).

@@ -3,19 +3,61 @@ public import Vault
 
 extension NMIGateway {
     /// Finds a charge by ``lookup(reference:gatewayTransactionID:)`` (the Query API keeps every
-    /// transaction, so no window applies), or a refund of a parent transaction by
-    /// ``lookupRefund(parentTransactionID:amount:since:)``.
+    /// transaction, so no window applies), a refund of a parent transaction by
+    /// ``lookupRefund(parentTransactionID:amount:since:)``, and a capture or void by the parent's
+    /// actions (``lookupAction(_:parentTransactionID:amount:)``).
     public func lookup(_ query: GatewayLookupQuery) async -> GatewayLookup {
         switch query.kind {
         case .charge:
             await lookup(reference: query.reference, gatewayTransactionID: query.gatewayTransactionID)
         case let .refund(parent, amount):
             await lookupRefund(parentTransactionID: parent, amount: amount, since: query.since)
-        case .capture:
-            .unavailable("capture_lookup_unsupported")
-        case .void:
-            .unavailable("void_lookup_unsupported")
+        case let .capture(parent, amount):
+            await lookupAction("capture", parentTransactionID: parent, amount: amount)
+        case let .void(parent):
+            await lookupAction("void", parentTransactionID: parent, amount: nil)
         }
+    }
+
+    /// Finds a capture or a void of `parentTransactionID` among the parent's actions: NMI captures
+    /// and voids a transaction in place (the Direct Post answer carries the parent's id) and the
+    /// Query API lists every action of a transaction with its `success` and `response_code`. The
+    /// query by `transaction_id` returns the parent as it is now, with its whole history, so no
+    /// action of that type (of `amount`, when given) is `notFound`; a parent missing from the
+    /// answer is `unavailable`.
+    public func lookupAction(_ type: String, parentTransactionID: String, amount: Money?) async -> GatewayLookup {
+        guard !parentTransactionID.isEmpty else { return .unavailable("parent_unknown") }
+        let exchange = await http.post(url: queryURL, contentType: "application/x-www-form-urlencoded",
+                                       body: requests.query(reference: "", transactionID: parentTransactionID))
+        let body: [UInt8]
+        switch exchange {
+        case let .notSent(reason), let .lost(reason):
+            return .unavailable(reason)
+        case let .response(status, bytes, _):
+            guard status == 200 else { return .unavailable("http_\(status)") }
+            body = bytes
+        }
+        return Self.actionLookupResult(xml: body, type: type, parentTransactionID: parentTransactionID,
+                                       amount: amount.map(NMIRequests.amount))
+    }
+
+    /// Reads a Query API reply for an action (`capture`, `void`) of `parentTransactionID`: a
+    /// successful one is found approved, else a failed one with its code, else `notFound`.
+    static func actionLookupResult(xml body: [UInt8], type: String, parentTransactionID: String, amount: String?) -> GatewayLookup {
+        guard let root = MiniXML.parse(body), root.name == "nm_response" else { return .unavailable("unreadable_response") }
+        if root.child("error_response") != nil { return .unavailable("query_error") }
+        guard let parent = root.children(named: "transaction").first(where: { $0.value("transaction_id") == parentTransactionID }) else {
+            return .unavailable("parent_not_found")
+        }
+        let actions = parent.children(named: "action").filter {
+            $0.value("action_type") == type && (amount == nil || $0.value("amount") == amount)
+        }
+        guard let match = actions.first(where: { $0.value("success") == "1" }) ?? actions.last else { return .notFound }
+        let responseCode = match.value("response_code")
+        let outcome: GatewayResult.Outcome = match.value("success") == "1" ? .approved : NMICodes.failedAction(responseCode: responseCode)
+        return .found(GatewayResult(outcome: outcome, transactionID: parentTransactionID,
+                                    authCode: parent.value("authorization_code"), responseCode: responseCode,
+                                    responseText: match.value("response_text")))
     }
 
     /// Finds a refund of `parentTransactionID`: the Query API is asked for the refunds
@@ -64,13 +106,7 @@ extension NMIGateway {
         guard let match = refunds.first(where: { $0.action.value("success") == "1" }) ?? refunds.last else { return .notFound }
         let responseCode = match.action.value("response_code")
         let outcome: GatewayResult.Outcome
-        if match.action.value("success") == "1" {
-            outcome = .approved
-        } else if let code = responseCode, let error = NMICodes.errors[code] {
-            outcome = .error(code: error.code, retryable: error.retryable)
-        } else {
-            outcome = NMICodes.outcome(response: "2", responseCode: responseCode) ?? .inDoubt(reason: "unknown")
-        }
+        outcome = match.action.value("success") == "1" ? .approved : NMICodes.failedAction(responseCode: responseCode)
         return .found(GatewayResult(outcome: outcome, transactionID: match.id, responseCode: responseCode,
                                     responseText: match.action.value("response_text")))
     }
@@ -120,25 +156,27 @@ extension NMIGateway {
             chargeActions.contains($0.value("action_type") ?? "")
         }
         let responseCode = action?.value("response_code")
-        let outcome: GatewayResult.Outcome
+        var outcome: GatewayResult.Outcome
         if let action {
-            if action.value("success") == "1" {
-                outcome = .approved
-            } else if let code = responseCode, let error = NMICodes.errors[code] {
-                outcome = .error(code: error.code, retryable: error.retryable)
-            } else {
-                outcome = NMICodes.outcome(response: "2", responseCode: responseCode) ?? .inDoubt(reason: "unknown")
+            outcome = action.value("success") == "1" ? .approved : NMICodes.failedAction(responseCode: responseCode)
+            // Approved, then voided: no money collected.
+            if outcome == .approved, transaction.value("condition") == "canceled" {
+                outcome = .declined(code: "transaction_voided", category: .hard)
             }
         } else {
             switch transaction.value("condition") {
-            case "pending", "pendingsettlement", "complete", "canceled": outcome = .approved
+            case "pending", "pendingsettlement", "complete": outcome = .approved
+            case "canceled": outcome = .declined(code: "transaction_voided", category: .hard)
             case "failed", "abandoned": outcome = .declined(code: "generic_decline", category: .soft)
             default: outcome = .inDoubt(reason: "in_progress")
             }
         }
+        // NMI refers later merchant-initiated charges to the first use by its own transaction id,
+        // as the direct answer does.
         return GatewayResult(outcome: outcome, transactionID: transaction.value("transaction_id"),
                              authCode: transaction.value("authorization_code"), responseCode: responseCode,
                              responseText: action?.value("response_text"), avsResult: transaction.value("avs_response"),
-                             cvvResult: transaction.value("csc_response"))
+                             cvvResult: transaction.value("csc_response"),
+                             networkTransactionID: outcome == .approved ? transaction.value("transaction_id") : nil)
     }
 }

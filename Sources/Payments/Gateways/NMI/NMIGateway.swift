@@ -23,6 +23,8 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
     let requests: NMIRequests
     let http: GatewayHTTP
     let logger: Logger
+    /// The attempts this adapter has sent (a re-send keeps NMI's duplicate check on).
+    let sentAttempts = NMISentAttempts()
 
     /// Creates the adapter.
     /// - Parameters:
@@ -57,7 +59,8 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
     public func sale(_ request: ChargeRequest) async -> GatewayResult {
         if let refused = NMIGateway.preChecks.refusal(for: request) { return refused }
         guard request.amount.minorUnits > 0 else { return Self.invalidAmount }
-        return await transact(requests.charge(type: "sale", request, amount: request.amount), operation: "sale",
+        let resend = sentAttempts.markSent(idempotencyKey: request.idempotencyKey, reference: request.reference)
+        return await transact(requests.charge(type: "sale", request, amount: request.amount, resend: resend), operation: "sale",
                               reference: request.reference, reconcile: true)
     }
 
@@ -65,7 +68,8 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
     public func authorize(_ request: ChargeRequest) async -> GatewayResult {
         if let refused = NMIGateway.preChecks.refusal(for: request) { return refused }
         guard request.amount.minorUnits > 0 else { return Self.invalidAmount }
-        return await transact(requests.charge(type: "auth", request, amount: request.amount), operation: "authorize",
+        let resend = sentAttempts.markSent(idempotencyKey: request.idempotencyKey, reference: request.reference)
+        return await transact(requests.charge(type: "auth", request, amount: request.amount, resend: resend), operation: "authorize",
                               reference: request.reference, reconcile: true)
     }
 

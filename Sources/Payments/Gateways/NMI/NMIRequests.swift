@@ -4,8 +4,9 @@ import Vault
 struct NMIRequests: Sendable {
     let credentials: NMICredentials
 
-    /// `sale`, `auth` or `validate` with the full card. `validate` sends no amount.
-    func charge(type: String, _ request: ChargeRequest, amount: Money?) -> [UInt8] {
+    /// `sale`, `auth` or `validate` with the full card. `validate` sends no amount. `resend`: the
+    /// same attempt was sent before, so NMI's duplicate check stays on (no `dup_seconds`).
+    func charge(type: String, _ request: ChargeRequest, amount: Money?, resend: Bool = false) -> [UInt8] {
         var fields: [(String, String)] = [("security_key", credentials.securityKey), ("type", type)]
         if let amount {
             fields.append(("amount", Self.amount(amount)))
@@ -22,7 +23,7 @@ struct NMIRequests: Sendable {
             fields.append(("last_name", String(words[words.count - 1])))
         }
         if let zip = request.card.postalCode?.trimmingASCIISpaces(), !zip.isEmpty { fields.append(("zip", zip)) }
-        if type != "validate" { fields.append(("dup_seconds", Self.duplicateSeconds)) }
+        if type != "validate", !resend { fields.append(("dup_seconds", Self.duplicateSeconds)) }
         if let use = request.storedCredential { fields.append(contentsOf: Self.storedCredentialFields(use)) }
         return Array(FormEncoding.encode(fields).utf8)
     }
@@ -32,7 +33,8 @@ struct NMIRequests: Sendable {
     /// checking" (https://support.nmi.com/hc/en-gb/articles/15002942676881-Duplicate-Transaction-Error).
     /// Its default (1,200 s on card + amount) would refuse the second of two different steps of
     /// the same amount on one card; exactly once is the vault's own machinery (an order id per
-    /// attempt, looked up before any re-send). Honoured only when the merchant's processor allows
+    /// attempt, looked up before any re-send). Sent only with an attempt's first send: a re-send of
+    /// the same attempt keeps NMI's check on (``NMISentAttempts``). Honoured only when the merchant's processor allows
     /// the override; otherwise such a charge is answered "Duplicate transaction" and left for a
     /// later run (never settled as failed).
     static let duplicateSeconds = "0"
