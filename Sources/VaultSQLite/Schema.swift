@@ -349,6 +349,31 @@ public enum Schema {
                 CREATE INDEX transactions_in_review ON transactions(merchant_id, seq) WHERE status = 'needs_review';
                 """)
         },
+        // The sandbox gateway's ledger, so that every process on the database sees one sandbox
+        // (a charge made by `vault charge run` can be refunded over the API) and it survives a
+        // restart: its transactions and the calls it remembers under their idempotency keys, each
+        // a JSON document of amounts, ids and answers (`SandboxLedgerCoding`), never card data.
+        Migration(id: 26, name: "sandbox gateway ledger", sql: """
+            CREATE TABLE sandbox_transactions (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                reference TEXT NOT NULL,
+                parent_id TEXT,
+                record TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            ) STRICT;
+            CREATE INDEX sandbox_transactions_by_reference ON sandbox_transactions(reference);
+            CREATE TABLE sandbox_calls (
+                seq INTEGER PRIMARY KEY,
+                idempotency_key TEXT NOT NULL UNIQUE,
+                operation TEXT NOT NULL,
+                reference TEXT NOT NULL,
+                parent_id TEXT,
+                record TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            ) STRICT;
+            CREATE INDEX sandbox_calls_by_reference ON sandbox_calls(reference);
+            """),
         // The currency of a merchant's gateway account, in which cards are verified (US dollars
         // for every merchant created before it could be set).
         Migration(id: 27, name: "merchant gateway currency", sql: """

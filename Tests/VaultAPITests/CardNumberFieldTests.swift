@@ -43,7 +43,7 @@ import Vault
                                       json: keyedCard("c1", verify: false, extra: #", "customFields": [{"name": "Note", "value": "5555-5555-5555-4444"}]"#)),
                 param: "customFields[0].value")
             #expect(try await fixture.count("secure_cards") == 0)
-            #expect(fixture.runtime.gateways.sandbox.transactionCount == 0)
+            #expect(try await fixture.runtime.gateways.sandbox.transactionCount == 0)
 
             // The same requests without a card number pass: a 16-digit reference failing Luhn is no card number.
             let ok = try await client.send(
@@ -79,7 +79,7 @@ import Vault
                 extra: #", "secureCard": {"merchantReference": "c-9", "customFields": [{"name": "Note", "value": "4111111111111111"}]}"#)
             Self.expectRefused(
                 try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: registerFields), param: "secureCard.customFields[0].value")
-            #expect(fixture.runtime.gateways.sandbox.transactionCount == 0)
+            #expect(try await fixture.runtime.gateways.sandbox.transactionCount == 0)
             #expect(try await fixture.count("transactions") == 0)
             let plain = try await client.send(
                 .post, "/v1/transactions", key: fixture.adminA, json: TransactionRoutesTests.rawSale(extra: #", "description": "order 1234""#))
@@ -177,7 +177,7 @@ import Vault
             #expect(try await fixture.count("secure_cards") == 1)
             #expect(try await fixture.count("schedules") == 0)
             #expect(try await fixture.count("idempotency_keys") == 0)
-            #expect(fixture.runtime.gateways.sandbox.transactionCount == 0)
+            #expect(try await fixture.runtime.gateways.sandbox.transactionCount == 0)
 
             // The access log masks a card number in the path however it is separated.
             _ = try await client.send(.get, "/v1/secure-cards/4242.4242.4242.4242", key: fixture.adminA)

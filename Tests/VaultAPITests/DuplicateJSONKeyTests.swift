@@ -51,7 +51,7 @@ import Vault
             #expect(refused.error["code"] as? String == "duplicate_key")
             #expect(refused.error["param"] as? String == "amount")
             #expect(!refused.text.contains("4242424242424242"))
-            #expect(sandbox.transactionCount == 0)
+            #expect(try await sandbox.transactionCount == 0)
             #expect(try await fixture.count("transactions") == 0)
             let listed = try await client.send(.get, "/v1/transactions", key: fixture.adminA)
             #expect((listed.json["data"] as? [Any])?.isEmpty == true)
@@ -60,7 +60,7 @@ import Vault
             let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: clear)
             #expect(sale.status == .created, "\(sale.status)")
             #expect(sale.json["amount"] as? Int == 100)
-            #expect(sandbox.transactionCount == 1)
+            #expect(try await sandbox.transactionCount == 1)
         }
     }
 

@@ -4,8 +4,8 @@ public import Logging
 /// Builds the adapter a merchant's configuration names.
 ///
 /// Shares one `HTTPClient` between all HTTP adapters and one ``SandboxGateway`` between all
-/// sandbox merchants, so the sandbox's memory of idempotency keys and transactions persists
-/// across calls.
+/// sandbox merchants, so the sandbox's ledger of idempotency keys and transactions persists
+/// across calls (and, when the sandbox keeps it in the vault's database, across processes).
 public final class GatewayRegistry: Sendable {
     /// The HTTP client the real adapters use.
     public let httpClient: HTTPClient

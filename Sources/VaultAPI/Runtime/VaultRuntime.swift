@@ -40,15 +40,18 @@ public struct VaultRuntime: Sendable {
     /// refused key changes nothing; so are the database's directory and files (SPEC §14: a
     /// group- or world-accessible one is refused with the `chmod` that fixes it).
     /// - Throws: key-file, `DatabaseFiles.InsecurePermissions`, configuration, SQLite and `KeyringError` errors.
-    /// - Parameter gateways: the adapters to use (tests pass a sandbox with injected behaviour).
+    /// - Parameter gateways: the adapters to use (tests pass a sandbox with injected behaviour); by
+    ///   default a registry whose sandbox keeps its ledger in the opened database, so every process
+    ///   on it (server, runner) sees the same sandbox transactions, across restarts.
     /// - Parameter upgradingUnkeyedAuditChain: key an audit chain written by a build before the keyed chain (`vault audit upgrade`).
     public static func open(
-        configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry = GatewayRegistry(), upgradingUnkeyedAuditChain: Bool = false
+        configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry? = nil, upgradingUnkeyedAuditChain: Bool = false
     ) async throws -> VaultRuntime {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
         let store = try await StorageOpener.open(configuration.database, logger: logger)
         let keyring = Keyring(masterKeys: ring, store: store)
+        let gateways = gateways ?? GatewayRegistry(sandbox: SandboxGateway(ledger: store as? any SandboxLedgerStore))
         if case .file = source {
             // `keys rotate` run by another process adds versions to the file: read it again when a key
             // names a version not held, and on SIGHUP (the environment cannot change under a running process).

@@ -65,7 +65,7 @@ import Vault
         let first = try await registry.adapter(for: GatewayConfiguration(name: "sandbox")).sale(request)
         let second = try await registry.adapter(for: GatewayConfiguration(name: "sandbox")).sale(request)
         #expect(first == second)
-        #expect(registry.sandbox.transactionCount == 1)
+        #expect(try await registry.sandbox.transactionCount == 1)
     }
 
     @Test func configurationsAndAdaptersNeverPrintCredentials() throws {

@@ -138,8 +138,8 @@ struct StoredCredentialGatewayTests {
         var recurring = F.charge("next", reference: "STEP-1", card: F.card("4242424242424242"))
         recurring.storedCredential = .recurring(originalNetworkTransactionID: original)
         let next = await sandbox.sale(recurring)
-        #expect(sandbox.transaction(id: initial.transactionID ?? "")?.storedCredential == .initial)
-        #expect(sandbox.transaction(id: next.transactionID ?? "")?.storedCredential == .recurring(originalNetworkTransactionID: original))
+        #expect(try await sandbox.transaction(id: initial.transactionID ?? "")?.storedCredential == .initial)
+        #expect(try await sandbox.transaction(id: next.transactionID ?? "")?.storedCredential == .recurring(originalNetworkTransactionID: original))
         #expect(NetworkTransactionID.masked(original).hasPrefix("***********"))
         #expect(!"\(recurring.storedCredential!)".contains(original))
     }

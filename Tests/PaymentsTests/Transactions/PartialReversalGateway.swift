@@ -31,7 +31,7 @@ final class PartialReversalGateway: GatewayAdapter {
 
     func void(_ request: FollowUpRequest) async -> GatewayResult {
         voids.withLock { $0.append((request.gatewayTransactionID, request.amount?.minorUnits)) }
-        guard let original = sandbox.transaction(id: request.gatewayTransactionID), !original.voided else {
+        guard let original = try? await sandbox.transaction(id: request.gatewayTransactionID), !original.voided else {
             return .error("transaction_not_found", retryable: false, text: "No approved transaction with that id.")
         }
         let remaining = original.authorized.minorUnits - reversed.withLock { $0[original.id] ?? 0 }

@@ -36,7 +36,7 @@ import VaultSQLite
         #expect(first.processed + other.processed == 30, "\(first.outcomes.mapValues(\.count)) \(other.outcomes.mapValues(\.count))")
         let approved = (first.outcomes[ChargeOutcome.approved.rawValue]?.count ?? 0) + (other.outcomes[ChargeOutcome.approved.rawValue]?.count ?? 0)
         #expect(approved == 10, "\(first.outcomes.mapValues(\.count)) \(other.outcomes.mapValues(\.count))")
-        #expect(fixture.sandbox.transactionCount == 30, "one sale per step, none twice")
+        #expect(try await fixture.sandbox.transactionCount == 30, "one sale per step, none twice")
         #expect(try await fixture.count("SELECT count(*) AS n FROM transactions") == 30)
         #expect(try await fixture.count("SELECT count(DISTINCT step_id) AS n FROM transactions") == 30)
         #expect(try await fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type IN ('transaction.approved', 'transaction.declined')") == 30)
@@ -65,7 +65,7 @@ import VaultSQLite
 
         #expect(first.processed + other.processed == 36)
         #expect(first.schedulesCompleted + other.schedulesCompleted == 12)
-        #expect(fixture.sandbox.transactionCount == 36)
+        #expect(try await fixture.sandbox.transactionCount == 36)
         #expect(try await fixture.count("SELECT count(DISTINCT step_id) AS n FROM transactions WHERE status = 'approved'") == 36)
         #expect(try await fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'") == 12)
         #expect(try await fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type = 'schedule.completed'") == 12)
@@ -98,7 +98,7 @@ import VaultSQLite
         #expect(try await fixture.count("SELECT count(*) AS n FROM schedule_steps") == 8 * 11)
         #expect(try await fixture.count("SELECT count(DISTINCT schedule_id || ' ' || date) AS n FROM schedule_steps") == 8 * 11)
         #expect(first.processed + other.processed == 8 * 9)
-        #expect(fixture.sandbox.transactionCount == 8 * 9)
+        #expect(try await fixture.sandbox.transactionCount == 8 * 9)
         #expect(try await fixture.count("SELECT count(DISTINCT step_id) AS n FROM transactions WHERE status = 'approved'") == 8 * 9)
         #expect(try await fixture.store.verifyAuditChain() == .intact(events: Int64(try await fixture.count("SELECT count(*) AS n FROM audit_events"))))
     }

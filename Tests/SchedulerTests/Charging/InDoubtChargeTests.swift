@@ -69,7 +69,7 @@ import Vault
         let summary = try await setup.fixture.runner().run(setup.options)
         #expect(summary.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
         #expect(calls.count == 1)
-        #expect(setup.fixture.sandbox.transactionCount == 1)
+        #expect(try await setup.fixture.sandbox.transactionCount == 1)
         let step = try await step(setup)
         #expect(step.status == .approved && step.attempts == 1)
     }
@@ -95,7 +95,7 @@ import Vault
         let third = try await runner.run(setup.options)
         #expect(third.outcomes[ChargeOutcome.unsettled.rawValue]?.count == 1)
         #expect(calls.count == 1)
-        #expect(setup.fixture.sandbox.transactionCount == 0)
+        #expect(try await setup.fixture.sandbox.transactionCount == 0)
         let step = try await step(setup)
         #expect(step.status == .processing)
     }
@@ -110,7 +110,7 @@ import Vault
         #expect(second.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
         #expect(second.settled)
         #expect(calls.count == 2)
-        #expect(setup.fixture.sandbox.transactionCount == 1)
+        #expect(try await setup.fixture.sandbox.transactionCount == 1)
         let step = try await step(setup)
         #expect(step.status == .approved && step.attempts == 1, "the re-send is the same attempt, not a new one")
         let keys = try await setup.fixture.count(
@@ -132,6 +132,6 @@ import Vault
         let again = try await runner.run(options)
         #expect(again.processed == 0)
         #expect(calls.count == 3)
-        #expect(setup.fixture.sandbox.transactionCount == 0)
+        #expect(try await setup.fixture.sandbox.transactionCount == 0)
     }
 }

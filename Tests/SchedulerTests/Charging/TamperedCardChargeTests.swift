@@ -24,7 +24,7 @@ import Vault
         let summary = try await fixture.runner().run(ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02")))
         #expect(summary.processed == 2)
         #expect(summary.outcomes[ChargeOutcome.approved.rawValue]?.count == 1)
-        #expect(fixture.sandbox.transactionCount == 1)
+        #expect(try await fixture.sandbox.transactionCount == 1)
         let declines = try await fixture.count(
             """
             SELECT count(*) AS n FROM transactions WHERE secure_card_id = \(tampered.reference) AND decline_code = 'card_unavailable'

@@ -155,7 +155,7 @@ import Vault
         #expect(recordedTotals == approvedTotals)
         let expiredLocally = try await fixture.count("SELECT count(*) AS n FROM transactions WHERE decline_code = 'expired_card' AND gateway_transaction_id IS NULL")
         #expect(expiredLocally == 6)
-        #expect(fixture.sandbox.transactionCount == (try await fixture.count("SELECT count(*) AS n FROM transactions WHERE gateway_transaction_id IS NOT NULL")))
+        #expect(try await fixture.sandbox.transactionCount == (try await fixture.count("SELECT count(*) AS n FROM transactions WHERE gateway_transaction_id IS NOT NULL")))
         let completed = try await fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'completed'")
         #expect(completed == 3)
         let pastDue = try await fixture.count("SELECT count(*) AS n FROM schedules WHERE status = 'past_due'")

@@ -8,11 +8,12 @@ extension SandboxGateway {
         public var failures: [InjectedFailure]
         /// Decides a failure for a call, e.g. only for one reference; `nil` means none.
         public var failureRule: (@Sendable (SandboxCall) -> InjectedFailure?)?
-        /// How many transactions (and idempotency keys) the sandbox remembers; the oldest are
-        /// forgotten first, so a long-running server's memory stays bounded.
+        /// How many transactions (and idempotency keys) a sandbox over its own in-memory ledger
+        /// remembers; the oldest are forgotten first, so a long-running process's memory stays
+        /// bounded (a database ledger forgets nothing).
         public var retention: Int
 
-        /// Creates a behaviour; the default answers at once, never fails and remembers
+        /// Creates a behaviour; the default answers at once, never fails and (in memory) remembers
         /// 100,000 transactions (about 50 MB).
         public init(latency: Duration = .zero, failures: [InjectedFailure] = [],
                     failureRule: (@Sendable (SandboxCall) -> InjectedFailure?)? = nil, retention: Int = 100_000) {

@@ -1,9 +1,9 @@
 import Vault
 
 extension SandboxGateway {
-    /// The follow-up rules, applied inside the ledger lock.
-    static func capture(_ request: FollowUpRequest, in ledger: inout SandboxLedger) -> GatewayResult {
-        guard let original = ledger.transaction(request.gatewayTransactionID), original.isApproved else {
+    /// The follow-up rules, applied inside one ledger transaction.
+    static func capture(_ request: FollowUpRequest, in work: inout SandboxLedgerWork) -> GatewayResult {
+        guard let original = work.transaction(request.gatewayTransactionID), original.isApproved else {
             return notFound()
         }
         guard original.kind == .authorization else {
@@ -19,13 +19,17 @@ extension SandboxGateway {
         guard amount.minorUnits <= original.authorized.minorUnits else {
             return .error("amount_exceeds_authorized", retryable: false, text: "The capture exceeds the authorized amount.")
         }
-        ledger.update(original.id) { $0.captured = amount }
+        work.update(original.id) { $0.captured = amount }
         return GatewayResult(outcome: .approved, transactionID: original.id, authCode: original.result.authCode,
                              responseCode: "00", responseText: "Captured")
     }
 
-    static func void(_ request: FollowUpRequest, in ledger: inout SandboxLedger) -> GatewayResult {
-        guard let original = ledger.transaction(request.gatewayTransactionID), original.isApproved else {
+    /// A void releases what remains of a transaction (an authorization's authorized amount before
+    /// capture, a sale's or capture's captured amount, a refund's amount), or, with an amount below
+    /// that, only the amount (a partial reversal); an amount at or above what remains voids the
+    /// whole. Voiding a refund gives its amount back to the parent's refundable amount.
+    static func void(_ request: FollowUpRequest, in work: inout SandboxLedgerWork) -> GatewayResult {
+        guard let original = work.transaction(request.gatewayTransactionID), original.isApproved else {
             return notFound()
         }
         guard original.kind != .verification else {
@@ -35,18 +39,30 @@ extension SandboxGateway {
         guard original.refunded.minorUnits == 0 else {
             return .error("transaction_refunded", retryable: false, text: "A refunded transaction cannot be voided.")
         }
-        ledger.update(original.id) { $0.voided = true }
+        let releasesAuthorized = original.kind == .refund || (original.kind == .authorization && original.captured.minorUnits == 0)
+        let remaining = releasesAuthorized ? original.authorized : original.captured
+        let requested = request.amount ?? remaining
+        guard requested.currency == remaining.currency else { return currencyMismatch() }
+        guard requested.minorUnits > 0 else { return .error("invalid_amount", retryable: false, text: "The amount must be positive.") }
+        let released = min(requested.minorUnits, remaining.minorUnits)
+        let whole = released == remaining.minorUnits
+        work.update(original.id) { transaction in
+            let left = Money(minorUnits: remaining.minorUnits - released, currency: remaining.currency)
+            if releasesAuthorized { transaction.authorized = left } else { transaction.captured = left }
+            transaction.reversed = Money(minorUnits: transaction.reversed.minorUnits + released, currency: remaining.currency)
+            transaction.voided = whole
+        }
         if original.kind == .refund, let parentID = original.parentID {
-            ledger.update(parentID) {
-                $0.refunded = Money(minorUnits: $0.refunded.minorUnits - original.authorized.minorUnits,
-                                    currency: $0.refunded.currency)
+            work.update(parentID) {
+                $0.refunded = Money(minorUnits: $0.refunded.minorUnits - released, currency: $0.refunded.currency)
             }
         }
-        return GatewayResult(outcome: .approved, transactionID: original.id, responseCode: "00", responseText: "Voided")
+        return GatewayResult(outcome: .approved, transactionID: original.id, responseCode: "00",
+                             responseText: whole ? "Voided" : "Partially reversed")
     }
 
-    static func refund(_ request: FollowUpRequest, in ledger: inout SandboxLedger) -> GatewayResult {
-        guard let original = ledger.transaction(request.gatewayTransactionID), original.isApproved else {
+    static func refund(_ request: FollowUpRequest, in work: inout SandboxLedgerWork) -> GatewayResult {
+        guard let original = work.transaction(request.gatewayTransactionID), original.isApproved else {
             return notFound()
         }
         guard original.kind == .sale || original.kind == .authorization else {
@@ -69,13 +85,13 @@ extension SandboxGateway {
         }
         let id = transactionID("refund", request.idempotencyKey)
         let result = GatewayResult(outcome: .approved, transactionID: id, responseCode: "00", responseText: "Refunded")
-        ledger.update(original.id) {
+        work.update(original.id) {
             $0.refunded = Money(minorUnits: $0.refunded.minorUnits + amount.minorUnits, currency: amount.currency)
         }
         let zero = Money(minorUnits: 0, currency: amount.currency)
-        ledger.record(SandboxTransaction(id: id, kind: .refund, reference: request.reference, authorized: amount,
-                                         captured: zero, refunded: zero, voided: false, parentID: original.id,
-                                         result: result))
+        work.record(SandboxTransaction(id: id, kind: .refund, reference: request.reference, authorized: amount,
+                                       captured: zero, refunded: zero, voided: false, parentID: original.id,
+                                       result: result))
         return result
     }
 

@@ -3,52 +3,59 @@ import Vault
 
 /// The in-process, deterministic gateway for development and tests (`sandbox`).
 ///
-/// Test cards (``SandboxTestCard``) decide approvals and declines; any other valid card
-/// approves. Like a real gateway it remembers idempotency keys (the same key answers the same
+/// Test cards (``SandboxTestCard``) decide approvals, declines and every other path a real
+/// gateway takes (refusal, rate limit, review, lost answers, processor timeout); any other valid
+/// card approves. Like a real gateway it remembers idempotency keys (the same key answers the same
 /// result, with the same transaction id, instead of charging again), finds charges by reference,
-/// and keeps authorized, captured and refunded amounts so that capture, void and refund follow
-/// the rules: capture at most what was authorized, once; refund at most what was captured and
-/// not yet refunded; no void after a refund. ``Behaviour`` adds latency and injected failures.
+/// and keeps authorized, captured, refunded and reversed amounts so that capture, void and refund
+/// follow the rules: capture at most what was authorized, once; refund at most what was captured
+/// and not yet refunded; no void after a refund; a void may release part of what remains.
+///
+/// Its records live in a ``SandboxLedgerStore``: the vault's database (so every process on it sees
+/// one ledger, across restarts) or, for tests, this process's memory. ``Behaviour`` adds latency
+/// and injected failures, in this process only.
 public final class SandboxGateway: GatewayAdapter {
     /// Always `sandbox`.
     public let name = "sandbox"
-    private let ledger: Mutex<SandboxLedger>
+    /// Where the sandbox keeps its transactions and remembered calls.
+    public let ledger: any SandboxLedgerStore
+    private let behaviourState: Mutex<Behaviour>
 
-    /// Creates a sandbox with a behaviour (by default: instant, never failing).
-    public init(behaviour: Behaviour = Behaviour()) {
-        ledger = Mutex(SandboxLedger(behaviour: behaviour))
+    /// Creates a sandbox over a ledger (by default a new one in this process's memory, bounded by
+    /// the behaviour's retention) with a behaviour (by default: instant, never failing).
+    public init(behaviour: Behaviour = Behaviour(), ledger: (any SandboxLedgerStore)? = nil) {
+        self.ledger = ledger ?? SandboxMemoryLedger(retention: behaviour.retention)
+        behaviourState = Mutex(behaviour)
     }
 
     /// The current behaviour.
     public var behaviour: Behaviour {
-        ledger.withLock { $0.behaviour }
+        behaviourState.withLock { $0 }
     }
 
     /// Replaces the behaviour (the sandbox is shared, so tests change it in place).
     public func setBehaviour(_ behaviour: Behaviour) {
-        ledger.withLock { $0.behaviour = behaviour }
+        behaviourState.withLock { $0 = behaviour }
     }
 
     /// Queues failures for the next calls, one per call.
     public func injectFailures(_ failures: [InjectedFailure]) {
-        ledger.withLock { $0.behaviour.failures.append(contentsOf: failures) }
+        behaviourState.withLock { $0.failures.append(contentsOf: failures) }
     }
 
-    /// A remembered transaction by id.
-    public func transaction(id: String) -> SandboxTransaction? {
-        ledger.withLock { $0.transaction(id) }
+    /// A transaction of the ledger by id.
+    public func transaction(id: String) async throws -> SandboxTransaction? {
+        try await ledger.sandboxTransaction(id: id)
     }
 
-    /// How many transactions the sandbox remembers (approved and declined).
+    /// How many transactions the ledger holds (approved and declined).
     public var transactionCount: Int {
-        ledger.withLock { $0.transactions.count }
+        get async throws { try await ledger.sandboxTransactionCount() }
     }
 
-    /// Remembered transactions sent with a reference (charges and follow-ups), sorted by id.
-    public func transactions(reference: String) -> [SandboxTransaction] {
-        ledger.withLock { ledger in
-            ledger.transactions.values.filter { $0.reference == reference }.sorted { $0.id < $1.id }
-        }
+    /// The ledger's transactions sent with a reference (charges and refunds), oldest first.
+    public func transactions(reference: String) async throws -> [SandboxTransaction] {
+        try await ledger.sandboxTransactions(reference: reference)
     }
 
     /// Authorizes and captures.
@@ -68,112 +75,143 @@ public final class SandboxGateway: GatewayAdapter {
 
     /// Captures at most the authorized amount of an authorization, once.
     public func capture(_ request: FollowUpRequest) async -> GatewayResult {
-        await perform("capture", request.reference, request.idempotencyKey, fingerprint: fingerprint("capture", request)) {
-            ledger in SandboxGateway.capture(request, in: &ledger)
-        }
+        await perform(followUp("capture", request)) { work in SandboxGateway.capture(request, in: &work) }
     }
 
-    /// Voids an approved, unrefunded transaction (or a refund, restoring what it took).
+    /// Voids an approved, unrefunded transaction (or a refund, restoring what it took); an amount
+    /// below what remains releases only that amount (``supportsPartialVoid``).
     public func void(_ request: FollowUpRequest) async -> GatewayResult {
-        await perform("void", request.reference, request.idempotencyKey, fingerprint: fingerprint("void", request)) {
-            ledger in SandboxGateway.void(request, in: &ledger)
-        }
+        await perform(followUp("void", request)) { work in SandboxGateway.void(request, in: &work) }
     }
 
     /// Refunds at most what was captured and not yet refunded; each refund gets its own id.
     public func refund(_ request: FollowUpRequest) async -> GatewayResult {
-        await perform("refund", request.reference, request.idempotencyKey, fingerprint: fingerprint("refund", request)) {
-            ledger in SandboxGateway.refund(request, in: &ledger)
-        }
+        await perform(followUp("refund", request)) { work in SandboxGateway.refund(request, in: &work) }
     }
 
-    /// Finds a transaction by id (when given) or by the reference it was sent with.
-    public func lookup(reference: String, gatewayTransactionID: String?) async -> GatewayLookup {
-        ledger.withLock { ledger in
-            let found = gatewayTransactionID.flatMap { ledger.transaction($0) } ?? ledger.transaction(reference: reference)
-            return found.map { .found($0.result) } ?? .notFound
-        }
-    }
+    /// The sandbox reverses part of a transaction when a void's amount is below what remains.
+    public var supportsPartialVoid: Bool { true }
 
     // MARK: - Processing
 
+    /// One call as the sandbox processes it.
+    struct Call: Sendable {
+        var call: SandboxCall
+        var fingerprint: String
+        var parentID: String?
+        var path: SandboxCardPath = .approves
+    }
+
     func charge(_ request: ChargeRequest, kind: SandboxTransaction.Kind) async -> GatewayResult {
         let operation = kind == .sale ? "sale" : kind == .authorization ? "authorize" : kind == .refund ? "credit" : "verify"
+        // The card's last four digits at most: the ledger keeps nothing more of the card.
         let fingerprint = [operation, request.reference, String(request.amount.minorUnits), request.amount.currency.code,
-                           request.card.pan.last4, request.card.expiry.mmyy].joined(separator: "|")
+                           request.card.pan.last4].joined(separator: "|")
         if let refused = GatewayPreChecks().refusal(for: request) { return refused }
-        return await perform(operation, request.reference, request.idempotencyKey, fingerprint: fingerprint) { ledger in
-            let minimum: Int64 = kind == .verification ? 0 : 1
-            guard request.amount.minorUnits >= minimum else {
-                return .error("invalid_amount", retryable: false, text: "The amount must be positive.")
-            }
-            let id = SandboxGateway.transactionID(operation, request.idempotencyKey)
-            let zero = Money(minorUnits: 0, currency: request.amount.currency)
-            let result: GatewayResult
-            if let decline = SandboxTestCard.decline(forNumber: request.card.pan.digits) {
-                result = GatewayResult(outcome: .declined(code: decline.code, category: decline.category),
-                                       transactionID: id, responseCode: decline.responseCode, responseText: decline.text,
-                                       avsResult: request.card.postalCode == nil ? nil : "Y",
-                                       cvvResult: request.card.cvv == nil ? nil : "M")
-            } else {
-                result = GatewayResult(outcome: .approved, transactionID: id,
-                                       authCode: SandboxGateway.authCode(request.idempotencyKey), responseCode: "00",
-                                       responseText: "Approved", avsResult: request.card.postalCode == nil ? nil : "Y",
-                                       cvvResult: request.card.cvv == nil ? nil : "M",
-                                       networkTransactionID: SandboxGateway.networkTransactionID(id))
-            }
-            let approved = result.outcome == .approved
-            let authorized = approved && kind != .verification ? request.amount : zero
-            ledger.record(SandboxTransaction(id: id, kind: kind, reference: request.reference, authorized: authorized,
-                                             captured: approved && kind == .sale ? request.amount : zero,
-                                             refunded: zero, voided: false, parentID: nil, result: result,
-                                             storedCredential: request.storedCredential))
-            return result
+        let path = SandboxTestCard.path(forNumber: request.card.pan.digits)
+        let call = Call(call: SandboxCall(operation: operation, reference: request.reference, idempotencyKey: request.idempotencyKey),
+                        fingerprint: fingerprint, parentID: nil, path: path)
+        return await perform(call) { work in
+            SandboxGateway.charge(request, kind: kind, operation: operation, path: path, in: &work)
         }
     }
 
-    private func perform(_ operation: String, _ reference: String, _ key: String, fingerprint: String,
-                         _ body: @Sendable (inout SandboxLedger) -> GatewayResult) async -> GatewayResult {
-        let call = SandboxCall(operation: operation, reference: reference, idempotencyKey: key)
-        let (latency, rule) = ledger.withLock { ($0.behaviour.latency, $0.behaviour.failureRule) }
+    private static func charge(_ request: ChargeRequest, kind: SandboxTransaction.Kind, operation: String, path: SandboxCardPath,
+                               in work: inout SandboxLedgerWork) -> GatewayResult {
+        let minimum: Int64 = kind == .verification ? 0 : 1
+        guard request.amount.minorUnits >= minimum else {
+            return .error("invalid_amount", retryable: false, text: "The amount must be positive.")
+        }
+        let id = transactionID(operation, request.idempotencyKey)
+        let zero = Money(minorUnits: 0, currency: request.amount.currency)
+        let avs = request.card.postalCode == nil ? nil : "Y"
+        let cvv = request.card.cvv == nil ? nil : "M"
+        let result: GatewayResult
+        switch path {
+        case .refused:
+            // Refused before any transaction is made: remembered under the key, nothing recorded.
+            return .refused("invalid_request", responseCode: "30", text: "The gateway refused the request (format error).")
+        case let .declines(decline):
+            result = GatewayResult(outcome: .declined(code: decline.code, category: decline.category), transactionID: id,
+                                   responseCode: decline.responseCode, responseText: decline.text, avsResult: avs, cvvResult: cvv)
+        case .heldForReview:
+            result = GatewayResult(outcome: .inDoubt(reason: "held_for_review"), transactionID: id, responseCode: "4",
+                                   responseText: "The transaction is held for review.", avsResult: avs, cvvResult: cvv)
+        default:
+            result = GatewayResult(outcome: .approved, transactionID: id, authCode: authCode(request.idempotencyKey),
+                                   responseCode: "00", responseText: "Approved", avsResult: avs, cvvResult: cvv,
+                                   networkTransactionID: networkTransactionID(id))
+        }
+        let approved = result.outcome == .approved
+        work.record(SandboxTransaction(id: id, kind: kind, reference: request.reference,
+                                       authorized: approved && kind != .verification ? request.amount : zero,
+                                       captured: approved && kind == .sale ? request.amount : zero,
+                                       refunded: zero, voided: false, parentID: nil, result: result,
+                                       storedCredential: request.storedCredential))
+        return result
+    }
+
+    private func followUp(_ operation: String, _ request: FollowUpRequest) -> Call {
+        let fingerprint = [operation, request.reference, request.gatewayTransactionID,
+                           request.amount.map { String($0.minorUnits) } ?? "full",
+                           request.amount?.currency.code ?? ""].joined(separator: "|")
+        return Call(call: SandboxCall(operation: operation, reference: request.reference, idempotencyKey: request.idempotencyKey),
+                    fingerprint: fingerprint, parentID: request.gatewayTransactionID)
+    }
+
+    private func perform(_ call: Call, _ body: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async -> GatewayResult {
+        let (latency, rule) = behaviourState.withLock { ($0.latency, $0.failureRule) }
         if latency > .zero {
             try? await Task.sleep(for: latency)
         }
-        let queued = ledger.withLock { $0.takeQueuedFailure() }
-        let failure = queued ?? rule?(call)
+        let queued = behaviourState.withLock { $0.failures.isEmpty ? nil : $0.failures.removeFirst() }
+        let failure = queued ?? rule?(call.call) ?? call.path.lostAnswer
         switch failure {
         case .serverError:
             return .error("gateway_unavailable", retryable: true, text: "The sandbox answered 503 (injected).")
         case .timeoutBeforeProcessing:
-            return .inDoubt("timeout", text: "No answer within the timeout (injected).")
+            return .inDoubt("timeout", text: "No answer within the timeout.")
         default:
             break
         }
-        let result = ledger.withLock { ledger -> GatewayResult in
-            if let remembered = ledger.remembered(key) {
-                guard remembered.fingerprint == fingerprint else {
-                    return .error("idempotency_key_reused", retryable: false,
-                                  text: "This idempotency key was used for a different request.")
+        switch call.path {
+        case .rateLimited:
+            return .rateLimited(retryAfter: .seconds(1), responseCode: "429", text: "Too many requests; retry after 1 second.")
+        case .processorTimeout:
+            return GatewayResult(outcome: .error(code: "processor_timeout", retryable: true), responseCode: "91",
+                                 responseText: "The card's processor did not answer in time.")
+        default:
+            break
+        }
+        let result: GatewayResult
+        do {
+            result = try await ledger.sandboxCall(idempotencyKey: call.call.idempotencyKey,
+                                                  transactionIDs: call.parentID.map { [$0] } ?? []) { work in
+                if let remembered = work.remembered {
+                    guard remembered.fingerprint == call.fingerprint else {
+                        return .error("idempotency_key_reused", retryable: false,
+                                      text: "This idempotency key was used for a different request.")
+                    }
+                    return remembered.result
                 }
-                return remembered.result
+                let result = body(&work)
+                work.remember(SandboxRememberedCall(idempotencyKey: call.call.idempotencyKey, operation: call.call.operation,
+                                                    reference: call.call.reference, parentID: call.parentID,
+                                                    fingerprint: call.fingerprint, result: result))
+                return result
             }
-            let result = body(&ledger)
-            ledger.remember(key, fingerprint: fingerprint, result: result)
-            return result
+        } catch {
+            // Nothing written, or a commit whose outcome is unknown: only a look-up can tell.
+            return .inDoubt("sandbox_ledger_unavailable", text: "The sandbox's ledger could not be written.")
         }
         switch failure {
         case .timeoutAfterProcessing:
-            return .inDoubt("timeout", text: "No answer within the timeout (injected).")
+            return .inDoubt("timeout", text: "No answer within the timeout.")
         case .garbledResponse:
             return .inDoubt("unreadable_response", text: "The answer could not be read (injected).")
         default:
             return result
         }
-    }
-
-    private func fingerprint(_ operation: String, _ request: FollowUpRequest) -> String {
-        [operation, request.reference, request.gatewayTransactionID, request.amount.map { String($0.minorUnits) } ?? "full",
-         request.amount?.currency.code ?? ""].joined(separator: "|")
     }
 
     static func transactionID(_ operation: String, _ key: String) -> String {
@@ -195,5 +233,16 @@ public final class SandboxGateway: GatewayAdapter {
             value /= UInt64(alphabet.count)
         }
         return code
+    }
+}
+
+extension SandboxCardPath {
+    /// The lost answer a card stands for, as the injected failure that behaves the same.
+    var lostAnswer: SandboxGateway.InjectedFailure? {
+        switch self {
+        case .answerLostAfterCharging: .timeoutAfterProcessing
+        case .answerLostBeforeCharging: .timeoutBeforeProcessing
+        default: nil
+        }
     }
 }
