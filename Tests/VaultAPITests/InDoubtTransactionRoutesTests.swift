@@ -131,4 +131,34 @@ import Vault
             #expect(unknown.status == .notFound)
         }
     }
+
+    /// On the default set-up (the sandbox), the test cards for lost answers show every end a
+    /// merchant can meet: found approved, proven not charged, and review then resolution.
+    @Test func theSandboxsLostAnswerCardsShowSettlementAndReviewOnTheDefaultSetUp() async throws {
+        let fixture = try await APIFixture()
+        let quiet = NMIMerchantVault.quiet
+        try await fixture.live { client in
+            var ids: [String: String] = [:]
+            for card in [SandboxTestCard.answerLostAfterCharging, .answerLostBeforeCharging, .answerLostRecordsUnsearchable] {
+                let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: TransactionRoutesTests.rawSale(card.number))
+                #expect(sale.status == .badGateway)
+                #expect(sale.error["code"] as? String == "gateway_in_doubt")
+                ids[card.number] = try #require((sale.json["transaction"] as? [String: Any])?["id"] as? String)
+            }
+            let grace = TimeInterval(fixture.runtime.configuration.runner.inDoubtGraceSeconds)
+            let summary = try await fixture.runtime.reconciler(logger: quiet).reconcile(now: Date().addingTimeInterval(grace + 1))
+            #expect(summary.settled == 1 && summary.notCharged == 1 && summary.needsReview == 1)
+            func status(_ card: SandboxTestCard) async throws -> String? {
+                try await client.send(.get, "/v1/transactions/\(ids[card.number]!)", key: fixture.adminA).json["status"] as? String
+            }
+            #expect(try await status(.answerLostAfterCharging) == "approved")
+            #expect(try await status(.answerLostBeforeCharging) == "error")
+            #expect(try await status(.answerLostRecordsUnsearchable) == "needs_review")
+            let resolved = try await client.send(
+                .post, "/v1/transactions/\(ids[SandboxTestCard.answerLostRecordsUnsearchable.number]!)/resolve", key: fixture.adminA,
+                json: #"{"outcome": "not_charged"}"#)
+            #expect(resolved.status == .ok)
+            #expect(resolved.json["status"] as? String == "error")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 @testable import GatewayFakes
 import Payments
 import Testing
@@ -21,11 +22,12 @@ import Vault
             #expect(result.outcome == .error(code: "rate_limited", retryable: true))
             #expect(result.retryAfter == .seconds(1))
         case .heldForReview: #expect(result.outcome == .inDoubt(reason: "held_for_review"))
-        case .answerLostAfterCharging, .answerLostBeforeCharging: #expect(result.outcome == .inDoubt(reason: "timeout"))
+        case .answerLostAfterCharging, .answerLostBeforeCharging, .answerLostRecordsUnsearchable:
+            #expect(result.outcome == .inDoubt(reason: "timeout"))
         case .processorTimeout: #expect(result.outcome == .error(code: "processor_timeout", retryable: true))
         }
         let recording: [SandboxTestCard] = [.approved, .cardDeclined, .insufficientFunds, .expiredCard, .processingError,
-                                            .heldForReview, .answerLostAfterCharging]
+                                            .heldForReview, .answerLostAfterCharging, .answerLostRecordsUnsearchable]
         #expect(try await sandbox.transactionCount == (recording.contains(testCard) ? 1 : 0))
     }
 
@@ -228,5 +230,15 @@ import Vault
         let two = await SandboxGateway().sale(F.charge("same-key", reference: "INV-1"))
         #expect(one.transactionID == two.transactionID)
         #expect(one.authCode == two.authCode)
+    }
+
+    @Test func aChargeWhoseRecordsCannotBeSearchedIsNeverFoundNorProvenAbsent() async throws {
+        let sandbox = SandboxGateway()
+        let card = SandboxTestCard.answerLostRecordsUnsearchable
+        let result = await sandbox.sale(F.charge("key-u", reference: "ref-u", card: F.card(card.number)))
+        #expect(result.outcome == .inDoubt(reason: "timeout"))
+        #expect(try await sandbox.transactionCount == 1, "the card was charged")
+        #expect(await sandbox.lookup(reference: "ref-u", gatewayTransactionID: nil) == .unavailable("sandbox_records_unavailable"))
+        #expect(await sandbox.lookup(GatewayLookupQuery(reference: "ref-u", since: Date())) == .unavailable("sandbox_records_unavailable"))
     }
 }

@@ -116,6 +116,8 @@ import Testing
             "SQLiteStore+DataKeyDestruction.swift: column",
             "SQLiteStore+DataKeyDestruction.swift: owner",
             "SQLiteStore+DataKeyDestruction.swift: table",
+            // A parent's SET list: column names and integer deltas (Int64, never text) the code writes.
+            "SQLiteStore+Transactions.swift: update.assignmentsSQL",
         ])
     }
 }

@@ -8,10 +8,10 @@ extension SandboxGateway {
     public func lookup(reference: String, gatewayTransactionID: String?) async -> GatewayLookup {
         do {
             if let id = gatewayTransactionID, let found = try await ledger.sandboxTransaction(id: id) {
-                return .found(found.result)
+                return Self.found(found)
             }
             let sent = try await ledger.sandboxTransactions(reference: reference)
-            if let found = sent.last(where: \.isApproved) ?? sent.last { return .found(found.result) }
+            if let found = sent.last(where: \.isApproved) ?? sent.last { return Self.found(found) }
             return absent()
         } catch {
             return .unavailable("sandbox_ledger_unavailable")
@@ -51,6 +51,11 @@ extension SandboxGateway {
             return .found(done.result)
         }
         return absent()
+    }
+
+    /// What a look-up that found `transaction` answers: its result, unless its records cannot be searched.
+    private static func found(_ transaction: SandboxTransaction) -> GatewayLookup {
+        transaction.result.responseText == unsearchable ? .unavailable("sandbox_records_unavailable") : .found(transaction.result)
     }
 
     private func absent() -> GatewayLookup {

@@ -139,8 +139,8 @@ public final class SandboxGateway: GatewayAdapter {
                                    responseText: "The transaction is held for review.", avsResult: avs, cvvResult: cvv)
         default:
             result = GatewayResult(outcome: .approved, transactionID: id, authCode: authCode(request.idempotencyKey),
-                                   responseCode: "00", responseText: "Approved", avsResult: avs, cvvResult: cvv,
-                                   networkTransactionID: networkTransactionID(id))
+                                   responseCode: "00", responseText: path == .answerLostRecordsUnsearchable ? unsearchable : "Approved",
+                                   avsResult: avs, cvvResult: cvv, networkTransactionID: networkTransactionID(id))
         }
         let approved = result.outcome == .approved
         work.record(SandboxTransaction(id: id, kind: kind, reference: request.reference,
@@ -214,6 +214,10 @@ public final class SandboxGateway: GatewayAdapter {
         }
     }
 
+    /// The response text that marks a charge whose records cannot be searched
+    /// (``SandboxTestCard/answerLostRecordsUnsearchable``): look-ups that find it are unavailable.
+    static let unsearchable = "Approved; the gateway's records of it cannot be searched."
+
     static func transactionID(_ operation: String, _ key: String) -> String {
         "sbx_" + StableHash.hex(operation + "\u{1F}" + key)
     }
@@ -240,7 +244,7 @@ extension SandboxCardPath {
     /// The lost answer a card stands for, as the injected failure that behaves the same.
     var lostAnswer: SandboxGateway.InjectedFailure? {
         switch self {
-        case .answerLostAfterCharging: .timeoutAfterProcessing
+        case .answerLostAfterCharging, .answerLostRecordsUnsearchable: .timeoutAfterProcessing
         case .answerLostBeforeCharging: .timeoutBeforeProcessing
         default: nil
         }

@@ -30,6 +30,10 @@ public enum SandboxTestCard: String, Sendable, CaseIterable {
     /// The request is lost before the gateway processes it: nothing is recorded, the caller gets
     /// in doubt (`timeout`), and a look-up proves the charge absent.
     case answerLostBeforeCharging = "4000000000005035"
+    /// The gateway charges the card, the answer is lost, and the gateway's records of it cannot be
+    /// searched (its reporting is down): the caller gets in doubt and every look-up is unavailable,
+    /// so after the grace period the transaction goes to operator review (`needs_review`).
+    case answerLostRecordsUnsearchable = "4000000000006975"
     /// The gateway answers that the card's processor did not answer in time (ISO 8583 `91`,
     /// issuer or switch inoperative): a retryable `processor_timeout` error; nothing is charged
     /// or recorded, so a look-up proves the charge absent.
@@ -47,6 +51,7 @@ public enum SandboxTestCard: String, Sendable, CaseIterable {
         case .heldForReview: return .heldForReview
         case .answerLostAfterCharging: return .answerLostAfterCharging
         case .answerLostBeforeCharging: return .answerLostBeforeCharging
+        case .answerLostRecordsUnsearchable: return .answerLostRecordsUnsearchable
         case .processorTimeout: return .processorTimeout
         default: return .approves
         }
@@ -94,6 +99,8 @@ public enum SandboxCardPath: Sendable, Equatable {
     case answerLostAfterCharging
     /// Lost before processing: in doubt, proven absent by a look-up.
     case answerLostBeforeCharging
+    /// Charged, answer lost, records unsearchable: in doubt, every look-up unavailable.
+    case answerLostRecordsUnsearchable
     /// The processor did not answer: a retryable error, nothing charged.
     case processorTimeout
 }
