@@ -52,7 +52,8 @@ public struct FollowUpRequest: Sendable, CustomStringConvertible, CustomReflecta
     public var reference: String
     /// The gateway's id of the transaction acted on.
     public var gatewayTransactionID: String
-    /// The amount to capture or refund; `nil` means the whole remaining amount (ignored by void).
+    /// The amount to capture, refund or (where the adapter says ``GatewayAdapter/supportsPartialVoid``) void;
+    /// `nil` means the whole remaining amount.
     public var amount: Money?
     /// The original card, when known (Authorize.Net refunds need its last four digits).
     public var card: PaymentCard?
