@@ -26,13 +26,18 @@ extension ChargeRunner {
             card: PaymentCard(pan: card.pan, expiry: card.expiry, holderName: card.holderName, cvv: nil, postalCode: nil),
             description: transaction.description, storedCredential: .recurring(originalNetworkTransactionID: original))
         let result = await sendSale(request, adapter: adapter, transaction: transaction, options: options)
-        if original == nil, result.isApproved, let network = result.networkTransactionID {
-            // The first payment of the series: later ones refer to it (an id kept meanwhile stays).
-            _ = try? await storedCredentials?.record(
-                network, secureCardReference: due.schedule.secureCardReference, merchantID: merchant.id, gateway: merchant.gateway.name,
-                transactionID: transaction.id, replacing: false)
-        }
+        if original == nil { await keepFirstPayment(result, of: transaction, due: due, merchant: merchant) }
         return result
+    }
+
+    /// Keeps the network transaction id of an approved first payment of the series, sent now or
+    /// found by a look-up after its answer was lost: later charges refer to it (an id kept
+    /// meanwhile stays).
+    func keepFirstPayment(_ result: GatewayResult, of transaction: Transaction, due: DueStep, merchant: Merchant) async {
+        guard result.isApproved, let network = result.networkTransactionID else { return }
+        _ = try? await storedCredentials?.record(
+            network, secureCardReference: due.schedule.secureCardReference, merchantID: merchant.id, gateway: merchant.gateway.name,
+            transactionID: transaction.id, replacing: false)
     }
 
     /// The network transaction id of the card's first use with the merchant's gateway, if kept.
@@ -117,7 +122,10 @@ extension ChargeRunner {
             return SettledAttempt(result: .error("gateway_redirect", retryable: false, text: "The gateway endpoint still cannot be reached without a redirect."))
         }
         switch options.inDoubtPolicy.verdict(lookup, for: open, now: Date()) {
-        case .settled(let result), .stillInDoubt(let result):
+        case .settled(let result):
+            await keepFirstPayment(result, of: open, due: due, merchant: merchant)
+            return SettledAttempt(result: result)
+        case .stillInDoubt(let result):
             return SettledAttempt(result: result)
         case .needsReview(let reason):
             return SettledAttempt(result: .inDoubt(reason), needsReview: true)

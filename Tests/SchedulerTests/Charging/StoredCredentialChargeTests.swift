@@ -80,6 +80,32 @@ import VaultSQLite
         #expect(rows.allSatisfy { $0.networkTransactionID?.hasPrefix("********") == true })
     }
 
+    @Test func aFirstPaymentSettledByLookUpStartsTheSeriesAsOneAnsweredDirectly() async throws {
+        let fake = try await FakeNMIServer.start()
+        defer { Task { await fake.stop() } }
+        let setup = try await Self.setUp(gateway: "nmi", url: fake.baseURL, credentials: ["security_key": FakeNMIServer.securityKey])
+        let card = try await setup.fixture.card("c", pan: "4111111111111111", merchant: setup.merchant, now: Self.now)
+        let view = try await Self.twoSteps(setup, card: card)
+        // The first payment is charged, its answer lost; the same run's look-up fails too.
+        fake.core.enqueue(.garbageAfterProcessing)
+        fake.core.enqueue(.status(503), for: .lookup)
+        var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
+        options.retryBackoff = .milliseconds(1)
+        options.inDoubtGrace = 0
+        _ = try await Self.runner(setup).run(options)
+        #expect(try await setup.credentials.originalNetworkTransactionID(
+            secureCardReference: card.reference, merchantID: setup.merchant.id, gateway: "nmi") == nil)
+        // The next run settles it by look-up, and keeps its network id as the direct path would.
+        _ = try await Self.runner(setup).run(options)
+        let first = try #require(fake.transactions(orderID: ChargeRunner.orderReference(stepID: view.steps[0].id, attempt: 1)).first)
+        #expect(try await setup.credentials.originalNetworkTransactionID(
+            secureCardReference: card.reference, merchantID: setup.merchant.id, gateway: "nmi") == first.transactionID)
+        try await Self.run(setup, through: "2027-04-02")
+        let second = try #require(fake.transactions(orderID: ChargeRunner.orderReference(stepID: view.steps[1].id, attempt: 1)).first)
+        #expect(second.storedCredential["initial_transaction_id"] == first.transactionID, "the series refers to its first payment")
+        #expect(fake.receivedTypes == ["sale", "sale"], "the first payment was never sent again")
+    }
+
     @Test func nmiFirstScheduledChargeStartsTheSeriesAndTheNextRefersToIt() async throws {
         let fake = try await FakeNMIServer.start()
         defer { Task { await fake.stop() } }
