@@ -38,12 +38,9 @@ extension BridgePayGateway {
         }
         let exchange = await post(requestType: BridgePayWire.findTransaction, transactionID: "F" + invoice, fields: fields)
         let body: [UInt8]
-        switch exchange {
-        case let .notSent(reason), let .lost(reason):
-            return .unavailable(reason)
-        case let .response(status, bytes, _):
-            guard status == 200 else { return .unavailable("http_\(status)") }
-            body = bytes
+        switch exchange.lookupBody {
+        case .success(let bytes): body = bytes
+        case .failure(let unavailable): return .unavailable(unavailable.reason)
         }
         guard let reply = BridgePayReply.parse(body) else { return .unavailable("unreadable_response") }
         return Self.lookupResult(reply, invoice: gatewayTransactionID == nil ? invoice : nil, capturedParent: capturedParent)

@@ -30,12 +30,9 @@ extension NMIGateway {
         let exchange = await http.post(url: queryURL, contentType: "application/x-www-form-urlencoded",
                                        body: requests.query(reference: "", transactionID: parentTransactionID))
         let body: [UInt8]
-        switch exchange {
-        case let .notSent(reason), let .lost(reason):
-            return .unavailable(reason)
-        case let .response(status, bytes, _):
-            guard status == 200 else { return .unavailable("http_\(status)") }
-            body = bytes
+        switch exchange.lookupBody {
+        case .success(let bytes): body = bytes
+        case .failure(let unavailable): return .unavailable(unavailable.reason)
         }
         return Self.actionLookupResult(xml: body, type: type, parentTransactionID: parentTransactionID,
                                        amount: amount.map(NMIRequests.amount))
@@ -70,12 +67,9 @@ extension NMIGateway {
         let exchange = await http.post(url: queryURL, contentType: "application/x-www-form-urlencoded",
                                        body: requests.refundQuery(since: start))
         let body: [UInt8]
-        switch exchange {
-        case let .notSent(reason), let .lost(reason):
-            return .unavailable(reason)
-        case let .response(status, bytes, _):
-            guard status == 200 else { return .unavailable("http_\(status)") }
-            body = bytes
+        switch exchange.lookupBody {
+        case .success(let bytes): body = bytes
+        case .failure(let unavailable): return .unavailable(unavailable.reason)
         }
         return Self.refundLookupResult(xml: body, parentTransactionID: parentTransactionID, amount: amount?.decimalString)
     }
@@ -118,12 +112,9 @@ extension NMIGateway {
         let exchange = await http.post(url: queryURL, contentType: "application/x-www-form-urlencoded",
                                        body: requests.query(reference: reference, transactionID: gatewayTransactionID))
         let body: [UInt8]
-        switch exchange {
-        case let .notSent(reason), let .lost(reason):
-            return .unavailable(reason)
-        case let .response(status, bytes, _):
-            guard status == 200 else { return .unavailable("http_\(status)") }
-            body = bytes
+        switch exchange.lookupBody {
+        case .success(let bytes): body = bytes
+        case .failure(let unavailable): return .unavailable(unavailable.reason)
         }
         return Self.lookupResult(xml: body, reference: reference, transactionID: gatewayTransactionID)
     }

@@ -25,6 +25,22 @@ enum HTTPExchange: Sendable {
     case lost(reason: String)
 }
 
+extension HTTPExchange {
+    /// The body of a look-up's 200 answer, or why the look-up could not be made (a look-up that
+    /// could not be made never proves anything).
+    var lookupBody: Result<[UInt8], LookupUnavailable> {
+        switch self {
+        case let .notSent(reason), let .lost(reason): .failure(LookupUnavailable(reason: reason))
+        case let .response(status, body, _): status == 200 ? .success(body) : .failure(LookupUnavailable(reason: "http_\(status)"))
+        }
+    }
+}
+
+/// Why a look-up could not be made (``GatewayLookup/unavailable(_:)``'s reason).
+struct LookupUnavailable: Error, Sendable {
+    var reason: String
+}
+
 /// Posts request bodies to a gateway over AsyncHTTPClient and classifies failures.
 ///
 /// Errors are reduced to short reason codes: AsyncHTTPClient errors never contain the body, but

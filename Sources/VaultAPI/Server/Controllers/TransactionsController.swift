@@ -33,25 +33,21 @@ struct TransactionsController {
             let response = await transactions.response(transaction, merchant: context.merchant)
             return try JSONCoding.response(response)
         }
-        group.post("transactions/:id/capture") { request, context in
+        // Follow-ups read their body like every other (an empty one is the whole remainder; for a
+        // void, `amount` is a partial reversal).
+        addFollowUp("capture", to: group) { try await $0.capture(id: $1, amount: $2, merchant: $3, actor: $4) }
+        addFollowUp("void", to: group) { try await $0.void(id: $1, amount: $2, merchant: $3, actor: $4) }
+        addFollowUp("refund", to: group) { try await $0.refund(id: $1, amount: $2, merchant: $3, actor: $4) }
+    }
+
+    /// `POST /v1/transactions/{id}/<action>`: 201 with the follow-up.
+    private func addFollowUp(
+        _ action: String, to group: RouterGroup<AuthenticatedContext>,
+        _ run: @escaping @Sendable (TransactionService, String, Int64?, Merchant, String) async throws -> Transaction
+    ) {
+        group.post("transactions/:id/\(action)") { request, context in
             let body = try await Self.optionalAmount(request)
-            let child = try await transactions.capture(
-                id: try context.parameters.require("id"), amount: body.amount, merchant: context.merchant, actor: context.identity.actor)
-            let response = await transactions.response(child, merchant: context.merchant)
-            return try JSONCoding.response(response, status: .created)
-        }
-        group.post("transactions/:id/void") { request, context in
-            // Parsed like every body: an empty one is a whole void, `amount` a partial reversal.
-            let body = try await Self.optionalAmount(request)
-            let child = try await transactions.void(
-                id: try context.parameters.require("id"), amount: body.amount, merchant: context.merchant, actor: context.identity.actor)
-            let response = await transactions.response(child, merchant: context.merchant)
-            return try JSONCoding.response(response, status: .created)
-        }
-        group.post("transactions/:id/refund") { request, context in
-            let body = try await Self.optionalAmount(request)
-            let child = try await transactions.refund(
-                id: try context.parameters.require("id"), amount: body.amount, merchant: context.merchant, actor: context.identity.actor)
+            let child = try await run(transactions, try context.parameters.require("id"), body.amount, context.merchant, context.identity.actor)
             let response = await transactions.response(child, merchant: context.merchant)
             return try JSONCoding.response(response, status: .created)
         }
