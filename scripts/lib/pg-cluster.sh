@@ -61,7 +61,7 @@ pg_cluster_init() {
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir/run'
-max_connections = 300
+max_connections = 800
 shared_buffers = 128MB
 fsync = on
 synchronous_commit = on
