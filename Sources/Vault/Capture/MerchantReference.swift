@@ -4,13 +4,19 @@ public struct MerchantReference: Sendable, Hashable, Codable, CustomStringConver
     /// Longest reference accepted.
     public static let maximumLength = 64
 
+    /// How the vault's secure-card tokens begin; no reference may.
+    public static let tokenPrefix = "sc_"
+
     /// The reference text.
     public let value: String
 
     /// Validates a reference.
     /// - Throws: ``CardDataError`` on `merchantReference`: `missing` when empty, `too_long` past
     ///   64 characters, `invalid_format` for any character outside `[A-Za-z0-9._:-]`,
-    ///   `card_number_not_allowed` for a card-number-shaped reference (``CardNumberShape``).
+    ///   `card_number_not_allowed` for a card-number-shaped reference (``CardNumberShape``),
+    ///   `reserved_prefix` for one that begins with `sc_` in any case (the vault's own tokens:
+    ///   cards are found by reference or by token, so a reference shaped like another card's token
+    ///   would shadow that card).
     public init(validating value: String) throws(CardDataError) {
         let bytes = value.utf8
         guard !bytes.isEmpty else {
@@ -26,6 +32,10 @@ public struct MerchantReference: Sendable, Hashable, Codable, CustomStringConver
                                 message: "The merchant reference must be at most \(Self.maximumLength) characters.")
         }
         try CardNumberShape.refuse(value, field: "merchantReference")
+        guard !value.lowercased().hasPrefix(Self.tokenPrefix) else {
+            throw CardDataError(field: "merchantReference", code: "reserved_prefix",
+                                message: "A merchant reference may not begin with '\(Self.tokenPrefix)': that is how the vault's card tokens begin.")
+        }
         self.value = value
     }
 

@@ -175,7 +175,7 @@ public struct SecureCardService: Sendable {
     {
         var found = try await store.secureCard(merchantID: merchant.id, merchantReference: merchantReference)
         if found == nil, purge {
-            if merchantReference.hasPrefix("sc_") {
+            if merchantReference.hasPrefix(MerchantReference.tokenPrefix) {
                 found = try await store.secureCard(merchantID: merchant.id, reference: merchantReference)
             } else {
                 found = try await store.deletedSecureCard(merchantID: merchant.id, merchantReference: merchantReference)

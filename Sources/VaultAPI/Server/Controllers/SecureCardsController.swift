@@ -27,10 +27,16 @@ struct SecureCardsController {
         group.get("secure-cards/:merchantReference") { _, context in
             let reference = try context.parameters.require("merchantReference")
             let card: SecureCard
-            do {
+            if reference.hasPrefix(MerchantReference.tokenPrefix) {
+                // A token is the card it names: no reference may take its shape, and one stored before
+                // that rule never shadows the token's own card.
+                do {
+                    card = try await cards.retrieve(reference: reference, merchant: context.merchant, readBy: context.identity.actor)
+                } catch SecureCardError.notFound {
+                    card = try await cards.retrieve(merchantReference: reference, merchant: context.merchant, readBy: context.identity.actor)
+                }
+            } else {
                 card = try await cards.retrieve(merchantReference: reference, merchant: context.merchant, readBy: context.identity.actor)
-            } catch SecureCardError.notFound where reference.hasPrefix("sc_") {
-                card = try await cards.retrieve(reference: reference, merchant: context.merchant, readBy: context.identity.actor)
             }
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Retrieved"))
         }
