@@ -3,8 +3,8 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// The master key and passphrase leave the process environment once read: child processes do not
-/// inherit them and `/proc/<pid>/environ` (or a core dump) no longer shows them.
+/// The master key, the passphrase and the database URL leave the process environment once read:
+/// child processes do not inherit them and `/proc/<pid>/environ` (or a core dump) no longer shows them.
 @Suite struct KeySourceEnvironmentTests {
     // Tested on a child process only: changing this test process's environment (setenv/unsetenv)
     // would race with the tests that read it concurrently to spawn subprocesses.
@@ -22,6 +22,10 @@ import Vault
         #expect(!environ.isEmpty)
         #expect(environ.range(of: Data(key.utf8)) == nil)
         #expect(environ.range(of: Data("VAULT_PORT=0".utf8)) != nil)
+        if let postgres = vault.postgres {
+            // The database URL (which may carry its password) leaves the environment too.
+            #expect(environ.range(of: Data(postgres.urlText.utf8)) == nil)
+        }
     }
 }
 

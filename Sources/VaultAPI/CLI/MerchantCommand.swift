@@ -18,7 +18,9 @@ struct MerchantCommand: AsyncParsableCommand {
         @Option(help: "Gateway endpoint URL (overrides the adapter's default).")
         var gatewayUrl: String?
 
-        @Option(help: "Gateway credential KEY=VALUE, repeatable (\(GatewayCatalogue.credentialsSentence)).")
+        @Option(help: ArgumentHelp(
+            "Gateway credential KEY=VALUE, repeatable (\(GatewayCatalogue.credentialsSentence)).",
+            discussion: "KEY=@PATH reads the value from a file and KEY=- from standard input (one line), so the secret appears neither in `ps` nor in shell history."))
         var gatewayCredential: [String] = []
 
         @Option(help: "IANA time zone of the merchant.")
@@ -39,14 +41,7 @@ struct MerchantCommand: AsyncParsableCommand {
         func settings() throws -> MerchantSettings {
             var credentials: [String: String]?
             if !gatewayCredential.isEmpty {
-                var parsed: [String: String] = [:]
-                for pair in gatewayCredential {
-                    guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                        throw ValidationError("--gateway-credential takes KEY=VALUE")
-                    }
-                    parsed[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-                }
-                credentials = parsed
+                credentials = try CredentialArguments.parse(gatewayCredential)
             }
             return MerchantSettings(
                 gateway: gateway, gatewayURL: gatewayUrl, gatewayCredentials: credentials, timeZone: timeZone,

@@ -13,7 +13,8 @@ extension VaultConfiguration {
     /// Unknown keys, wrong types and out-of-range values are errors naming the key; a missing
     /// file is an error unless it is the default path, which falls back to built-in defaults.
     /// Without `environment`, the process environment is read, and the variables holding key
-    /// material (`VAULT_MASTER_KEY`, `VAULT_MASTER_PASSPHRASE`) are then removed from it.
+    /// material or a database password (`VAULT_MASTER_KEY`, `VAULT_MASTER_PASSPHRASE`,
+    /// `VAULT_DATABASE_URL`) are then removed from it.
     /// - Throws: `ConfigurationError`.
     public static func load(path: String?, environment: [String: String]? = nil) throws -> VaultConfiguration {
         guard let environment else {
@@ -59,11 +60,12 @@ extension VaultConfiguration {
             try applyConnectionSettings(node)
         }
         if let node = try document.section("database") {
-            try node.allow(["path", "readers", "url", "maxConnections"])
+            try node.allow(["path", "readers", "url", "maxConnections", "passwordFile"])
             if let value = try node.string("path") { database.path = value }
             if let value = try node.int("readers", in: 1...64) { database.readers = value }
             if let value = try node.string("url"), !value.isEmpty { database.url = try Self.databaseURL(value, key: "database.url") }
             if let value = try node.int("maxConnections", in: 1...1000) { database.maxConnections = value }
+            if let value = try node.string("passwordFile"), !value.isEmpty { database.passwordFile = value }
         }
         if let node = try document.section("keys") {
             try node.allow(["directory"])
@@ -193,6 +195,25 @@ extension VaultConfiguration {
         if let value = environment["VAULT_MASTER_KEY"], !value.isEmpty { keys.masterKeyFromEnvironment = value }
         if let value = environment["VAULT_MASTER_PASSPHRASE"], !value.isEmpty { keys.passphraseFromEnvironment = value }
         if let value = environment["VAULT_TIME_ZONE"], !value.isEmpty { defaults.timeZone = value }
+        try applyPasswordFile()
+    }
+
+    /// Puts the password of `database.passwordFile` (its first line) into the PostgreSQL URL, so it
+    /// need not be written in the URL, the configuration file or the environment.
+    /// - Throws: `ConfigurationError` on `database.passwordFile`: unreadable, empty, or given
+    ///   beside a URL that carries a password already.
+    mutating func applyPasswordFile() throws {
+        guard let path = database.passwordFile, var url = database.url else { return }
+        guard url.password == nil else {
+            throw ConfigurationError(key: "database.passwordFile", message: "the database URL carries a password already; give it in one place")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(key: "database.passwordFile", message: "cannot read \(path)")
+        }
+        let password = String(decoding: data, as: UTF8.self).components(separatedBy: .newlines).first ?? ""
+        guard !password.isEmpty else { throw ConfigurationError(key: "database.passwordFile", message: "\(path) is empty") }
+        url.password = password
+        database.url = url
     }
 
     /// A PostgreSQL URL, refused with a message that never repeats its password.

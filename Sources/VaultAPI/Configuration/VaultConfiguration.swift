@@ -53,6 +53,8 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var readers = 4
         /// PostgreSQL (`database.url` or `VAULT_DATABASE_URL`): several servers and runners on one database.
         public var url: PostgresURL?
+        /// A file whose first line is the PostgreSQL password (instead of writing it in `url`).
+        public var passwordFile: String?
         /// PostgreSQL connections per process at most.
         public var maxConnections = 20
 
