@@ -132,6 +132,19 @@ import Vault
         }
     }
 
+    /// A duplicate answer the look-up cannot match to our order is still evidence that NMI holds a
+    /// charge of this card and amount: in doubt (for review), never an error that a later run re-sends.
+    @Test func aDuplicateAnswerThatNoLookUpMatchesIsInDoubtNotAnError() async throws {
+        try await withGateway { fake, gateway in
+            fake.setAllowsDuplicateOverride(false)
+            let first = await gateway.sale(F.charge("attempt-1", reference: "INV-DUP-A"))
+            let second = await gateway.sale(F.charge("attempt-2", reference: "INV-DUP-B"))
+            #expect(first.outcome == .approved)
+            #expect(second.outcome == .inDoubt(reason: "duplicate_transaction"))
+            #expect(fake.transactions(orderID: "INV-DUP-B").isEmpty)
+        }
+    }
+
     @Test func aTimeoutAfterSendingIsInDoubtAndLookupSettlesIt() async throws {
         try await withGateway(timeout: .seconds(2)) { fake, gateway in
             fake.core.enqueue(.holdAfterProcessing)

@@ -116,7 +116,10 @@ public struct NMIGateway: GatewayAdapter, CustomStringConvertible, CustomReflect
             if case let .found(original) = await lookup(reference: reference, gatewayTransactionID: nil) {
                 result = original
             } else {
-                result.outcome = .error(code: "duplicate_transaction", retryable: false)
+                // NMI holds a charge of this card and amount: evidence that money may have moved,
+                // never a reason to send again. In doubt; a look-up that keeps missing it sends it to
+                // review (`InDoubtPolicy`).
+                result.outcome = .inDoubt(reason: InDoubtPolicy.duplicateAnswer)
             }
         }
         let level: Logger.Level = if case .inDoubt = result.outcome { .warning } else { .debug }
