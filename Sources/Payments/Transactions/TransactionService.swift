@@ -198,10 +198,9 @@ public struct TransactionService: Sendable {
     public var reversalWindowLength: TimeInterval { reversalWindow }
 
     /// What the merchant's set-up allows for reversals: the configured window and whether its
-    /// gateway reverses part of a transaction (false when the gateway is not usable).
+    /// gateway reverses part of a transaction (a property of the gateway's kind, remembered per gateway).
     public func reversalPolicy(for merchant: Merchant) async -> ReversalPolicy {
-        let adapter = try? await gateways.adapter(for: merchant)
-        return ReversalPolicy(window: reversalWindow, partialVoid: adapter?.supportsPartialVoid ?? false)
+        ReversalPolicy(window: reversalWindow, partialVoid: await gateways.supportsPartialVoid(for: merchant))
     }
 
     /// One transaction.
