@@ -6,6 +6,19 @@ import Vault
 /// Cards, amounts and requests for gateway tests. Test card numbers are public test numbers,
 /// and still never printed: failures report masked text only.
 enum GatewayFixtures {
+    /// Runs `body` with NMI's fake and an adapter pointed at it; the fake is stopped afterwards,
+    /// whether `body` throws or not.
+    static func withNMI(_ body: (FakeNMIServer, NMIGateway) async throws -> Void) async throws {
+        let fake = try await FakeNMIServer.start()
+        do {
+            try await body(fake, NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL))
+        } catch {
+            await fake.stop()
+            throw error
+        }
+        await fake.stop()
+    }
+
     /// A card number, validated (trapping on a typo in the test itself).
     static func pan(_ digits: String) -> PrimaryAccountNumber {
         do {

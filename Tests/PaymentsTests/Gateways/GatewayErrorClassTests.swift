@@ -4,26 +4,16 @@ import Testing
 import Vault
 @testable import VaultSQLite
 
-/// Issue 13, items 1, 3 and 8: permanent errors, rate limits and the fakes behaving as the real
+/// Permanent errors, rate limits and the fakes behaving as the real
 /// gateways (docs/GATEWAYS.md cites the documents).
 @Suite struct GatewayErrorClassTests {
     typealias F = GatewayFixtures
 
-    func withNMI(_ body: (FakeNMIServer, NMIGateway) async throws -> Void) async throws {
-        let fake = try await FakeNMIServer.start()
-        do {
-            try await body(fake, NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL))
-        } catch {
-            await fake.stop()
-            throw error
-        }
-        await fake.stop()
-    }
 
     // MARK: - Permanent errors
 
     @Test func nmiRejectedByTheGatewayIsAPermanentErrorWithTheGatewaysText() async throws {
-        try await withNMI { _, gateway in
+        try await F.withNMI { _, gateway in
             let result = await gateway.sale(F.charge("k", reference: "INV-441", amount: F.money(44_100)))
             #expect(result.outcome == .declined(code: "invalid_transaction_information", category: .error))
             #expect(result.responseText == "Invalid transaction information")
@@ -73,7 +63,7 @@ import Vault
     // MARK: - Rate limits
 
     @Test func nmiResponseCode301IsARetryableRateLimit() async throws {
-        try await withNMI { fake, gateway in
+        try await F.withNMI { fake, gateway in
             fake.core.enqueue(.rateLimitReply)
             let limited = await gateway.sale(F.charge("k", reference: "INV-301"))
             #expect(limited.outcome == .error(code: "rate_limited", retryable: true))
@@ -85,7 +75,7 @@ import Vault
 
     @Test(arguments: [(429, 7), (503, 2)])
     func http429And503AreRateLimitsThatCarryRetryAfter(_ status: Int, _ seconds: Int) async throws {
-        try await withNMI { fake, gateway in
+        try await F.withNMI { fake, gateway in
             fake.core.enqueue(.rateLimitedStatus(status, retryAfter: seconds))
             let limited = await gateway.sale(F.charge("k", reference: "INV-\(status)"))
             #expect(limited.outcome == .error(code: "http_\(status)", retryable: true))
@@ -107,7 +97,7 @@ import Vault
     // MARK: - NMI duplicate detection (card + amount within dup_seconds)
 
     @Test func nmiRefusesTheSameCardAndAmountWithinTheDefaultWindowWhateverTheOrderID() async throws {
-        try await withNMI { fake, _ in
+        try await F.withNMI { fake, _ in
             let plain = "security_key=\(FakeNMIServer.securityKey)&type=sale&amount=10.00&ccnumber=4111111111111111&ccexp=1230"
             let first = try await NMIGatewayTests.post(plain + "&orderid=A", to: fake.baseURL + "/api/transact.php")
             let second = try await NMIGatewayTests.post(plain + "&orderid=B", to: fake.baseURL + "/api/transact.php")
@@ -122,7 +112,7 @@ import Vault
     }
 
     @Test func theNMIAdapterChargesTwoEqualAmountsOnOneCardBothOnce() async throws {
-        try await withNMI { fake, gateway in
+        try await F.withNMI { fake, gateway in
             #expect(await gateway.sale(F.charge("k1", reference: "STEP-1")).outcome == .approved)
             #expect(await gateway.sale(F.charge("k2", reference: "STEP-2")).outcome == .approved)
             #expect(fake.transactions(orderID: "STEP-1").count == 1)
@@ -133,7 +123,7 @@ import Vault
     // MARK: - Fakes as the real gateways
 
     @Test func nmiRefundsAreAcceptedOnTransactionsPendingSettlement() async throws {
-        try await withNMI { fake, gateway in
+        try await F.withNMI { fake, gateway in
             let sale = await gateway.sale(F.charge("k", reference: "INV-R"))
             #expect(fake.transaction(sale.transactionID ?? "")?.condition == "pendingsettlement")
             let refund = await gateway.refund(F.followUp("r", reference: "INV-R", transactionID: sale.transactionID,

@@ -9,23 +9,13 @@ import Vault
 @Suite struct NMIInDoubtAndFollowUpLookupTests {
     typealias F = GatewayFixtures
 
-    func withGateway(_ body: (FakeNMIServer, NMIGateway) async throws -> Void) async throws {
-        let fake = try await FakeNMIServer.start()
-        do {
-            try await body(fake, NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL))
-        } catch {
-            await fake.stop()
-            throw error
-        }
-        await fake.stop()
-    }
 
     /// A communication error between NMI and the processor (420) or the issuer (421), or a
     /// processor error (400), may follow an approval: in doubt, never "retry", and the look-up by
     /// order id shows the transaction NMI kept, still in doubt (the reconciler sends it to review).
     @Test(arguments: [("420", "communication_error"), ("421", "issuer_communication_error"), ("400", "processor_error")])
     func aCommunicationErrorIsInDoubtAndItsLookUpStaysInDoubt(_ code: String, _ reason: String) async throws {
-        try await withGateway { fake, gateway in
+        try await F.withNMI { fake, gateway in
             let result = await gateway.sale(F.charge("k", reference: "INV-C\(code)", amount: F.money(Int64(code)! * 100)))
             #expect(result.outcome == .inDoubt(reason: reason))
             #expect(fake.transactions(orderID: "INV-C\(code)").count == 1)
@@ -40,7 +30,7 @@ import Vault
     /// `dup_seconds=0` goes with an attempt's first send only: sent again (same key and order id),
     /// NMI's own duplicate check answers and the adapter reconciles with the first charge.
     @Test func aResendOfTheSameAttemptKeepsNMIsDuplicateCheckOnAndChargesOnce() async throws {
-        try await withGateway { fake, gateway in
+        try await F.withNMI { fake, gateway in
             let request = F.charge("attempt-7", reference: "INV-RESEND", amount: F.money(4_200))
             let first = await gateway.sale(request)
             let again = await gateway.sale(request)
@@ -58,7 +48,7 @@ import Vault
     /// Another attempt (another key and order id) of the same card and amount is a different
     /// charge: its first send turns the check off, so both are charged.
     @Test func anotherAttemptOfTheSameAmountStillTurnsTheCheckOff() async throws {
-        try await withGateway { fake, gateway in
+        try await F.withNMI { fake, gateway in
             let first = await gateway.sale(F.charge("step-1", reference: "INV-S1", amount: F.money(4_300)))
             let second = await gateway.sale(F.charge("step-2", reference: "INV-S2", amount: F.money(4_300)))
             #expect(first.outcome == .approved)
@@ -69,7 +59,7 @@ import Vault
     }
 
     @Test func aCaptureIsFoundAmongItsAuthorizationsActionsAndItsAbsenceIsProven() async throws {
-        try await withGateway { _, gateway in
+        try await F.withNMI { _, gateway in
             let auth = await gateway.authorize(F.charge("a", reference: "INV-CA", amount: F.money(5_000)))
             let parent = try #require(auth.transactionID)
             let query = GatewayLookupQuery(reference: "INV-CA-C", since: Date(), kind: .capture(parentTransactionID: parent, amount: F.money(4_000)))
@@ -90,7 +80,7 @@ import Vault
     }
 
     @Test func aVoidIsFoundAmongItsParentsActionsAndTheVoidedChargeIsNoMoneyCollected() async throws {
-        try await withGateway { _, gateway in
+        try await F.withNMI { _, gateway in
             let sale = await gateway.sale(F.charge("s", reference: "INV-VO", amount: F.money(2_200)))
             let parent = try #require(sale.transactionID)
             let query = GatewayLookupQuery(reference: "INV-VO-V", since: Date(), kind: .void(parentTransactionID: parent))
@@ -113,7 +103,7 @@ import Vault
     /// NMI's own transaction id is what later merchant-initiated charges refer to: a look-up keeps
     /// it as the network transaction id, as the direct answer does.
     @Test func aLookedUpApprovalKeepsTheNetworkTransactionID() async throws {
-        try await withGateway { _, gateway in
+        try await F.withNMI { _, gateway in
             let sale = await gateway.sale(F.charge("n", reference: "INV-NTI", amount: F.money(2_300)))
             guard case let .found(found) = await gateway.lookup(reference: "INV-NTI", gatewayTransactionID: nil) else {
                 Issue.record("the charge was not found")

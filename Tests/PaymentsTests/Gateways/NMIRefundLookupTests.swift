@@ -4,21 +4,11 @@ import Foundation
 import Testing
 import Vault
 
-/// Issue 13 item 5: an NMI refund whose answer was lost is findable by its parent transaction and
+/// An NMI refund whose answer was lost is findable by its parent transaction and
 /// action type (Query API `action_type=refund`, matched on `original_transaction_id`).
 @Suite struct NMIRefundLookupTests {
     typealias F = GatewayFixtures
 
-    func withGateway(_ body: (FakeNMIServer, NMIGateway) async throws -> Void) async throws {
-        let fake = try await FakeNMIServer.start()
-        do {
-            try await body(fake, NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL))
-        } catch {
-            await fake.stop()
-            throw error
-        }
-        await fake.stop()
-    }
 
     static func refund(of parent: String?, _ amount: Money? = nil) -> GatewayLookupQuery {
         GatewayLookupQuery(reference: "RF", since: Date().addingTimeInterval(-3_600),
@@ -26,7 +16,7 @@ import Vault
     }
 
     @Test func aRefundIsFoundByItsParentAndAmount() async throws {
-        try await withGateway { fake, gateway in
+        try await F.withNMI { fake, gateway in
             let sale = await gateway.sale(F.charge("s", reference: "INV-RF", amount: F.money(5_000)))
             let other = await gateway.sale(F.charge("o", reference: "INV-RO", amount: F.money(5_000)))
             fake.settleAll()
@@ -46,7 +36,7 @@ import Vault
     }
 
     @Test func aFailedRefundQueryIsNotProofOfAbsence() async throws {
-        try await withGateway { fake, gateway in
+        try await F.withNMI { fake, gateway in
             fake.core.enqueue(.status(503), for: .lookup)
             #expect(await gateway.lookup(Self.refund(of: "9100000001")) == .unavailable("http_503"))
             fake.core.enqueue(.garbage, for: .lookup)
