@@ -1,0 +1,23 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+@testable import VaultAPI
+
+/// `vault serve` runs the reconciler as a background service: its first pass starts with the
+/// server, and `/metrics` then exports the gauges an on-call alerts on.
+@Suite struct ReconcileServiceTests {
+    @Test func theServerRunsTheReconcilerAndExportsItsGauges() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            var text = ""
+            for _ in 0..<250 {
+                text = try await client.send(.get, "/metrics", key: nil).text
+                if text.contains("vault_transactions_needs_review") { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(text.contains("vault_transactions_in_doubt"))
+            #expect(text.contains("vault_transactions_needs_review"))
+        }
+    }
+}
