@@ -8,7 +8,7 @@
 # fail the flow: a check that cannot fail proves nothing.
 #
 # The Swift client is the separate package Tests/GeneratedClient (not built by `make test`: the
-# generator and its dependencies take minutes to build from scratch; see docs/DESIGN.md).
+# generator and its dependencies take minutes to build from scratch; see docs/decisions/http-api-and-contract.md).
 # openapi-python-client is installed from PyPI into a virtual environment under .build-contract/.
 #
 # Environment:

@@ -2,7 +2,7 @@
 // A client generated from the vault's served OpenAPI document by apple/swift-openapi-generator,
 // running the README's quick-start flow against a live server (`make clients`, issue 14). Not
 // part of the vault package nor of `make test`: the generator and its dependencies take minutes
-// to build from scratch (numbers in docs/DESIGN.md). `scripts/clients-test.sh` writes
+// to build from scratch (numbers in docs/decisions/http-api-and-contract.md). `scripts/clients-test.sh` writes
 // Sources/QuickStart/openapi.json from the live server before building, so a document that the
 // generator cannot read or whose types do not fit the server's answers fails `make clients`.
 import PackageDescription

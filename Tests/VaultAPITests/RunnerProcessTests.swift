@@ -198,7 +198,7 @@ struct PrintedSummary {
         #expect(try await world.stepStatuses() == ["approved": 300])
         #expect(try await world.stepsNotChargedExactlyOnce() == 0)
         #expect(try await world.count("SELECT count(*) AS n FROM transactions WHERE status = 'approved'") == 300)
-        // One audit event per charge, written with its outcome (docs/DESIGN.md: no separate event for the attempt).
+        // One audit event per charge, written with its outcome (docs/decisions/audit-chain.md: no separate event for the attempt).
         #expect(try await world.count("SELECT count(*) AS n FROM audit_events WHERE action = 'charge.approved'") == 300)
         #expect(try await world.count("SELECT count(DISTINCT object_id) AS n FROM audit_events WHERE action = 'charge.approved'") == 300)
     }

@@ -6,7 +6,7 @@ public import Vault
 /// card's later merchant-initiated charges, shown only masked.
 ///
 /// Not cardholder data, but it lets whoever also holds the card number present charges as the
-/// merchant's standing instructions, so it is kept like card data (see `docs/DESIGN.md`).
+/// merchant's standing instructions, so it is kept like card data (see `docs/decisions/gateways.md`).
 public struct StoredCredentials: Sendable {
     static let kind = "stored_credential"
     private let store: any StoredCredentialStore

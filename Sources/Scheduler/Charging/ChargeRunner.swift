@@ -12,7 +12,7 @@ public import Vault
 /// are streamed in leased batches, charged with bounded concurrency, so memory stays flat however
 /// many are due, and several runners share the work without overlap. A batch's attempts are
 /// written in one write, and outcomes in groups (see `chargeDueSteps`): the single SQLite writer
-/// is what bounds a run's throughput (docs/DESIGN.md).
+/// is what bounds a run's throughput (docs/decisions/performance.md).
 public struct ChargeRunner: Sendable {
     /// How a run behaves.
     public struct Options: Sendable {
