@@ -3,7 +3,7 @@ import Scheduler
 import Vault
 
 /// The same step dates as `Plan.stepDates`, computed the usual Foundation way with
-/// `Calendar.date(byAdding:)` in UTC: the baseline SPEC §12 compares against.
+/// `Calendar.date(byAdding:)` in UTC: the baseline plan expansion is compared against.
 ///
 /// Weekly steps add 7·k days to the first step; month-based steps add stride·k months to the
 /// first of the first step's month, then clamp the plan's day with `range(of:in:for:)`.

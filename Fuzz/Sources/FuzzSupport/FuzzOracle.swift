@@ -9,8 +9,8 @@ public enum FuzzOracle {
     public static let secretDigitRun = 6
 
     /// Stops when `error` quotes card data: a run of ``secretDigitRun`` or more digits in its
-    /// message or description that also occurs among the digits of any of `inputs` (SPEC §9, §11:
-    /// never a PAN or CVV in a message).
+    /// message or description that also occurs among the digits of any of `inputs` (never a
+    /// PAN or CVV in a message).
     public static func expectNoCardData(in error: CardDataError, from inputs: [String?]) {
         let inputDigits = inputs.compactMap { $0 }.map { String($0.unicodeScalars.filter { $0.isASCIIDigit }.map(Character.init)) }
         for text in [error.message, error.description] {

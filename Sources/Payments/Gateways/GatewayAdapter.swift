@@ -44,7 +44,7 @@ public protocol GatewayAdapter: Sendable {
     /// Whether ``verify(_:)`` places a small authorization that it voids at once; the reconciler
     /// voids one it finds approved after the answer was lost.
     var verificationHoldsFunds: Bool { get }
-    /// Returns money to a card without an earlier transaction at this gateway (seed 004's
+    /// Returns money to a card without an earlier transaction at this gateway (a gateway
     /// `credit`, a "blind return"), by the gateway's refund-without-parent.
     func credit(_ request: ChargeRequest) async -> GatewayResult
     /// Finds the charge sent with `reference` (or the transaction `gatewayTransactionID`, when

@@ -80,7 +80,7 @@ public struct GatewayPreChecks: Sendable, Equatable {
             return .error(refusal.code, retryable: false, text: refusal.message)
         }
         if let refusal = refusal(reference: request.reference) {
-            // The request itself can never be sent: a permanent error, settled (issue 13 item 1).
+            // The request itself can never be sent: a permanent error, settled and never sent again.
             return .refused(refusal.code, text: refusal.message)
         }
         return nil

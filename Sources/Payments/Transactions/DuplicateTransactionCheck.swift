@@ -1,8 +1,8 @@
 public import Foundation
 public import Vault
 
-/// Duplicate protection without an Idempotency-Key (seed 004: the gateway refuses a duplicate
-/// unless `forceOnDuplicate`): a sale, authorization or credit of the same amount and currency on
+/// Duplicate protection without an Idempotency-Key (as a gateway refuses a duplicate
+/// unless told `forceOnDuplicate`): a sale, authorization or credit of the same amount and currency on
 /// the same card within ``window`` of a live one is refused unless the request says
 /// `allowDuplicate: true`.
 ///

@@ -19,7 +19,7 @@ extension PendingWebhookEvent {
             "secureCardReference": .optional(transaction.secureCardReference), "merchantReference": .optional(transaction.merchantReference),
             "scheduleId": .optional(transaction.scheduleID), "stepId": .optional(transaction.stepID),
             "attempt": .optional(transaction.attempt.map(Int64.init)), "parentId": .optional(transaction.parentID),
-            // What seed 000's callback carries: card brand, masked number, state, error code and text.
+            // What a payment callback carries: card brand, masked number, state, error code and text.
             "cardType": .optional(transaction.cardType), "maskedNumber": .optional(transaction.maskedNumber),
             "state": .int(Int64(codes.state)), "subState": .int(Int64(codes.subState)),
             "errorCode": .optional(transaction.status == .approved ? nil : transaction.declineCode ?? transaction.errorCode),

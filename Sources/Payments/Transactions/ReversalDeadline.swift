@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Until when a payment may be voided (seed 000: a reversal is possible within 24 hours of the
-/// authorization; after that the money is returned by a refund).
+/// Until when a payment may be voided (a reversal is possible within a window after the
+/// authorization, 24 hours by default; after that the money is returned by a refund).
 public struct ReversalDeadline: Sendable, Equatable {
     /// When the payment (or, for a capture, its authorization) was recorded.
     public var authorizedAt: Date

@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Which reversal a transaction allows now (seed 001's `TransactionItemReverseMode`), so a portal
-/// shows the right button without re-deriving the rules.
+/// Which reversal a transaction allows now (cancel, partial cancel, return, partial return or
+/// none), so a portal shows the right button without re-deriving the rules.
 public enum ReverseMode: String, Sendable, Codable, CaseIterable {
     /// Nothing can be reversed: declined, failed, in doubt, already voided or refunded in full, an
     /// authorization never captured whose reversal window has passed, or a follow-up itself.
@@ -85,7 +85,7 @@ extension Transaction {
     }
 
     /// The reversal this transaction allows at `now` under `policy`, with the amounts behind it. A
-    /// void (cheaper for the merchant, seed 000) is offered while the window is open; a refund after.
+    /// void (cheaper for the merchant than a refund) is offered while the window is open; a refund after.
     public func reversalOptions(_ policy: ReversalPolicy, now: Date) -> ReversalOptions {
         let voidable = voidableAmount
         let refundable = refundableAmount

@@ -1,5 +1,5 @@
 extension Transaction {
-    /// The seed's `state`/`subState` codes of this transaction (SPEC §6; seed 001 §18.1-18.2).
+    /// The numeric `state`/`subState` codes of this transaction, reported beside its `status`.
     ///
     /// States: 100 created, 200 checked, 400 executed, 500 cancelled. Sub-states by what the
     /// transaction is and where it stands:

@@ -1,7 +1,7 @@
 public import Foundation
 public import Vault
 
-/// What a transaction does (SPEC §6).
+/// What a transaction does.
 public enum TransactionType: String, Sendable, Codable, CaseIterable {
     /// Authorize and capture at once.
     case sale
@@ -15,12 +15,12 @@ public enum TransactionType: String, Sendable, Codable, CaseIterable {
     case refund
     /// Check a card without moving money.
     case verify
-    /// Return funds to a card without an earlier sale (seed 004's `credit`); only for merchants
+    /// Return funds to a card without an earlier sale (a gateway `credit`); only for merchants
     /// whose settings allow it.
     case credit
 }
 
-/// Where a transaction is (SPEC §6 `status`).
+/// Where a transaction is: its `status` in the API.
 public enum TransactionStatus: String, Sendable, Codable, CaseIterable {
     /// Recorded, gateway not yet answered.
     case pending

@@ -1,7 +1,7 @@
 public import Vault
 
 extension TransactionFilter {
-    /// The amounts a search text written as money means (seed 000: search by amount): `19.99` is
+    /// The amounts a search text written as money means (a search by amount): `19.99` is
     /// 1999 minor units of every two-decimal currency and 19990 of every three-decimal one; `20`
     /// is 20 yen, 2000 cents and 20000 fils. A text with more decimals than a currency has never
     /// matches that currency. Empty when the text is not a plain decimal amount (digits, at most

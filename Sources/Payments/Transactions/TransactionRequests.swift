@@ -19,7 +19,7 @@ public struct TransactionRequest: Sendable, Decodable {
     /// Merchant's description.
     public var description: String?
     /// Process it even when the same transaction (type, card, amount, currency) was recorded within
-    /// the duplicate window (seed 004's `forceOnDuplicate`).
+    /// the duplicate window (a gateway's `forceOnDuplicate`).
     public var allowDuplicate: Bool?
 
     /// The card to register when a raw-card sale is approved.

@@ -3,7 +3,7 @@ public import Logging
 public import Payments
 public import Vault
 
-/// Charges every due step (SPEC §8), exactly once.
+/// Charges every due step, exactly once.
 ///
 /// For each claimed step: an attempt found open (recorded before a gateway call whose outcome was
 /// never recorded) is settled first with the same idempotency key — looked up at the gateway,

@@ -10,7 +10,7 @@ public enum PastDuePolicy: String, Sendable, Codable, CaseIterable {
     case cancel
 }
 
-/// Soft-decline retries (SPEC §8): after the k-th failed attempt the next one falls due
+/// Soft-decline retries: after the k-th failed attempt the next one falls due
 /// `delays[k-1]` days after the previous attempt was due; at most `maxAttempts` attempts.
 /// Hard declines and `expired_card` never retry.
 public struct RetryPolicy: Sendable, Equatable {

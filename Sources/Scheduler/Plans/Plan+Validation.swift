@@ -2,9 +2,9 @@ import Foundation
 import Vault
 
 extension Plan {
-    /// Validates an API request (SPEC §7) and builds the plan, reporting the first broken rule.
+    /// Validates an API request and builds the plan, reporting the first broken rule.
     ///
-    /// Decisions beyond the SPEC's table:
+    /// Decisions the field list alone leaves open:
     /// - repeating types need `endType`; `date` needs `endDate` and forbids `endCount`, `count` needs
     ///   `endCount` and forbids `endDate`, `never` forbids both;
     /// - `delayedOnce` and `arbitraryDates` are ended by their dates: `endType`, `endDate` and

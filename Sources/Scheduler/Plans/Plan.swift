@@ -3,7 +3,7 @@ public import Vault
 
 /// A validated recurring plan.
 ///
-/// A plan is only the rule (SPEC §7): which dates, at which local time, in which zone. Its steps
+/// A plan is only the rule: which dates, at which local time, in which zone. Its steps
 /// come from `stepDates`, a lazy sequence, so a fifty-year weekly plan costs nothing until read.
 /// `month` and `day` keep the values the client sent (weekly `7`, quarterly `4`); expansion
 /// treats equivalent values alike.

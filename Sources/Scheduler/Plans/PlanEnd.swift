@@ -1,6 +1,6 @@
 public import Vault
 
-/// When a repeating plan stops (SPEC §7 `endType`).
+/// When a repeating plan stops (the API's `endType`).
 public enum PlanEnd: Sendable, Hashable {
     /// Steps dated on or before this date (inclusive).
     case date(CivilDate)

@@ -1,4 +1,4 @@
-/// What the API sends (SPEC §7 field names), before validation.
+/// What the API sends (its field names), before validation.
 ///
 /// Every field is optional here so that a missing one becomes a `required` validation error
 /// naming it, rather than a decoding failure.

@@ -1,4 +1,4 @@
-/// How a plan repeats (SPEC §7, the seed's `ScheduleType`).
+/// How a plan repeats (the API's schedule `type`).
 public enum PlanType: String, Codable, Sendable, CaseIterable {
     /// One step on the start date.
     case delayedOnce

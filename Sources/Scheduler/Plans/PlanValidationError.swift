@@ -1,4 +1,4 @@
-/// Why a plan was refused: the API field at fault and the rule it broke (a 422 in SPEC §7).
+/// Why a plan was refused: the API field at fault and the rule it broke (a 422 in the API).
 ///
 /// `rule` is a stable machine code:
 /// - `required`: a field the plan type needs is missing;

@@ -32,7 +32,7 @@ public protocol WebhookTransport: Sendable {
 /// not discovered), answers are read and thrown away (at most 64 KiB), and the deadline covers
 /// the whole exchange, answer body included.
 ///
-/// Every delivery checks its destination before anything is sent (SPEC §14): the URL must pass
+/// Every delivery checks its destination before anything is sent: the URL must pass
 /// ``EndpointPolicy/callbackEndpoint(_:allowPrivateTargets:)`` (a URL stored before the rules is
 /// checked too); a host name is resolved here, every address it resolves to must be allowed
 /// (``EndpointPolicy/permitsCallback(to:allowPrivateTargets:)``), and the request goes to the

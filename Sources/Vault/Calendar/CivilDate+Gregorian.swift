@@ -18,7 +18,7 @@ extension CivilDate {
     }
 
     /// The date of `day` in a month, where a day past the month's end (including 32,
-    /// "last day" in SPEC §7 plans) falls on the month's last day; days below 1 count as 1.
+    /// "last day" in monthly plans) falls on the month's last day; days below 1 count as 1.
     @inlinable
     public static func clamped(year: Int, month: Int, day: Int) -> CivilDate {
         let last = daysInMonth(year: year, month: month)

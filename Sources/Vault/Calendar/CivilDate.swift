@@ -45,7 +45,7 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The day of the month, 1 ... 31.
     public var day: Int { components.day }
 
-    /// The day of the week: 0 Sunday, 1 Monday ... 6 Saturday (the numbering of SPEC §7 weekly plans).
+    /// The day of the week: 0 Sunday, 1 Monday ... 6 Saturday (the numbering of weekly plans).
     @inlinable
     public var weekday: Int {
         let days = Int(dayNumber)

@@ -1,4 +1,5 @@
-/// Validates card data captured by each method of SPEC §4 into a ``CapturedCard``.
+/// Validates card data captured by each capture method (keyed, OCR, track, EMV) into a
+/// ``CapturedCard``.
 ///
 /// Pure: no clock, no I/O. Expiry-in-the-past is left to the caller
 /// (``CardExpiry/isExpired(currentYear:currentMonth:)``). The first failure found is thrown,

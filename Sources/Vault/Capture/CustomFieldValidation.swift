@@ -1,4 +1,4 @@
-/// Checks a card's custom fields against the merchant's definitions (SPEC §4).
+/// Checks a card's custom fields against the merchant's definitions.
 public enum CustomFieldValidation {
     /// Validates `fields` against `definitions`, reporting the first failure.
     ///

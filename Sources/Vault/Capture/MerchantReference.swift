@@ -1,5 +1,5 @@
 /// The merchant's own key for a secure card: 1-64 characters of `[A-Za-z0-9._:-]`,
-/// unique among the merchant's live cards (SPEC §4). Encodes as a plain JSON string.
+/// unique among the merchant's live cards. Encodes as a plain JSON string.
 public struct MerchantReference: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Longest reference accepted.
     public static let maximumLength = 64

@@ -2,7 +2,7 @@
 ///
 /// The highest version is current: new data keys are wrapped with it, while
 /// older versions stay to unwrap what they wrapped until rotation has
-/// rewrapped everything (SPEC §5).
+/// rewrapped everything.
 public struct MasterKeyRing: Sendable, CustomStringConvertible {
     /// Length of every KEK in bytes (32).
     public static let keyLength = 32

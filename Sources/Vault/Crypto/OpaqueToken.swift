@@ -6,7 +6,7 @@ public enum OpaqueToken {
     /// `prefix` followed by lowercase unpadded base32 of `randomBits` random
     /// bits, rounded up to whole bytes (160 bits: 32 characters).
     ///
-    /// SPEC §4 asks for at least 128 random bits in card tokens.
+    /// Card tokens must carry at least 128 random bits.
     public static func make(prefix: String, randomBits: Int = 160) -> String {
         precondition(randomBits > 0, "a token needs random bits")
         return prefix + Encoding.base32(RandomBytes.make(byteCount(randomBits)))

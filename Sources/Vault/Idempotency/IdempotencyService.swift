@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Idempotency-Keys (SPEC §9) without anything a database thief could use.
+/// Idempotency-Keys without anything a database thief could use.
 ///
 /// A request is remembered only as a keyed BLAKE2b MAC (key: a `crypto_kdf` subkey of the
 /// merchant's fingerprint key, context `idemmac1`, never stored), so candidate card numbers and

@@ -3,8 +3,8 @@
 /// another one with one small read every few seconds instead of a key read per request.
 ///
 /// A `KeyStore` that also conforms to this protocol lets ``Keyring`` keep "the newest version" of
-/// each merchant's key until the generation moves (issue 15); without it the keyring rereads the
-/// newest version every ``Keyring/newestVersionInterval``.
+/// each merchant's key until the generation moves (a key change made through any server);
+/// without it the keyring rereads the newest version every ``Keyring/newestVersionInterval``.
 public protocol KeyGenerationStore: Sendable {
     /// The current generation (0 when never advanced).
     func keyGeneration() async throws -> Int64

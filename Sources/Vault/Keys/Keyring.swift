@@ -22,7 +22,7 @@ public enum KeyringError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The key hierarchy of SPEC §5: a master key-encryption key (KEK, possibly several versions)
+/// The key hierarchy: a master key-encryption key (KEK, possibly several versions)
 /// wraps per-merchant data, fingerprint and webhook keys; unwrapped keys stay in locked memory
 /// in a cache for the life of the process.
 public final class Keyring: Sendable {

@@ -1,4 +1,4 @@
-/// Which budget a request draws on (SPEC §13: both are shared by every server of one database).
+/// Which budget a request draws on (both are shared by every server of one database).
 public enum RequestLimitScope: String, Sendable, CaseIterable {
     /// The per-API-key rate limit; the subject is the API key's id.
     case apiKey = "api_key"

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What an API key may do (SPEC §9).
+/// What an API key may do.
 public enum APIKeyRole: String, Sendable, Codable, CaseIterable {
     /// Everything within its merchant.
     case admin

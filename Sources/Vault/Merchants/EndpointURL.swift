@@ -155,7 +155,7 @@ public struct EndpointURLError: Error, Equatable, Sendable, CustomStringConverti
     public var description: String { message }
 }
 
-/// Where the vault may send requests: the rules for gateway endpoints and callback URLs (SPEC §14).
+/// Where the vault may send requests: the rules for gateway endpoints and callback URLs.
 public enum EndpointPolicy {
     /// Checks a gateway endpoint override: `https`, or `http` to a loopback host (a local fake); a
     /// standard host; not an unusable address. Private addresses are allowed (a gateway proxy on

@@ -26,7 +26,7 @@ public struct Merchant: Sendable, Equatable, Codable {
     public var callbackURL: String?
     /// Whether registrations verify the card with the gateway unless the request says otherwise.
     public var verifyOnRegistration: Bool
-    /// Whether the merchant may send credits: refunds not tied to an earlier sale (seed 004's
+    /// Whether the merchant may send credits: refunds not tied to an earlier sale (a gateway
     /// `credit`). Off unless an operator turns it on.
     public var allowsCredit = false
     /// When it was created.

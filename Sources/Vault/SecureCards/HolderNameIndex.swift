@@ -1,6 +1,6 @@
 import Foundation
 
-/// A blind index of card holder names (issue 14 item 11): cards are found by name without the
+/// A blind index of card holder names: cards are found by name without the
 /// name, or any unkeyed function of it, being stored.
 ///
 /// A name is normalized into tokens (case, diacritics and width folded, apostrophes dropped, split

@@ -21,7 +21,7 @@ public struct CardInput: Sendable, Codable, Equatable {
     }
 }
 
-/// New card data by one of the capture methods of SPEC §4.
+/// New card data by one of the capture methods (keyed, OCR, track, EMV).
 public struct CardSource: Sendable, Equatable {
     /// `keyed`, `ocr`, `track` or `emv`.
     public var method: String?

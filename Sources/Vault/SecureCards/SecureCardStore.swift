@@ -43,7 +43,7 @@ public struct SecureCardRow: Sendable, Equatable {
     /// Insertion order, for pagination.
     public var sequence: Int64
     /// Whether `sealedCard` was sealed with the clear metadata as associated data (every record
-    /// sealed since issue 12; older ones are bound at start-up).
+    /// sealed now; older ones are bound at start-up).
     public var metadataBound: Bool = true
     /// The holder name's blind-index MACs (``HolderNameIndex``) to store with the card data; nil
     /// leaves the stored ones as they are (an update of personal details only).

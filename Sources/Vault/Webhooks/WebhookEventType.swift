@@ -1,4 +1,4 @@
-/// The kinds of event the vault tells a merchant about (SPEC §8), as named in the event body's `type`.
+/// The kinds of event the vault tells a merchant about, as named in the event body's `type`.
 public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     /// A charge or sale was approved.
     case transactionApproved = "transaction.approved"

@@ -4,7 +4,7 @@ public import Foundation
 /// store's own writes), then claimed, sent and settled by deliverers.
 ///
 /// Claiming leases events, so any number of deliverers (threads or processes, later servers
-/// sharing PostgreSQL with `FOR UPDATE SKIP LOCKED`, SPEC §13) never send one event at once.
+/// sharing PostgreSQL with `FOR UPDATE SKIP LOCKED`) never send one event at once.
 public protocol WebhookStore: Sendable {
     /// Leases up to `limit` pending events due by `now` whose merchant is active and has a
     /// `callbackUrl` and that no other deliverer holds, until `leaseUntil`; oldest due first.

@@ -7,7 +7,7 @@ private func terminate(_ code: Int32) -> Never {
     Foundation.exit(code)
 }
 
-/// `vault`: the one executable (SPEC §10).
+/// `vault`: the one executable.
 public struct VaultCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "vault",

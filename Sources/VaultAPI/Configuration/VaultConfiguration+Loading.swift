@@ -180,7 +180,7 @@ extension VaultConfiguration {
         }
     }
 
-    /// Applies the fixed environment variables of SPEC §10.
+    /// Applies the fixed `VAULT_*` environment variables.
     mutating func apply(environment: [String: String]) throws {
         if let value = environment["VAULT_HOST"], !value.isEmpty { server.host = value }
         if let value = environment["VAULT_PORT"] {

@@ -45,7 +45,7 @@ public struct VaultConfiguration: Sendable, Equatable {
         }
     }
 
-    /// The database: the embedded SQLite file, or PostgreSQL when a URL is given (SPEC §13).
+    /// The database: the embedded SQLite file, or PostgreSQL when a URL is given.
     public struct Database: Sendable, Equatable {
         /// SQLite file path (used when `url` is nil).
         public var path = "data/vault.sqlite"
@@ -204,11 +204,11 @@ public struct VaultConfiguration: Sendable, Equatable {
     /// Log output.
     public var logging = Logging()
 
-    /// Hours after its authorization a payment may still be voided (seed 000: 24); later, refund.
+    /// Hours after its authorization a payment may still be voided (24 by default); later, refund.
     public var reversalWindowHours = 24
 
     /// Seconds within which the same sale, authorization or credit (card, amount, currency) is a
-    /// duplicate, refused unless the request says `allowDuplicate: true` (seed 004); 0 turns it off.
+    /// duplicate, refused unless the request says `allowDuplicate: true`; 0 turns it off.
     public var duplicateWindowSeconds = 300
 
     /// The built-in defaults (the same values as the committed `config/vault.yaml`).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the served OpenAPI document says each operation takes, enforced at run time (issue 14): a
+/// What the served OpenAPI document says each operation takes, enforced at run time: a
 /// query parameter or JSON body field the document does not declare is a 400 `unknown_parameter`
 /// naming it, on every operation, so a misspelt filter (`?stauts=declined`) or field is refused
 /// instead of silently ignored.

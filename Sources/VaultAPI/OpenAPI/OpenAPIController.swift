@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 import Yams
 
-/// `GET /openapi.json`: the API's own OpenAPI 3.1 document (SPEC §9), converted once to JSON from
+/// `GET /openapi.json`: the API's own OpenAPI 3.1 document, converted once to JSON from
 /// `openapi.yaml`, a resource of this module.
 ///
 /// Every route the router serves is listed in the document, and every documented operation is

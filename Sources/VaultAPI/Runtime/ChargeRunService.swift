@@ -60,8 +60,8 @@ public final class ChargeRunQueue: Sendable {
     }
 }
 
-/// Runs charge runs started over HTTP as children of the service group of `vault serve`
-/// (issue 13): each run's progress and final writes are ordered (``ProgressSaver``), graceful
+/// Runs charge runs started over HTTP as children of the service group of `vault serve`:
+/// each run's progress and final writes are ordered (``ProgressSaver``), graceful
 /// shutdown stops new runs and cancels those in flight (their steps stay leased until the lease
 /// ends; a cancelled run is recorded `failed`), and nothing outlives the server.
 public struct ChargeRunService: Service {

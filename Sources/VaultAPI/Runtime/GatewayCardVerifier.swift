@@ -4,9 +4,9 @@ import Payments
 import Scheduler
 import Vault
 
-/// Verifies cards through the merchant's own gateway adapter (SPEC §4 verification) and records
-/// each verification as a `verify` transaction (the gateway's small authorization and its void,
-/// where the adapter needs them, happen inside the adapter's verify).
+/// Verifies cards through the merchant's own gateway adapter (card verification at registration)
+/// and records each verification as a `verify` transaction (the gateway's small authorization
+/// and its void, where the adapter needs them, happen inside the adapter's verify).
 struct GatewayCardVerifier: CardVerifier {
     let gateways: MerchantGateways
     let store: any TransactionStore

@@ -29,7 +29,7 @@ public struct VaultRuntime: Sendable {
     public let idempotency: IdempotencyService
     /// Charge runs started over HTTP, run by ``ChargeRunService``.
     public let chargeRuns = ChargeRunQueue()
-    /// Where the per-key rate limit and the failed-authentication limiter count (issue 15). Nil:
+    /// Where the per-key rate limit and the failed-authentication limiter count. Nil:
     /// in this process's memory, one set per application (SQLite: one machine). Servers sharing a
     /// PostgreSQL database must share them: `PostgresRequestLimits` over that database.
     public var requestLimits: (any RequestLimitStore)?
@@ -37,7 +37,7 @@ public struct VaultRuntime: Sendable {
     /// Opens the database (migrating it), loads the master key and checks it against the database.
     ///
     /// The key is loaded and checked for permissions before the database is touched, so a
-    /// refused key changes nothing; so are the database's directory and files (SPEC §14: a
+    /// refused key changes nothing; so are the database's directory and files (a
     /// group- or world-accessible one is refused with the `chmod` that fixes it).
     /// - Throws: key-file, `DatabaseFiles.InsecurePermissions`, configuration, SQLite and `KeyringError` errors.
     /// - Parameter gateways: the adapters to use (tests pass a sandbox with injected behaviour); by
@@ -107,8 +107,8 @@ public struct VaultRuntime: Sendable {
         return runtime
     }
 
-    /// Brings records written before issue 12's protections up to them, once, before anything is
-    /// served (each step finds nothing to do through a partial index once done): idempotency rows
+    /// Brings records written before the current at-rest protections up to them, once, before
+    /// anything is served (each step finds nothing to do through a partial index once done): idempotency rows
     /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
     /// clear metadata, schedules with receipt contacts in the clear.
     func protectLegacyRecords(logger: Logger) async throws {

@@ -11,7 +11,7 @@ extension CardDataError: APIErrorConvertible {
 }
 
 extension SecureCardError: APIErrorConvertible {
-    /// The status SPEC §9 gives each refusal.
+    /// The HTTP status of each refusal.
     public var apiError: APIError {
         switch self {
         case .notFound:

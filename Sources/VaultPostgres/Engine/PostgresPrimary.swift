@@ -2,8 +2,8 @@ public import Logging
 public import PostgresNIO
 import Synchronization
 
-/// How the engine looks for the writable server again after losing it (SPEC §13, issue 15
-/// "Availability").
+/// How the engine looks for the writable server again after losing it (a failover
+/// between PostgreSQL hosts).
 public struct PostgresFailoverPolicy: Sendable {
     /// How long one search for a writable server may take before the operations waiting on it
     /// fail (`PostgresFailoverError.noServer`). A standby's promotion takes about a second; the

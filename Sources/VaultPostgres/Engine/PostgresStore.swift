@@ -3,7 +3,7 @@ public import PostgresNIO
 import Dispatch
 import Synchronization
 
-/// The PostgreSQL engine (SPEC §13): a postgres-nio connection pool over one database, the
+/// The PostgreSQL engine: a postgres-nio connection pool over one database, the
 /// migrations, and transactions for the stores that extend this type (the Vault module's stores
 /// here, the Payments and Scheduler stores beside them).
 ///

@@ -6,7 +6,7 @@ import Synchronization
 public import Vault
 
 /// The per-key rate limit and the failed-authentication limiter of every server on one PostgreSQL
-/// database (issue 15, SPEC §13): a key's limit is global, not per process.
+/// database: a key's limit is global, not per process.
 ///
 /// The same token bucket as the in-process limiter, one row per bucket in the unlogged table
 /// `request_limits` (migration 3), taken with one atomic statement per request: `INSERT ... ON

@@ -1,7 +1,7 @@
 import PostgresNIO
 public import Vault
 
-/// The key generation (issue 15) as one row of `meta`, as on SQLite: advanced by the key-changing
+/// The key generation as one row of `meta`, as on SQLite: advanced by the key-changing
 /// commands in one atomic statement, read by every server every ``Keyring/generationCheckInterval``.
 extension PostgresStore: KeyGenerationStore {
     public func keyGeneration() async throws -> Int64 {

@@ -6,7 +6,7 @@ import Darwin
 
 /// The database's place on disk: its directory (0700) and its files (the database, `-wal` and
 /// `-shm`, 0600). SQLite gives the `-wal` and `-shm` files the mode of the database file, so
-/// creating that file 0600 before SQLite opens it keeps all three private (SPEC §14).
+/// creating that file 0600 before SQLite opens it keeps all three private from other local users.
 public enum DatabaseFiles {
     /// A group- or world-accessible directory or file, with the command that fixes it.
     public struct InsecurePermissions: Error, Equatable, Sendable, CustomStringConvertible {

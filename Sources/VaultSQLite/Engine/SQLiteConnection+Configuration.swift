@@ -1,7 +1,7 @@
 internal import CSQLite
 
 extension SQLiteConnection {
-    /// Applies the settings every connection needs (SPEC §11): WAL, `synchronous=FULL`,
+    /// Applies the settings every connection needs: WAL, `synchronous=FULL`,
     /// foreign keys, secure delete, busy timeout and defensive mode; readers are also `query_only`.
     ///
     /// - Throws: `SQLiteError` if a setting fails or the journal mode is not `wal` afterwards.

@@ -5,7 +5,7 @@ import Foundation
 /// transactions into one commit (group commit), plus a pool of reader connections.
 ///
 /// Every connection runs in WAL mode with `synchronous=FULL`, so a write returns only once
-/// it is on disk (SPEC §11); throughput comes from sharing one fsync among many writes.
+/// it is on disk; throughput comes from sharing one fsync among many writes.
 /// Several processes (server and charge runner) may open the same file at once.
 public final class SQLiteDatabase: Sendable {
     /// Tuning for connections and batching.

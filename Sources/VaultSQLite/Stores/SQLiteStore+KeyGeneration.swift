@@ -1,6 +1,6 @@
 public import Vault
 
-/// The key generation (issue 15) as one row of `meta`: advanced by the key-changing commands,
+/// The key generation as one row of `meta`: advanced by the key-changing commands,
 /// read by every process every few seconds (``Keyring/generationCheckInterval``).
 extension SQLiteStore: KeyGenerationStore {
     /// The `meta` key of the generation.

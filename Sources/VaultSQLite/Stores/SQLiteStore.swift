@@ -4,7 +4,7 @@ public import Vault
 
 /// The embedded storage: every store protocol of the vault implemented over one SQLite database.
 ///
-/// A PostgreSQL implementation (SPEC §13) implements the same protocols.
+/// The PostgreSQL engine implements the same protocols.
 public final class SQLiteStore: Sendable {
     /// The database, for the domain stores that extend this type.
     public let database: SQLiteDatabase

@@ -7,7 +7,7 @@ import NIOHTTP1
 import Vault
 
 /// The outermost middleware but `RequestMetricsMiddleware`: gives every response a request id
-/// header, logs one access line, and turns every error into SPEC §9's envelope. Unknown errors
+/// header, logs one access line, and turns every error into the error envelope. Unknown errors
 /// become a bare 500 whose detail is only logged, never sent.
 ///
 /// The access line says who asked: the merchant and API key ids the request authenticated as

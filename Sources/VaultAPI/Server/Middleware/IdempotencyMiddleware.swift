@@ -5,7 +5,7 @@ import NIOCore
 import Payments
 import Vault
 
-/// `Idempotency-Key` on POSTs (SPEC §9): the first response to a key is stored; the same key with
+/// `Idempotency-Key` on POSTs: the first response to a key is stored; the same key with
 /// the same request replays it; the same key with another request is a 409.
 ///
 /// Responses of 5xx are not stored (the claim is released) so the client may retry, except a 502 for

@@ -1,7 +1,7 @@
 public import Vault
 
 /// The request limits of one process (SQLite: one machine): the per-key ``RateLimiter`` and the
-/// ``FailedAuthenticationLimiter`` in memory, as before issue 15.
+/// ``FailedAuthenticationLimiter`` in memory.
 ///
 /// Servers sharing a PostgreSQL database use `PostgresRequestLimits` instead, so a key's limit and
 /// an address's failures count once across all of them.

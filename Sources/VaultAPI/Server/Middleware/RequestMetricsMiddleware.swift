@@ -2,7 +2,7 @@ import Hummingbird
 import Metrics
 import Synchronization
 
-/// Request counts and durations per route, method and the status the client was sent (issue 14).
+/// Request counts and durations per route, method and the status the client was sent.
 ///
 /// Replaces Hummingbird's `MetricsMiddleware`, which counted every thrown error it could not map
 /// to a status as a 500: a card registration refused with a 422 (a domain error turned into the

@@ -1,7 +1,7 @@
 import Hummingbird
 
 /// A query parameter the operation's OpenAPI description does not declare is a 400
-/// `unknown_parameter` naming it (issue 14): `?stauts=declined` must not answer every transaction.
+/// `unknown_parameter` naming it: `?stauts=declined` must not answer every transaction.
 ///
 /// Decided from the head alone, after authentication and the role check on the API (an
 /// unauthenticated request is a 401 whatever its query) and before the body is read.
