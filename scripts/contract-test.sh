@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Contract test (issue 7): schemathesis against a live `vault serve` and the OpenAPI document it
+# Contract test: schemathesis against a live `vault serve` and the OpenAPI document it
 # serves at /openapi.json. Fails on any finding: a 5xx, a response the document does not allow
 # (status, content type, headers, body schema), or a request the document forbids being accepted.
 #
@@ -22,7 +22,7 @@
 #   VAULT_BIN               use this vault binary instead of building one
 #   CONTRACT_REPORT_DIR     where the JUnit and NDJSON reports go (default .build-contract/report)
 set -euo pipefail
-# The vault refuses a database directory or file open to group or others (SPEC §14).
+# The vault refuses a database directory or file open to group or others.
 umask 077
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."

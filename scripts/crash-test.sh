@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash test of the charge runner (SPEC §8, §11: "kill -9 at any moment ... causes no double charge").
+# Crash test of the charge runner: kill -9 at any moment causes no double charge.
 #
 # Phase 1: >= 10,000 due steps against a fake NMI gateway on loopback (scripts/fake_nmi_gateway.py,
 # which records every sale by its order id). `vault charge run` is started and SIGKILLed after a
@@ -35,13 +35,13 @@
 # appends every charge (transactionType, invoice number = our order reference, transId, response
 # code) to the ledger before answering; a re-sent charge is refused there as a duplicate (error 11)
 # and not recorded, so a double charge shows as an invoice number in the ledger twice.
-# CRASH_DATABASE=postgres (issue 15) runs on a throwaway PostgreSQL cluster (scripts/lib/pg-cluster.sh,
+# CRASH_DATABASE=postgres runs on a throwaway PostgreSQL cluster (scripts/lib/pg-cluster.sh,
 # one database per phase, VAULT_DATABASE_URL; seeding through psql): phase 1 becomes two runner
 # processes at once, each SIGKILLed at its own random moment, with `pg_ctl restart -m immediate` in
 # the middle of the second round (crash recovery under the runners); phases 2 and 3 as on SQLite.
 # The checks read a SQLite snapshot of the tables they need (scripts/pg_snapshot.py).
 set -euo pipefail
-# The vault refuses a database directory or file open to group or others (SPEC §14).
+# The vault refuses a database directory or file open to group or others.
 umask 077
 
 SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

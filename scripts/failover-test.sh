@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Failover test (issue 15, "Availability"; `make failover-test`).
+# Failover test (`make failover-test`).
 #
 # Two PostgreSQL clusters on loopback (scripts/lib/pg-cluster.sh): a primary with
 # synchronous_standby_names naming the standby and synchronous_commit on, and a streaming standby

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load and check drivers of scripts/failover-test.sh (issue 15, "Availability"). Standard library only.
+"""Load and check drivers of scripts/failover-test.sh. Standard library only.
 
   failover_driver.py register --bases URL1,URL2 --key KEY --out FILE --stop-file F [--threads 8]
       Registers keyed cards (POST /v1/secure-cards, verify false, each with its own merchant

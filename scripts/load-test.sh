@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# wrk load test of `vault serve` (issue 7, SPEC §12): registrations, retrievals, schedule creation
+# wrk load test of `vault serve`: registrations, retrievals, schedule creation
 # and a mixed read/write load at 16, 64 and 256 connections, each beside the same server's
 # /healthz as the framework's ceiling. Prints requests/s, p50/p99 latency, the server's CPU time
 # per request (user + system, from /proc: steadier than req/s when something else shares the
-# cores), errors and the ratio to /healthz, then checks SPEC §12's targets at 64 connections (>= 5,000 registrations/s,
+# cores), errors and the ratio to /healthz, then checks the performance targets at 64 connections (>= 5,000 registrations/s,
 # >= 15,000 retrievals/s, p99 < 10 ms).
 #
 # The server runs from a release build on a free loopback port with a fresh database and master
@@ -16,21 +16,21 @@
 #   LOAD_THREADS         wrk threads (default: number of cores)
 #   LOAD_SEED_CARDS      cards registered before the runs, read by retrieve/schedule (default 1000)
 #   LOAD_VERIFY          verify registrations with the sandbox gateway: true|false (default false:
-#                        SPEC §12 measures validate, encrypt, fingerprint, insert)
+#                        the registration target measures validate, encrypt, fingerprint, insert)
 #   LOAD_LOG_LEVEL       server log level (default: the shipped config's, info)
 #   LOAD_RATE_LIMIT      per-key requests/s (default 0: the limiter off, as one key drives the load)
 #   LOAD_SCRATCH_PATH    SwiftPM scratch path for the release build (default .build)
 #   VAULT_BIN            use this vault binary instead of building one
-#   LOAD_ENFORCE=1       exit 1 when a SPEC §12 target is missed (default: report only)
+#   LOAD_ENFORCE=1       exit 1 when a performance target is missed (default: report only)
 #   LOAD_DATABASES       "sqlite" (default) or "sqlite postgres": the same runs on a throwaway
 #                        PostgreSQL cluster (scripts/lib/pg-cluster.sh, VAULT_DATABASE_URL) after
 #                        SQLite, then `pgbench` on that cluster (an insert-only custom script of a
 #                        card-shaped row, the same client count, LOAD_DURATION) as the ceiling:
-#                        prints vault registrations/s divided by pgbench inserts/s (issue 15)
+#                        prints vault registrations/s divided by pgbench inserts/s
 #   LOAD_PGBENCH_CONNECTIONS  pgbench clients (default 64)
 # Exit status 1 also when a run saw errors or the server died.
 set -euo pipefail
-# The vault refuses a database directory or file open to group or others (SPEC §14).
+# The vault refuses a database directory or file open to group or others.
 umask 077
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -236,7 +236,7 @@ check() { # label value op target
 }
 if [[ " $CONNECTIONS " == *" 64 "* ]]; then
   echo
-  echo "== SPEC §12 at 64 connections"
+  echo "== performance targets at 64 connections"
   for DB in $DATABASES; do
     [ -n "${RPS[$DB/register/64]:-}" ] && check "$DB registrations/s" "${RPS[$DB/register/64]}" ">=" 5000 && check "$DB registration p99 ms" "${P99[$DB/register/64]}" "<" 10
     [ -n "${RPS[$DB/retrieve/64]:-}" ] && check "$DB retrievals/s" "${RPS[$DB/retrieve/64]}" ">=" 15000 && check "$DB retrieval p99 ms" "${P99[$DB/retrieve/64]}" "<" 10

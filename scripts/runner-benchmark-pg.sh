@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Charge runner on PostgreSQL (issue 15, "What must be shown"; `make runner-benchmark-pg`): 100,000
+# Charge runner on PostgreSQL (`make runner-benchmark-pg`): 100,000
 # due steps against the in-process sandbox with one `vault charge run`, then with two started at
 # the same moment on one database (they share the work through FOR UPDATE SKIP LOCKED claims),
 # beside the same 100,000 steps on SQLite with one runner, in one table.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Charge-runner numbers of SPEC §12, printed as a table:
+# Charge-runner performance numbers, printed as a table:
 #   (a) 100,000 due steps against the in-process sandbox: wall time of `vault charge run` (target < 10 s);
 #   (b) a loopback NMI gateway answering in 50 ms (scripts/fake_nmi_gateway.py): throughput at
 #       --concurrency 64 and 256 against the ideal concurrency / latency;
@@ -17,7 +17,7 @@
 # BENCH_RSS_CAP_SECONDS (0: none; else each (c) run is SIGKILLed after that many seconds and its row
 # counts the steps approved by then), BENCH_CASES ("a b c"), KEEP_WORKDIR=1.
 set -euo pipefail
-# The vault refuses a database directory or file open to group or others (SPEC §14).
+# The vault refuses a database directory or file open to group or others.
 umask 077
 
 SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -8,7 +8,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 12 finding 7 (access log half): every access line says who asked.
+/// Every access line says who asked.
 @Suite struct AccessLogCallerTests {
     static func accessLines(_ fixture: APIFixture) -> [Logger.Metadata] {
         fixture.logs.entries.filter { $0.message.description == "request" }.map(\.metadata)

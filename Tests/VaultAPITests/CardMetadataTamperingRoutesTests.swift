@@ -8,7 +8,7 @@ import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// Issue 12, finding 10, as reproduced: an attacker with write access to the database moves a
+/// An attacker with write access to the database moves a
 /// card's expiry forward and asks for a sale. The edit is detected before anything is recorded or
 /// sent to the gateway (a transaction row is written `pending` before every gateway call, so no
 /// row means no call).

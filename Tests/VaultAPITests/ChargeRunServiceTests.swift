@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 @testable import VaultAPI
 
-/// Issue 13: charge runs started over HTTP run as a lifecycle service, and a finished run is
+/// Charge runs started over HTTP run as a lifecycle service, and a finished run is
 /// never turned back to `running` by a progress write that was still in flight.
 @Suite struct ChargeRunServiceTests {
     /// Every write a saver makes, in the order they complete; progress writes wait at a gate.

@@ -5,7 +5,7 @@ import NIOCore
 import Testing
 @testable import VaultAPI
 
-/// Issue 12 finding 5: slow, idle and flooding clients against a real listener on a loopback port,
+/// Slow, idle and flooding clients against a real listener on a loopback port,
 /// over raw TCP. Timeouts are set to 1 s here; closures are asserted within generous bounds (10 s),
 /// never to the millisecond.
 @Suite struct ConnectionAttackTests {

@@ -9,7 +9,7 @@ import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// Issue 12, findings 1 and 2, attacked as a thief holding only the database file and its WAL
+/// The at-rest protections, attacked as a thief holding only the database file and its WAL
 /// (SQLite) or a dump of every row (PostgreSQL).
 ///
 /// Cards are registered with Idempotency-Keys through the real HTTP stack (with holder name,
@@ -118,7 +118,7 @@ import VaultSQLite
             Self.cards[0], pan: Self.cards[0].pan, cvv: Self.cards[0].cvv)).utf8)) + [1, 2, 3]
         #expect(!index.matches(in: planted).isEmpty)
         // So is an unkeyed hash of a holder name or of one of its tokens, however cased or cut
-        // (issue 14 item 11: the holder-name search must use a keyed blind index).
+        // (the holder-name search must use a keyed blind index).
         for message in ["quixwick", "Zebulon Quixwick", "ZEBULON", "oswin tarrant blyth", "Tarrant"] {
             for digest in UnkeyedHash.all(Array(message.utf8)) {
                 for stored in [digest, Array(digest.prefix(16))] {

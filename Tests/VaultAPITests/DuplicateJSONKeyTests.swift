@@ -7,7 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 12, finding 13: a body that gives a key twice is ambiguous (`JSONDecoder` keeps one
+/// A body that gives a key twice is ambiguous (`JSONDecoder` keeps one
 /// silently, so `"amount":100,"amount":999999` charged 100) and is refused with 400 before
 /// anything is decoded, charged or stored.
 @Suite struct DuplicateJSONKeyTests {

@@ -6,7 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 14 item 8: `PATCH` with `card: {expiryDate}` alone changes only the expiry (same token, PAN,
+/// `PATCH` with `card: {expiryDate}` alone changes only the expiry (same token, PAN,
 /// fingerprint; no gateway call); it used to demand the whole card number. New card data still
 /// replaces the card, with verification.
 @Suite struct ExpiryUpdateTests {

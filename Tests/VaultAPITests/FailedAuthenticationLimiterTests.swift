@@ -1,7 +1,7 @@
 import Testing
 @testable import VaultAPI
 
-/// The failed-authentication limiter of issue 12 finding 5, on a clock the test moves.
+/// The failed-authentication limiter, on a clock the test moves.
 @Suite struct FailedAuthenticationLimiterTests {
     @Test func anAddressMayFailTheLimitThenWaitsForTheBudgetToRefill() {
         let clock = ManualClock()

@@ -3,7 +3,7 @@ import Payments
 import Testing
 @testable import VaultAPI
 
-/// Issue 13, structure: the OpenAPI document's gateway enum is the catalogue's names.
+/// The OpenAPI document's gateway enum is the catalogue's names.
 @Suite struct GatewayCatalogueDocumentTests {
     @Test func theTransactionGatewayEnumEqualsTheCatalogue() throws {
         let root = try #require(try JSONSerialization.jsonObject(with: Data(OpenAPIController.json)) as? [String: Any])

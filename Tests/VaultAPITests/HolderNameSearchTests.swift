@@ -9,7 +9,7 @@ import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// Issue 14 item 11: cards are found by holder name through a blind index of keyed MACs.
+/// Cards are found by holder name through a blind index of keyed MACs.
 @Suite struct HolderNameSearchTests {
     static func card(_ reference: String, holder: String, number: String = "4242424242424242") -> String {
         #"{"merchantReference": "\#(reference)", "method": "keyed", "verify": false, "card": {"number": "\#(number)", "expiryDate": "1230", "holderName": "\#(holder)"}}"#
@@ -54,7 +54,7 @@ import VaultSQLite
     }
 
     // The last: one letter and 200 combining accents, one character to Swift but 201 code points, which is
-    // how JSON Schema's maxLength counts (found by make contract, issue 14).
+    // how JSON Schema's maxLength counts (found by make contract).
     @Test(arguments: ["holderName=", "holderName=%20-%20", "holderName=" + String(repeating: "a", count: 201),
                       "holderName=a" + String(repeating: "%CC%81", count: 200)])
     func aHolderNameWithoutLettersOrDigitsOrTooLongIs422(query: String) async throws {

@@ -8,7 +8,7 @@ import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// Issue 12, findings 1 and 2, on the idempotency store itself: a keyed request MAC, sealed
+/// Database-theft protections on the idempotency store itself: a keyed request MAC, sealed
 /// responses that replay across data-key rotation, stored responses destroyed with their card, and
 /// rows from before the change upgraded in place.
 @Suite struct IdempotencyProtectionTests {

@@ -27,7 +27,7 @@ final class Flag: Sendable {
     var isRaised: Bool { value.withLock { $0 } }
 }
 
-/// Rate limits, request timeouts and a barrage of broken requests (issue 7).
+/// Rate limits, request timeouts and a barrage of broken requests.
 @Suite struct LimitsTests {
     @Test func aBucketAllowsTheBurstThenRefillsAtTheSustainedRate() {
         let clock = ManualClock()

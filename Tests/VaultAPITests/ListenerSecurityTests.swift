@@ -6,7 +6,7 @@ import NIOHTTP1
 import Testing
 @testable import VaultAPI
 
-/// Issue 12 finding 13 (TLS): HTTPS from `server.tls`, and no plain HTTP beyond loopback unless
+/// TLS: HTTPS from `server.tls`, and no plain HTTP beyond loopback unless
 /// `server.allowPlaintext` says so.
 @Suite struct ListenerSecurityTests {
     /// A throwaway self-signed certificate for `localhost` and 127.0.0.1, made with the openssl CLI.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Vault
 
-/// Issue 12, findings 3 and 12, at the command line: `vault merchant create|update` refuses
+/// At the command line: `vault merchant create|update` refuses
 /// gateway and callback URLs that are not https (loopback hosts aside), disguised numeric hosts
 /// and, unless `webhooks.allowPrivateTargets` is on, private callback targets: exit 1, a message
 /// naming the setting, nothing changed.

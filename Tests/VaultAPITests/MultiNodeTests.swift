@@ -10,7 +10,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultPostgres
 
-/// Several servers over one database (issue 15): two runtimes, each behind the real listener on a
+/// Several servers over one database: two runtimes, each behind the real listener on a
 /// port of its own, as two `vault serve` behind a load balancer.
 ///
 /// On SQLite the two runtimes open one file; in the PostgreSQL pass (the fixture's configuration

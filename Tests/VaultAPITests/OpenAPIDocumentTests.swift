@@ -7,7 +7,7 @@ import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// SPEC §9: "The OpenAPI document describes every route and schema, and the server behaves as it says."
+/// The OpenAPI document describes every route and schema, and the server behaves as it says.
 @Suite struct OpenAPIDocumentTests {
     static let methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
 

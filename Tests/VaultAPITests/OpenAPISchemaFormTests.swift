@@ -4,7 +4,7 @@ import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// Issue 14: the served document is one that client generators accept (item 13) and its schemas say
+/// The served document is one that client generators accept and its schemas say
 /// what the vault takes where a schema can say it.
 @Suite struct OpenAPISchemaFormTests {
     private static func document() throws -> [String: Any] {

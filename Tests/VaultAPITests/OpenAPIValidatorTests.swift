@@ -5,7 +5,7 @@ import HummingbirdTesting
 import Testing
 @testable import VaultAPI
 
-/// Issue 7: the document `GET /openapi.json` serves is a valid OpenAPI 3.1 document, as judged by
+/// The document `GET /openapi.json` serves is a valid OpenAPI 3.1 document, as judged by
 /// an independent validator (openapi-spec-validator, run through `scripts/validate-openapi.py`).
 @Suite struct OpenAPIValidatorTests {
     /// The repository root, found from this file's path (`Tests/VaultAPITests/...`).

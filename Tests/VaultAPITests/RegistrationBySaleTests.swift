@@ -7,7 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 14 item 1: a registration by sale is checked whole (reference, customer, custom fields
+/// A registration by sale is checked whole (reference, customer, custom fields
 /// against the merchant's definitions) before the sale reaches the gateway. A registration that
 /// would fail is a 422 (or 409 for a taken reference) and nothing is charged or stored; it used to
 /// be approved with `secureCardReference: null`, the card silently lost.

@@ -9,7 +9,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 14 item 2: `/metrics` counts each request under the status the client was sent, the one
+/// `/metrics` counts each request under the status the client was sent, the one
 /// the access log records (a 422 card registration used to be counted as a 500).
 @Suite struct RequestMetricsTests {
     /// `hb_requests` per (method, status), from the Prometheus text.

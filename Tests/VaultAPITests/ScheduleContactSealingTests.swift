@@ -9,7 +9,7 @@ import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// Issue 12, finding 2: a schedule's receipt e-mail and phone are customer contact data; they are
+/// A schedule's receipt e-mail and phone are customer contact data; they are
 /// sealed under the merchant's data key, never kept in the clear columns.
 @Suite struct ScheduleContactSealingTests {
     static let email = "receipts.sealed@contacts.example"

@@ -6,7 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 14 item 7: a card deleted logically can be purged (crypto-shredded) afterwards, by its
+/// A card deleted logically can be purged (crypto-shredded) afterwards, by its
 /// merchantReference (the most recently deleted card of that reference still holding data) or by its
 /// token; it used to be a 404 (only live cards could be deleted).
 @Suite struct SecureCardPurgeAfterDeleteTests {

@@ -156,7 +156,7 @@ import VaultSQLite
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "customer": {"email": "nope"}}"#, "customer.email"),
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "customer": {"country": "XX"}}"#, "customer.country"),
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "customFields": [{"name": "Unknown", "value": "v"}]}"#, "customFields[0].name"),
-        // Found by make contract (issue 14): null where the document types a field without null was taken for absent.
+        // Found by make contract: null where the document types a field without null was taken for absent.
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "verify": null}"#, "verify"),
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "track": null}"#, "track"),
         (#"{"merchantReference": "a", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "customer": {"city": null}}"#, "customer.city"),
@@ -174,7 +174,7 @@ import VaultSQLite
         #expect(try await fixture.count("audit_events") == auditBefore)
     }
 
-    /// Found by make contract (issue 14): `"track": null` in an update was taken for an absent field
+    /// Found by make contract: `"track": null` in an update was taken for an absent field
     /// (200) although the document types `track` as a string; null clears only the fields documented nullable.
     @Test(arguments: [(#"{"track": null}"#, "track"), (#"{"customer": {"city": "London"}, "method": null}"#, "method"), (#"{"card": null}"#, "card"),
                       (#"{"customer": {"email": "ada@example.com", "region": null}}"#, "customer.region"),

@@ -6,7 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 14 item 3: turnover is approved sales and captures less approved refunds, per currency;
+/// Turnover is approved sales and captures less approved refunds, per currency;
 /// declined, voided and unsettled payments never count in it, and the counts per status are reported
 /// apart. Payments are made through the API and the expected figures summed here from what was done.
 @Suite struct StatisticsTurnoverTests {

@@ -79,7 +79,7 @@ import Vault
     /// - `g` 2027-02-28T23:00Z = 1 Mar 00:00 CET (March's first instant), captured authorization 1200
     /// - `h` a refund of 999 on 15 Mar (not a payment), `i` a USD sale of 5000 on 15 Mar,
     ///   and a sale of merchant B that must never count.
-    /// Turnover (issue 14 item 3) is approved sales and captures less approved refunds: `g` is an
+    /// Turnover is approved sales and captures less approved refunds: `g` is an
     /// authorization (its capture would count, it has none), `c` was declined; March's is
     /// 1000 + 2001 + 700 - 999 = 2702 over 3 payments; `byStatus` still counts every status.
     static func seeded() async throws -> APIFixture {

@@ -8,7 +8,7 @@ import Vault
 @testable import VaultAPI
 import VaultSQLite
 
-/// Issue 13, items 2, 6 and 7 through the API: a card the merchant's gateway cannot take is
+/// Through the API: a card the merchant's gateway cannot take is
 /// refused at registration with verification (422, nothing stored or sent); a currency it cannot
 /// express is refused; first uses and token sales show `storedCredential` with the network
 /// transaction id masked, and the id is kept sealed for the card.

@@ -32,7 +32,7 @@ import Vault
         }
     }
 
-    /// A soft decline may pass on a retry: the seed's intermediate 402; a hard one is final, 412.
+    /// A soft decline may pass on a retry: an intermediate 402; a hard one is final, 412.
     @Test(arguments: [("4000000000000002", "card_declined", "hard", 412), ("4000000000009995", "insufficient_funds", "soft", 402),
                       ("4000000000000069", "expired_card", "hard", 412)])
     func declinedSalesAre402WithTheRecordedTransaction(number: String, code: String, category: String, subState: Int) async throws {
@@ -118,7 +118,7 @@ import Vault
         return (authID, try #require(capture.json["id"] as? String, "\(capture.text)"))
     }
 
-    /// Found by the contract test (issue 7): an authorization and its capture are one transaction at
+    /// Found by the contract test: an authorization and its capture are one transaction at
     /// the gateway, so voiding either voids both. Both are recorded voided; a second void is a 409
     /// that never reaches the gateway (it used to be sent, answered "Already voided", and was a 502).
     @Test func voidingACaptureVoidsItsAuthorizationAndASecondVoidIsAConflict() async throws {
@@ -133,7 +133,7 @@ import Vault
         }
     }
 
-    /// Found by the contract test (issue 14): refunds of a captured authorization are the
+    /// Found by the contract test: refunds of a captured authorization are the
     /// authorization's, and the gateway refuses to void a refunded transaction. The vault checked only
     /// the capture's own refunds (none), sent the void, and answered the gateway's refusal as a 502.
     @Test func voidingACaptureAfterARefundOfItsAuthorizationIsAConflictNotAGatewayError() async throws {
@@ -208,7 +208,7 @@ import Vault
         (#"{"type": "sale", "amount": 100, "currency": "USD"}"#, "secureCardReference"),
         (#"{"type": "sale", "amount": 100, "currency": "USD", "method": "ocr", "card": {"number": "4242424242424242", "expiryDate": "1230", "cvv": "1"}}"#, "card.cvv"),
         (#"{"type": "authorize", "amount": 100, "currency": "USD", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230"}, "secureCard": {"merchantReference": "x"}}"#, "secureCard"),
-        // Null where the document types a field without null (found by make contract, issue 14).
+        // Null where the document types a field without null (found by make contract).
         (#"{"type": "sale", "amount": 100, "currency": "USD", "secureCardReference": "sc_x", "description": null}"#, "description"),
     ])
     func badTransactionsAre422AndChargeNothing(body: String, param: String) async throws {

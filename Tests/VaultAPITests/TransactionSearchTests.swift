@@ -105,7 +105,7 @@ extension TestResponse {
             ("q=50%25", [data.deposit]),
             ("q=%25", [data.deposit]),
             ("q=_", []),
-            // Issue 14 item 11: an amount in major units, as seed 000's search box takes it.
+            // An amount in major units, as a portal's search box takes it.
             ("q=10.00", [data.membership]),
             ("q=10", [data.membership]),
             ("q=25.5", []),

@@ -6,7 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 14 item 6: a query parameter or body field an operation does not declare in the OpenAPI
+/// A query parameter or body field an operation does not declare in the OpenAPI
 /// document is a 400 `unknown_parameter` naming it, on every operation, and changes nothing.
 @Suite struct UnknownParameterTests {
     /// Every documented operation: method, path template, the JSON body schema's example if any.

@@ -3,7 +3,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 
-/// Issue 14 item 12: README documents the webhook secret's encoding (base64, decoded before the
+/// README documents the webhook secret's encoding (base64, decoded before the
 /// HMAC) with a verification snippet. The snippet is taken from README and run with python3 against
 /// a signature made by the vault: it must accept it, and refuse a tampered body or the base64 text
 /// used as the key.

@@ -164,7 +164,7 @@ extension FailoverFixture {
     }
 }
 
-/// Multi-host failover of the engine (issue 15 "Availability"): the writable host is found among
+/// Multi-host failover of the engine: the writable host is found among
 /// several, a read-only server sends transactions to the writable one, and a lost COMMIT is an
 /// error, never success.
 @Suite("PostgreSQL failover: finding the primary", .clusterPair, .enabled(if: PostgresClusterPair.available))

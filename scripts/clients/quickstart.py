@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The README's quick-start flow through a client openapi-python-client generated from the vault's
-served /openapi.json (issue 14 item 13): register a card, retrieve it, preview a schedule, create
+served /openapi.json: register a card, retrieve it, preview a schedule, create
 it and confirm it. Every response is parsed by the generated models, so a document that does not
 describe what the server sends fails here.
 

@@ -3,7 +3,7 @@
 # database and key in $WORK (a new temporary directory) on a free loopback port with a development
 # merchant named $1; sets VAULT_BIN, WORK, SERVER_PID, BASE (http://127.0.0.1:PORT) and KEY (its
 # API key). An EXIT trap stops the server and removes $WORK. Callers set `umask 077` first: the
-# vault refuses a database directory or file open to group or others (SPEC §14).
+# vault refuses a database directory or file open to group or others.
 # Environment: VAULT_BIN, CONTRACT_SCRATCH_PATH (SwiftPM scratch path for the build, default .build),
 # LIVE_SERVER_CONFIG (a configuration file for the server instead of the embedded defaults).
 

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import Vault
 
-/// Issue 13 item 5: an Authorize.Net lookup by reference sees settled transactions (settled
+/// An Authorize.Net lookup by reference sees settled transactions (settled
 /// batches over the whole window since the attempt, 31 days per request), reads the unsettled
 /// list past 5,000, and never answers `notFound` without having searched everything.
 @Suite struct AuthorizeNetSettledLookupTests {

@@ -2,7 +2,7 @@ import Payments
 import Testing
 import Vault
 
-/// Issue 13, structure: one catalogue is the only list of gateways; the registry, merchant
+/// One catalogue is the only list of gateways; the registry, merchant
 /// validation and help texts read it.
 @Suite struct GatewayCatalogueTests {
     @Test func namesAreUniqueLowerCaseAndIncludeEveryAdapter() {

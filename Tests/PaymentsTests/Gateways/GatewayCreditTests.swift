@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import Vault
 
-/// Issue 14 item 5: credits (refunds without an earlier transaction) on each adapter's wire.
+/// Credits (refunds without an earlier transaction) on each adapter's wire.
 @Suite struct GatewayCreditTests {
     typealias F = GatewayFixtures
 

@@ -261,7 +261,7 @@ import Vault
         }
     }
 
-    /// Amounts go out in NMI's documented `x.xx`: a 0-decimal currency gets `.00` (issue 13, item 7).
+    /// Amounts go out in NMI's documented `x.xx`: a 0-decimal currency gets `.00`.
     @Test(arguments: [("JPY", Int64(1_000), "1000.00"), ("USD", Int64(1_234), "12.34")])
     func amountsAreSentAsDocumented(_ currency: String, _ minorUnits: Int64, _ wire: String) async throws {
         try await withGateway { fake, gateway in

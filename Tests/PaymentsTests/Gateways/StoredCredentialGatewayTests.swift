@@ -9,7 +9,7 @@ import Vault
 
 private typealias F = GatewayFixtures
 
-/// Issue 13, items 6 and 2: card-on-file flags on the first and the recurring charge, against each
+/// Card-on-file flags on the first and the recurring charge, against each
 /// gateway's fake, and cards a gateway cannot take never sent.
 struct StoredCredentialGatewayTests {
     // MARK: Authorize.Net
@@ -144,7 +144,7 @@ struct StoredCredentialGatewayTests {
         #expect(!"\(recurring.storedCredential!)".contains(original))
     }
 
-    // MARK: Pre-checks (item 2)
+    // MARK: Pre-checks: cards a gateway cannot take
 
     static let longCards = ["60110000000000001", "601100000000000004", "6011000000000000001"]
 

@@ -4,7 +4,7 @@ import Testing
 import Vault
 
 /// The reverse mode, refundable amount and reversal window of a transaction, from its type, status
-/// and amounts (seed 001's reverse modes: cancel, partial cancel, return, partial return, none).
+/// and amounts (reverse modes: cancel, partial cancel, return, partial return, none).
 @Suite struct ReversalOptionsTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     static let day: TimeInterval = 24 * 3600

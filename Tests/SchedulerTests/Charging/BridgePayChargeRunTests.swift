@@ -7,7 +7,7 @@ import Testing
 import Vault
 @testable import VaultSQLite
 
-/// Issue 13, "what must be shown", for BridgePay: the charge runner against the BridgePay fake over
+/// The charge runner against the BridgePay fake over
 /// loopback HTTP. Every test checks what the gateway holds, not only what the vault recorded.
 @Suite struct BridgePayChargeRunTests {
     static let now = Timestamp.parse("2027-03-01T00:00:00Z")!
@@ -82,7 +82,7 @@ import Vault
         }
     }
 
-    /// Issue 13 item 1: a request BridgePay refuses (10054, a mandatory field) settles the attempt
+    /// A request BridgePay refuses (10054, a mandatory field) settles the attempt
     /// as failed with decline category `error`, and no later run sends it again.
     @Test func aPermanentErrorSettlesTheStepOnceAndIsNeverSentAgain() async throws {
         try await Self.withSetup(grace: 0) { setup in

@@ -7,7 +7,9 @@ import Testing
 import Vault
 import VaultSQLite
 
-/// Issue 13, items 1, 3 and 4, through the charge runner against the NMI and Authorize.Net fakes.
+/// Gateway error classes through the charge runner against the NMI and Authorize.Net fakes: a
+/// permanent error settles once, a rate limit is retried honouring `Retry-After`, and two equal
+/// steps on one card are both charged.
 @Suite struct GatewayErrorClassChargeTests {
     /// A fake with the merchant settings that point at it.
     struct Fake {

@@ -7,7 +7,7 @@ import Testing
 import Vault
 @testable import VaultSQLite
 
-/// A sale whose answer is lost must never be charged twice (SPEC §8): it is looked up, never
+/// A sale whose answer is lost must never be charged twice: it is looked up, never
 /// re-sent in the same run, and re-sent (same idempotency key) only after the grace period when
 /// the gateway still has no record of it. Gateway errors must not make the runner spin.
 @Suite struct InDoubtChargeTests {

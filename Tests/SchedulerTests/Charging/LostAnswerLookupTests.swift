@@ -7,7 +7,7 @@ import Vault
 @testable import Scheduler
 import VaultSQLite
 
-/// Issue 13 item 5, through the charge runner against each gateway's fake: a charge whose answer
+/// Through the charge runner against each gateway's fake: a charge whose answer
 /// was lost is found by the next run's lookup even after it settled (recorded, never re-sent);
 /// when the lookup cannot prove absence the step goes to `needs_review` and is never re-sent.
 @Suite struct LostAnswerLookupTests {

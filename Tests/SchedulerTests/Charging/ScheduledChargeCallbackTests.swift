@@ -7,8 +7,8 @@ import Vault
 @testable import Scheduler
 @testable import VaultSQLite
 
-/// Issue 14 item 9: a scheduled charge names its card's merchantReference, and its webhook carries
-/// what seed 000's callback carries (card brand, masked number, state, error code and text).
+/// A scheduled charge names its card's merchantReference, and its webhook carries
+/// what a payment callback carries (card brand, masked number, state, error code and text).
 @Suite struct ScheduledChargeCallbackTests {
     static func chargeOnce(pan: String) async throws -> (fixture: ChargingFixture, transaction: Transaction, payload: [String: Any]) {
         let fixture = try await ChargingFixture()

@@ -5,7 +5,7 @@ import Vault
 @testable import Scheduler
 import VaultSQLite
 
-/// Issue 14 item 12: what an outcome leaves behind. A step that finally fails keeps no next attempt;
+/// What an outcome leaves behind. A step that finally fails keeps no next attempt;
 /// a charge in doubt that settles loses the error code it had while in doubt; a UTC merchant's
 /// schedules name the zone as configured (`UTC`, where `TimeZone.identifier` says `GMT`).
 @Suite struct StaleOutcomeFieldsTests {

@@ -6,7 +6,7 @@ import Vault
 @testable import Scheduler
 import VaultSQLite
 
-/// Issue 13 item 5: an operator resolves a step in review as charged (the attempt is recorded
+/// An operator resolves a step in review as charged (the attempt is recorded
 /// with the gateway's transaction id, the step settles) or not charged (the step falls due again
 /// under the retry policy); bad input and wrong states change nothing.
 @Suite struct StepResolutionTests {

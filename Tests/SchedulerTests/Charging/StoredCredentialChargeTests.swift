@@ -8,7 +8,7 @@ import Testing
 import Vault
 import VaultSQLite
 
-/// Issue 13, items 6, 2 and 7 through the charge runner against the gateways' fakes: scheduled
+/// Through the charge runner against the gateways' fakes: scheduled
 /// charges are merchant-initiated recurring charges referring to the card's first use; a card
 /// the gateway cannot take is declined locally and never sent; a currency it cannot express is
 /// refused when the schedule is created.

@@ -6,7 +6,7 @@ import Testing
 import Vault
 @testable import VaultSQLite
 
-/// Issue 12, finding 10, in the charge runner: a card whose expiry was moved forward in the
+/// In the charge runner: a card whose expiry was moved forward in the
 /// database does not open, so the step is declined locally (`card_unavailable`) and the gateway is
 /// never called.
 @Suite struct TamperedCardChargeTests {

@@ -162,7 +162,7 @@ import Vault
         #expect(pastDue == 4)
         let webhooks = try await fixture.count("SELECT count(*) AS n FROM webhook_events WHERE type IN ('transaction.approved', 'transaction.declined')")
         #expect(webhooks == (try await fixture.count("SELECT count(*) AS n FROM transactions WHERE step_id IS NOT NULL")))
-        // SPEC §11: an audit event for every charge, exactly one per attempt, written with its outcome.
+        // An audit event for every charge, exactly one per attempt, written with its outcome.
         let chargesWithoutOneEvent = try await fixture.count("""
             SELECT count(*) AS n FROM transactions t WHERE t.step_id IS NOT NULL
               AND (SELECT count(*) FROM audit_events a WHERE a.object_id = t.id AND a.action LIKE 'charge.%') != 1

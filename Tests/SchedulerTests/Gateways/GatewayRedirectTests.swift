@@ -7,7 +7,7 @@ import Testing
 import Vault
 import VaultSQLite
 
-/// Issue 12, finding 3: a gateway endpoint answering 307 made the vault re-send the card number,
+/// A gateway endpoint answering 307 once made the vault re-send the card number,
 /// the CVV and the gateway secret to the redirect target. Gateway calls never follow redirects;
 /// the redirect is a final error (not charged, not in doubt).
 @Suite struct GatewayRedirectTests {

@@ -4,7 +4,7 @@ import Payments
 import Testing
 
 @Suite struct TransactionStateTests {
-    /// Every row of the seed's table (seed 001 §18.2) that a transaction can be in, as README lists it.
+    /// Every `state`/`subState` pair a transaction can be in, as README lists it.
     @Test(arguments: [
         (TransactionType.sale, TransactionStatus.pending, nil, 100, 101), (.sale, .inDoubt, nil, 200, 201), (.sale, .error, nil, 200, 202),
         (.verify, .approved, nil, 200, 201), (.verify, .declined, "hard", 200, 202),

@@ -4,7 +4,7 @@ import Testing
 import Vault
 @testable import Scheduler
 
-/// Issue 12, finding 12 (and 3 for callbacks): webhook deliveries go only where the operator
+/// Webhook deliveries go only where the operator
 /// allows. The URL is checked again at delivery, a host name is resolved by the vault, every
 /// address is checked, and the connection goes to the address that was checked (DNS rebinding
 /// cannot swap it). Nothing here sends a packet anywhere but 127.0.0.1: refusals happen before

@@ -14,7 +14,7 @@ import VaultSQLite
 /// the store's share of a charge run. Prints one line per engine.
 ///
 /// Run: `VAULT_BILLING_BENCH_STEPS=10000 VAULT_TEST_DATABASE_URL=... swift test --filter ChargeLoopThroughput`
-/// (build with `-c release` for figures comparable to SPEC §12).
+/// (build with `-c release` for figures comparable to the performance targets).
 @Suite(.enabled(if: BenchmarkSize.steps != nil && BillingDatabase.available, "needs VAULT_BILLING_BENCH_STEPS and VAULT_TEST_DATABASE_URL"))
 struct ChargeLoopThroughput {
     static let due = Timestamp.parse("2027-03-02T09:00:00.000Z")!
@@ -25,7 +25,7 @@ struct ChargeLoopThroughput {
     @Test func claimAttemptAndOutcomeLoopOnPostgresAndSQLite() async throws {
         let count = try #require(BenchmarkSize.steps)
         // PostgreSQL, one runner then two (two stores, as two processes), each on a fresh set of
-        // steps: first writing one step at a time (as before issue 15's groups), then in groups.
+        // steps: first writing one step at a time (without grouping), then in groups.
         let database = try await BillingDatabase()
         let second = try await BillingDatabase.open(database.url)
         var seconds: [Double] = []

@@ -1,7 +1,7 @@
 import Testing
 @testable import Vault
 
-/// Which bearer strings name a key id (SPEC §9): `vk_<16>_<32>`, nothing else.
+/// Which bearer strings name a key id: `vk_<16>_<32>`, nothing else.
 @Suite struct APIKeyShapeTests {
     static let id = "ABCDEFGHIJKLMNOP"
     static let secret = String(repeating: "s", count: 32)

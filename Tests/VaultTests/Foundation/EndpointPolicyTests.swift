@@ -4,8 +4,8 @@ import VaultSQLite
 import Scheduler
 import StorageTestSupport
 
-/// Where the vault may send requests: gateway endpoints and callback URLs (issue 12, findings 3
-/// and 12), checked where merchants are configured.
+/// Where the vault may send requests: gateway endpoints and callback URLs, checked where
+/// merchants are configured.
 @Suite struct EndpointPolicyTests {
     // MARK: - Addresses
 
@@ -39,7 +39,7 @@ import StorageTestSupport
         #expect(!NetworkAddress.isLegacyNumericHost(host), "\(host)")
     }
 
-    // MARK: - Gateway endpoints (finding 3)
+    // MARK: - Gateway endpoints
 
     @Test(arguments: ["https://secure.nmi.com/api/transact.php", "https://apitest.authorize.net", "http://127.0.0.1:1234",
                       "http://127.8.9.10/api", "http://localhost:8080/x", "http://[::1]:9000/", "HTTPS://Gateway.Example.com:8443/p?q=1",
@@ -68,7 +68,7 @@ import StorageTestSupport
         }
     }
 
-    // MARK: - Callback URLs (findings 3 and 12)
+    // MARK: - Callback URLs
 
     static let disguisedOrPrivateCallbacks = [
         "http://0x7f000001/", "http://2130706433/", "http://127.1/", "http://[::ffff:127.0.0.1]/", "https://0x7f000001/hooks",

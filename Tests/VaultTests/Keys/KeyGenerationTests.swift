@@ -16,7 +16,7 @@ final class ManualInstantClock: Sendable {
     var reading: @Sendable () -> ContinuousClock.Instant { { self.origin + self.elapsed.withLock { $0 } } }
 }
 
-/// Two servers on one database (issue 15): a key change made through one is picked up by the
+/// Two servers on one database: a key change made through one is picked up by the
 /// other without restart, through the key generation, and without a key read per request.
 ///
 /// Node A is the fixture's store and keyring; node B opens the same database through a second

@@ -5,7 +5,7 @@ import Scheduler
 import StorageTestSupport
 import VaultSQLite
 
-/// Issue 12, finding 10: the clear metadata beside a sealed card (expiry, masked number, brand,
+/// The clear metadata beside a sealed card (expiry, masked number, brand,
 /// entry mode, fingerprint) is bound to the sealed data as associated data. An attacker who edits
 /// a column in the database gets a refusal, never a card opened with the edited value.
 @Suite struct CardMetadataIntegrityTests {

@@ -4,7 +4,7 @@ import Testing
 @testable import Vault
 @testable import VaultSQLite
 
-/// SPEC §14 / issue 12 finding 4: a local user must not be able to read the database, its WAL or
+/// A local user must not be able to read the database, its WAL or
 /// its shared-memory file, and a server must not start on files that are open to them.
 @Suite(.sqliteOnly("the SQLite database file, its WAL and SHM: permissions, symbolic links; PostgreSQL keeps no file of ours")) struct DatabaseFilesTests {
     @Test func aNewDatabaseIsCreatedInAPrivateDirectoryWithPrivateFilesIncludingWALAndSHM() async throws {
