@@ -447,9 +447,7 @@ public struct SecureCardService: Sendable {
     }
 
     static func checkNotExpired(_ expiry: CardExpiry, field: String, merchant: Merchant, now: Date) throws {
-        let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
-        let today = CivilDate.today(in: zone, now: now)
-        if expiry.isExpired(currentYear: today.year, currentMonth: today.month) {
+        if expiry.isExpired(on: CivilDate.today(in: merchant.zone, now: now)) {
             throw CardDataError(field: field, code: "expired", message: "The card expired at the end of \(expiry).")
         }
     }
