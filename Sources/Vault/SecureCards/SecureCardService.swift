@@ -428,8 +428,7 @@ public struct SecureCardService: Sendable {
         -> CardVerificationRecord?
     {
         guard verify ?? merchant.verifyOnRegistration else { return nil }
-        let attempt = reference + "-" + OpaqueToken.make(prefix: "v", randomBits: 40)
-        switch await verifier.verify(captured, merchant: merchant, reference: attempt) {
+        switch await verifier.verify(captured, merchant: merchant, secureCardReference: reference) {
         case .verified(let record): return record
         case .declined(let code, let category): throw SecureCardError.verificationDeclined(code: code, category: category)
         case .unavailable(let reason): throw SecureCardError.verificationUnavailable(reason: reason)
