@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "Payments", targets: ["Payments"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "VaultAPI", targets: ["VaultAPI"]),
+        // The bodies of the libFuzzer targets, for the side package Fuzz/ (which holds only entry
+        // points); not part of the `vault` product.
+        .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
@@ -160,6 +163,14 @@ let package = Package(
             dependencies: ["VaultAPI"],
             swiftSettings: swiftSettings
         ),
+        // The bodies of the libFuzzer targets in Fuzz/ and their property checks: compiled by the main
+        // build and replayed on the committed corpora by FuzzHarnessTests, so a move that breaks a
+        // fuzz target fails `make test`.
+        .target(
+            name: "FuzzHarness",
+            dependencies: ["Vault", "Payments", "Scheduler"],
+            swiftSettings: swiftSettings
+        ),
         // What every test module needs to run on either engine: `TestDatabase`, `TestSQL`,
         // `TestEngine` and the PostgreSQL template databases.
         .target(
@@ -173,6 +184,11 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/StorageTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FuzzHarnessTests",
+            dependencies: ["FuzzHarness", "Vault"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
