@@ -17,9 +17,10 @@ let package = Package(
         .library(name: "Payments", targets: ["Payments"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "VaultAPI", targets: ["VaultAPI"]),
-        // The bodies of the libFuzzer targets, for the side package Fuzz/ (which holds only entry
-        // points); not part of the `vault` product.
+        // The bodies of the libFuzzer targets and the benchmark workloads, for the side packages
+        // Fuzz/ and Benchmarks/ (which hold only entry points); not part of the `vault` product.
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
+        .library(name: "BenchmarkScenarios", targets: ["BenchmarkScenarios"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
@@ -171,6 +172,13 @@ let package = Package(
             dependencies: ["Vault", "Payments", "Scheduler"],
             swiftSettings: swiftSettings
         ),
+        // The workloads of the benchmarks in Benchmarks/: compiled by the main build and run once at
+        // a small size by BenchmarkScenariosTests.
+        .target(
+            name: "BenchmarkScenarios",
+            dependencies: ["Vault", "Scheduler", "VaultSQLite"],
+            swiftSettings: swiftSettings
+        ),
         // What every test module needs to run on either engine: `TestDatabase`, `TestSQL`,
         // `TestEngine` and the PostgreSQL template databases.
         .target(
@@ -189,6 +197,11 @@ let package = Package(
         .testTarget(
             name: "FuzzHarnessTests",
             dependencies: ["FuzzHarness", "Vault"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BenchmarkScenariosTests",
+            dependencies: ["BenchmarkScenarios", "Scheduler", "Vault"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
