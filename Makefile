@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VAULT_RELEASE := .build/release/vault
 
-.PHONY: deps build run test benchmarks crash-test runner-benchmark runner-benchmark-pg failover-test fuzz load contract clients clean
+.PHONY: deps build run test lint benchmarks crash-test runner-benchmark runner-benchmark-pg failover-test fuzz load contract clients clean
 
 deps:
 	@scripts/install-deps.sh
@@ -22,7 +22,12 @@ run: deps
 test: deps
 	SWIFT="$(SWIFT)" scripts/test.sh
 
-## Benchmarks (ordo-one/benchmark); a separate package CI does not build.
+## swift format's rules enabled in .swift-format (also the first step of `make test`).
+lint:
+	SWIFT="$(SWIFT)" scripts/lint.sh
+
+## Benchmarks (ordo-one/benchmark): the entry points in Benchmarks/, a separate package; their
+## workloads (BenchmarkScenarios) are built and run once by `make test`.
 benchmarks: deps
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
@@ -61,8 +66,8 @@ load: deps
 contract: deps
 	scripts/contract-test.sh
 
-## Clients generated from the served /openapi.json (openapi-python-client, swift-openapi-generator
-## in Tests/GeneratedClient) run the quick-start flow against a live server.
+## A client generated from the served /openapi.json (openapi-python-client) runs the quick-start
+## flow against a live server; a client from a wrong document must fail it.
 clients: deps
 	scripts/clients-test.sh
 

@@ -17,6 +17,10 @@ let package = Package(
         .library(name: "Payments", targets: ["Payments"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "VaultAPI", targets: ["VaultAPI"]),
+        // The bodies of the libFuzzer targets and the benchmark workloads, for the side packages
+        // Fuzz/ and Benchmarks/ (which hold only entry points); not part of the `vault` product.
+        .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
+        .library(name: "BenchmarkScenarios", targets: ["BenchmarkScenarios"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
@@ -74,7 +78,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -161,6 +164,21 @@ let package = Package(
             dependencies: ["VaultAPI"],
             swiftSettings: swiftSettings
         ),
+        // The bodies of the libFuzzer targets in Fuzz/ and their property checks: compiled by the main
+        // build and replayed on the committed corpora by FuzzHarnessTests, so a move that breaks a
+        // fuzz target fails `make test`.
+        .target(
+            name: "FuzzHarness",
+            dependencies: ["Vault", "Payments", "Scheduler"],
+            swiftSettings: swiftSettings
+        ),
+        // The workloads of the benchmarks in Benchmarks/: compiled by the main build and run once at
+        // a small size by BenchmarkScenariosTests.
+        .target(
+            name: "BenchmarkScenarios",
+            dependencies: ["Vault", "Scheduler", "VaultSQLite"],
+            swiftSettings: swiftSettings
+        ),
         // What every test module needs to run on either engine: `TestDatabase`, `TestSQL`,
         // `TestEngine` and the PostgreSQL template databases.
         .target(
@@ -174,6 +192,16 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/StorageTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FuzzHarnessTests",
+            dependencies: ["FuzzHarness", "Vault"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BenchmarkScenariosTests",
+            dependencies: ["BenchmarkScenarios", "Scheduler", "Vault"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

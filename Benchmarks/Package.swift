@@ -1,4 +1,8 @@
 // swift-tools-version:6.1
+// ordo-one/benchmark entry points (`make benchmarks`). Each executable only registers its
+// benchmarks; the workloads are the vault's `BenchmarkScenarios` module, which
+// `swift build --build-tests` compiles and its tests run once at a small size, so a change that
+// breaks them fails `make test` rather than only this package.
 import PackageDescription
 
 let benchmarkPlugin: [Target.PluginUsage] = [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -15,8 +19,9 @@ let package = Package(
             name: "StorageBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BenchmarkScenarios", package: "vault"),
+                .product(name: "Scheduler", package: "vault"),
                 .product(name: "Vault", package: "vault"),
-                .product(name: "VaultSQLite", package: "vault"),
             ],
             path: "Benchmarks/StorageBenchmarks",
             plugins: benchmarkPlugin
@@ -25,8 +30,9 @@ let package = Package(
             name: "VaultBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BenchmarkScenarios", package: "vault"),
+                .product(name: "Scheduler", package: "vault"),
                 .product(name: "Vault", package: "vault"),
-                .product(name: "VaultSQLite", package: "vault"),
             ],
             path: "Benchmarks/VaultBenchmarks",
             plugins: benchmarkPlugin
@@ -35,6 +41,7 @@ let package = Package(
             name: "PlanBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BenchmarkScenarios", package: "vault"),
                 .product(name: "Scheduler", package: "vault"),
                 .product(name: "Vault", package: "vault"),
             ],

@@ -1,7 +1,9 @@
 // swift-tools-version:6.1
-// libFuzzer targets for the parsers that take untrusted input (issue 7). Not built by `make test`;
-// `make fuzz` (scripts/fuzz.sh) builds them with `--sanitize=fuzzer --sanitize=address` and runs each
-// for a bounded time on its corpus in Corpus/<target>/.
+// libFuzzer entry points for the parsers that take untrusted input. Each executable holds only its
+// `LLVMFuzzerTestOneInput`; the bodies and their property checks are the vault's `FuzzHarness`
+// module, which `swift build --build-tests` compiles and whose tests replay Corpus/<target>/, so a
+// change that breaks them fails `make test`. `make fuzz` (scripts/fuzz.sh) builds this package with
+// `--sanitize=fuzzer --sanitize=address` and runs each target for a bounded time on its corpus.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -17,28 +19,19 @@ let package = Package(
         .package(name: "vault", path: "../")
     ],
     targets: [
-        .target(
-            name: "FuzzSupport",
-            dependencies: [.product(name: "Vault", package: "vault")],
-            swiftSettings: swiftSettings
-        ),
         .executableTarget(
             name: "TrackFuzzer",
-            dependencies: ["FuzzSupport", .product(name: "Vault", package: "vault")],
+            dependencies: [.product(name: "FuzzHarness", package: "vault")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "EMVFuzzer",
-            dependencies: ["FuzzSupport", .product(name: "Vault", package: "vault")],
+            dependencies: [.product(name: "FuzzHarness", package: "vault")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "JSONRequestFuzzer",
-            dependencies: [
-                "FuzzSupport",
-                .product(name: "Vault", package: "vault"),
-                .product(name: "Scheduler", package: "vault"),
-            ],
+            dependencies: [.product(name: "FuzzHarness", package: "vault")],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
-# Generated clients (issue 14 item 13): clients generated from the /openapi.json a live `vault serve`
-# serves, by openapi-python-client and by apple/swift-openapi-generator, each run the README's
-# quick-start flow (register a card, retrieve it, preview a schedule, create it, confirm it) against
-# that server. Fails when a generator refuses the document, when the generated code does not build,
-# or when a response does not parse into the generated types. Then, as a control, each client is
-# generated again from a wrong document (SecureCardFields.fingerprint renamed fingerPrint) and must
-# fail the flow: a check that cannot fail proves nothing.
+# A generated client: openapi-python-client generates a client from the /openapi.json a live
+# `vault serve` serves, and that client runs the README's quick-start flow (register a card, retrieve
+# it, preview a schedule, create it, confirm it) against that server. Fails when the generator refuses
+# the document or when a response does not parse into the generated types. Then, as a control, the
+# client is generated again from a wrong document (SecureCardFields.fingerprint renamed fingerPrint)
+# and must fail the flow: a check that cannot fail proves nothing.
 #
-# The Swift client is the separate package Tests/GeneratedClient (not built by `make test`: the
-# generator and its dependencies take minutes to build from scratch; see docs/decisions/http-api-and-contract.md).
 # openapi-python-client is installed from PyPI into a virtual environment under .build-contract/.
 #
 # Environment:
-#   CLIENTS             which clients to run: "python swift" (default), "python" or "swift"
 #   CLIENTS_CONTROL     1 (default): also run the wrong-document control; 0: skip it
 #   CLIENTS_VENV        virtual environment to use or create (default .build-contract/clients-venv)
 #   VAULT_BIN           use this vault binary instead of building one (release)
@@ -21,7 +17,6 @@ umask 077
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-CLIENTS=${CLIENTS:-python swift}
 CONTROL=${CLIENTS_CONTROL:-1}
 VENV=${CLIENTS_VENV:-$ROOT/.build-contract/clients-venv}
 
@@ -55,54 +50,24 @@ python_client() { # document output-dir run: generates the client and runs the f
   fi
 }
 
-swift_client() { # document run: generates the client (the package's build plugin) and runs the flow through it
-  local log=$WORK/swift-build.log
-  cp "$1" Tests/GeneratedClient/Sources/QuickStart/openapi.json
-  if swift build --package-path Tests/GeneratedClient --product QuickStart >"$log" 2>&1; then
-    grep -E "warning: .*QuickStart/" "$log" || true
-    "$(swift build --package-path Tests/GeneratedClient --show-bin-path)/QuickStart" "$BASE" "$KEY" "$2"
-  else
-    grep -E "error|Build complete" "$log" | sort -u | head -20 >&2
-    return 1
-  fi
-}
-
 status=0
-if [[ " $CLIENTS " == *" python "* ]]; then
-  if [ ! -x "$VENV/bin/openapi-python-client" ]; then
-    echo "== installing openapi-python-client into $VENV"
-    python3 -m venv "$VENV" 2>/dev/null || { scripts/install-deps.sh python3-venv && python3 -m venv "$VENV"; }
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check openapi-python-client
-  fi
-  echo "== python: openapi-python-client $("$VENV/bin/pip" show openapi-python-client | sed -n 's/^Version: //p')"
-  # --fail-on-warning: a schema the generator had to leave out is a failure, not a thinner client.
-  python_client "$WORK/openapi.json" "$WORK/python-client" 1 || status=1
-  if [ "$CONTROL" = 1 ]; then
-    echo "== python, control: a client from a document with a renamed field must fail"
-    if python_client "$WORK/wrong-openapi.json" "$WORK/python-control" control >"$WORK/python-control.out" 2>&1; then
-      echo "python client: the flow passed with a wrong document" >&2; status=1
-    elif grep -q "fingerPrint" "$WORK/python-control.out"; then
-      echo "failed as it must: $(tail -1 "$WORK/python-control.out")"
-    else
-      echo "python client: the control failed, but not on the renamed field:" >&2; tail -5 "$WORK/python-control.out" >&2; status=1
-    fi
+if [ ! -x "$VENV/bin/openapi-python-client" ]; then
+  echo "== installing openapi-python-client into $VENV"
+  python3 -m venv "$VENV" 2>/dev/null || { scripts/install-deps.sh python3-venv && python3 -m venv "$VENV"; }
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check openapi-python-client
+fi
+echo "== python: openapi-python-client $("$VENV/bin/pip" show openapi-python-client | sed -n 's/^Version: //p')"
+# --fail-on-warning: a schema the generator had to leave out is a failure, not a thinner client.
+python_client "$WORK/openapi.json" "$WORK/python-client" 1 || status=1
+if [ "$CONTROL" = 1 ]; then
+  echo "== python, control: a client from a document with a renamed field must fail"
+  if python_client "$WORK/wrong-openapi.json" "$WORK/python-control" control >"$WORK/python-control.out" 2>&1; then
+    echo "python client: the flow passed with a wrong document" >&2; status=1
+  elif grep -q "fingerPrint" "$WORK/python-control.out"; then
+    echo "failed as it must: $(tail -1 "$WORK/python-control.out")"
+  else
+    echo "python client: the control failed, but not on the renamed field:" >&2; tail -5 "$WORK/python-control.out" >&2; status=1
   fi
 fi
 
-if [[ " $CLIENTS " == *" swift "* ]]; then
-  echo "== swift: swift-openapi-generator (Tests/GeneratedClient)"
-  swift_client "$WORK/openapi.json" 1 || status=1
-  if [ "$CONTROL" = 1 ]; then
-    echo "== swift, control: a client from a document with a renamed field must fail"
-    if swift_client "$WORK/wrong-openapi.json" control >"$WORK/swift-control.out" 2>&1; then
-      echo "swift client: the flow passed with a wrong document" >&2; status=1
-    elif grep -q "fingerPrint" "$WORK/swift-control.out"; then
-      echo "failed as it must: $(tail -1 "$WORK/swift-control.out" | cut -c1-300)"
-    else
-      echo "swift client: the control failed, but not on the renamed field:" >&2; tail -5 "$WORK/swift-control.out" >&2; status=1
-    fi
-    # Leave the package generated from the served document.
-    cp "$WORK/openapi.json" Tests/GeneratedClient/Sources/QuickStart/openapi.json
-  fi
-fi
 exit "$status"

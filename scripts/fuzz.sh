@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # libFuzzer on the track, EMV and JSON-request parsers (issue 7), each for a bounded time.
 #
+# The targets' bodies are the vault's FuzzHarness module (the Fuzz/ executables hold only their
+# entry points); `make test` builds them and replays every committed corpus once without sanitizers.
 # Builds the Fuzz/ package with the fuzzer and address sanitizers, replays every committed input
 # of Fuzz/Corpus/<target>/ (seeds and earlier crashes: the regression check), then fuzzes each
 # target. New interesting inputs go to a work corpus under the scratch path, never into the
@@ -74,10 +76,10 @@ check_instrumented() {
   grep -q "__sanitizer_cov_8bit_counters_init" <<<"$symbols" || { echo "fuzz: $module has no coverage instrumentation" >&2; return 1; }
   grep -q "__asan_" <<<"$symbols" || { echo "fuzz: $module has no AddressSanitizer instrumentation" >&2; return 1; }
 }
-for module in Vault Scheduler FuzzSupport $TARGETS; do
+for module in Vault Payments Scheduler FuzzHarness $TARGETS; do
   check_instrumented "$module" || { echo "fuzz: the build is not instrumented; see the BUILD flags in $0" >&2; exit 1; }
 done
-echo "== instrumented: Vault Scheduler FuzzSupport $TARGETS (coverage + ASan)"
+echo "== instrumented: Vault Payments Scheduler FuzzHarness $TARGETS (coverage + ASan)"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
 SYMBOLIZER=$(dirname "$(command -v swift)")/llvm-symbolizer

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# `make test`: the whole suite, the PostgreSQL tests against a throwaway cluster (temporary
-# directory, free loopback port) that is stopped and removed however the run ends.
+# `make test`: the lint (scripts/lint.sh, swift format's rules), then the whole suite, the
+# PostgreSQL tests against a throwaway cluster (temporary directory, free loopback port) that is
+# stopped and removed however the run ends. The build includes the fuzz targets' bodies
+# (FuzzHarness) and the benchmark workloads (BenchmarkScenarios), and the suite replays the fuzz
+# corpora and runs each workload once, so the side packages Fuzz/ and Benchmarks/ cannot rot unseen.
 #   SWIFT=swift scripts/test.sh
 # With VAULT_TEST_DATABASE_URL already set (a server whose role may CREATE DATABASE) no cluster is
 # started. VAULT_TEST_POSTGRES=off runs the suite without PostgreSQL. The suite runs twice: on
@@ -13,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 
+SWIFT=$SWIFT scripts/lint.sh
 $SWIFT build --build-tests
 
 if [ "${VAULT_TEST_POSTGRES:-on}" != "off" ] && [ -z "${VAULT_TEST_DATABASE_URL:-}" ]; then

@@ -12,7 +12,7 @@ import Vault
 @Suite("PostgreSQL: registration path", .postgres)
 struct PostgresRegistrationPathTests {
     struct Verifier: CardVerifier {
-        func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
             .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: "t", avsResult: nil, cvvResult: nil, verifiedAt: Date()))
         }
     }

@@ -116,10 +116,8 @@ public struct TransactionService: Sendable {
         try await store.insertTransaction(
             transaction, refusingDuplicatesSince: duplicatesSince, audit: audit(transaction, actor: actor, action: "transaction.created"))
 
-        let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
-        let today = CivilDate.today(in: zone, now: now)
         let result: GatewayResult
-        if card.expiry.isExpired(currentYear: today.year, currentMonth: today.month) {
+        if card.expiry.isExpired(on: CivilDate.today(in: merchant.zone, now: now)) {
             result = GatewayResult(outcome: .declined(code: "expired_card", category: .hard), responseText: "Declined by the vault: the card has expired.")
         } else {
             let charge = ChargeRequest(

@@ -256,8 +256,7 @@ public struct TransactionStatistics: Sendable, Equatable {
         store: any TransactionStore
     ) async throws -> TransactionStatistics {
         try validate(from: from, to: to, grouping: grouping)
-        let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
-        let periods = StatisticsPeriod.periods(from: from, through: to, grouping: grouping, zone: zone)
+        let periods = StatisticsPeriod.periods(from: from, through: to, grouping: grouping, zone: merchant.zone)
         let totals = try await store.transactionTotals(merchantID: merchant.id, periods: periods, selection: selection)
         return assemble(from: from, to: to, grouping: grouping, selection: selection, timeZone: merchant.timeZone, periods: periods, totals: totals)
     }

@@ -13,7 +13,7 @@ extension ChargeRunner {
         guard let card else {
             return GatewayResult(outcome: .declined(code: "card_unavailable", category: .hard), responseText: "The secure card is deleted or purged.")
         }
-        if card.expiry.year * 12 + card.expiry.month < due.step.date.year * 12 + due.step.date.month {
+        if card.expiry.isExpired(on: due.step.date) {
             return GatewayResult(outcome: .declined(code: "expired_card", category: .hard), responseText: "Declined by the vault: the card expires before the due date.")
         }
         guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {

@@ -60,16 +60,29 @@ public struct PlanDates: Sequence, Sendable {
                 cadence = .days(7)
                 let weekday = (plan.day ?? 0) % 7
                 nextDay = start.dayNumber + Int32((weekday - start.weekday + 7) % 7)
-            case .monthly, .quarterly, .annual:
-                let stride = plan.type == .monthly ? 1 : (plan.type == .quarterly ? 3 : 12)
-                let phase = ((plan.month ?? 1) - 1) % stride
-                let (year, month, _) = start.components
-                let startIndex = year * 12 + month - 1
-                var index = startIndex + ((phase - startIndex % stride) % stride + stride) % stride
-                if Self.date(monthIndex: index, day: dayOfMonth) < start { index += stride }
-                cadence = .months(stride)
-                monthIndex = index
+            // One case per month-based type, no `default`: a new plan type must state its stride here.
+            case .monthly:
+                cadence = .months(1)
+            case .quarterly:
+                cadence = .months(3)
+            case .annual:
+                cadence = .months(12)
             }
+            if case .months(let stride) = cadence {
+                monthIndex = Self.firstMonthIndex(start: start, stride: stride, month: plan.month, day: dayOfMonth)
+            }
+        }
+
+        /// The month index (year * 12 + month - 1) of the first step of a plan stepping by `stride`
+        /// months in phase with `month` (1-12, default January), on `day` clamped to each month, on
+        /// or after `start`.
+        private static func firstMonthIndex(start: CivilDate, stride: Int, month: Int?, day: Int) -> Int {
+            let phase = ((month ?? 1) - 1) % stride
+            let (year, startMonth, _) = start.components
+            let startIndex = year * 12 + startMonth - 1
+            var index = startIndex + ((phase - startIndex % stride) % stride + stride) % stride
+            if date(monthIndex: index, day: day) < start { index += stride }
+            return index
         }
 
         /// The next step date, or `nil` after the last one.

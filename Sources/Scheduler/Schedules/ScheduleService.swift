@@ -239,10 +239,9 @@ public struct ScheduleService: Sendable {
         try Self.checkContacts(email: request.receiptEmail, phone: request.receiptPhone)
         if let description = request.description { try Self.checkText(description, field: "description", max: 255) }
         if let externalID = request.externalId { try Self.checkText(externalID, field: "externalId", max: 64) }
-        let configuredZone = TimeZone(identifier: merchant.timeZone)
         let rules = PlanRules(
-            defaultTimeZone: configuredZone ?? TimeZone(identifier: "UTC")!, defaultTime: settings.defaultTime, maxCount: settings.maxStepCount,
-            defaultTimeZoneName: configuredZone == nil ? "UTC" : merchant.timeZone)
+            defaultTimeZone: merchant.zone, defaultTime: settings.defaultTime, maxCount: settings.maxStepCount,
+            defaultTimeZoneName: merchant.zoneName)
         let plan = try Plan(validating: request.plan, rules: rules)
         let today = CivilDate.today(in: plan.timeZone, now: now)
         let horizon = today.adding(days: settings.horizonDays)
@@ -252,8 +251,8 @@ public struct ScheduleService: Sendable {
         }
         try Self.checkExpiry(card, firstDate: first.date)
         var warnings: [String] = []
-        if let last = planned.last, last.date > Self.lastValidDate(card.expiry) || plan.end == .never {
-            if last.date > Self.lastValidDate(card.expiry) || plan.end == .never && horizon > Self.lastValidDate(card.expiry) {
+        if let last = planned.last, card.expiry.isExpired(on: last.date) || plan.end == .never {
+            if card.expiry.isExpired(on: last.date) || plan.end == .never && card.expiry.isExpired(on: horizon) {
                 warnings.append("card_expires_before_last_step: the card expires \(card.expiry.mmyy) (MMYY), before the plan's last step")
             }
         }
@@ -397,12 +396,8 @@ public struct ScheduleService: Sendable {
         }
     }
 
-    static func lastValidDate(_ expiry: CardExpiry) -> CivilDate {
-        CivilDate.clamped(year: expiry.year, month: expiry.month, day: 32)
-    }
-
     static func checkExpiry(_ card: SecureCardRow, firstDate: CivilDate) throws {
-        if firstDate > lastValidDate(card.expiry) {
+        if card.expiry.isExpired(on: firstDate) {
             throw ScheduleError.invalid(
                 field: "secureCardReference", rule: "card_expires_before_first_step",
                 message: "The card expires \(card.expiry.mmyy) (MMYY), before the first step on \(firstDate.iso).")

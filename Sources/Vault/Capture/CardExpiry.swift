@@ -73,6 +73,14 @@ public struct CardExpiry: Sendable, Hashable, Codable, Comparable, CustomStringC
         (year, month) < (currentYear, currentMonth)
     }
 
+    /// `true` when the card is expired on `day`: the expiry month ended before `day`'s month. A
+    /// card is good through the last day of its expiry month, so a charge, a schedule step or a
+    /// registration on that day still goes ahead.
+    public func isExpired(on day: CivilDate) -> Bool {
+        let (dayYear, dayMonth, _) = day.components
+        return isExpired(currentYear: dayYear, currentMonth: dayMonth)
+    }
+
     /// Orders by year, then month.
     public static func < (lhs: CardExpiry, rhs: CardExpiry) -> Bool {
         (lhs.year, lhs.month) < (rhs.year, rhs.month)

@@ -14,6 +14,7 @@ public enum CardVerificationResult: Sendable, Equatable {
 /// Verifies cards with the merchant's gateway (account verification, or a small authorization
 /// voided at once). The CVV travels only into this call.
 public protocol CardVerifier: Sendable {
-    /// Verifies `card` for `merchant`; `reference` is unique per verification (idempotency).
-    func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult
+    /// Verifies `card` for `merchant`. `secureCardReference` is the token of the card being
+    /// registered, updated or first used: the card an approval's stored credential belongs to.
+    func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult
 }

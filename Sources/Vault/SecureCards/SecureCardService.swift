@@ -428,8 +428,7 @@ public struct SecureCardService: Sendable {
         -> CardVerificationRecord?
     {
         guard verify ?? merchant.verifyOnRegistration else { return nil }
-        let attempt = reference + "-" + OpaqueToken.make(prefix: "v", randomBits: 40)
-        switch await verifier.verify(captured, merchant: merchant, reference: attempt) {
+        switch await verifier.verify(captured, merchant: merchant, secureCardReference: reference) {
         case .verified(let record): return record
         case .declined(let code, let category): throw SecureCardError.verificationDeclined(code: code, category: category)
         case .unavailable(let reason): throw SecureCardError.verificationUnavailable(reason: reason)
@@ -447,9 +446,7 @@ public struct SecureCardService: Sendable {
     }
 
     static func checkNotExpired(_ expiry: CardExpiry, field: String, merchant: Merchant, now: Date) throws {
-        let zone = TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!
-        let today = CivilDate.today(in: zone, now: now)
-        if expiry.isExpired(currentYear: today.year, currentMonth: today.month) {
+        if expiry.isExpired(on: CivilDate.today(in: merchant.zone, now: now)) {
             throw CardDataError(field: field, code: "expired", message: "The card expired at the end of \(expiry).")
         }
     }

@@ -21,8 +21,7 @@ struct GatewayFirstUseCheck: FirstUseCheck {
         if try await onFile(secureCardReference, merchant: merchant) { return }
         let card = try await cards.cardForCharge(reference: secureCardReference, merchantID: merchant.id)
         let captured = CapturedCard(pan: card.pan, expiry: card.expiry, holderName: card.holderName, entryMode: .keyed)
-        let reference = secureCardReference + "-" + OpaqueToken.make(prefix: "c", randomBits: 40)
-        switch await verifier.verify(captured, merchant: merchant, reference: reference) {
+        switch await verifier.verify(captured, merchant: merchant, secureCardReference: secureCardReference) {
         case .verified:
             guard try await onFile(secureCardReference, merchant: merchant) else {
                 throw ScheduleError.storedCredentialMissing(secureCardReference: secureCardReference, merchantReference: card.merchantReference)

@@ -16,7 +16,7 @@ struct ReversalFixture {
     let merchant: Merchant
 
     struct ApproveAll: CardVerifier {
-        func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
             .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: nil, avsResult: nil, cvvResult: nil, verifiedAt: Date()))
         }
     }

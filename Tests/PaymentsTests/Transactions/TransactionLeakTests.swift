@@ -13,7 +13,7 @@ import Vault
 /// gateway credentials used.
 @Suite struct TransactionLeakTests {
     struct ApproveAll: CardVerifier {
-        func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
             .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: nil, avsResult: nil, cvvResult: nil, verifiedAt: Date()))
         }
     }

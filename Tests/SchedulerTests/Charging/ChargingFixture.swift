@@ -10,7 +10,7 @@ import Vault
 /// engine of the run (`TestEngine.current`).
 struct ChargingFixture {
     struct NoVerification: CardVerifier {
-        func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
             .unavailable(reason: "not used")
         }
     }

@@ -9,7 +9,7 @@ import Vault
 /// A migrated store with one merchant and one card, on the engine of the run (`TestEngine.current`).
 struct ScheduleFixture {
     struct ApproveAll: CardVerifier {
-        func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
             .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: nil, avsResult: nil, cvvResult: nil, verifiedAt: Date()))
         }
     }

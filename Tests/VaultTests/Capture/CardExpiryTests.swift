@@ -85,4 +85,21 @@ import Testing
             try JSONDecoder().decode(CardExpiry.self, from: Data(#"{"year":2031,"month":13}"#.utf8))
         }
     }
+
+    /// The one "expired by date" rule every caller uses (registration, transactions, schedule
+    /// creation, the charge runner): good through the last day of the expiry month.
+    @Test("a card is good through the last day of its expiry month", arguments: [
+        ("2030-12-31", false), ("2030-12-01", false), ("2031-01-01", true), ("2030-11-30", false), ("2031-12-31", true),
+    ])
+    func expiredOnADay(day: String, expired: Bool) throws {
+        let expiry = try CardExpiry(month: 12, year: 2030)
+        let date = try #require(CivilDate(iso: day))
+        #expect(expiry.isExpired(on: date) == expired)
+    }
+
+    @Test func februaryExpiryIsGoodOnTheTwentyNinthOfALeapYear() throws {
+        let expiry = try CardExpiry(month: 2, year: 2028)
+        #expect(!expiry.isExpired(on: try #require(CivilDate(year: 2028, month: 2, day: 29))))
+        #expect(expiry.isExpired(on: try #require(CivilDate(year: 2028, month: 3, day: 1))))
+    }
 }

@@ -11,10 +11,10 @@ import VaultSQLite
 struct StubVerifier: CardVerifier {
     var decline = false
 
-    func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+    func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
         decline
             ? .declined(code: "card_declined", category: "hard")
-            : .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: "t-" + reference, avsResult: nil, cvvResult: nil, verifiedAt: Date()))
+            : .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: "t-" + secureCardReference, avsResult: nil, cvvResult: nil, verifiedAt: Date()))
     }
 }
 

@@ -61,7 +61,7 @@ struct TransactionSearch {
             throw APIError.invalid("to must not be before from.", code: "invalid_range", param: "to")
         }
         guard from != nil || to != nil else { return }
-        var resolver = DueInstantResolver(zone: TimeZone(identifier: merchant.timeZone) ?? TimeZone(identifier: "UTC")!)
+        var resolver = DueInstantResolver(zone: merchant.zone)
         filter.createdFrom = from.map { resolver.instant(of: $0, at: .midnight) }
         filter.createdBefore = to.map { resolver.instant(of: $0.adding(days: 1), at: .midnight) }
     }

@@ -1,14 +1,14 @@
-import Foundation
-import Scheduler
-import Vault
+public import Foundation
+public import Scheduler
+public import Vault
 
 /// The same step dates as `Plan.stepDates`, computed the usual Foundation way with
-/// `Calendar.date(byAdding:)` in UTC: the baseline plan expansion is compared against.
+/// `Calendar.date(byAdding:)` in UTC: the baseline the plan-expansion benchmark compares against.
 ///
 /// Weekly steps add 7·k days to the first step; month-based steps add stride·k months to the
 /// first of the first step's month, then clamp the plan's day with `range(of:in:for:)`.
 /// The first step is taken from `Plan.stepDates` (set-up, not measured per step).
-struct FoundationPlanDates: IteratorProtocol {
+public struct FoundationPlanDates: IteratorProtocol {
     private enum Cadence {
         case days(Int)
         case months(stride: Int, day: Int)
@@ -28,7 +28,8 @@ struct FoundationPlanDates: IteratorProtocol {
     private var remaining: Int
     private var step = 0
 
-    init(plan: Plan) {
+    /// The dates of `plan`, from its first step.
+    public init(plan: Plan) {
         var planDates = plan.stepDates.makeIterator()
         let first = planDates.next() ?? plan.startDate
         let (year, month, _) = first.components
@@ -45,9 +46,14 @@ struct FoundationPlanDates: IteratorProtocol {
         case .delayedOnce, .weekly:
             cadence = .days(7)
             anchor = Self.date(first)
-        case .monthly, .quarterly, .annual:
-            let stride = plan.type == .monthly ? 1 : (plan.type == .quarterly ? 3 : 12)
-            cadence = .months(stride: stride, day: plan.day ?? 1)
+        case .monthly:
+            cadence = .months(stride: 1, day: plan.day ?? 1)
+            anchor = Self.date(CivilDate(year: year, month: month, day: 1)!)
+        case .quarterly:
+            cadence = .months(stride: 3, day: plan.day ?? 1)
+            anchor = Self.date(CivilDate(year: year, month: month, day: 1)!)
+        case .annual:
+            cadence = .months(stride: 12, day: plan.day ?? 1)
             anchor = Self.date(CivilDate(year: year, month: month, day: 1)!)
         case .arbitraryDates:
             cadence = .list(plan.dates.map(Self.date))
@@ -55,7 +61,8 @@ struct FoundationPlanDates: IteratorProtocol {
         }
     }
 
-    mutating func next() -> Date? {
+    /// The next step date (midnight UTC of the step's day), or `nil` after the last one.
+    public mutating func next() -> Date? {
         guard remaining > 0 else { return nil }
         let date: Date
         switch cadence {
@@ -78,7 +85,8 @@ struct FoundationPlanDates: IteratorProtocol {
         return date
     }
 
-    static func date(_ civil: CivilDate) -> Date {
+    /// Midnight UTC of `civil`.
+    public static func date(_ civil: CivilDate) -> Date {
         Date(timeIntervalSince1970: Double(civil.dayNumber) * 86_400)
     }
 }

@@ -1,19 +1,30 @@
 import Foundation
-import Logging
-import Payments
-import Scheduler
-import Vault
+public import Logging
+public import Vault
 
-/// Verifies cards through the merchant's own gateway adapter (card verification at registration)
-/// and records each verification as a `verify` transaction (the gateway's small authorization
-/// and its void, where the adapter needs them, happen inside the adapter's verify).
-struct GatewayCardVerifier: CardVerifier {
+/// Verifies cards through the merchant's own gateway adapter and records each verification as a
+/// `verify` transaction (the gateway's small authorization and its void, where the adapter needs
+/// them, happen inside the adapter's verify). An approval's network transaction id is kept as the
+/// stored credential of the card it was asked for, so the card's first scheduled charge continues
+/// the series the verification started.
+public struct GatewayCardVerifier: CardVerifier {
     let gateways: MerchantGateways
     let store: any TransactionStore
     let storedCredentials: StoredCredentials
     let logger: Logger
 
-    func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+    /// A verifier through each merchant's adapter in `gateways`, recording into `store` and keeping
+    /// credentials in `storedCredentials`; failures to record are logged to `logger`.
+    public init(gateways: MerchantGateways, store: any TransactionStore, storedCredentials: StoredCredentials, logger: Logger) {
+        self.gateways = gateways
+        self.store = store
+        self.storedCredentials = storedCredentials
+        self.logger = logger
+    }
+
+    /// Verifies `card` through `merchant`'s adapter, recording a `verify` transaction; an approval
+    /// with a network transaction id keeps it as the stored credential of `secureCardReference`.
+    public func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
         let adapter: any GatewayAdapter
         do {
             adapter = try await gateways.adapter(for: merchant)
@@ -54,7 +65,7 @@ struct GatewayCardVerifier: CardVerifier {
         try? await store.completeTransaction(transaction, parentUpdate: nil, audit: audit("transaction.verify"))
         switch result.outcome {
         case .approved:
-            await keepCredential(result, card: card, reference: reference, merchant: merchant, gateway: adapter.name, transactionID: transaction.id)
+            await keepCredential(result, card: card, secureCardReference: secureCardReference, merchant: merchant, gateway: adapter.name, transactionID: transaction.id)
             return .verified(CardVerificationRecord(
                 status: "verified", gateway: adapter.name, transactionId: result.transactionID, avsResult: result.avsResult,
                 cvvResult: result.cvvResult, verifiedAt: Date()))
@@ -70,20 +81,18 @@ struct GatewayCardVerifier: CardVerifier {
         }
     }
 
-    /// Keeps the verification's network transaction id as the card's stored credential. The
-    /// reference is `<secure card token>-v<random>` (SecureCardService), so the token is what
-    /// comes before the first `-` (tokens are base32 after `sc_`). A failure to keep it is logged:
+    /// Keeps the verification's network transaction id as the stored credential of the card
+    /// `secureCardReference`. A failure to keep it is logged:
     /// the card's first scheduled charge then starts the recurring series itself. It is kept with the
     /// verified number's fingerprint: a verification of new card data runs before the card is
     /// updated, and the update drops only records of other numbers.
     private func keepCredential(
-        _ result: GatewayResult, card: CapturedCard, reference: String, merchant: Merchant, gateway: String, transactionID: String
+        _ result: GatewayResult, card: CapturedCard, secureCardReference: String, merchant: Merchant, gateway: String, transactionID: String
     ) async {
         guard let network = result.networkTransactionID else { return }
-        let token = String(reference.prefix { $0 != "-" })
         do {
             try await storedCredentials.record(
-                network, secureCardReference: token, merchantID: merchant.id, gateway: gateway, transactionID: transactionID, replacing: true,
+                network, secureCardReference: secureCardReference, merchantID: merchant.id, gateway: gateway, transactionID: transactionID, replacing: true,
                 cardNumber: card.pan)
         } catch {
             logger.error("could not keep a stored credential", metadata: ["merchant": "\(merchant.id)", "error": "\(error)"])

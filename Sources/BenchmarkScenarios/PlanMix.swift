@@ -1,11 +1,11 @@
 import Foundation
-import Scheduler
+public import Scheduler
 import Vault
 
 /// The plans the expansion benchmarks read: every plan type, the clamping days (29-32), a Feb 29
 /// annual plan, in the zones that matter. 1,000 steps in all; readers cycle through them.
-enum PlanMix {
-    static let plans: [Plan] = {
+public enum PlanMix {
+    public static let plans: [Plan] = {
         let start = CivilDate(year: 2027, month: 1, day: 15)!
         let newYork = TimeZone(identifier: "America/New_York")!
         let london = TimeZone(identifier: "Europe/London")!
@@ -30,23 +30,25 @@ enum PlanMix {
     }()
 
     /// The total number of steps in `plans`.
-    static let stepCount = plans.reduce(0) { $0 + ($1.stepCount ?? 0) }
+    public static let stepCount = plans.reduce(0) { $0 + ($1.stepCount ?? 0) }
 }
 
 /// Reads steps from a list of plans without end: each plan's iterator to its end, then the next plan.
-struct CyclingSteps<Steps: IteratorProtocol>: IteratorProtocol {
+public struct CyclingSteps<Steps: IteratorProtocol>: IteratorProtocol {
     private let plans: [Plan]
     private let makeSteps: (Plan) -> Steps
     private var index = 0
     private var current: Steps
 
-    init(plans: [Plan], makeSteps: @escaping (Plan) -> Steps) {
+    /// Steps of `plans`, each plan's read through `makeSteps`.
+    public init(plans: [Plan], makeSteps: @escaping (Plan) -> Steps) {
         self.plans = plans
         self.makeSteps = makeSteps
         current = makeSteps(plans[0])
     }
 
-    mutating func next() -> Steps.Element? {
+    /// The next step; never `nil` (after the last plan comes the first again).
+    public mutating func next() -> Steps.Element? {
         while true {
             if let step = current.next() { return step }
             index = index + 1 == plans.count ? 0 : index + 1
