@@ -259,6 +259,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // One suite of the guarantees the store protocols document, run unchanged on each engine
+        // (`VAULT_TEST_ENGINE`), and the parity of the two engines' schemas.
+        .testTarget(
+            name: "StoreConformanceTests",
+            dependencies: [
+                "StorageTestSupport",
+                "Vault",
+                "Payments",
+                "Scheduler",
+                "VaultSQLite",
+                "VaultPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "VaultAPITests",
             dependencies: [

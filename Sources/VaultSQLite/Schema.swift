@@ -389,5 +389,11 @@ public enum Schema {
             UPDATE transactions SET voided_amount = amount WHERE status = 'voided' AND type IN ('sale', 'authorize');
             ALTER TABLE stored_credentials ADD COLUMN card_fingerprint TEXT;
             """),
+        // The indexes PostgreSQL has had from its first billing migration: each run's look-up of
+        // open-ended schedules (of a merchant, when given) and a merchant's steps by status.
+        Migration(id: 29, name: "open-ended schedules and steps by merchant and status indexes", sql: """
+            CREATE INDEX schedules_open_ended ON schedules(merchant_id) WHERE materialized_through IS NOT NULL;
+            CREATE INDEX schedule_steps_by_merchant_status ON schedule_steps(merchant_id, status);
+            """),
     ]
 }

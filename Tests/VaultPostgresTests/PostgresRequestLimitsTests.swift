@@ -103,6 +103,14 @@ struct PostgresRequestLimitsTests {
         }
     }
 
+    @Test func theRequestLimitTableIsCreatedByMigrationThree() async throws {
+        try await PostgresLimitsDatabase.withURL { url in
+            let store = try await PostgresStore(url: url, logger: .quiet)
+            defer { store.close() }
+            #expect(store.migrationsAtStart.contains(3), "the request-limit table is migration 3")
+        }
+    }
+
     /// Cost per request against a real server, printed when `VAULT_MEASURE_LIMITS` is set.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["VAULT_MEASURE_LIMITS"] != nil))
     func measureTheCostOfOneTake() async throws {

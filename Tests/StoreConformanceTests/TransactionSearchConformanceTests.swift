@@ -1,0 +1,130 @@
+import Foundation
+import Payments
+import Scheduler
+import StorageTestSupport
+import Testing
+import Vault
+import VaultSQLite
+
+/// `TransactionStore` reads, on the run's engine: totals aggregated by the store equal the sums of
+/// the rows written (beyond 2^31 too); searches read amounts and ignore ASCII case, take wildcards
+/// literally, and keyset pages give every row once in order, however many are recorded between pages.
+@Suite("Store conformance: transaction search and pagination")
+struct TransactionSearchConformanceTests {
+    static let start = Timestamp.parse("2027-01-01T00:00:00.000Z")!
+
+    /// 300 transactions over three days, two currencies, three statuses, two types.
+    static func seed(_ fixture: StoreFixture) async throws -> [Transaction] {
+        var generator = SystemRandomNumberGenerator()
+        var written: [Transaction] = []
+        for index in 0..<300 {
+            let createdAt = start.addingTimeInterval(Double(index) * 864)  // 100 a day
+            var transaction = Transaction(
+                id: Transaction.makeID(at: createdAt), merchantID: fixture.merchantID, type: index % 5 == 0 ? .authorize : .sale,
+                amount: Int64.random(in: 1...5_000_000_000, using: &generator), currency: try Currency(code: index % 3 == 0 ? "USD" : "EUR"),
+                gateway: "sandbox", now: createdAt, idempotencyKey: "k\(index)", orderReference: "o\(index)")
+            transaction.status = [TransactionStatus.approved, .declined, .error][index % 7 % 3]
+            transaction.description = index == 42 ? "Gold Membership" : "plan"
+            transaction.merchantReference = "Order-\(index)"
+            try await fixture.store.insertTransaction(
+                transaction,
+                audit: AuditEntry(merchantID: fixture.merchantID, actor: "test", action: "transaction.created", objectType: "transaction",
+                                  objectID: transaction.id))
+            written.append(transaction)
+        }
+        return written
+    }
+
+    @Test func totalsPerPeriodCurrencyTypeAndStatusEqualTheSumsOfTheRows() async throws {
+        let fixture = try await StoreFixture()
+        let written = try await Self.seed(fixture)
+        let day: TimeInterval = 86_400
+        let periods = (0..<3).map { index in
+            StatisticsPeriod(
+                label: "d\(index)", firstDay: CivilDate(dayNumber: 0), lastDay: CivilDate(dayNumber: 0),
+                start: Self.start.addingTimeInterval(Double(index) * day), end: Self.start.addingTimeInterval(Double(index + 1) * day))
+        }
+        let totals = try await fixture.store.transactionTotals(merchantID: fixture.merchantID, periods: periods, selection: StatisticsSelection())
+        struct Key: Hashable { var period: Int; var currency: String; var type: TransactionType; var status: TransactionStatus }
+        var expected: [Key: AmountSummary] = [:]
+        for transaction in written {
+            guard let period = periods.firstIndex(where: { $0.start <= transaction.createdAt && transaction.createdAt < $0.end }) else { continue }
+            expected[Key(period: period, currency: transaction.currency.code, type: transaction.type, status: transaction.status), default: AmountSummary()]
+                .add(AmountSummary(count: 1, turnover: transaction.amount, minimum: transaction.amount, maximum: transaction.amount))
+        }
+        let actual = Dictionary(uniqueKeysWithValues: totals.map {
+            (Key(period: $0.periodIndex, currency: $0.currency, type: $0.type, status: $0.status), $0.summary)
+        })
+        #expect(actual == expected)
+        // Above 2^31 in total: every digit is kept.
+        #expect(actual.values.map(\.turnover).reduce(0, +) == written.map(\.amount).reduce(0, +))
+        let usdOnly = try await fixture.store.transactionTotals(
+            merchantID: fixture.merchantID, periods: periods, selection: StatisticsSelection(currency: try Currency(code: "USD")))
+        #expect(usdOnly.allSatisfy { $0.currency == "USD" } && !usdOnly.isEmpty)
+        #expect(try await fixture.store.transactionTotals(merchantID: fixture.merchantID, periods: [], selection: StatisticsSelection()).isEmpty)
+    }
+
+    @Test func searchFindsAnAmountADescriptionIgnoringCaseAndAReferencePrefixAndPagesBySequence() async throws {
+        let fixture = try await StoreFixture()
+        var written = try await Self.seed(fixture)
+        var exact = written[7]
+        exact.id = Transaction.makeID()
+        exact.idempotencyKey = "exact"
+        exact.amount = 1999
+        exact.currency = try Currency(code: "EUR")
+        try await fixture.store.insertTransaction(
+            exact, audit: AuditEntry(merchantID: fixture.merchantID, actor: "test", action: "transaction.created", objectType: "transaction", objectID: exact.id))
+        written.append(exact)
+        let byAmount = try await fixture.store.transactions(
+            merchantID: fixture.merchantID, filter: TransactionFilter(text: "19.99"), order: .newestFirst, afterSequence: nil, limit: 100)
+        #expect(byAmount.map(\.id) == [exact.id])
+        let byDescription = try await fixture.store.transactions(
+            merchantID: fixture.merchantID, filter: TransactionFilter(text: "gold member"), order: .newestFirst, afterSequence: nil, limit: 100)
+        #expect(byDescription.map(\.id) == [written[42].id])
+        let byReference = try await fixture.store.transactions(
+            merchantID: fixture.merchantID, filter: TransactionFilter(text: "order-29"), order: .oldestFirst, afterSequence: nil, limit: 100)
+        #expect(byReference.map(\.merchantReference) == ["Order-29", "Order-290", "Order-291", "Order-292", "Order-293", "Order-294",
+                                                          "Order-295", "Order-296", "Order-297", "Order-298", "Order-299"])
+        // A wildcard in the text is literal.
+        let literal = try await fixture.store.transactions(
+            merchantID: fixture.merchantID, filter: TransactionFilter(text: "order_1%"), order: .newestFirst, afterSequence: nil, limit: 100)
+        #expect(literal.isEmpty)
+        // Keyset pages: newest first, every row once.
+        var seen: [String] = []
+        var cursor: Int64?
+        while true {
+            let page = try await fixture.store.transactions(
+                merchantID: fixture.merchantID, filter: TransactionFilter(), order: .newestFirst, afterSequence: cursor, limit: 64)
+            if page.isEmpty { break }
+            seen += page.map(\.id)
+            cursor = page.last?.sequence
+        }
+        #expect(seen == written.reversed().map(\.id))
+    }
+
+    @Test func filteredPagesOldestFirstGiveEveryMatchingRowOnceWhileOthersAreRecorded() async throws {
+        let fixture = try await StoreFixture()
+        var expected: [String] = []
+        for index in 0..<40 {
+            let transaction = try await fixture.transaction(status: index % 2 == 0 ? .approved : .declined, amount: Int64(100 + index))
+            if index % 2 == 0 { expected.append(transaction.id) }
+        }
+        let filter = TransactionFilter(status: .approved, minimumAmount: 100, maximumAmount: 200, currency: try Currency(code: "EUR"))
+        var seen: [String] = []
+        var cursor: Int64?
+        while true {
+            let page = try await fixture.store.transactions(
+                merchantID: fixture.merchantID, filter: filter, order: .oldestFirst, afterSequence: cursor, limit: 3)
+            if page.isEmpty { break }
+            #expect(page.allSatisfy { $0.status == .approved })
+            seen += page.map(\.id)
+            cursor = page.last?.sequence
+            // Recorded between pages: the oldest-first walk reaches them at the end, once.
+            if seen.count <= 6 { expected.append(try await fixture.transaction(status: .approved, amount: 150).id) }
+        }
+        #expect(seen == expected)
+        let otherMerchant = try await fixture.store.transactions(
+            merchantID: "mer_other", filter: TransactionFilter(), order: .oldestFirst, afterSequence: nil, limit: 100)
+        #expect(otherMerchant.isEmpty)
+    }
+}
