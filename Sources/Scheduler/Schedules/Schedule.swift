@@ -43,7 +43,7 @@ public enum StepStatus: String, Sendable, Codable, CaseIterable {
     case needsReview = "needs_review"
 
     /// Whether the step will not be charged any more.
-    public var isSettled: Bool { self == .approved || self == .failed || self == .skipped || self == .cancelled }
+    public var isSettled: Bool { Self.settled.contains(self) }
 }
 
 /// A recurring (or one-off delayed) charge of a secure card.
