@@ -64,7 +64,8 @@ public struct PreparedOutcome: Sendable {
             case .cancel: .cancelled
             }
             pastDue = ScheduleTransition(
-                scheduleID: schedule.id, from: ScheduleStatus.takingPastDuePolicy, to: status, cancelsWaitingSteps: status == .cancelled,
+                scheduleID: schedule.id, from: ScheduleStatus.takingPastDuePolicy, to: status,
+                cancelledSteps: status == .cancelled ? StepStatus.cancelledWithSchedule : [],
                 at: stamp,
                 audit: PendingAuditEvent(
                     AuditEntry(

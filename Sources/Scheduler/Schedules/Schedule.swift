@@ -19,7 +19,7 @@ public enum ScheduleStatus: String, Sendable, Codable, CaseIterable {
     case expired
 
     /// Whether the schedule can still charge or be confirmed.
-    public var isOpen: Bool { self == .pendingConfirmation || self == .active || self == .paused || self == .pastDue }
+    public var isOpen: Bool { Self.open.contains(self) }
 }
 
 /// Where a step is.

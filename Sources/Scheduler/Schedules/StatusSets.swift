@@ -15,6 +15,10 @@ extension StepStatus {
 }
 
 extension ScheduleStatus {
+    /// Schedules that can still charge or be confirmed: pending confirmation, active, paused or
+    /// past due (a card they charge cannot be deleted without cancelling them).
+    public static let open: [ScheduleStatus] = [.pendingConfirmation, .active, .paused, .pastDue]
+
     /// The schedules a finally failed step moves by the past-due policy: those still charging
     /// (active or already past due). One the merchant paused or cancelled meanwhile stays so.
     public static let takingPastDuePolicy: [ScheduleStatus] = [.active, .pastDue]

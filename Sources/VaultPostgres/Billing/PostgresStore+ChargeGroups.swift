@@ -149,11 +149,11 @@ extension PostgresStore {
             webhooks += item.stepTransition.webhooks
             if recorded[index].schedulePastDue, let pastDue = item.pastDue {
                 audits.append(pastDue.audit)
-                webhooks.append(pastDue.event)
+                if let event = pastDue.event { webhooks.append(event) }
             }
             if recorded[index].scheduleCompleted, let completion = item.completion {
                 audits.append(completion.audit)
-                webhooks.append(completion.event)
+                if let event = completion.event { webhooks.append(event) }
             }
         }
         try await write.enqueueWebhooks(webhooks)

@@ -69,20 +69,20 @@ extension PostgresStore {
     }
 
     /// Applies schedule transitions in one statement: each schedule moves when its status is still
-    /// one of its transition's `from` (and, for a completion, none of its steps is open), its
-    /// waiting steps cancelled with it when asked. The caller appends the events of those moved.
+    /// one of its transition's `from` (and, for a completion, none of its steps is open), the
+    /// steps it names cancelled with it. The caller appends the events of those moved.
     /// - Returns: the ids of the schedules moved.
     static func apply(_ transitions: [ScheduleTransition], on write: PostgresWrite) async throws -> Set<String> {
         guard !transitions.isEmpty else { return [] }
         var rows = PostgresRowSet([
             ("id", "text"), ("from_statuses", "text"), ("to_status", "text"), ("paused_at", "text"), ("stamp", "text"),
-            ("requires_no_open", "boolean"), ("cancels", "boolean"),
+            ("requires_no_open", "boolean"), ("cancelled_steps", "text"),
         ])
         for transition in transitions {
             rows.append([
                 transition.scheduleID, transition.from.map(\.rawValue).joined(separator: ","), transition.to.rawValue,
                 Timestamp.optional(transition.pausedAt), Timestamp.string(transition.at), transition.requiresNoOpenStep ? "true" : "false",
-                transition.cancelsWaitingSteps ? "true" : "false",
+                transition.cancelledSteps.map(\.rawValue).joined(separator: ","),
             ])
         }
         var query = PostgresQuery(unsafeSQL: "WITH c AS ")
@@ -98,12 +98,22 @@ extension PostgresStore {
         query.append(
             """
 
-                RETURNING sc.id, c.cancels, c.stamp),
+                RETURNING sc.id, c.cancelled_steps, c.stamp),
             cancelled AS (
                 UPDATE schedule_steps st SET status =
             """, StepStatus.cancelled.rawValue, ", updated_at = m.stamp FROM moved m")
-        query.append(" WHERE m.cancels AND st.schedule_id = m.id AND st.status = ANY(", StepStatus.cancelledWithSchedule.map(\.rawValue), "::text[])")
-        query.sql += " RETURNING 1) SELECT id FROM moved"
+        query.sql += " WHERE st.schedule_id = m.id AND st.status = ANY(string_to_array(m.cancelled_steps, ',')) RETURNING 1) SELECT id FROM moved"
         return Set(try await write.rows(query).map { try $0.string("id") })
+    }
+
+    /// Applies schedule transitions in one statement (``apply(_:on:)``), then the events of those
+    /// that moved, in the order given.
+    /// - Returns: the ids of the schedules moved, in the order given.
+    static func applyWithEvents(_ transitions: [ScheduleTransition], on write: PostgresWrite) async throws -> [String] {
+        let moved = try await apply(transitions, on: write)
+        let applied = transitions.filter { moved.contains($0.scheduleID) }
+        try await write.enqueueWebhooks(applied.compactMap(\.event))
+        try await write.appendAudits(applied.map(\.audit))
+        return applied.map(\.scheduleID)
     }
 }

@@ -39,8 +39,7 @@ extension SQLiteConnection {
     }
 
     /// Applies `transition` to its schedule when its status is still one of `from` (and, for a
-    /// completion, none of its steps is open), cancelling its waiting steps when asked, then its
-    /// events.
+    /// completion, none of its steps is open), cancelling the steps it names, then its events.
     /// - Returns: whether the schedule moved (else nothing was written).
     /// - Throws: `SQLiteError`.
     func apply(_ transition: ScheduleTransition, hasCallback: (String) throws -> Bool) throws -> Bool {
@@ -59,15 +58,17 @@ extension SQLiteConnection {
         }
         try run(update)
         guard changes > 0 else { return false }
-        if transition.cancelsWaitingSteps {
+        if !transition.cancelledSteps.isEmpty {
             try run(
                 """
                 UPDATE schedule_steps SET status = \(StepStatus.cancelled.rawValue), updated_at = \(stamp)
-                WHERE schedule_id = \(transition.scheduleID) AND status IN (\(list: StepStatus.cancelledWithSchedule.map(\.rawValue)))
+                WHERE schedule_id = \(transition.scheduleID) AND status IN (\(list: transition.cancelledSteps.map(\.rawValue)))
                 """)
         }
         try appendAudit(transition.audit)
-        try enqueueWebhook(transition.event, merchantHasCallback: hasCallback(transition.event.merchantID))
+        if let event = transition.event {
+            try enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID))
+        }
         return true
     }
 }
