@@ -19,7 +19,7 @@ public enum ScheduleStatus: String, Sendable, Codable, CaseIterable {
     case expired
 
     /// Whether the schedule can still charge or be confirmed.
-    public var isOpen: Bool { self == .pendingConfirmation || self == .active || self == .paused || self == .pastDue }
+    public var isOpen: Bool { Self.open.contains(self) }
 }
 
 /// Where a step is.
@@ -43,7 +43,7 @@ public enum StepStatus: String, Sendable, Codable, CaseIterable {
     case needsReview = "needs_review"
 
     /// Whether the step will not be charged any more.
-    public var isSettled: Bool { self == .approved || self == .failed || self == .skipped || self == .cancelled }
+    public var isSettled: Bool { Self.settled.contains(self) }
 }
 
 /// A recurring (or one-off delayed) charge of a secure card.

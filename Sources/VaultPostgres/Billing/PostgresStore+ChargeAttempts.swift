@@ -22,7 +22,9 @@ extension PostgresStore {
             }
             var errors: [(any Error)?] = []
             for attempt in attempts {
-                errors.append(try await Self.eachInSavepoint(write) { try await Self.record(attempt, on: write) }.failure)
+                errors.append(try await Self.eachInSavepoint(write) {
+                    if let refusal = try await Self.recordAttemptGroup([attempt], on: write)[0] { throw refusal }
+                }.failure)
             }
             return errors
         }
@@ -37,11 +39,9 @@ extension PostgresStore {
         // Events, bodies and timestamps are built here; the write only links, inserts and updates.
         let prepared = outcomes.map { outcome in Result { try PreparedOutcome(outcome) } }
         let order = outcomes.indices.sorted { (outcomes[$0].schedule.id, $0) < (outcomes[$1].schedule.id, $1) }
-        // The group's outcomes a few statements for all (those an operator resolves, checked
-        // against the step's status, one by one).
-        let groupable: [(index: Int, item: OutcomeGroupItem)] = order.compactMap { index in
-            guard outcomes[index].outcome.expectedStepStatus == nil, case .success(let item) = prepared[index] else { return nil }
-            return (index, OutcomeGroupItem(prepared: item, owner: outcomes[index].leaseOwner))
+        let groupable: [(index: Int, item: PreparedOutcome)] = order.compactMap { index in
+            guard case .success(let item) = prepared[index] else { return nil }
+            return (index, item)
         }
         let grouped = writesChargeGroups.load(ordering: .relaxed) && Self.isGroupable(outcomes, groupable.map(\.index))
         return try await write { write in
@@ -53,16 +53,12 @@ extension PostgresStore {
                     for (entry, result) in zip(groupable, written) { results[entry.index] = result }
                 }
             }
-            var callbacks: [String: Bool] = [:]
             for index in order where results[index] == nil {
                 switch prepared[index] {
                 case .failure(let error):
                     results[index] = .failure(error)
                 case .success(let item):
-                    let owner = outcomes[index].leaseOwner
-                    results[index] = try await Self.eachInSavepoint(write) {
-                        try await Self.record(item, owner: owner, on: write, callbacks: &callbacks)
-                    }
+                    results[index] = try await Self.eachInSavepoint(write) { try await Self.recordOutcomeGroup([item], on: write)[0].get() }
                 }
             }
             return results.map { $0! }
@@ -97,111 +93,6 @@ extension PostgresStore {
         } catch {
             return .failure(error)
         }
-    }
-
-    private static func record(_ attempt: ChargeAttempt, on write: PostgresWrite) async throws {
-        let transaction = attempt.transaction
-        let stamp = Timestamp.string(transaction.updatedAt)
-        let attempts = Int64(transaction.attempt ?? attempt.step.attempts)
-        var update: PostgresQuery = """
-            UPDATE schedule_steps SET status = 'processing', attempts = \(attempts), updated_at = \(stamp) WHERE id = \(attempt.step.id)
-            """
-        if let owner = attempt.leaseOwner { update.append(" AND lease_owner = ", owner) }
-        update.sql += " RETURNING seq"
-        guard try await write.run(update) == 1 || attempt.leaseOwner == nil else {
-            throw StepLeaseError.leaseLost(stepID: attempt.step.id)
-        }
-        try await insert(transaction, on: write, resettingOpen: true)
-    }
-
-    private static func record(
-        _ item: PreparedOutcome, owner: String?, on write: PostgresWrite, callbacks: inout [String: Bool]
-    ) async throws -> RecordedOutcome {
-        let transaction = item.outcome.transaction
-        let stamp = Timestamp.string(transaction.updatedAt)
-        let schedule = item.schedule
-        if item.pastDue != nil || item.completion != nil {
-            // The schedule's row first, then the step's: completion reads the other steps of the
-            // schedule, which another runner may be settling at the same moment; the lock makes the
-            // second see the first's committed step.
-            try await write.run("SELECT seq FROM schedules WHERE id = \(schedule.id) FOR UPDATE")
-        }
-        if let expected = item.outcome.expectedStepStatus {
-            let current = try await write.row("SELECT status FROM schedule_steps WHERE id = \(item.step.id) FOR UPDATE")
-                .flatMap { StepStatus(rawValue: try $0.string("status")) }
-            guard let current, current == expected else { throw StepReviewError.wrongStatus(current: current ?? .cancelled) }
-        }
-        // An unsettled step is held back (lease without owner) so the same run does not claim it
-        // again at once, and so a later lookup happens after the gateway had time to finish.
-        let holdUntil = item.outcome.stepStatus == .processing
-            ? Timestamp.string(transaction.updatedAt.addingTimeInterval(item.outcome.holdBack)) : nil
-        // A settled step (approved, failed) has no next attempt; an unsettled one keeps its retry date.
-        let nextAttemptAt = item.outcome.nextAttemptAt ?? (item.outcome.stepStatus == .processing ? item.step.nextAttemptAt : nil)
-        var update: PostgresQuery = """
-            UPDATE schedule_steps SET status = \(item.outcome.stepStatus.rawValue), next_attempt_at = \(Timestamp.optional(nextAttemptAt)),
-                lease_owner = NULL, lease_until = \(holdUntil), updated_at = \(stamp)
-            WHERE id = \(item.step.id)
-            """
-        if let owner { update.append(" AND lease_owner = ", owner) }
-        update.sql += " RETURNING seq"
-        guard try await write.run(update) == 1 || owner == nil else {
-            throw StepLeaseError.leaseLost(stepID: item.step.id)
-        }
-        try await writeOutcome(transaction, on: write, requiringMerchant: false)
-        func hasCallback(_ merchantID: String) async throws -> Bool {
-            if let known = callbacks[merchantID] { return known }
-            let found = try await write.merchantHasCallback(merchantID)
-            callbacks[merchantID] = found
-            return found
-        }
-        try await write.appendAudit(item.audit)
-        if let event = item.transactionEvent {
-            try await write.enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID))
-        }
-        if let event = item.reviewEvent {
-            try await write.enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID))
-        }
-        var recorded = RecordedOutcome()
-        if let pastDue = item.pastDue {
-            // The schedule's status is the one in the database now (the API may have paused or
-            // cancelled it since the claim): only an active or past-due schedule takes the policy.
-            let changed = try await write.run(
-                """
-                UPDATE schedules SET status = \(pastDue.status.rawValue),
-                    paused_at = CASE WHEN \(pastDue.status.rawValue) = 'paused' THEN \(stamp) ELSE paused_at END, updated_at = \(stamp)
-                WHERE id = \(schedule.id) AND status IN ('active', 'past_due')
-                RETURNING seq
-                """)
-            if changed > 0 {
-                if pastDue.status == .cancelled {
-                    try await write.run(
-                        """
-                        UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp)
-                        WHERE schedule_id = \(schedule.id) AND status IN ('scheduled', 'retry_pending')
-                        """)
-                }
-                try await write.appendAudit(pastDue.audit)
-                try await write.enqueueWebhook(pastDue.event, merchantHasCallback: hasCallback(pastDue.event.merchantID))
-                recorded.schedulePastDue = true
-            }
-        }
-        if let completion = item.completion {
-            // Completed when it is still active and this was its last open step.
-            let changed = try await write.run(
-                """
-                UPDATE schedules SET status = 'completed', updated_at = \(stamp)
-                WHERE id = \(schedule.id) AND status = 'active' AND NOT EXISTS (
-                    SELECT 1 FROM schedule_steps WHERE schedule_id = \(schedule.id)
-                    AND status NOT IN ('approved', 'failed', 'skipped', 'cancelled'))
-                RETURNING seq
-                """)
-            if changed > 0 {
-                try await write.appendAudit(completion.audit)
-                try await write.enqueueWebhook(completion.event, merchantHasCallback: hasCallback(completion.event.merchantID))
-                recorded.scheduleCompleted = true
-            }
-        }
-        return recorded
     }
 }
 

@@ -83,14 +83,14 @@ extension PostgresStore: ScheduleStore {
             // Locked (skipping rows another server is expiring or confirming), so a schedule is
             // expired, and audited, once.
             let rows = try await write.rows(
-                "SELECT id, merchant_id FROM schedules WHERE status = 'pending_confirmation' AND expires_at <= \(stamp) FOR UPDATE SKIP LOCKED")
-            for row in rows {
-                let id = try row.string("id")
-                try await write.run("UPDATE schedules SET status = 'expired', updated_at = \(stamp) WHERE id = \(id)")
-                try await write.run("UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp) WHERE schedule_id = \(id)")
-                try await write.appendAudit(PendingAuditEvent(AuditEntry(
-                    merchantID: try row.string("merchant_id"), actor: "system", action: "schedule.expired", objectType: "schedule", objectID: id)))
+                """
+                SELECT id, merchant_id FROM schedules WHERE status = \(ScheduleStatus.pendingConfirmation.rawValue) AND expires_at <= \(stamp)
+                FOR UPDATE SKIP LOCKED
+                """)
+            let expiries = try rows.map { row in
+                ScheduleTransition.expiry(scheduleID: try row.string("id"), merchantID: try row.string("merchant_id"), at: now)
             }
+            _ = try await Self.applyWithEvents(expiries, on: write)
             return try rows.map { try $0.string("id") }
         }
     }

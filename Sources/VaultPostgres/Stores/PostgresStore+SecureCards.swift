@@ -1,6 +1,7 @@
 public import Foundation
 import PostgresNIO
 public import Vault
+import Scheduler
 import Synchronization
 
 extension PostgresStore: SecureCardStore {
@@ -143,22 +144,15 @@ extension PostgresStore: SecureCardStore {
             let inUse = try await transaction.rows(
                 """
                 SELECT id FROM schedules WHERE merchant_id = \(merchantID) AND secure_card_id = \(reference)
-                AND status IN ('pending_confirmation', 'active', 'paused', 'past_due') ORDER BY seq
+                AND status = ANY(\(ScheduleStatus.open.map(\.rawValue))::text[]) ORDER BY seq
                 """
             ).map { try $0.string("id") }
             if !inUse.isEmpty {
                 guard cancelSchedules else { throw SchedulesInUse(scheduleIDs: inUse) }
-                for id in inUse {
-                    try await transaction.run("UPDATE schedules SET status = 'cancelled', updated_at = \(stamp) WHERE id = \(id)")
-                    try await transaction.run(
-                        """
-                        UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp)
-                        WHERE schedule_id = \(id) AND status IN ('scheduled', 'retry_pending')
-                        """)
-                    try await transaction.appendAudit(AuditEntry(
-                        merchantID: merchantID, actor: audit.actor, action: "schedule.cancelled", objectType: "schedule", objectID: id,
-                        details: ["reason": "secure card deleted"]))
+                let cancellations = inUse.map { id in
+                    ScheduleTransition.cancellation(ofScheduleOfDeletedCard: id, merchantID: merchantID, actor: audit.actor, at: date)
                 }
+                _ = try await Self.applyWithEvents(cancellations, on: transaction)
             }
             let changed: Int
             if purge {

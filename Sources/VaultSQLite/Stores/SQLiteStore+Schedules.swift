@@ -79,13 +79,10 @@ extension SQLiteStore: ScheduleStore {
         try await database.write { connection in
             let stamp = Timestamp.string(now)
             let rows = try connection.query(
-                "SELECT id, merchant_id FROM schedules WHERE status = 'pending_confirmation' AND expires_at <= \(stamp)")
+                "SELECT id, merchant_id FROM schedules WHERE status = \(ScheduleStatus.pendingConfirmation.rawValue) AND expires_at <= \(stamp)")
             for row in rows {
-                let id = try row.string("id")
-                try connection.run("UPDATE schedules SET status = 'expired', updated_at = \(stamp) WHERE id = \(id)")
-                try connection.run("UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp) WHERE schedule_id = \(id)")
-                try connection.appendAudit(AuditEntry(
-                    merchantID: try row.string("merchant_id"), actor: "system", action: "schedule.expired", objectType: "schedule", objectID: id))
+                let expiry = ScheduleTransition.expiry(scheduleID: try row.string("id"), merchantID: try row.string("merchant_id"), at: now)
+                _ = try connection.apply(expiry, hasCallback: { _ in false })
             }
             return try rows.map { try $0.string("id") }
         }

@@ -1,5 +1,6 @@
 public import Foundation
 public import Vault
+import Scheduler
 
 extension SQLiteStore: SecureCardStore {
     public func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
@@ -118,21 +119,15 @@ extension SQLiteStore: SecureCardStore {
             let inUse = try connection.query(
                 """
                 SELECT id FROM schedules WHERE merchant_id = \(merchantID) AND secure_card_id = \(reference)
-                AND status IN ('pending_confirmation', 'active', 'paused', 'past_due') ORDER BY seq
+                AND status IN (\(list: ScheduleStatus.open.map(\.rawValue))) ORDER BY seq
                 """
             ).map { try $0.string("id") }
             if !inUse.isEmpty {
                 guard cancelSchedules else { throw SchedulesInUse(scheduleIDs: inUse) }
                 for id in inUse {
-                    try connection.run("UPDATE schedules SET status = 'cancelled', updated_at = \(stamp) WHERE id = \(id)")
-                    try connection.run(
-                        """
-                        UPDATE schedule_steps SET status = 'cancelled', updated_at = \(stamp) WHERE schedule_id = \(id)
-                            AND status IN ('scheduled', 'retry_pending')
-                        """)
-                    try connection.appendAudit(AuditEntry(
-                        merchantID: merchantID, actor: audit.actor, action: "schedule.cancelled", objectType: "schedule", objectID: id,
-                        details: ["reason": "secure card deleted"]))
+                    let cancellation = ScheduleTransition.cancellation(
+                        ofScheduleOfDeletedCard: id, merchantID: merchantID, actor: audit.actor, at: date)
+                    _ = try connection.apply(cancellation, hasCallback: { _ in false })
                 }
             }
             if purge {

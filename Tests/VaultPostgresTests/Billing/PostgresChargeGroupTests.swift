@@ -74,20 +74,18 @@ struct PostgresChargeGroupTests {
         #expect(try await database.store.recordAttempts(attempts).allSatisfy { $0 == nil })
         try await Self.stealLease(of: dues[3].step.id, in: database)
         var items = try zip(dues, attempts).prefix(5).map { due, attempt in
-            PostgresStore.OutcomeGroupItem(prepared: try PreparedOutcome(database.approved(attempt, due: due, owner: Self.owner)), owner: Self.owner)
+            try PreparedOutcome(database.approved(attempt, due: due, owner: Self.owner))
         }
         var declined = attempts[5].transaction
         declined.apply(GatewayResult(outcome: .declined(code: "card_declined", category: .hard), transactionID: "gw_d"), now: Date())
         items.append(
-            PostgresStore.OutcomeGroupItem(
-                prepared: try PreparedOutcome(
-                    AttemptOutcome(
-                        outcome: StepOutcome(transaction: declined, stepStatus: .failed, pastDuePolicy: .continue), step: dues[5].step,
-                        schedule: dues[5].schedule,
-                        audit: AuditEntry(merchantID: database.merchantID, actor: "runner", action: "charge.declined", objectType: "transaction",
-                            objectID: declined.id),
-                        leaseOwner: Self.owner)),
-                owner: Self.owner))
+            try PreparedOutcome(
+                AttemptOutcome(
+                    outcome: StepOutcome(transaction: declined, stepStatus: .failed, pastDuePolicy: .continue), step: dues[5].step,
+                    schedule: dues[5].schedule,
+                    audit: AuditEntry(merchantID: database.merchantID, actor: "runner", action: "charge.declined", objectType: "transaction",
+                        objectID: declined.id),
+                    leaseOwner: Self.owner)))
         let group = items
         let results = try await database.store.write { write in try await PostgresStore.recordOutcomeGroup(group, on: write) }
         #expect(results.map { try? $0.get() } == [

@@ -1,0 +1,29 @@
+/// The groups of statuses the business rules speak of, defined once here: the storage engines
+/// interpolate these lists into their statements instead of writing status names of their own.
+extension StepStatus {
+    /// Steps that will not be charged any more: approved, failed, skipped or cancelled.
+    public static let settled: [StepStatus] = [.approved, .failed, .skipped, .cancelled]
+
+    /// Steps not settled yet (waiting, charging, retrying or in review): a schedule with one of
+    /// these cannot complete.
+    public static let open: [StepStatus] = allCases.filter { !settled.contains($0) }
+
+    /// The steps a cancelled schedule cancels with it: those waiting for a charge (scheduled or
+    /// retrying). A step whose attempt is under way or in review keeps its status, so its outcome
+    /// (possibly a charge already made) is still recorded.
+    public static let cancelledWithSchedule: [StepStatus] = [.scheduled, .retryPending]
+}
+
+extension ScheduleStatus {
+    /// Schedules that can still charge or be confirmed: pending confirmation, active, paused or
+    /// past due (a card they charge cannot be deleted without cancelling them).
+    public static let open: [ScheduleStatus] = [.pendingConfirmation, .active, .paused, .pastDue]
+
+    /// The schedules a finally failed step moves by the past-due policy: those still charging
+    /// (active or already past due). One the merchant paused or cancelled meanwhile stays so.
+    public static let takingPastDuePolicy: [ScheduleStatus] = [.active, .pastDue]
+
+    /// The schedules a last settled step completes: active ones (a past-due, paused or cancelled
+    /// schedule keeps its status).
+    public static let completable: [ScheduleStatus] = [.active]
+}
