@@ -47,10 +47,18 @@ public func buildApplication(
 ///     process-wide registry behind swift-metrics (tests pass their own).
 ///
 /// Everything decided from the head (authentication, the failed-authentication limit, the rate
-/// limit, the role) runs before the body is read.
+/// limit, the role) runs before the body is read. Every `/v1` route states the roles it admits
+/// where it is declared (``APIRoutes``).
 public func buildRouter(
     runtime: VaultRuntime, rateLimiter: RateLimiter? = nil, metricsRegistry: PrometheusCollectorRegistry? = nil
 ) -> Router<VaultRequestContext> {
+    buildAuthorizedRouter(runtime: runtime, rateLimiter: rateLimiter, metricsRegistry: metricsRegistry).router
+}
+
+/// ``buildRouter(runtime:rateLimiter:metricsRegistry:)`` with the roles each `/v1` route admits.
+func buildAuthorizedRouter(
+    runtime: VaultRuntime, rateLimiter: RateLimiter? = nil, metricsRegistry: PrometheusCollectorRegistry? = nil
+) -> (router: Router<VaultRequestContext>, authorization: RouteAuthorization) {
     let registry = metricsRegistry ?? VaultMetrics.registry
     let router = Router(context: VaultRequestContext.self)
     // Outside the error envelope, so it counts the status the access line records.
@@ -67,15 +75,20 @@ public func buildRouter(
         } else {
             runtime.requestLimits ?? InProcessRequestLimits(configuration: runtime.configuration)
         }
-    let api = router.group("v1")
+    let authenticated = router.group("v1")
         .add(middleware: AuthenticationMiddleware(merchants: runtime.merchants, limits: limits))
         .group(context: AuthenticatedContext.self)
         .add(middleware: RateLimitMiddleware(limits: limits))
-        .add(middleware: RoleMiddleware())
-        .add(middleware: UnknownQueryParameterMiddleware<AuthenticatedContext>())
-        .add(middleware: RequestBodyMiddleware<AuthenticatedContext>(maxBodyBytes: runtime.configuration.server.maxBodyBytes))
-        .add(middleware: IdempotencyMiddleware(service: runtime.idempotency, transactions: runtime.transactions))
-        .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(runtime.configuration.server.requestTimeoutSeconds)))
+    let configuration = runtime.configuration
+    let authorization = RouteAuthorization()
+    // Each route group adds the role check, then these (so a refused role is never read nor remembered).
+    let api = APIRoutes(authenticated: authenticated, afterRoleCheck: { group in
+        group
+            .add(middleware: UnknownQueryParameterMiddleware<AuthenticatedContext>())
+            .add(middleware: RequestBodyMiddleware<AuthenticatedContext>(maxBodyBytes: configuration.server.maxBodyBytes))
+            .add(middleware: IdempotencyMiddleware(service: runtime.idempotency, transactions: runtime.transactions))
+            .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(configuration.server.requestTimeoutSeconds)))
+    }, authorization: authorization, prefix: "v1")
     AuditController(store: runtime.store).addRoutes(to: api)
     CustomFieldsController(store: runtime.store).addRoutes(to: api)
     SecureCardsController(cards: runtime.cards).addRoutes(to: api)
@@ -87,7 +100,7 @@ public func buildRouter(
     ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)
     // After the last route, so it wraps only the router's not-found responder (see the type).
     router.add(middleware: MethodNotAllowedMiddleware(routes: RouteMethods(router.routes)))
-    return router
+    return (router, authorization)
 }
 
 /// Forgets idempotency keys past their retention, hourly, until graceful shutdown.

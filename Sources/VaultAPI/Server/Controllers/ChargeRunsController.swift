@@ -32,8 +32,9 @@ struct ChargeRunsController {
         status: .serviceUnavailable, type: "api_error", code: "charge_runs_unavailable",
         message: "Charge runs cannot start now (the server is stopping); try again later.")
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("charge-runs") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        // A `runner` key starts runs and follows them; a `readonly` key may follow them.
+        api.admitting(.admin, .runner).post("charge-runs") { request, context in
             var request = request
             let body = try await request.collectBody(upTo: .max)
             let start = body.readableBytes == 0 ? StartRequest() : try await JSONCoding.decode(StartRequest.self, from: request)
@@ -69,7 +70,7 @@ struct ChargeRunsController {
             }
             return try JSONCoding.response(ChargeRunResponse(record), status: .accepted)
         }
-        group.get("charge-runs/:id") { _, context in
+        api.admitting(.admin, .runner, .readonly).get("charge-runs/:id") { _, context in
             guard let record = try await runtime.store.chargeRun(id: try context.parameters.require("id"), merchantID: context.merchant.id) else {
                 throw APIError.notFound("charge run", param: "id")
             }

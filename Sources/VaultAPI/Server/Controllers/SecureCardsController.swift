@@ -6,13 +6,16 @@ import Vault
 struct SecureCardsController {
     let cards: SecureCardService
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("secure-cards") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        let admin = api.adminOnly
+        // Card metadata (masked number, expiry, holder): readable by `readonly` keys, every read audited.
+        let readers = api.admitting(.admin, .readonly)
+        admin.post("secure-cards") { request, context in
             let registration = try await JSONCoding.decode(SecureCardRegistration.self, from: request)
             let card = try await cards.register(registration, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Saved"), status: .created)
         }
-        group.get("secure-cards") { request, context in
+        readers.get("secure-cards") { request, context in
             let page = try PageRequest(query: request.uri)
             let parameters = request.uri.queryParameters
             var query = SecureCardQuery(limit: page.limit + 1)
@@ -24,7 +27,7 @@ struct SecureCardsController {
             let items = try await cards.list(merchant: context.merchant, query: query, readBy: context.identity.actor).map { SecureCardResponse($0, description: nil) }
             return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
         }
-        group.get("secure-cards/:merchantReference") { _, context in
+        readers.get("secure-cards/:merchantReference") { _, context in
             let reference = try context.parameters.require("merchantReference")
             let card: SecureCard
             if reference.hasPrefix(MerchantReference.tokenPrefix) {
@@ -40,13 +43,13 @@ struct SecureCardsController {
             }
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Retrieved"))
         }
-        group.patch("secure-cards/:merchantReference") { request, context in
+        admin.patch("secure-cards/:merchantReference") { request, context in
             let reference = try context.parameters.require("merchantReference")
             let update = try await JSONCoding.decode(SecureCardUpdate.self, from: request)
             let card = try await cards.update(merchantReference: reference, with: update, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Updated"))
         }
-        group.delete("secure-cards/:merchantReference") { request, context in
+        admin.delete("secure-cards/:merchantReference") { request, context in
             let reference = try context.parameters.require("merchantReference")
             let parameters = request.uri.queryParameters
             let cancelSchedules = try Self.flag(parameters["cancelSchedules"].map(String.init), name: "cancelSchedules")

@@ -15,8 +15,8 @@ import Vault
 struct StatsController {
     let store: any TransactionStore
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.get("stats") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        api.admitting(.admin, .readonly).get("stats") { request, context in
             let parameters = request.uri.queryParameters
             guard let from = try QueryParameter.date("from", in: parameters) else {
                 throw APIError.invalid("from is required (a date, yyyy-MM-dd).", code: "required", param: "from")

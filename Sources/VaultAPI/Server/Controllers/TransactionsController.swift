@@ -10,14 +10,16 @@ struct TransactionsController {
     /// Searches go to the store directly (sort order and keyset cursors).
     let store: any TransactionStore
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("transactions") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        let admin = api.adminOnly
+        let readers = api.admitting(.admin, .readonly)
+        admin.post("transactions") { request, context in
             let body = try await JSONCoding.decode(TransactionRequest.self, from: request)
             let transaction = try await transactions.create(body, merchant: context.merchant, actor: context.identity.actor)
             let response = await transactions.response(transaction, merchant: context.merchant)
             return try JSONCoding.response(response, status: .created)
         }
-        group.get("transactions") { request, context in
+        readers.get("transactions") { request, context in
             let page = try PageRequest(query: request.uri)
             let search = try TransactionSearch(parameters: request.uri.queryParameters, page: page, merchant: context.merchant)
             let found = try await store.transactions(
@@ -28,21 +30,21 @@ struct TransactionsController {
             return try JSONCoding.response(
                 Page(fetched: responses, limit: page.limit) { TransactionSearch.cursorKey(order: order, sequence: $0.sequence) })
         }
-        group.get("transactions/:id") { _, context in
+        readers.get("transactions/:id") { _, context in
             let transaction = try await transactions.get(id: try context.parameters.require("id"), merchant: context.merchant)
             let response = await transactions.response(transaction, merchant: context.merchant)
             return try JSONCoding.response(response)
         }
         // Follow-ups read their body like every other (an empty one is the whole remainder; for a
         // void, `amount` is a partial reversal).
-        addFollowUp("capture", to: group) { try await $0.capture(id: $1, amount: $2, merchant: $3, actor: $4) }
-        addFollowUp("void", to: group) { try await $0.void(id: $1, amount: $2, merchant: $3, actor: $4) }
-        addFollowUp("refund", to: group) { try await $0.refund(id: $1, amount: $2, merchant: $3, actor: $4) }
+        addFollowUp("capture", to: admin) { try await $0.capture(id: $1, amount: $2, merchant: $3, actor: $4) }
+        addFollowUp("void", to: admin) { try await $0.void(id: $1, amount: $2, merchant: $3, actor: $4) }
+        addFollowUp("refund", to: admin) { try await $0.refund(id: $1, amount: $2, merchant: $3, actor: $4) }
     }
 
     /// `POST /v1/transactions/{id}/<action>`: 201 with the follow-up.
     private func addFollowUp(
-        _ action: String, to group: RouterGroup<AuthenticatedContext>,
+        _ action: String, to group: AuthorizedRoutes,
         _ run: @escaping @Sendable (TransactionService, String, Int64?, Merchant, String) async throws -> Transaction
     ) {
         group.post("transactions/:id/\(action)") { request, context in
