@@ -86,8 +86,8 @@ struct ChargeRunResponse: Encodable {
     var asOf: Date
     var dryRun: Bool
     var startedAt: Date
-    var finishedAt: Date?
-    var summary: ChargeRunSummary?
+    @ExplicitNull var finishedAt: Date?
+    @ExplicitNull var summary: ChargeRunSummary?
 
     init(_ record: ChargeRunRecord) {
         id = record.id
@@ -105,19 +105,6 @@ struct ChargeRunResponse: Encodable {
             return date
         }
         summary = record.summary.flatMap { try? decoder.decode(ChargeRunSummary.self, from: Data($0.utf8)) }
-    }
-
-    private enum CodingKeys: String, CodingKey { case id, status, asOf, dryRun, startedAt, finishedAt, summary }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(status, forKey: .status)
-        try container.encode(asOf, forKey: .asOf)
-        try container.encode(dryRun, forKey: .dryRun)
-        try container.encode(startedAt, forKey: .startedAt)
-        try container.encode(finishedAt, forKey: .finishedAt)
-        try container.encode(summary, forKey: .summary)
     }
 }
 

@@ -90,7 +90,7 @@ struct SecureCardsController {
 /// A secure card in JSON (SPEC §4's stored-and-returned fields).
 struct SecureCardResponse: Encodable {
     var description: String?
-    var secureCardReference: String?
+    @ExplicitNull var secureCardReference: String?
     var deletedReference: String?
     var merchantReference: String
     var status: String
@@ -99,18 +99,18 @@ struct SecureCardResponse: Encodable {
     var last4: String
     var maskedNumber: String
     var expiryDate: String
-    var holderName: String?
+    @ExplicitNull var holderName: String?
     var entryMode: String
     var fingerprint: String
     var keyVersion: Int
-    var customer: Customer?
+    @ExplicitNull var customer: Customer?
     var customFields: [CustomField]
-    var verification: CardVerificationRecord?
+    @ExplicitNull var verification: CardVerificationRecord?
     var cancelledSchedules: [String]?
     var createdAt: Date
     var updatedAt: Date
-    var deletedAt: Date?
-    var purgedAt: Date?
+    @ExplicitNull var deletedAt: Date?
+    @ExplicitNull var purgedAt: Date?
     let sequence: Int64
 
     init(_ card: SecureCard, description: String?) {
@@ -141,31 +141,5 @@ struct SecureCardResponse: Encodable {
         case description, secureCardReference, deletedReference, merchantReference, status, cardType, bin, last4, maskedNumber, expiryDate
         case holderName, entryMode, fingerprint, keyVersion, customer, customFields, verification, cancelledSchedules, createdAt, updatedAt
         case deletedAt, purgedAt
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(description, forKey: .description)
-        try container.encode(secureCardReference, forKey: .secureCardReference)
-        try container.encodeIfPresent(deletedReference, forKey: .deletedReference)
-        try container.encode(merchantReference, forKey: .merchantReference)
-        try container.encode(status, forKey: .status)
-        try container.encode(cardType, forKey: .cardType)
-        try container.encode(bin, forKey: .bin)
-        try container.encode(last4, forKey: .last4)
-        try container.encode(maskedNumber, forKey: .maskedNumber)
-        try container.encode(expiryDate, forKey: .expiryDate)
-        try container.encode(holderName, forKey: .holderName)
-        try container.encode(entryMode, forKey: .entryMode)
-        try container.encode(fingerprint, forKey: .fingerprint)
-        try container.encode(keyVersion, forKey: .keyVersion)
-        try container.encode(customer, forKey: .customer)
-        try container.encode(customFields, forKey: .customFields)
-        try container.encode(verification, forKey: .verification)
-        try container.encodeIfPresent(cancelledSchedules, forKey: .cancelledSchedules)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(deletedAt, forKey: .deletedAt)
-        try container.encode(purgedAt, forKey: .purgedAt)
     }
 }

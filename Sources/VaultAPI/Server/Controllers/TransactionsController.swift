@@ -69,25 +69,12 @@ struct TransactionsController {
 struct TransactionResponse: Encodable {
     struct Gateway: Encodable {
         var name: String
-        var transactionId: String?
-        var authCode: String?
-        var responseCode: String?
-        var responseText: String?
-        var avsResult: String?
-        var cvvResult: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(transactionId, forKey: .transactionId)
-            try container.encode(authCode, forKey: .authCode)
-            try container.encode(responseCode, forKey: .responseCode)
-            try container.encode(responseText, forKey: .responseText)
-            try container.encode(avsResult, forKey: .avsResult)
-            try container.encode(cvvResult, forKey: .cvvResult)
-        }
-
-        enum CodingKeys: String, CodingKey { case name, transactionId, authCode, responseCode, responseText, avsResult, cvvResult }
+        @ExplicitNull var transactionId: String?
+        @ExplicitNull var authCode: String?
+        @ExplicitNull var responseCode: String?
+        @ExplicitNull var responseText: String?
+        @ExplicitNull var avsResult: String?
+        @ExplicitNull var cvvResult: String?
     }
 
     struct Decline: Encodable {
@@ -100,16 +87,7 @@ struct TransactionResponse: Encodable {
     struct StoredCredential: Encodable {
         var type: String
         var initiatedBy: String
-        var networkTransactionId: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(type, forKey: .type)
-            try container.encode(initiatedBy, forKey: .initiatedBy)
-            try container.encode(networkTransactionId, forKey: .networkTransactionId)
-        }
-
-        enum CodingKeys: String, CodingKey { case type, initiatedBy, networkTransactionId }
+        @ExplicitNull var networkTransactionId: String?
     }
 
     var id: String
@@ -124,22 +102,22 @@ struct TransactionResponse: Encodable {
     var voidedAmount: Int64
     var refundableAmount: Int64
     var reverseMode: String
-    var voidableUntil: Date?
-    var secureCardReference: String?
-    var merchantReference: String?
-    var cardType: String?
-    var maskedNumber: String?
-    var scheduleId: String?
-    var stepId: String?
-    var attempt: Int?
-    var parentId: String?
-    var description: String?
+    @ExplicitNull var voidableUntil: Date?
+    @ExplicitNull var secureCardReference: String?
+    @ExplicitNull var merchantReference: String?
+    @ExplicitNull var cardType: String?
+    @ExplicitNull var maskedNumber: String?
+    @ExplicitNull var scheduleId: String?
+    @ExplicitNull var stepId: String?
+    @ExplicitNull var attempt: Int?
+    @ExplicitNull var parentId: String?
+    @ExplicitNull var description: String?
     var createdAt: Date
     var updatedAt: Date
     var gateway: Gateway
-    var decline: Decline?
-    var errorCode: String?
-    var storedCredential: StoredCredential?
+    @ExplicitNull var decline: Decline?
+    @ExplicitNull var errorCode: String?
+    @ExplicitNull var storedCredential: StoredCredential?
     let sequence: Int64
 
     /// The JSON of `transaction`, with the reversal it allows at `now` under the merchant's `policy`.
@@ -187,38 +165,6 @@ struct TransactionResponse: Encodable {
         case voidableUntil, secureCardReference, merchantReference
         case cardType, maskedNumber, scheduleId, stepId, attempt, parentId, description, createdAt, updatedAt, gateway, decline, errorCode
         case storedCredential
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(type, forKey: .type)
-        try container.encode(status, forKey: .status)
-        try container.encode(state, forKey: .state)
-        try container.encode(subState, forKey: .subState)
-        try container.encode(amount, forKey: .amount)
-        try container.encode(currency, forKey: .currency)
-        try container.encode(capturedAmount, forKey: .capturedAmount)
-        try container.encode(refundedAmount, forKey: .refundedAmount)
-        try container.encode(voidedAmount, forKey: .voidedAmount)
-        try container.encode(refundableAmount, forKey: .refundableAmount)
-        try container.encode(reverseMode, forKey: .reverseMode)
-        try container.encode(voidableUntil, forKey: .voidableUntil)
-        try container.encode(secureCardReference, forKey: .secureCardReference)
-        try container.encode(merchantReference, forKey: .merchantReference)
-        try container.encode(cardType, forKey: .cardType)
-        try container.encode(maskedNumber, forKey: .maskedNumber)
-        try container.encode(scheduleId, forKey: .scheduleId)
-        try container.encode(stepId, forKey: .stepId)
-        try container.encode(attempt, forKey: .attempt)
-        try container.encode(parentId, forKey: .parentId)
-        try container.encode(description, forKey: .description)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(gateway, forKey: .gateway)
-        try container.encode(decline, forKey: .decline)
-        try container.encode(errorCode, forKey: .errorCode)
-        try container.encode(storedCredential, forKey: .storedCredential)
     }
 }
 
