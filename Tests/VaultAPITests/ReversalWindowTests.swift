@@ -15,7 +15,7 @@ import Vault
     static func payment(_ type: String, fixture: APIFixture, at now: Date) async throws -> Transaction {
         // The same sale twice within minutes: not a duplicate here (issue 14 item 5).
         let body = TransactionRoutesTests.rawSale(amount: 5000, type: type, extra: #", "allowDuplicate": true"#)
-        let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8))
+        let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8)).validated(for: fixture.merchantA)
         return try await fixture.runtime.transactions.create(request, merchant: fixture.merchantA, actor: "test", now: now)
     }
 

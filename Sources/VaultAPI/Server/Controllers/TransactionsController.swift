@@ -15,7 +15,7 @@ struct TransactionsController {
         let readers = api.admitting(.admin, .readonly)
         admin.post("transactions") { request, context in
             let body = try await JSONCoding.decode(TransactionRequest.self, from: request)
-            let transaction = try await transactions.create(body, merchant: context.merchant, actor: context.identity.actor)
+            let transaction = try await transactions.create(try body.validated(for: context.merchant), merchant: context.merchant, actor: context.identity.actor)
             let response = await transactions.response(transaction, merchant: context.merchant)
             return try JSONCoding.response(response, status: .created)
         }
