@@ -29,7 +29,7 @@ import Vault
 
     /// The router's `/v1` routes, each with the roles recorded when it was declared (nil: none declared).
     static func declaredRoutes(_ fixture: APIFixture) -> [(route: String, method: HTTPRequest.Method, path: String, roles: Set<APIKeyRole>?)] {
-        let (router, authorization) = buildAuthorizedRouter(runtime: fixture.runtime)
+        let (router, authorization) = buildAuthorizedRouter(services: fixture.runtime.apiServices)
         return router.routes
             .filter { $0.path.description.hasPrefix("/v1/") }
             .map { route in
@@ -52,7 +52,7 @@ import Vault
 
     @Test func theRoleRulesOfTheRouterTable() async throws {
         let fixture = try await APIFixture()
-        let (_, table) = buildAuthorizedRouter(runtime: fixture.runtime)
+        let (_, table) = buildAuthorizedRouter(services: fixture.runtime.apiServices)
         func allows(_ role: APIKeyRole, _ method: HTTPRequest.Method, _ path: String) -> Bool {
             table.roles(method: method, path: path)?.contains(role) == true
         }
