@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Payments", targets: ["Payments"]),
         .library(name: "Scheduler", targets: ["Scheduler"]),
         .library(name: "VaultAPI", targets: ["VaultAPI"]),
+        .library(name: "VaultApp", targets: ["VaultApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
@@ -156,9 +157,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The composition root: command line, configuration, runtime wiring and logging over the
+        // HTTP server (VaultAPI), the domain modules and both storage engines.
+        .target(
+            name: "VaultApp",
+            dependencies: [
+                "Vault",
+                "Payments",
+                "Scheduler",
+                "VaultSQLite",
+                "VaultPostgres",
+                "VaultAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "vault",
-            dependencies: ["VaultAPI"],
+            dependencies: ["VaultApp"],
             swiftSettings: swiftSettings
         ),
         // What every test module needs to run on either engine: `TestDatabase`, `TestSQL`,
@@ -236,6 +258,7 @@ let package = Package(
             dependencies: [
                 "StorageTestSupport",
                 "VaultAPI",
+                "VaultApp",
                 "GatewayFakes",
                 "VaultSQLite",
                 "Payments",

@@ -7,6 +7,7 @@ import Logging
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Issue 12 finding 7 (access log half): every access line says who asked.
 @Suite struct AccessLogCallerTests {

@@ -6,6 +6,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Issue 12, finding 10, as reproduced: an attacker with write access to the database moves a

@@ -4,6 +4,7 @@ import Payments
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// `vault charge run` settles one-off transactions whose answer was lost before it charges anything.
 @Suite struct ChargeRunReconcileTests {

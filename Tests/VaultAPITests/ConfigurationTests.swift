@@ -5,6 +5,7 @@ import Testing
 import Vault
 import VaultPostgres
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 @Suite struct ConfigurationTests {

@@ -7,6 +7,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Issue 14 item 5: seed 004's `credit` (a refund without an earlier sale), allowed by a merchant

@@ -1,5 +1,6 @@
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// The failed-authentication limiter of issue 12 finding 5, on a clock the test moves.
 @Suite struct FailedAuthenticationLimiterTests {

@@ -6,6 +6,7 @@ import Testing
 import StorageTestSupport
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Issue 12, findings 1 and 2, on the idempotency store itself: a keyed request MAC, sealed

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Issue 14: the served document is one that client generators accept (item 13) and its schemas say

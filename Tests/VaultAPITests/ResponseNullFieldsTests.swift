@@ -4,6 +4,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Response fields the contract always lists are written as `null` when absent (never left out);
 /// fields the contract marks as only-when-present are left out.

@@ -4,6 +4,7 @@ import Payments
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Issue 14 item 4 (seed 000: "reversal ... within 24 hours"): a void is allowed only within the
 /// reversal window after the authorization (`reversals.windowHours`, 24 by default); later it is a

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Every `/v1` route states the roles it admits where it is declared, and a key of another role is
 /// refused (403, the error envelope) before anything is read or changed.

@@ -6,6 +6,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Issue 13, items 2, 6 and 7 through the API: a card the merchant's gateway cannot take is

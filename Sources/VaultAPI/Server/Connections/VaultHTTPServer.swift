@@ -10,7 +10,7 @@ import Glibc
 
 /// The HTTP listener of `vault serve`: HTTP/1.1, over TLS when `server.tls` is set, every
 /// connection behind a ``ConnectionGuardHandler``.
-enum VaultHTTPServer {
+public enum VaultHTTPServer {
     /// Descriptors kept free for everything that is not a client connection (database, log, key files).
     static let reservedDescriptors = 256
 
@@ -45,7 +45,7 @@ enum VaultHTTPServer {
     }
 
     /// Refuses plain HTTP on an address other than loopback unless `server.allowPlaintext` is true.
-    static func checkPlaintext(_ settings: HTTPServerSettings) throws {
+    public static func checkPlaintext(_ settings: HTTPServerSettings) throws {
         guard settings.tls == nil, !settings.allowPlaintext, !isLoopback(host: settings.host) else { return }
         throw ConfigurationError(
             key: "server.allowPlaintext",

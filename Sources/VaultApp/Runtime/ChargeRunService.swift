@@ -3,6 +3,7 @@ public import Logging
 public import Scheduler
 public import ServiceLifecycle
 import Synchronization
+public import VaultAPI
 
 /// Runs charge runs started over HTTP as children of the service group of `vault serve`
 /// (issue 13): each run's progress and final writes are ordered (``ProgressSaver``), graceful

@@ -1,4 +1,5 @@
 public import Logging
+public import VaultAPI
 public import VaultPostgres
 
 /// Everything an operator can set, from `config/vault.yaml` and the `VAULT_*` environment variables.

@@ -3,6 +3,7 @@ public import Hummingbird
 public import Logging
 public import Prometheus
 import Scheduler
+public import VaultAPI
 
 extension VaultRuntime {
     /// What the HTTP server serves over, from this runtime and its configuration.
