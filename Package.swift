@@ -21,6 +21,7 @@ let package = Package(
         // Fuzz/ and Benchmarks/ (which hold only entry points); not part of the `vault` product.
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
         .library(name: "BenchmarkScenarios", targets: ["BenchmarkScenarios"]),
+        .library(name: "VaultApp", targets: ["VaultApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
@@ -159,9 +160,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The composition root: command line, configuration, runtime wiring and logging over the
+        // HTTP server (VaultAPI), the domain modules and both storage engines.
+        .target(
+            name: "VaultApp",
+            dependencies: [
+                "Vault",
+                "Payments",
+                "Scheduler",
+                "VaultSQLite",
+                "VaultPostgres",
+                "VaultAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "vault",
-            dependencies: ["VaultAPI"],
+            dependencies: ["VaultApp"],
             swiftSettings: swiftSettings
         ),
         // The bodies of the libFuzzer targets in Fuzz/ and their property checks: compiled by the main
@@ -169,7 +191,7 @@ let package = Package(
         // fuzz target fails `make test`.
         .target(
             name: "FuzzHarness",
-            dependencies: ["Vault", "Payments", "Scheduler"],
+            dependencies: ["Vault", "Payments", "Scheduler", "VaultAPI"],
             swiftSettings: swiftSettings
         ),
         // The workloads of the benchmarks in Benchmarks/: compiled by the main build and run once at
@@ -280,6 +302,7 @@ let package = Package(
             dependencies: [
                 "StorageTestSupport",
                 "VaultAPI",
+                "VaultApp",
                 "GatewayFakes",
                 "VaultSQLite",
                 "Payments",

@@ -2,6 +2,7 @@ import Foundation
 import Payments
 import Scheduler
 import Vault
+import VaultAPI
 
 /// A request body, decoded with `JSONDecoder` as every JSON request type of the API and then taken
 /// as far as the server takes it before storage: card capture, customer and custom-field

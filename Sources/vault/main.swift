@@ -1,3 +1,3 @@
-import VaultAPI
+import VaultApp
 
 await VaultCommand.runAndExit()

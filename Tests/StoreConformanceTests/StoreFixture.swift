@@ -25,7 +25,7 @@ final class TemporaryDirectory: Sendable {
 /// behind the stores' backs), so every test of this module runs unchanged on SQLite and PostgreSQL.
 struct StoreFixture {
     struct NoVerification: CardVerifier {
-        func verify(_ card: CapturedCard, merchant: Merchant, reference: String) async -> CardVerificationResult {
+        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
             .unavailable(reason: "not used")
         }
     }

@@ -7,6 +7,7 @@ import Logging
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Every access line says who asked.
 @Suite struct AccessLogCallerTests {

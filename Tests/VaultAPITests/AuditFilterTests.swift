@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// `GET /v1/audit-events` filters: exact `actor`, `action`, `objectType`, `objectId`, and an inclusive

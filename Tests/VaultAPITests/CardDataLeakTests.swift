@@ -6,6 +6,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Registers cards of every brand through the live server, then scans the stored bytes of every

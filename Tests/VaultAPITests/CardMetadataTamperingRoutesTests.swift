@@ -6,6 +6,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// An attacker with write access to the database moves a

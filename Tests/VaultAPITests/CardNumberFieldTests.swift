@@ -6,6 +6,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// A card number typed into a reference or free-text field would be stored,
 /// listed, searched and logged in clear. Every such field refuses one (422 naming the field,

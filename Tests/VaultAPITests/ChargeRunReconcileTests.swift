@@ -4,6 +4,7 @@ import Payments
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// `vault charge run` settles one-off transactions whose answer was lost before it charges anything.
 @Suite struct ChargeRunReconcileTests {
@@ -14,7 +15,7 @@ import Vault
         let runtime = try await setup.runtime()
         let merchant = setup.merchant
         fake.core.enqueue(.garbageAfterProcessing)
-        let sale = try JSONDecoder().decode(TransactionRequest.self, from: Data(TransactionRoutesTests.rawSale("4111111111111111").utf8))
+        let sale = try JSONDecoder().decode(TransactionRequest.self, from: Data(TransactionRoutesTests.rawSale("4111111111111111").utf8)).validated(for: merchant)
         var inDoubt: Transaction?
         do {
             _ = try await runtime.transactions.create(sale, merchant: merchant, actor: "test")

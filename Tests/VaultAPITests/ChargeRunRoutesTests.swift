@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 @Suite struct ChargeRunRoutesTests {
     /// A schedule of one step due at midnight today (UTC), confirmed.

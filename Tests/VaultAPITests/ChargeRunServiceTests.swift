@@ -3,6 +3,7 @@ import Scheduler
 import Synchronization
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Charge runs started over HTTP run as a lifecycle service, and a finished run is
 /// never turned back to `running` by a progress write that was still in flight.

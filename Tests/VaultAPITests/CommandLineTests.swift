@@ -9,6 +9,7 @@ import Testing
 import Vault
 import VaultPostgres
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Runs the real `vault` executable in a temporary working directory.

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Slow, idle and flooding clients against a real listener on a loopback port,
 /// over raw TCP. Timeouts are set to 1 s here; closures are asserted within generous bounds (10 s),

@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// The deadline rules of `ConnectionDeadlines`, on a made-up clock.
 @Suite struct ConnectionDeadlinesTests {

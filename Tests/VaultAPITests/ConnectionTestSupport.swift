@@ -5,6 +5,7 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 @testable import VaultAPI
+@testable import VaultApp
 
 extension APIFixture {
     /// Runs `body` with the real application (`buildApplication`, the same listener as `vault

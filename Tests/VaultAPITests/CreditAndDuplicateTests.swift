@@ -7,6 +7,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Issue 14 item 5: seed 004's `credit` (a refund without an earlier sale), allowed by a merchant
@@ -116,7 +117,7 @@ import VaultSQLite
         func sale(_ number: String, at instant: Date) async throws -> Result<Payments.Transaction, TransactionError> {
             let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(Self.body(number: number).utf8))
             do {
-                return .success(try await fixture.runtime.transactions.create(request, merchant: fixture.merchantA, actor: "test", now: instant))
+                return .success(try await fixture.runtime.transactions.create(try request.validated(for: fixture.merchantA), merchant: fixture.merchantA, actor: "test", now: instant))
             } catch let error as TransactionError {
                 return .failure(error)
             }

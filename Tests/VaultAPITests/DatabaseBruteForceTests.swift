@@ -7,6 +7,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// The at-rest protections, attacked as a thief holding only the database file and its WAL

@@ -6,6 +6,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// A body that gives a key twice is ambiguous (`JSONDecoder` keeps one
 /// silently, so `"amount":100,"amount":999999` charged 100) and is refused with 400 before

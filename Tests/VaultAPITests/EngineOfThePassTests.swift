@@ -1,6 +1,7 @@
 import StorageTestSupport
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 import VaultPostgres
 import VaultSQLite
 

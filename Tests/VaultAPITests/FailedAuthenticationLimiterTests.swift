@@ -1,5 +1,6 @@
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// The failed-authentication limiter, on a clock the test moves.
 @Suite struct FailedAuthenticationLimiterTests {

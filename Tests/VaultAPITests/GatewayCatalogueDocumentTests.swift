@@ -2,6 +2,7 @@ import Foundation
 import Payments
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// The OpenAPI document's gateway enum is the catalogue's names.
 @Suite struct GatewayCatalogueDocumentTests {

@@ -4,6 +4,7 @@ import PropertyBased
 import Testing
 @testable import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Hand-written response bodies must be byte for byte what `JSONCoding.encoder` writes: the
 /// OpenAPI document, the contract test and every portal read the encoder's form.

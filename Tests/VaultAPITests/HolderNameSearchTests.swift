@@ -7,6 +7,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Cards are found by holder name through a blind index of keyed MACs.

@@ -6,6 +6,7 @@ import Testing
 import StorageTestSupport
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Database-theft protections on the idempotency store itself: a keyed request MAC, sealed

@@ -3,6 +3,7 @@ import Logging
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Log lines are one JSON object each, with the fixed fields and the metadata, keys sorted.
 @Suite struct JSONLogHandlerTests {

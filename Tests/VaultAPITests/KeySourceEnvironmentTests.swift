@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// The master key, the passphrase and the database URL leave the process environment once read:
 /// child processes do not inherit them and `/proc/<pid>/environ` (or a core dump) no longer shows them.

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// A clock tests move by hand.
 final class ManualClock: Sendable {

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// TLS: HTTPS from `server.tls`, and no plain HTTP beyond loopback unless
 /// `server.allowPlaintext` says so.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Batched log output keeps every line whole and in order, and writes warnings before returning.
 @Suite struct LogOutputTests {

@@ -5,6 +5,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// A merchant's gateway account has a currency (US dollars unless set): stored on both engines,

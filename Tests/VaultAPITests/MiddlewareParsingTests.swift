@@ -1,6 +1,7 @@
 import Hummingbird
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 @Suite struct AccessLogTests {
     @Test(arguments: [

@@ -8,6 +8,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 @testable import VaultPostgres
 
 /// Several servers over one database: two runtimes, each behind the real listener on a

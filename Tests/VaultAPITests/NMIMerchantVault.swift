@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// A vault directory on the engine of the pass, for real `vault` processes, with one merchant
 /// (`acme`) on NMI's fake gateway; the master key is passed as `VAULT_MASTER_KEY`.

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// One-off sales in flight when `vault serve` is killed (SIGKILL), against NMI's fake that charges
 /// and then answers slowly, lost or garbled: after the reconciler, every order the gateway charged

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// The served document is one that client generators accept and its schemas say

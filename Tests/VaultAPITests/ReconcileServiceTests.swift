@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// `vault serve` runs the reconciler as a background service: its first pass starts with the
 /// server, and `/metrics` then exports the gauges an on-call alerts on.

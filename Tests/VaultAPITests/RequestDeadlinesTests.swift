@@ -1,5 +1,6 @@
 import Testing
 @testable import VaultAPI
+@testable import VaultApp
 
 /// The shared watchdog behind request timeouts: cancellation frees a waiter at once and leaves
 /// nothing behind; a deadline that has passed releases its waiter at the next tick.

@@ -8,6 +8,7 @@ import Prometheus
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// `/metrics` counts each request under the status the client was sent, the one
 /// the access log records (a 422 card registration used to be counted as a 500).

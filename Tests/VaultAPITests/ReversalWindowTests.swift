@@ -4,6 +4,7 @@ import Payments
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Issue 14 item 4 (seed 000: "reversal ... within 24 hours"): a void is allowed only within the
 /// reversal window after the authorization (`reversals.windowHours`, 24 by default); later it is a
@@ -15,7 +16,7 @@ import Vault
     static func payment(_ type: String, fixture: APIFixture, at now: Date) async throws -> Transaction {
         // The same sale twice within minutes: not a duplicate here (issue 14 item 5).
         let body = TransactionRoutesTests.rawSale(amount: 5000, type: type, extra: #", "allowDuplicate": true"#)
-        let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8))
+        let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8)).validated(for: fixture.merchantA)
         return try await fixture.runtime.transactions.create(request, merchant: fixture.merchantA, actor: "test", now: now)
     }
 

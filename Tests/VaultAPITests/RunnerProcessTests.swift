@@ -5,6 +5,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// A vault directory with due steps on the sandbox, seeded in process, charged by real `vault`

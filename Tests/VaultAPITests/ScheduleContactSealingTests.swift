@@ -7,6 +7,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// A schedule's receipt e-mail and phone are customer contact data; they are

@@ -7,6 +7,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// A series starts with a customer-initiated first use of the card number it charges: confirming a
 /// schedule on a card without one on file verifies the card through the merchant's gateway (the

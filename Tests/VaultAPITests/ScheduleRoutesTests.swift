@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 @Suite struct ScheduleRoutesTests {
     static func monthly(_ card: String = "cust-1", extra: String = "") -> String {

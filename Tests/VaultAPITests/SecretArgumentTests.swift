@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultPostgres
 
 /// Secrets need not be written on the command line or in a URL: gateway credentials come from a

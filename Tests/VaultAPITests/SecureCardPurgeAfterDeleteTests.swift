@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// A card deleted logically can be purged (crypto-shredded) afterwards, by its
 /// merchantReference (the most recently deleted card of that reference still holding data) or by its

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 @Suite struct ServerFoundationTests {
     @Test func healthReadinessMetricsAndOpenAPIAnswerWithoutAKey() async throws {

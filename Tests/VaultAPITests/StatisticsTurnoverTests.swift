@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// Turnover is approved sales and captures less approved refunds, per currency;
 /// declined, voided and unsettled payments never count in it, and the counts per status are reported

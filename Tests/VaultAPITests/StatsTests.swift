@@ -7,6 +7,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// `GET /v1/stats`. Expectations are worked out by hand for a merchant in Europe/Berlin, where summer
 /// time began on 2027-03-28 at 02:00 (CET +01 to CEST +02) and ended on 2027-10-31 at 03:00.

@@ -6,6 +6,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// Through the API: a card the merchant's gateway cannot take is

@@ -11,6 +11,7 @@ import StorageTestSupport
 import Synchronization
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultPostgres
 import VaultSQLite
 

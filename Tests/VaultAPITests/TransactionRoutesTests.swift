@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 @Suite struct TransactionRoutesTests {
     static func rawSale(_ number: String = "4242424242424242", amount: Int = 1250, type: String = "sale", extra: String = "") -> String {

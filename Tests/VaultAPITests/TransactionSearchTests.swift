@@ -7,6 +7,7 @@ import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 extension APIFixture {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// A query parameter or body field an operation does not declare in the OpenAPI
 /// document is a 400 `unknown_parameter` naming it, on every operation, and changes nothing.

@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 import VaultSQLite
 
 /// A merchant's webhook endpoint on 127.0.0.1 that records deliveries and answers with queued

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultApp
 
 /// README documents the webhook secret's encoding (base64, decoded before the
 /// HMAC) with a verification snippet. The snippet is taken from README and run with python3 against

@@ -33,69 +33,64 @@ public struct TransactionService: Sendable {
         self.storedCredentials = storedCredentials
     }
 
-    /// Runs a sale, authorization, verification or credit.
-    /// - Throws: `TransactionError` (422, 403 and 409 for credits and duplicates, 402 with the recorded
+    /// Runs a sale, authorization, verification or credit whose rules ``NewTransaction`` checked:
+    /// resolves the card, charges it (recorded `pending` first) and, for a registration by sale,
+    /// registers the card once the sale is approved.
+    /// - Throws: `TransactionError` (422 for a stored card that cannot pay or a registration that
+    ///   would fail, 409 for a duplicate or a credit the gateway does not take, 402 with the recorded
     ///   transaction, 502), `CardDataError` (422).
-    public func create(_ request: TransactionRequest, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
-        guard let type = TransactionType(rawValue: request.type), [.sale, .authorize, .verify, .credit].contains(type) else {
-            throw TransactionError.invalid(field: "type", code: "invalid_value", message: "type must be sale, authorize, verify or credit.")
-        }
-        if type == .credit, !merchant.allowsCredit {
-            throw TransactionError.notPermitted(
-                code: "credit_not_allowed",
-                message: "This merchant's settings do not allow credits (refunds without an earlier sale); refund the sale instead, "
-                    + "or ask the operator to run `vault merchant update NAME --allow-credit true`.")
-        }
-        let currency = try Self.currency(request.currency ?? (type == .verify ? merchant.gateway.currency.code : nil))
-        if let refusal = GatewayPreChecks.forGateway(named: merchant.gateway.name)?.refusal(currency: currency) {
-            throw TransactionError.invalid(field: "currency", code: refusal.code, message: refusal.message)
-        }
-        let amount = request.amount ?? 0
-        if type == .verify {
-            guard amount == 0 else { throw TransactionError.invalid(field: "amount", code: "out_of_range", message: "A verification moves no money: amount must be 0.") }
-        } else {
-            guard amount > 0, amount <= MinorUnits.maximum else {
-                throw TransactionError.invalid(field: "amount", code: "out_of_range", message: "amount must be between 1 and \(MinorUnits.maximum) minor units.")
-            }
-        }
-        do {
-            try CardNumberShape.refuse(request.description, field: "description")
-        } catch {
-            throw TransactionError.invalid(field: error.field, code: error.code, message: error.message)
-        }
-        let byToken = request.secureCardReference != nil || request.merchantReference != nil
-        if byToken && request.source.isPresent {
-            throw TransactionError.invalid(field: "secureCardReference", code: "not_allowed", message: "Give a secureCardReference (or merchantReference) or card data, not both.")
-        }
-        if request.secureCard != nil && (byToken || type != .sale) {
-            throw TransactionError.invalid(field: "secureCard", code: "not_allowed", message: "Registration by sale needs a sale with raw card data.")
-        }
-
+    public func create(_ order: NewTransaction, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
         var transaction = Transaction(
-            id: Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: currency,
+            id: Transaction.makeID(at: now), merchantID: merchant.id, type: order.type, amount: order.amount, currency: order.currency,
             gateway: merchant.gateway.name, now: now)
-        transaction.description = request.description
+        transaction.description = order.description
+        let card = try await paymentCard(order, merchant: merchant, now: now, recordingOn: &transaction)
+        let result = try await charge(order, card: card, merchant: merchant, actor: actor, now: now, recording: &transaction)
+        if transaction.status == .approved, let registration = order.registration, let source = order.source {
+            await registerBySale(
+                registration, source: source, networkTransactionID: result.networkTransactionID, merchant: merchant, actor: actor, now: now,
+                recordingOn: &transaction)
+        }
+        switch transaction.status {
+        case .declined: throw TransactionError.declined(transaction)
+        case .error, .inDoubt: throw TransactionError.gatewayFailed(transaction)
+        default: return transaction
+        }
+    }
+
+    /// The card step: the stored card (its token and reference recorded, a subsequent use of a stored
+    /// credential) or the captured raw data; a registration by sale is checked whole here, before
+    /// the gateway is called.
+    private func paymentCard(_ order: NewTransaction, merchant: Merchant, now: Date, recordingOn transaction: inout Transaction)
+        async throws -> PaymentCard
+    {
         let card: PaymentCard
-        if byToken {
-            let stored = try await storedCard(request, merchant: merchant)
+        switch order.card {
+        case .stored(let secureCardReference, let merchantReference):
+            let stored = try await storedCard(secureCardReference: secureCardReference, merchantReference: merchantReference, merchant: merchant)
             card = PaymentCard(pan: stored.pan, expiry: stored.expiry, holderName: stored.holderName, cvv: nil, postalCode: nil)
             transaction.secureCardReference = stored.reference
             transaction.merchantReference = stored.merchantReference
             transaction.storedCredential = .subsequent
-        } else {
-            guard request.source.isPresent else {
-                throw TransactionError.invalid(field: "secureCardReference", code: "required", message: "Give a secureCardReference, a merchantReference or card data.")
-            }
-            let raw = try request.source.capture()
+        case .raw(let source):
+            let raw = try source.capture()
             card = PaymentCard(pan: raw.pan, expiry: raw.expiry, holderName: raw.holderName, cvv: raw.cvv, postalCode: nil)
         }
         transaction.cardType = card.pan.brand.rawValue
         transaction.maskedNumber = card.pan.masked
-        if let registration = request.secureCard {
-            try await checkRegistration(registration, source: request.source, merchant: merchant, now: now)
+        if let registration = order.registration, let source = order.source {
+            try await checkRegistration(registration, source: source, merchant: merchant, now: now)
             transaction.storedCredential = .initial
         }
+        return card
+    }
 
+    /// The charge step: the merchant's gateway, the duplicate check, the `pending` record, the
+    /// gateway call (an expired card is declined by the vault without one) and the recorded outcome.
+    private func charge(
+        _ order: NewTransaction, card: PaymentCard, merchant: Merchant, actor: String, now: Date, recording transaction: inout Transaction
+    ) async throws -> GatewayResult {
+        let type = order.type
         let adapter: any GatewayAdapter
         do {
             adapter = try await gateways.adapter(for: merchant)
@@ -110,8 +105,8 @@ public struct TransactionService: Sendable {
         var duplicatesSince: Date?
         if let duplicates, type != .verify {
             transaction.duplicateMAC = try await duplicates.mac(
-                type: type, amount: amount, currency: currency, pan: card.pan, merchantID: merchant.id)
-            duplicatesSince = request.allowDuplicate == true ? nil : duplicates.comparedSince(now)
+                type: type, amount: order.amount, currency: order.currency, pan: card.pan, merchantID: merchant.id)
+            duplicatesSince = order.allowDuplicate ? nil : duplicates.comparedSince(now)
         }
         try await store.insertTransaction(
             transaction, refusingDuplicatesSince: duplicatesSince, audit: audit(transaction, actor: actor, action: "transaction.created"))
@@ -120,10 +115,15 @@ public struct TransactionService: Sendable {
         if card.expiry.isExpired(on: CivilDate.today(in: merchant.zone, now: now)) {
             result = GatewayResult(outcome: .declined(code: "expired_card", category: .hard), responseText: "Declined by the vault: the card has expired.")
         } else {
+            let storedCredential: StoredCredentialUse? =
+                switch order.card {
+                case .stored: .customerInitiated
+                case .raw: order.registration != nil ? .initial : nil
+                }
             let charge = ChargeRequest(
-                idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference, amount: Money(minorUnits: amount, currency: currency),
-                card: card, description: request.description,
-                storedCredential: byToken ? .customerInitiated : request.secureCard != nil ? .initial : nil)
+                idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference,
+                amount: Money(minorUnits: order.amount, currency: order.currency), card: card, description: order.description,
+                storedCredential: storedCredential)
             switch type {
             case .sale: result = await adapter.sale(charge)
             case .authorize: result = await adapter.authorize(charge)
@@ -133,36 +133,37 @@ public struct TransactionService: Sendable {
         }
         transaction.apply(result, now: Date())
         try await store.completeTransaction(transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"))
+        return result
+    }
 
-        if transaction.status == .approved, let registration = request.secureCard {
-            do {
-                let registered = try await cards.register(
-                    SecureCardRegistration(
-                        merchantReference: registration.merchantReference, source: request.source, customer: registration.customer,
-                        customFields: registration.customFields, verify: false),
-                    merchant: merchant, actor: actor, now: now)
-                try await store.attachSecureCard(
-                    transactionID: transaction.id, merchantID: merchant.id, secureCardReference: registered.reference,
-                    merchantReference: registered.merchantReference)
-                transaction.secureCardReference = registered.reference
-                transaction.merchantReference = registered.merchantReference
-                if let network = result.networkTransactionID {
-                    _ = try? await storedCredentials?.record(
-                        network, secureCardReference: registered.reference, merchantID: merchant.id, gateway: merchant.gateway.name,
-                        transactionID: transaction.id, replacing: true)
-                }
-            } catch {
-                // The sale stands; the card was not registered (a concurrent registration took the
-                // reference). The response shows secureCardReference null, and the audit says why.
-                try? await store.completeTransaction(
-                    transaction, parentUpdate: nil,
-                    audit: audit(transaction, actor: actor, action: "transaction.registration_failed"))
+    /// The registration-by-sale step, once the sale is approved: registers the card and keeps the
+    /// network's transaction id for later merchant-initiated charges.
+    private func registerBySale(
+        _ registration: NewTransaction.SaleRegistration, source: CardSource, networkTransactionID: String?, merchant: Merchant, actor: String,
+        now: Date, recordingOn transaction: inout Transaction
+    ) async {
+        do {
+            let registered = try await cards.register(
+                SecureCardRegistration(
+                    merchantReference: registration.merchantReference, source: source, customer: registration.customer,
+                    customFields: registration.customFields, verify: false),
+                merchant: merchant, actor: actor, now: now)
+            try await store.attachSecureCard(
+                transactionID: transaction.id, merchantID: merchant.id, secureCardReference: registered.reference,
+                merchantReference: registered.merchantReference)
+            transaction.secureCardReference = registered.reference
+            transaction.merchantReference = registered.merchantReference
+            if let network = networkTransactionID {
+                _ = try? await storedCredentials?.record(
+                    network, secureCardReference: registered.reference, merchantID: merchant.id, gateway: merchant.gateway.name,
+                    transactionID: transaction.id, replacing: true)
             }
-        }
-        switch transaction.status {
-        case .declined: throw TransactionError.declined(transaction)
-        case .error, .inDoubt: throw TransactionError.gatewayFailed(transaction)
-        default: return transaction
+        } catch {
+            // The sale stands; the card was not registered (a concurrent registration took the
+            // reference). The response shows secureCardReference null, and the audit says why.
+            try? await store.completeTransaction(
+                transaction, parentUpdate: nil,
+                audit: audit(transaction, actor: actor, action: "transaction.registration_failed"))
         }
     }
 
@@ -398,18 +399,18 @@ public struct TransactionService: Sendable {
 
     // MARK: - Helpers
 
-    private func storedCard(_ request: TransactionRequest, merchant: Merchant) async throws
+    private func storedCard(secureCardReference: String?, merchantReference: String?, merchant: Merchant) async throws
         -> (reference: String, merchantReference: String, pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?)
     {
         let card: SecureCard
         do {
-            if let token = request.secureCardReference {
+            if let token = secureCardReference {
                 card = try await cards.retrieve(reference: token, merchant: merchant)
             } else {
-                card = try await cards.retrieve(merchantReference: request.merchantReference ?? "", merchant: merchant)
+                card = try await cards.retrieve(merchantReference: merchantReference ?? "", merchant: merchant)
             }
         } catch SecureCardError.notFound {
-            let field = request.secureCardReference != nil ? "secureCardReference" : "merchantReference"
+            let field = secureCardReference != nil ? "secureCardReference" : "merchantReference"
             throw TransactionError.invalid(field: field, code: "not_found", message: "No live secure card with that reference.")
         }
         guard card.status == .active else {
@@ -422,7 +423,7 @@ public struct TransactionService: Sendable {
     /// Checks the whole registration of a registration by sale before the sale reaches the gateway, as
     /// a registration would (reference, card expiry, customer, custom fields against the merchant's
     /// definitions, reference not taken): a registration that would fail is refused and charges nothing.
-    private func checkRegistration(_ registration: TransactionRequest.SaleRegistration, source: CardSource, merchant: Merchant, now: Date)
+    private func checkRegistration(_ registration: NewTransaction.SaleRegistration, source: CardSource, merchant: Merchant, now: Date)
         async throws
     {
         let request = SecureCardRegistration(
@@ -436,15 +437,6 @@ public struct TransactionService: Sendable {
             throw TransactionError.invalid(field: isCardField ? error.field : "secureCard." + error.field, code: error.code, message: error.message)
         } catch SecureCardError.referenceTaken {
             throw TransactionError.notAllowed(code: "merchant_reference_taken", message: "A live secure card with that merchantReference already exists.")
-        }
-    }
-
-    static func currency(_ code: String?) throws -> Currency {
-        guard let code else { throw TransactionError.invalid(field: "currency", code: "required", message: "currency is required.") }
-        do {
-            return try Currency(code: code)
-        } catch {
-            throw TransactionError.invalid(field: "currency", code: "unknown_currency", message: "currency must be a known ISO 4217 code.")
         }
     }
 

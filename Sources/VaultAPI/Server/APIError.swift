@@ -44,15 +44,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
                 var type: String
                 var code: String
                 var message: String
-                var param: String?
-                func encode(to encoder: any Encoder) throws {
-                    var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(type, forKey: .type)
-                    try container.encode(code, forKey: .code)
-                    try container.encode(message, forKey: .message)
-                    try container.encode(param, forKey: .param)
-                }
-                enum CodingKeys: String, CodingKey { case type, code, message, param }
+                @ExplicitNull var param: String?
             }
             var error: Detail
         }

@@ -3,37 +3,32 @@ public import Hummingbird
 public import Logging
 import NIOCore
 public import Prometheus
-import ServiceLifecycle
+public import ServiceLifecycle
 import Scheduler
 import Vault
 
-/// Builds the HTTP application over an opened runtime.
+/// Builds the HTTP application over `services`.
 /// - Parameters:
-///   - runtime: database, keys and services.
+///   - services: the store, domain services and HTTP settings.
+///   - background: services that run beside the server and stop with it (the composition root's
+///     webhook delivery, reconciler and charge runs), after the idempotency purge.
 ///   - logger: the server's logger.
 ///   - onServerRunning: called with the bound port once listening (tests bind port 0).
 /// - Throws: `ConfigurationError` when the listener settings are refused: plain HTTP beyond
 ///   loopback without `server.allowPlaintext`, unusable `server.tls` files.
 public func buildApplication(
-    runtime: VaultRuntime, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    services: APIServices, background: [any Service], logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
-    let server = runtime.configuration.server
+    let server = services.server
     let connections = OpenConnections(limit: VaultHTTPServer.fittedConnectionLimit(server.maxConnections, logger: logger))
     var app = Application(
-        router: buildRouter(runtime: runtime),
+        router: buildRouter(services: services),
         server: try VaultHTTPServer.builder(server, connections: connections),
         configuration: .init(address: .hostname(server.host, port: server.port), serverName: "vault"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger)
-    app.addServices(IdempotencyPurgeService(store: runtime.store, retentionHours: runtime.configuration.idempotencyRetentionHours, logger: logger))
-    app.addServices(WebhookDeliveryService(
-        deliverer: runtime.webhookDeliverer(logger: logger), pollInterval: .seconds(max(1, runtime.configuration.webhooks.pollSeconds)), logger: logger))
-    app.addServices(ReconcileService(
-        reconciler: runtime.reconciler(logger: Logger(label: "vault.reconciler")), store: runtime.store,
-        interval: .seconds(runtime.configuration.reconcile.intervalSeconds), logger: Logger(label: "vault.reconciler")))
-    app.addServices(ChargeRunService(queue: runtime.chargeRuns, store: runtime.store, logger: logger) {
-        runtime.chargeRunner(logger: logger)
-    })
+    app.addServices(IdempotencyPurgeService(store: services.store, retentionHours: services.idempotencyRetentionHours, logger: logger))
+    app.addServices(background)
     return app
 }
 
@@ -41,53 +36,66 @@ public func buildApplication(
 /// a known path asked with another method is a 405 with `Allow`.
 /// - Parameters:
 ///   - rateLimiter: per-key limits kept in this process (tests pass one with a manual clock); by
-///     default the runtime's ``VaultRuntime/requestLimits`` (shared by every server of a
+///     default the services' ``APIServices/requestLimits`` (shared by every server of a
 ///     PostgreSQL database), else the configured limits in this process's memory.
 ///   - metricsRegistry: where request metrics go and what `/metrics` serves; by default the
 ///     process-wide registry behind swift-metrics (tests pass their own).
 ///
 /// Everything decided from the head (authentication, the failed-authentication limit, the rate
-/// limit, the role) runs before the body is read.
+/// limit, the role) runs before the body is read. Every `/v1` route states the roles it admits
+/// where it is declared (``APIRoutes``).
 public func buildRouter(
-    runtime: VaultRuntime, rateLimiter: RateLimiter? = nil, metricsRegistry: PrometheusCollectorRegistry? = nil
+    services: APIServices, rateLimiter: RateLimiter? = nil, metricsRegistry: PrometheusCollectorRegistry? = nil
 ) -> Router<VaultRequestContext> {
+    buildAuthorizedRouter(services: services, rateLimiter: rateLimiter, metricsRegistry: metricsRegistry).router
+}
+
+/// ``buildRouter(services:rateLimiter:metricsRegistry:)`` with the roles each `/v1` route admits.
+func buildAuthorizedRouter(
+    services: APIServices, rateLimiter: RateLimiter? = nil, metricsRegistry: PrometheusCollectorRegistry? = nil
+) -> (router: Router<VaultRequestContext>, authorization: RouteAuthorization) {
     let registry = metricsRegistry ?? VaultMetrics.registry
     let router = Router(context: VaultRequestContext.self)
     // Outside the error envelope, so it counts the status the access line records.
     router.add(middleware: RequestMetricsMiddleware(factory: PrometheusMetricsFactory(registry: registry)))
     router.add(middleware: ErrorEnvelopeMiddleware())
     let operational = router.group().add(middleware: UnknownQueryParameterMiddleware<VaultRequestContext>())
-    HealthController(runtime: runtime).addRoutes(to: operational)
+    HealthController(store: services.store, keyring: services.keyring).addRoutes(to: operational)
     MetricsController(registry: registry).addRoutes(to: operational)
     OpenAPIController().addRoutes(to: operational)
 
     let limits: any RequestLimitStore =
         if let rateLimiter {
-            InProcessRequestLimits(rates: rateLimiter, failures: FailedAuthenticationLimiter(configuration: runtime.configuration.server))
+            InProcessRequestLimits(rates: rateLimiter, failures: FailedAuthenticationLimiter(configuration: services.server))
         } else {
-            runtime.requestLimits ?? InProcessRequestLimits(configuration: runtime.configuration)
+            services.requestLimits ?? InProcessRequestLimits(server: services.server, rateLimit: services.rateLimit)
         }
-    let api = router.group("v1")
-        .add(middleware: AuthenticationMiddleware(merchants: runtime.merchants, limits: limits))
+    let authenticated = router.group("v1")
+        .add(middleware: AuthenticationMiddleware(merchants: services.merchants, limits: limits))
         .group(context: AuthenticatedContext.self)
         .add(middleware: RateLimitMiddleware(limits: limits))
-        .add(middleware: RoleMiddleware())
-        .add(middleware: UnknownQueryParameterMiddleware<AuthenticatedContext>())
-        .add(middleware: RequestBodyMiddleware<AuthenticatedContext>(maxBodyBytes: runtime.configuration.server.maxBodyBytes))
-        .add(middleware: IdempotencyMiddleware(service: runtime.idempotency, transactions: runtime.transactions))
-        .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(runtime.configuration.server.requestTimeoutSeconds)))
-    AuditController(store: runtime.store).addRoutes(to: api)
-    CustomFieldsController(store: runtime.store).addRoutes(to: api)
-    SecureCardsController(cards: runtime.cards).addRoutes(to: api)
-    SchedulesController(schedules: runtime.schedules, transactions: runtime.transactions).addRoutes(to: api)
-    StepReviewController(schedules: runtime.schedules, reviews: runtime.stepReviews).addRoutes(to: api)
-    TransactionsController(transactions: runtime.transactions, store: runtime.store).addRoutes(to: api)
-    TransactionReviewController(reviews: runtime.transactionReviews, transactions: runtime.transactions).addRoutes(to: api)
-    StatsController(store: runtime.store).addRoutes(to: api)
-    ChargeRunsController(runtime: runtime, logger: Logger(label: "vault.runner")).addRoutes(to: api)
+    let server = services.server
+    let authorization = RouteAuthorization()
+    // Each route group adds the role check, then these (so a refused role is never read nor remembered).
+    let api = APIRoutes(authenticated: authenticated, afterRoleCheck: { group in
+        group
+            .add(middleware: UnknownQueryParameterMiddleware<AuthenticatedContext>())
+            .add(middleware: RequestBodyMiddleware<AuthenticatedContext>(maxBodyBytes: server.maxBodyBytes))
+            .add(middleware: IdempotencyMiddleware(service: services.idempotency, transactions: services.transactions))
+            .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(server.requestTimeoutSeconds)))
+    }, authorization: authorization, prefix: "v1")
+    AuditController(store: services.store).addRoutes(to: api)
+    CustomFieldsController(store: services.store).addRoutes(to: api)
+    SecureCardsController(cards: services.cards).addRoutes(to: api)
+    SchedulesController(schedules: services.schedules, transactions: services.transactions).addRoutes(to: api)
+    StepReviewController(schedules: services.schedules, reviews: services.stepReviews).addRoutes(to: api)
+    TransactionsController(transactions: services.transactions, store: services.store).addRoutes(to: api)
+    TransactionReviewController(reviews: services.transactionReviews, transactions: services.transactions).addRoutes(to: api)
+    StatsController(store: services.store).addRoutes(to: api)
+    ChargeRunsController(services: services, logger: Logger(label: "vault.runner")).addRoutes(to: api)
     // After the last route, so it wraps only the router's not-found responder (see the type).
     router.add(middleware: MethodNotAllowedMiddleware(routes: RouteMethods(router.routes)))
-    return router
+    return (router, authorization)
 }
 
 /// Forgets idempotency keys past their retention, hourly, until graceful shutdown.

@@ -63,7 +63,7 @@ public struct Page<Item: Encodable & Sendable>: Encodable, Sendable {
     /// The items.
     public var data: [Item]
     /// Where the next page starts; null on the last page.
-    public var nextCursor: String?
+    @ExplicitNull public var nextCursor: String?
 
     /// A page from up to `limit + 1` fetched items: the extra one only says there is more.
     public init(fetched: [Item], limit: Int, sortKey: (Item) -> String) {
@@ -75,12 +75,4 @@ public struct Page<Item: Encodable & Sendable>: Encodable, Sendable {
             nextCursor = nil
         }
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(data, forKey: .data)
-        try container.encode(nextCursor, forKey: .nextCursor)
-    }
-
-    private enum CodingKeys: String, CodingKey { case data, nextCursor }
 }

@@ -40,8 +40,9 @@ struct ReversalFixture {
 
     /// An approved sale or authorization by raw card.
     func payment(_ type: String = "sale", amount: Int64, now: Date = Date()) async throws -> Transaction {
-        let body = #"{"type": "\#(type)", "amount": \#(amount), "currency": "USD", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230", "holderName": "Ada Lovelace"}}"#
-        return try await service.create(try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8)), merchant: merchant, actor: "test", now: now)
+        let card = CardSource(method: "keyed", card: CardInput(number: "4242424242424242", expiryDate: "1230", holderName: "Ada Lovelace"))
+        let order = try NewTransaction(type: type, amount: amount, currency: "USD", source: card, merchant: merchant)
+        return try await service.create(order, merchant: merchant, actor: "test", now: now)
     }
 
     func reread(_ transaction: Transaction) async throws -> Transaction {

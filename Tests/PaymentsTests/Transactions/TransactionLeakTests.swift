@@ -49,8 +49,10 @@ import Vault
         for (name, settings) in configured {
             let merchant = try await merchants.create(name: name, role: .admin, settings: settings, actor: "test").merchant
             for (index, card) in Self.cards.enumerated() {
-                let body = #"{"type": "sale", "amount": \#(1000 + index), "currency": "USD", "method": "keyed", "card": {"number": "\#(card.0)", "expiryDate": "1230", "holderName": "Ada Lovelace", "cvv": "\#(card.1)"}, "secureCard": {"merchantReference": "\#(name)-\#(index)"}}"#
-                let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8))
+                let request = try NewTransaction(
+                    type: "sale", amount: Int64(1000 + index), currency: "USD",
+                    source: CardSource(method: "keyed", card: CardInput(number: card.0, expiryDate: "1230", holderName: "Ada Lovelace", cvv: card.1)),
+                    registration: NewTransaction.SaleRegistration(merchantReference: "\(name)-\(index)"), merchant: merchant)
                 let sale = try await service.create(request, merchant: merchant, actor: "test")
                 #expect(sale.status == .approved, "\(name) sale \(index)")
                 #expect(sale.secureCardReference != nil)
@@ -60,9 +62,8 @@ import Vault
                 let refund = try await service.refund(id: sale.id, amount: nil, merchant: merchant, actor: "test")
                 #expect(refund.status == .approved, "\(name) refund \(index)")
                 #expect(refund.type == (name == "authorizenet" ? .void : .refund), "\(name) refund \(index) as \(refund.type)")
-                let byToken = try JSONDecoder().decode(
-                    TransactionRequest.self,
-                    from: Data(#"{"type": "authorize", "amount": 500, "currency": "USD", "secureCardReference": "\#(sale.secureCardReference ?? "")"}"#.utf8))
+                let byToken = try NewTransaction(
+                    type: "authorize", amount: 500, currency: "USD", secureCardReference: sale.secureCardReference ?? "", merchant: merchant)
                 let auth = try await service.create(byToken, merchant: merchant, actor: "test")
                 _ = try await service.void(id: auth.id, merchant: merchant, actor: "test")
             }

@@ -35,7 +35,7 @@ import VaultSQLite
         func saleInDoubt(_ amount: Int64, quirk: FakeQuirk) async throws -> Transaction {
             fake.core.enqueue(quirk)
             do {
-                let sale = try await transactions.create(try Self.sale(amount, card: card), merchant: merchant, actor: "test")
+                let sale = try await transactions.create(try Self.sale(amount, card: card, merchant: merchant), merchant: merchant, actor: "test")
                 Issue.record("expected the sale to be in doubt, got \(sale.status)")
                 return sale
             } catch TransactionError.gatewayFailed(let transaction) {
@@ -48,10 +48,8 @@ import VaultSQLite
             try #require(try await fixture.store.transaction(merchantID: merchant.id, id: id))
         }
 
-        static func sale(_ amount: Int64, card: SecureCard) throws -> TransactionRequest {
-            try JSONDecoder().decode(
-                TransactionRequest.self,
-                from: Data(#"{"type": "sale", "amount": \#(amount), "currency": "USD", "secureCardReference": "\#(card.reference)"}"#.utf8))
+        static func sale(_ amount: Int64, card: SecureCard, merchant: Merchant) throws -> NewTransaction {
+            try NewTransaction(type: "sale", amount: amount, currency: "USD", secureCardReference: card.reference, merchant: merchant)
         }
 
         /// Lookups the fake answered.
@@ -148,7 +146,7 @@ import VaultSQLite
     @Test func aRefundInDoubtHoldsItsAmountAndIsSettledAgainstItsOriginalOnce() async throws {
         let setup = try await Self.setUp()
         defer { Task { await setup.fake.stop() } }
-        let sale = try await setup.transactions.create(try Setup.sale(3000, card: setup.card), merchant: setup.merchant, actor: "test")
+        let sale = try await setup.transactions.create(try Setup.sale(3000, card: setup.card, merchant: setup.merchant), merchant: setup.merchant, actor: "test")
         setup.fake.settleAll()
         setup.fake.core.enqueue(.garbageAfterProcessing)
         let refund: Transaction
@@ -250,8 +248,7 @@ import VaultSQLite
         let setup = Setup(fixture: fixture, fake: try await FakeNMIServer.start(), merchant: merchant, card: card, gateways: gateways)
         defer { Task { await setup.fake.stop() } }
         fake.core.enqueue(.garbageAfterProcessing)
-        let request = try JSONDecoder().decode(
-            TransactionRequest.self, from: Data(#"{"type": "verify", "amount": 0, "currency": "USD", "secureCardReference": "\#(card.reference)"}"#.utf8))
+        let request = try NewTransaction(type: "verify", amount: 0, currency: "USD", secureCardReference: card.reference, merchant: merchant)
         do {
             _ = try await setup.transactions.create(request, merchant: merchant, actor: "test")
             Issue.record("expected the verification to be in doubt")

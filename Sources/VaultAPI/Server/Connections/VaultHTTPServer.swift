@@ -10,7 +10,7 @@ import Glibc
 
 /// The HTTP listener of `vault serve`: HTTP/1.1, over TLS when `server.tls` is set, every
 /// connection behind a ``ConnectionGuardHandler``.
-enum VaultHTTPServer {
+public enum VaultHTTPServer {
     /// Descriptors kept free for everything that is not a client connection (database, log, key files).
     static let reservedDescriptors = 256
 
@@ -24,7 +24,7 @@ enum VaultHTTPServer {
     /// - Parameter connections: the cap's counter (tests read it); a new one of `maxConnections` by default.
     /// - Throws: `ConfigurationError` naming the setting when plain HTTP would be served beyond
     ///   loopback without `server.allowPlaintext`, or when the TLS files cannot be used.
-    static func builder(_ settings: VaultConfiguration.Server, connections: OpenConnections? = nil) throws -> HTTPServerBuilder {
+    static func builder(_ settings: HTTPServerSettings, connections: OpenConnections? = nil) throws -> HTTPServerBuilder {
         try checkPlaintext(settings)
         let tls = try settings.tls.map(tlsConfiguration)
         let policy = ConnectionPolicy(
@@ -45,7 +45,7 @@ enum VaultHTTPServer {
     }
 
     /// Refuses plain HTTP on an address other than loopback unless `server.allowPlaintext` is true.
-    static func checkPlaintext(_ settings: VaultConfiguration.Server) throws {
+    public static func checkPlaintext(_ settings: HTTPServerSettings) throws {
         guard settings.tls == nil, !settings.allowPlaintext, !isLoopback(host: settings.host) else { return }
         throw ConfigurationError(
             key: "server.allowPlaintext",
@@ -60,7 +60,7 @@ enum VaultHTTPServer {
     }
 
     /// The server TLS configuration from the PEM files (TLS 1.2 at least).
-    static func tlsConfiguration(_ files: VaultConfiguration.Server.TLS) throws -> TLSConfiguration {
+    static func tlsConfiguration(_ files: HTTPServerSettings.TLS) throws -> TLSConfiguration {
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(files.certificateFile)

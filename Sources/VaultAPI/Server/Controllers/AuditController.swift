@@ -7,9 +7,9 @@ import Vault
 struct AuditController {
     let store: any AuditStore
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.get("audit-events") { request, context in
-            guard context.identity.apiKey.role == .admin else { throw APIError.forbidden(role: context.identity.apiKey.role.rawValue) }
+    func addRoutes(to api: APIRoutes) {
+        // Who did what is an operator's view: not for `readonly` keys.
+        api.adminOnly.get("audit-events") { request, context in
             let page = try PageRequest(query: request.uri)
             let filter = try Self.filter(request.uri.queryParameters)
             let events = try await store.auditEvents(

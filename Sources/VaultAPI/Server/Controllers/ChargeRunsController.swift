@@ -7,7 +7,7 @@ import Vault
 /// `POST /v1/charge-runs` (start a run for the caller's merchant, now) and `GET /v1/charge-runs/{id}`
 /// (its progress and summary). The same runner as `vault charge run`.
 struct ChargeRunsController {
-    let runtime: VaultRuntime
+    let services: APIServices
     let logger: Logger
 
     /// Without nulls, and closed by its schema (`ChargeRunRequest`, `additionalProperties: false`):
@@ -27,13 +27,14 @@ struct ChargeRunsController {
         private enum CodingKeys: String, CodingKey { case asOf, dryRun }
     }
 
-    /// 503 when no ``ChargeRunService`` takes runs (the server is stopping).
+    /// 503 when no `ChargeRunService` takes runs (the server is stopping).
     static let notRunning = APIError(
         status: .serviceUnavailable, type: "api_error", code: "charge_runs_unavailable",
         message: "Charge runs cannot start now (the server is stopping); try again later.")
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("charge-runs") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        // A `runner` key starts runs and follows them; a `readonly` key may follow them.
+        api.admitting(.admin, .runner).post("charge-runs") { request, context in
             var request = request
             let body = try await request.collectBody(upTo: .max)
             let start = body.readableBytes == 0 ? StartRequest() : try await JSONCoding.decode(StartRequest.self, from: request)
@@ -48,29 +49,29 @@ struct ChargeRunsController {
                 asOf = parsed
             }
             let merchant = context.merchant
-            var options = runtime.chargeRunOptions(asOf: asOf)
+            var options = services.chargeRunOptions(asOf)
             options.merchantID = merchant.id
             options.dryRun = start.dryRun ?? false
-            guard runtime.chargeRuns.isAccepting else { throw Self.notRunning }
+            guard services.chargeRuns.isAccepting else { throw Self.notRunning }
             let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
             let record = ChargeRunRecord(
                 id: runID, merchantID: merchant.id, status: "running", asOf: asOf, dryRun: options.dryRun, startedBy: context.identity.actor,
                 startedAt: Date(), owner: RunnerIdentity.process)
-            try await runtime.store.insertChargeRun(
+            try await services.store.insertChargeRun(
                 record, audit: AuditEntry(merchantID: merchant.id, actor: context.identity.actor, action: "charge_run.started", objectType: "charge_run",
                                           objectID: runID))
-            guard runtime.chargeRuns.submit(ChargeRunJob(record: record, options: options, actor: context.identity.actor)) else {
+            guard services.chargeRuns.submit(ChargeRunJob(record: record, options: options, actor: context.identity.actor)) else {
                 // Shutting down between the check and now: the run never starts.
                 var refused = record
                 refused.status = "failed"
                 refused.finishedAt = Date()
-                try? await runtime.store.updateChargeRun(refused)
+                try? await services.store.updateChargeRun(refused)
                 throw Self.notRunning
             }
             return try JSONCoding.response(ChargeRunResponse(record), status: .accepted)
         }
-        group.get("charge-runs/:id") { _, context in
-            guard let record = try await runtime.store.chargeRun(id: try context.parameters.require("id"), merchantID: context.merchant.id) else {
+        api.admitting(.admin, .runner, .readonly).get("charge-runs/:id") { _, context in
+            guard let record = try await services.store.chargeRun(id: try context.parameters.require("id"), merchantID: context.merchant.id) else {
                 throw APIError.notFound("charge run", param: "id")
             }
             return try JSONCoding.response(ChargeRunResponse(record))
@@ -85,8 +86,8 @@ struct ChargeRunResponse: Encodable {
     var asOf: Date
     var dryRun: Bool
     var startedAt: Date
-    var finishedAt: Date?
-    var summary: ChargeRunSummary?
+    @ExplicitNull var finishedAt: Date?
+    @ExplicitNull var summary: ChargeRunSummary?
 
     init(_ record: ChargeRunRecord) {
         id = record.id
@@ -104,19 +105,6 @@ struct ChargeRunResponse: Encodable {
             return date
         }
         summary = record.summary.flatMap { try? decoder.decode(ChargeRunSummary.self, from: Data($0.utf8)) }
-    }
-
-    private enum CodingKeys: String, CodingKey { case id, status, asOf, dryRun, startedAt, finishedAt, summary }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(status, forKey: .status)
-        try container.encode(asOf, forKey: .asOf)
-        try container.encode(dryRun, forKey: .dryRun)
-        try container.encode(startedAt, forKey: .startedAt)
-        try container.encode(finishedAt, forKey: .finishedAt)
-        try container.encode(summary, forKey: .summary)
     }
 }
 

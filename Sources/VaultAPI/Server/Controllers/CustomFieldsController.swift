@@ -9,11 +9,11 @@ struct CustomFieldsController {
         var fields: [CustomFieldDefinition]
     }
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.get("custom-fields") { _, context in
+    func addRoutes(to api: APIRoutes) {
+        api.admitting(.admin, .readonly).get("custom-fields") { _, context in
             try JSONCoding.response(Body(fields: try await store.customFieldDefinitions(merchantID: context.merchant.id)))
         }
-        group.put("custom-fields") { request, context in
+        api.adminOnly.put("custom-fields") { request, context in
             let body = try await JSONCoding.decode(Body.self, from: request)
             try CustomFieldDefinition.validateDefinitions(body.fields)
             try await store.replaceCustomFieldDefinitions(

@@ -9,18 +9,20 @@ struct SchedulesController {
     let schedules: ScheduleService
     let transactions: TransactionService
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("schedules") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        let admin = api.adminOnly
+        let readers = api.admitting(.admin, .readonly)
+        admin.post("schedules") { request, context in
             let body = try await JSONCoding.decode(ScheduleRequest.self, from: request)
             let view = try await schedules.create(body, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(ScheduleResponse(view), status: .created)
         }
-        group.post("schedules/preview") { request, context in
+        admin.post("schedules/preview") { request, context in
             let body = try await JSONCoding.decode(ScheduleRequest.self, from: request)
             let view = try await schedules.preview(body, merchant: context.merchant)
             return try JSONCoding.response(PreviewResponse(view))
         }
-        group.get("schedules") { request, context in
+        readers.get("schedules") { request, context in
             let page = try PageRequest(query: request.uri)
             var status: ScheduleStatus?
             if let text = request.uri.queryParameters["status"] {
@@ -33,11 +35,11 @@ struct SchedulesController {
             let items = found.map { ScheduleResponse(ScheduleView(schedule: $0, steps: [], warnings: []), includeSteps: false) }
             return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
         }
-        group.get("schedules/:id") { _, context in
+        readers.get("schedules/:id") { _, context in
             let view = try await schedules.get(id: try context.parameters.require("id"), merchant: context.merchant)
             return try JSONCoding.response(ScheduleResponse(view))
         }
-        group.get("schedules/:id/steps") { _, context in
+        readers.get("schedules/:id/steps") { _, context in
             let view = try await schedules.get(id: try context.parameters.require("id"), merchant: context.merchant)
             var attempts: [String: [Transaction]] = [:]
             var before: Int64?
@@ -57,30 +59,30 @@ struct SchedulesController {
             }
             return try JSONCoding.response(["data": steps])
         }
-        group.patch("schedules/:id") { request, context in
+        admin.patch("schedules/:id") { request, context in
             let change = try await JSONCoding.decode(ScheduleChange.self, from: request)
             let view = try await schedules.change(id: try context.parameters.require("id"), change, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(ScheduleResponse(view))
         }
-        group.post("schedules/:id/confirm") { _, context in
+        admin.post("schedules/:id/confirm") { _, context in
             let view = try await schedules.confirm(id: try context.parameters.require("id"), merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(ScheduleResponse(view))
         }
-        group.post("schedules/:id/pause") { _, context in
+        admin.post("schedules/:id/pause") { _, context in
             let view = try await schedules.pause(id: try context.parameters.require("id"), merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(ScheduleResponse(view))
         }
-        group.post("schedules/:id/resume") { request, context in
+        admin.post("schedules/:id/resume") { request, context in
             let catchUp = try SecureCardsController.flag(request.uri.queryParameters["catchUp"].map(String.init), name: "catchUp")
             let view = try await schedules.resume(
                 id: try context.parameters.require("id"), catchUp: catchUp, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(ScheduleResponse(view))
         }
-        group.post("schedules/:id/cancel") { _, context in
+        admin.post("schedules/:id/cancel") { _, context in
             let view = try await schedules.cancel(id: try context.parameters.require("id"), merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(ScheduleResponse(view))
         }
-        group.post("schedules/:id/steps/:stepId/skip") { _, context in
+        admin.post("schedules/:id/steps/:stepId/skip") { _, context in
             let view = try await schedules.skip(
                 id: try context.parameters.require("id"), stepID: try context.parameters.require("stepId"), merchant: context.merchant,
                 actor: context.identity.actor)

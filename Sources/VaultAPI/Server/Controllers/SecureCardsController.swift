@@ -6,13 +6,16 @@ import Vault
 struct SecureCardsController {
     let cards: SecureCardService
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("secure-cards") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        let admin = api.adminOnly
+        // Card metadata (masked number, expiry, holder): readable by `readonly` keys, every read audited.
+        let readers = api.admitting(.admin, .readonly)
+        admin.post("secure-cards") { request, context in
             let registration = try await JSONCoding.decode(SecureCardRegistration.self, from: request)
             let card = try await cards.register(registration, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Saved"), status: .created)
         }
-        group.get("secure-cards") { request, context in
+        readers.get("secure-cards") { request, context in
             let page = try PageRequest(query: request.uri)
             let parameters = request.uri.queryParameters
             var query = SecureCardQuery(limit: page.limit + 1)
@@ -24,7 +27,7 @@ struct SecureCardsController {
             let items = try await cards.list(merchant: context.merchant, query: query, readBy: context.identity.actor).map { SecureCardResponse($0, description: nil) }
             return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
         }
-        group.get("secure-cards/:merchantReference") { _, context in
+        readers.get("secure-cards/:merchantReference") { _, context in
             let reference = try context.parameters.require("merchantReference")
             let card: SecureCard
             if reference.hasPrefix(MerchantReference.tokenPrefix) {
@@ -40,13 +43,13 @@ struct SecureCardsController {
             }
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Retrieved"))
         }
-        group.patch("secure-cards/:merchantReference") { request, context in
+        admin.patch("secure-cards/:merchantReference") { request, context in
             let reference = try context.parameters.require("merchantReference")
             let update = try await JSONCoding.decode(SecureCardUpdate.self, from: request)
             let card = try await cards.update(merchantReference: reference, with: update, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Updated"))
         }
-        group.delete("secure-cards/:merchantReference") { request, context in
+        admin.delete("secure-cards/:merchantReference") { request, context in
             let reference = try context.parameters.require("merchantReference")
             let parameters = request.uri.queryParameters
             let cancelSchedules = try Self.flag(parameters["cancelSchedules"].map(String.init), name: "cancelSchedules")
@@ -87,7 +90,7 @@ struct SecureCardsController {
 /// A secure card in JSON (SPEC §4's stored-and-returned fields).
 struct SecureCardResponse: Encodable {
     var description: String?
-    var secureCardReference: String?
+    @ExplicitNull var secureCardReference: String?
     var deletedReference: String?
     var merchantReference: String
     var status: String
@@ -96,18 +99,18 @@ struct SecureCardResponse: Encodable {
     var last4: String
     var maskedNumber: String
     var expiryDate: String
-    var holderName: String?
+    @ExplicitNull var holderName: String?
     var entryMode: String
     var fingerprint: String
     var keyVersion: Int
-    var customer: Customer?
+    @ExplicitNull var customer: Customer?
     var customFields: [CustomField]
-    var verification: CardVerificationRecord?
+    @ExplicitNull var verification: CardVerificationRecord?
     var cancelledSchedules: [String]?
     var createdAt: Date
     var updatedAt: Date
-    var deletedAt: Date?
-    var purgedAt: Date?
+    @ExplicitNull var deletedAt: Date?
+    @ExplicitNull var purgedAt: Date?
     let sequence: Int64
 
     init(_ card: SecureCard, description: String?) {
@@ -138,31 +141,5 @@ struct SecureCardResponse: Encodable {
         case description, secureCardReference, deletedReference, merchantReference, status, cardType, bin, last4, maskedNumber, expiryDate
         case holderName, entryMode, fingerprint, keyVersion, customer, customFields, verification, cancelledSchedules, createdAt, updatedAt
         case deletedAt, purgedAt
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(description, forKey: .description)
-        try container.encode(secureCardReference, forKey: .secureCardReference)
-        try container.encodeIfPresent(deletedReference, forKey: .deletedReference)
-        try container.encode(merchantReference, forKey: .merchantReference)
-        try container.encode(status, forKey: .status)
-        try container.encode(cardType, forKey: .cardType)
-        try container.encode(bin, forKey: .bin)
-        try container.encode(last4, forKey: .last4)
-        try container.encode(maskedNumber, forKey: .maskedNumber)
-        try container.encode(expiryDate, forKey: .expiryDate)
-        try container.encode(holderName, forKey: .holderName)
-        try container.encode(entryMode, forKey: .entryMode)
-        try container.encode(fingerprint, forKey: .fingerprint)
-        try container.encode(keyVersion, forKey: .keyVersion)
-        try container.encode(customer, forKey: .customer)
-        try container.encode(customFields, forKey: .customFields)
-        try container.encode(verification, forKey: .verification)
-        try container.encodeIfPresent(cancelledSchedules, forKey: .cancelledSchedules)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(deletedAt, forKey: .deletedAt)
-        try container.encode(purgedAt, forKey: .purgedAt)
     }
 }

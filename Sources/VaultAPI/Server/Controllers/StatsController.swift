@@ -15,8 +15,8 @@ import Vault
 struct StatsController {
     let store: any TransactionStore
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.get("stats") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        api.admitting(.admin, .readonly).get("stats") { request, context in
             let parameters = request.uri.queryParameters
             guard let from = try QueryParameter.date("from", in: parameters) else {
                 throw APIError.invalid("from is required (a date, yyyy-MM-dd).", code: "required", param: "from")
@@ -51,9 +51,9 @@ struct StatisticsResponse: Encodable {
     struct Figures: Encodable {
         var count: Int64
         var turnover: Int64
-        var min: Int64?
-        var max: Int64?
-        var average: Int64?
+        @ExplicitNull var min: Int64?
+        @ExplicitNull var max: Int64?
+        @ExplicitNull var average: Int64?
 
         init(_ summary: AmountSummary) {
             count = summary.count
@@ -62,47 +62,27 @@ struct StatisticsResponse: Encodable {
             max = summary.maximum
             average = summary.average
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(count, forKey: .count)
-            try container.encode(turnover, forKey: .turnover)
-            try container.encode(min, forKey: .min)
-            try container.encode(max, forKey: .max)
-            try container.encode(average, forKey: .average)
-        }
-
-        enum CodingKeys: String, CodingKey { case count, turnover, min, max, average }
     }
 
     struct CurrencyFigures: Encodable {
         var currency: String
         var count: Int64
         var turnover: Int64
-        var min: Int64?
-        var max: Int64?
-        var average: Int64?
+        @ExplicitNull var min: Int64?
+        @ExplicitNull var max: Int64?
+        @ExplicitNull var average: Int64?
         var byStatus: [String: Figures]
 
         init(_ statistics: CurrencyStatistics) {
             let payments = Figures(statistics.payments)
             currency = statistics.currency
-            (count, turnover, min, max, average) = (payments.count, statistics.turnover, payments.min, payments.max, payments.average)
+            count = payments.count
+            turnover = statistics.turnover
+            min = payments.min
+            max = payments.max
+            average = payments.average
             byStatus = Dictionary(uniqueKeysWithValues: statistics.byStatus.map { ($0.key.rawValue, Figures($0.value)) })
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(currency, forKey: .currency)
-            try container.encode(count, forKey: .count)
-            try container.encode(turnover, forKey: .turnover)
-            try container.encode(min, forKey: .min)
-            try container.encode(max, forKey: .max)
-            try container.encode(average, forKey: .average)
-            try container.encode(byStatus, forKey: .byStatus)
-        }
-
-        enum CodingKeys: String, CodingKey { case currency, count, turnover, min, max, average, byStatus }
     }
 
     struct Group: Encodable {
@@ -118,7 +98,7 @@ struct StatisticsResponse: Encodable {
     var to: CivilDate
     var groupBy: String
     var timeZone: String
-    var currency: String?
+    @ExplicitNull var currency: String?
     var types: [String]
     var currencies: [String]
     var groups: [Group]
@@ -137,18 +117,4 @@ struct StatisticsResponse: Encodable {
                 endsAt: entry.period.end, byCurrency: entry.currencies.map(CurrencyFigures.init))
         }
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(from, forKey: .from)
-        try container.encode(to, forKey: .to)
-        try container.encode(groupBy, forKey: .groupBy)
-        try container.encode(timeZone, forKey: .timeZone)
-        try container.encode(currency, forKey: .currency)
-        try container.encode(types, forKey: .types)
-        try container.encode(currencies, forKey: .currencies)
-        try container.encode(groups, forKey: .groups)
-    }
-
-    enum CodingKeys: String, CodingKey { case from, to, groupBy, timeZone, currency, types, currencies, groups }
 }

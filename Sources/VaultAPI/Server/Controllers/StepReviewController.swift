@@ -9,8 +9,8 @@ struct StepReviewController {
     let schedules: ScheduleService
     let reviews: StepReviewService
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("schedules/:id/steps/:stepId/resolve") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        api.adminOnly.post("schedules/:id/steps/:stepId/resolve") { request, context in
             let body = try await JSONCoding.decode(StepResolutionRequest.self, from: request)
             let scheduleID = try context.parameters.require("id")
             _ = try await reviews.resolve(

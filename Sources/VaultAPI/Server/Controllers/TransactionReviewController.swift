@@ -11,8 +11,8 @@ struct TransactionReviewController {
     /// Renders the answer (the transaction's JSON with what it still allows).
     let transactions: TransactionService
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("transactions/:id/resolve") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        api.adminOnly.post("transactions/:id/resolve") { request, context in
             let body = try await JSONCoding.decode(ReviewResolutionRequest.self, from: request)
             let resolved = try await reviews.resolve(
                 id: try context.parameters.require("id"), body.resolution, merchant: context.merchant, actor: context.identity.actor)

@@ -10,14 +10,16 @@ struct TransactionsController {
     /// Searches go to the store directly (sort order and keyset cursors).
     let store: any TransactionStore
 
-    func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
-        group.post("transactions") { request, context in
+    func addRoutes(to api: APIRoutes) {
+        let admin = api.adminOnly
+        let readers = api.admitting(.admin, .readonly)
+        admin.post("transactions") { request, context in
             let body = try await JSONCoding.decode(TransactionRequest.self, from: request)
-            let transaction = try await transactions.create(body, merchant: context.merchant, actor: context.identity.actor)
+            let transaction = try await transactions.create(try body.validated(for: context.merchant), merchant: context.merchant, actor: context.identity.actor)
             let response = await transactions.response(transaction, merchant: context.merchant)
             return try JSONCoding.response(response, status: .created)
         }
-        group.get("transactions") { request, context in
+        readers.get("transactions") { request, context in
             let page = try PageRequest(query: request.uri)
             let search = try TransactionSearch(parameters: request.uri.queryParameters, page: page, merchant: context.merchant)
             let found = try await store.transactions(
@@ -28,21 +30,21 @@ struct TransactionsController {
             return try JSONCoding.response(
                 Page(fetched: responses, limit: page.limit) { TransactionSearch.cursorKey(order: order, sequence: $0.sequence) })
         }
-        group.get("transactions/:id") { _, context in
+        readers.get("transactions/:id") { _, context in
             let transaction = try await transactions.get(id: try context.parameters.require("id"), merchant: context.merchant)
             let response = await transactions.response(transaction, merchant: context.merchant)
             return try JSONCoding.response(response)
         }
         // Follow-ups read their body like every other (an empty one is the whole remainder; for a
         // void, `amount` is a partial reversal).
-        addFollowUp("capture", to: group) { try await $0.capture(id: $1, amount: $2, merchant: $3, actor: $4) }
-        addFollowUp("void", to: group) { try await $0.void(id: $1, amount: $2, merchant: $3, actor: $4) }
-        addFollowUp("refund", to: group) { try await $0.refund(id: $1, amount: $2, merchant: $3, actor: $4) }
+        addFollowUp("capture", to: admin) { try await $0.capture(id: $1, amount: $2, merchant: $3, actor: $4) }
+        addFollowUp("void", to: admin) { try await $0.void(id: $1, amount: $2, merchant: $3, actor: $4) }
+        addFollowUp("refund", to: admin) { try await $0.refund(id: $1, amount: $2, merchant: $3, actor: $4) }
     }
 
     /// `POST /v1/transactions/{id}/<action>`: 201 with the follow-up.
     private func addFollowUp(
-        _ action: String, to group: RouterGroup<AuthenticatedContext>,
+        _ action: String, to group: AuthorizedRoutes,
         _ run: @escaping @Sendable (TransactionService, String, Int64?, Merchant, String) async throws -> Transaction
     ) {
         group.post("transactions/:id/\(action)") { request, context in
@@ -67,25 +69,12 @@ struct TransactionsController {
 struct TransactionResponse: Encodable {
     struct Gateway: Encodable {
         var name: String
-        var transactionId: String?
-        var authCode: String?
-        var responseCode: String?
-        var responseText: String?
-        var avsResult: String?
-        var cvvResult: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(transactionId, forKey: .transactionId)
-            try container.encode(authCode, forKey: .authCode)
-            try container.encode(responseCode, forKey: .responseCode)
-            try container.encode(responseText, forKey: .responseText)
-            try container.encode(avsResult, forKey: .avsResult)
-            try container.encode(cvvResult, forKey: .cvvResult)
-        }
-
-        enum CodingKeys: String, CodingKey { case name, transactionId, authCode, responseCode, responseText, avsResult, cvvResult }
+        @ExplicitNull var transactionId: String?
+        @ExplicitNull var authCode: String?
+        @ExplicitNull var responseCode: String?
+        @ExplicitNull var responseText: String?
+        @ExplicitNull var avsResult: String?
+        @ExplicitNull var cvvResult: String?
     }
 
     struct Decline: Encodable {
@@ -98,16 +87,7 @@ struct TransactionResponse: Encodable {
     struct StoredCredential: Encodable {
         var type: String
         var initiatedBy: String
-        var networkTransactionId: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(type, forKey: .type)
-            try container.encode(initiatedBy, forKey: .initiatedBy)
-            try container.encode(networkTransactionId, forKey: .networkTransactionId)
-        }
-
-        enum CodingKeys: String, CodingKey { case type, initiatedBy, networkTransactionId }
+        @ExplicitNull var networkTransactionId: String?
     }
 
     var id: String
@@ -122,22 +102,22 @@ struct TransactionResponse: Encodable {
     var voidedAmount: Int64
     var refundableAmount: Int64
     var reverseMode: String
-    var voidableUntil: Date?
-    var secureCardReference: String?
-    var merchantReference: String?
-    var cardType: String?
-    var maskedNumber: String?
-    var scheduleId: String?
-    var stepId: String?
-    var attempt: Int?
-    var parentId: String?
-    var description: String?
+    @ExplicitNull var voidableUntil: Date?
+    @ExplicitNull var secureCardReference: String?
+    @ExplicitNull var merchantReference: String?
+    @ExplicitNull var cardType: String?
+    @ExplicitNull var maskedNumber: String?
+    @ExplicitNull var scheduleId: String?
+    @ExplicitNull var stepId: String?
+    @ExplicitNull var attempt: Int?
+    @ExplicitNull var parentId: String?
+    @ExplicitNull var description: String?
     var createdAt: Date
     var updatedAt: Date
     var gateway: Gateway
-    var decline: Decline?
-    var errorCode: String?
-    var storedCredential: StoredCredential?
+    @ExplicitNull var decline: Decline?
+    @ExplicitNull var errorCode: String?
+    @ExplicitNull var storedCredential: StoredCredential?
     let sequence: Int64
 
     /// The JSON of `transaction`, with the reversal it allows at `now` under the merchant's `policy`.
@@ -185,38 +165,6 @@ struct TransactionResponse: Encodable {
         case voidableUntil, secureCardReference, merchantReference
         case cardType, maskedNumber, scheduleId, stepId, attempt, parentId, description, createdAt, updatedAt, gateway, decline, errorCode
         case storedCredential
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(type, forKey: .type)
-        try container.encode(status, forKey: .status)
-        try container.encode(state, forKey: .state)
-        try container.encode(subState, forKey: .subState)
-        try container.encode(amount, forKey: .amount)
-        try container.encode(currency, forKey: .currency)
-        try container.encode(capturedAmount, forKey: .capturedAmount)
-        try container.encode(refundedAmount, forKey: .refundedAmount)
-        try container.encode(voidedAmount, forKey: .voidedAmount)
-        try container.encode(refundableAmount, forKey: .refundableAmount)
-        try container.encode(reverseMode, forKey: .reverseMode)
-        try container.encode(voidableUntil, forKey: .voidableUntil)
-        try container.encode(secureCardReference, forKey: .secureCardReference)
-        try container.encode(merchantReference, forKey: .merchantReference)
-        try container.encode(cardType, forKey: .cardType)
-        try container.encode(maskedNumber, forKey: .maskedNumber)
-        try container.encode(scheduleId, forKey: .scheduleId)
-        try container.encode(stepId, forKey: .stepId)
-        try container.encode(attempt, forKey: .attempt)
-        try container.encode(parentId, forKey: .parentId)
-        try container.encode(description, forKey: .description)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(gateway, forKey: .gateway)
-        try container.encode(decline, forKey: .decline)
-        try container.encode(errorCode, forKey: .errorCode)
-        try container.encode(storedCredential, forKey: .storedCredential)
     }
 }
 

@@ -47,23 +47,3 @@ struct AuthenticationMiddleware: RouterMiddleware {
         return token.isEmpty ? nil : String(decoding: token, as: UTF8.self)
     }
 }
-
-/// Role rules of SPEC §9: `readonly` may only read; `runner` may only start and read charge runs; `admin` may do everything.
-struct RoleMiddleware: RouterMiddleware {
-    typealias Context = AuthenticatedContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard Self.allows(context.identity.apiKey.role, method: request.method, path: request.uri.path) else {
-            throw APIError.forbidden(role: context.identity.apiKey.role.rawValue)
-        }
-        return try await next(request, context)
-    }
-
-    static func allows(_ role: APIKeyRole, method: HTTPRequest.Method, path: String) -> Bool {
-        switch role {
-        case .admin: return true
-        case .readonly: return method == .get || method == .head
-        case .runner: return path == "/v1/charge-runs" || path.hasPrefix("/v1/charge-runs/")
-        }
-    }
-}

@@ -45,7 +45,7 @@ final class FailedAuthenticationLimiter: Sendable {
     }
 
     /// The configured limiter.
-    convenience init(configuration: VaultConfiguration.Server) {
+    convenience init(configuration: HTTPServerSettings) {
         self.init(limit: configuration.failedAuthLimit, windowSeconds: configuration.failedAuthWindowSeconds)
     }
 

@@ -11,12 +11,11 @@ public final class InProcessRequestLimits: RequestLimitStore {
 
     /// The limits as configured (`rateLimit`, `server.failedAuthLimit`/`failedAuthWindowSeconds`),
     /// on the system clock unless one is given.
-    public convenience init(configuration: VaultConfiguration, clock: (@Sendable () -> Duration)? = nil) {
+    public convenience init(server: HTTPServerSettings, rateLimit: RateLimitSettings, clock: (@Sendable () -> Duration)? = nil) {
         let clock = clock ?? RateLimiter.systemClock()
         self.init(
-            rates: RateLimiter(configuration: configuration.rateLimit, clock: clock),
-            failures: FailedAuthenticationLimiter(
-                limit: configuration.server.failedAuthLimit, windowSeconds: configuration.server.failedAuthWindowSeconds, clock: clock))
+            rates: RateLimiter(configuration: rateLimit, clock: clock),
+            failures: FailedAuthenticationLimiter(limit: server.failedAuthLimit, windowSeconds: server.failedAuthWindowSeconds, clock: clock))
     }
 
     init(rates: RateLimiter, failures: FailedAuthenticationLimiter) {

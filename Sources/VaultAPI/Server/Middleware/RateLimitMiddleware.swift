@@ -41,7 +41,7 @@ public final class RateLimiter: Sendable {
     }
 
     /// A limiter with the configured rate and burst.
-    public convenience init(configuration: VaultConfiguration.RateLimit, clock: @escaping @Sendable () -> Duration = RateLimiter.systemClock()) {
+    public convenience init(configuration: RateLimitSettings, clock: @escaping @Sendable () -> Duration = RateLimiter.systemClock()) {
         self.init(requestsPerSecond: configuration.requestsPerSecond, burst: configuration.burst, clock: clock)
     }
 

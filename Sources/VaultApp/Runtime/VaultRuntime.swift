@@ -3,6 +3,7 @@ public import Logging
 public import Payments
 public import Scheduler
 public import Vault
+public import VaultAPI
 import VaultPostgres
 
 /// The opened database, checked key ring and domain services that every command and the server share.

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Scheduler
 import Vault
+import VaultAPI
 
 /// `vault serve`: migrates, then serves the HTTP API until SIGTERM/SIGINT, finishing in-flight requests.
 struct ServeCommand: AsyncParsableCommand {

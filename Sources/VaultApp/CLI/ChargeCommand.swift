@@ -5,6 +5,7 @@ import Payments
 import Scheduler
 import Synchronization
 import Vault
+import VaultAPI
 
 /// `vault charge run`: charges every due step, then exits with a summary.
 struct ChargeCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Payments
+import VaultAPI
 import VaultPostgres
 import Yams
 

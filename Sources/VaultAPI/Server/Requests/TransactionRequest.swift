@@ -1,8 +1,11 @@
+public import Payments
 public import Vault
 
-/// `POST /v1/transactions`: a sale, authorization or verification by token or by raw card data.
+/// `POST /v1/transactions` as the JSON body carries it: a sale, authorization, verification or
+/// credit by token or by raw card data. ``validated(for:)`` turns it into the domain's
+/// ``NewTransaction``. Public for the request fuzzer.
 public struct TransactionRequest: Sendable, Decodable {
-    /// `sale`, `authorize` or `verify`.
+    /// `sale`, `authorize`, `verify` or `credit`.
     public var type: String
     /// Minor units (0 or absent for `verify`).
     public var amount: Int64?
@@ -22,7 +25,7 @@ public struct TransactionRequest: Sendable, Decodable {
     /// the duplicate window (a gateway's `forceOnDuplicate`).
     public var allowDuplicate: Bool?
 
-    /// The card to register when a raw-card sale is approved.
+    /// The card to register when a raw-card sale is approved (`secureCard`).
     public struct SaleRegistration: Sendable, Decodable {
         /// The merchant's key for the new card.
         public var merchantReference: String
@@ -37,6 +40,7 @@ public struct TransactionRequest: Sendable, Decodable {
         case allowDuplicate
     }
 
+    /// Decodes the body: each field absent or of its type, amounts in whole minor units.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         type = try container.decode(String.self, forKey: .type)
@@ -49,9 +53,21 @@ public struct TransactionRequest: Sendable, Decodable {
         description = try container.decodeUnlessAbsent(String.self, forKey: .description)
         allowDuplicate = try container.decodeUnlessAbsent(Bool.self, forKey: .allowDuplicate)
     }
+
+    /// The domain's transaction for `merchant`, its rules checked.
+    /// - Throws: ``TransactionError`` naming the field.
+    public func validated(for merchant: Merchant) throws -> NewTransaction {
+        try NewTransaction(
+            type: type, amount: amount, currency: currency, secureCardReference: secureCardReference, merchantReference: merchantReference,
+            source: source,
+            registration: secureCard.map {
+                NewTransaction.SaleRegistration(merchantReference: $0.merchantReference, customer: $0.customer, customFields: $0.customFields)
+            },
+            description: description, allowDuplicate: allowDuplicate ?? false, merchant: merchant)
+    }
 }
 
-/// `POST /v1/transactions/{id}/capture` and `/refund`: an optional amount (default: all that remains).
+/// `POST /v1/transactions/{id}/capture`, `/void` and `/refund`: an optional amount (default: all that remains).
 public struct FollowUpAmount: Sendable, Decodable {
     /// Minor units.
     public var amount: Int64?
@@ -63,29 +79,11 @@ public struct FollowUpAmount: Sendable, Decodable {
         self.amount = amount
     }
 
+    /// Decodes the body: each field absent or of its type, amounts in whole minor units.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         amount = try TransactionError.minorUnits(container, .amount)
     }
-}
-
-/// Why a transaction request was refused.
-public enum TransactionError: Error, Equatable, Sendable {
-    /// A field breaks a rule (422).
-    case invalid(field: String, code: String, message: String)
-    /// No such transaction for this merchant (404).
-    case notFound
-    /// The original's state does not allow this follow-up, or the request conflicts with what is
-    /// recorded (409).
-    case notAllowed(code: String, message: String)
-    /// The merchant's settings do not allow this (403).
-    case notPermitted(code: String, message: String)
-    /// The gateway declined (402); the transaction is recorded.
-    case declined(Transaction)
-    /// The gateway failed or the outcome is unknown (502); the transaction is recorded.
-    case gatewayFailed(Transaction)
-    /// The merchant's gateway is not usable (missing credentials).
-    case gatewayNotConfigured(String)
 }
 
 extension TransactionError {

@@ -1,49 +1,11 @@
 public import Logging
+public import VaultAPI
 public import VaultPostgres
 
 /// Everything an operator can set, from `config/vault.yaml` and the `VAULT_*` environment variables.
 public struct VaultConfiguration: Sendable, Equatable {
-    /// The HTTP listener.
-    public struct Server: Sendable, Equatable {
-        /// Interface to bind.
-        public var host = "127.0.0.1"
-        /// TCP port; 0 picks a free one.
-        public var port = 8080
-        /// Largest accepted request body; larger ones get 413.
-        public var maxBodyBytes = 1_048_576
-        /// How long one request may take.
-        public var requestTimeoutSeconds = 30
-        /// How long a client may take to send a request's head once its first byte arrived.
-        public var headerReadTimeoutSeconds = 10
-        /// How long a client may take to send a request's body once its head arrived.
-        public var bodyReadTimeoutSeconds = 10
-        /// How long a connection may sit with no request in progress before it is closed.
-        public var idleTimeoutSeconds = 10
-        /// Open connections at most; further ones get a 503 and are closed at once.
-        public var maxConnections = 4096
-        /// Failed authentications one client address may make before it gets 429s.
-        public var failedAuthLimit = 20
-        /// Seconds over which a client address's failed-authentication budget refills completely.
-        public var failedAuthWindowSeconds = 60
-        /// HTTPS certificate and key; nil serves plain HTTP.
-        public var tls: TLS?
-        /// Whether plain HTTP may be served on an address other than loopback.
-        public var allowPlaintext = false
-
-        /// The listener's certificate and private key, PEM files.
-        public struct TLS: Sendable, Equatable {
-            /// The certificate chain (leaf first), PEM.
-            public var certificateFile: String
-            /// The private key, PEM.
-            public var keyFile: String
-
-            /// Both files.
-            public init(certificateFile: String, keyFile: String) {
-                self.certificateFile = certificateFile
-                self.keyFile = keyFile
-            }
-        }
-    }
+    /// The HTTP listener (the HTTP layer's own settings).
+    public typealias Server = HTTPServerSettings
 
     /// The database: the embedded SQLite file, or PostgreSQL when a URL is given.
     public struct Database: Sendable, Equatable {
@@ -164,12 +126,7 @@ public struct VaultConfiguration: Sendable, Equatable {
     }
 
     /// Per-API-key request rate limiting (token bucket).
-    public struct RateLimit: Sendable, Equatable {
-        /// Sustained requests per second per API key; 0 turns limiting off.
-        public var requestsPerSecond = 1000
-        /// Requests a key may send at once before the sustained rate applies.
-        public var burst = 2000
-    }
+    public typealias RateLimit = RateLimitSettings
 
     /// Log output.
     public struct Logging: Sendable, Equatable {
