@@ -395,5 +395,19 @@ public enum Schema {
             CREATE INDEX schedules_open_ended ON schedules(merchant_id) WHERE materialized_through IS NOT NULL;
             CREATE INDEX schedule_steps_by_merchant_status ON schedule_steps(merchant_id, status);
             """),
+        // A schedule's plan is stored in a versioned form of its own (`StoredPlan`, `"v": 1`), no
+        // longer as the API request's JSON, so renaming an API field cannot change stored plans.
+        // Plans written before are rewritten here (absent values left out); `StoredPlan` still
+        // reads the old form, which a server of an earlier build may write meanwhile.
+        Migration(id: 30, name: "schedule plans in their stored form", sql: """
+            UPDATE schedules SET plan = json_patch('{"v":1}', json_object(
+                'kind', json_extract(plan, '$.type'), 'start', json_extract(plan, '$.startDate'),
+                'endKind', json_extract(plan, '$.endType'), 'endOn', json_extract(plan, '$.endDate'),
+                'endAfter', json_extract(plan, '$.endCount'), 'month', json_extract(plan, '$.month'),
+                'day', json_extract(plan, '$.day'), 'hour', json_extract(plan, '$.hour'),
+                'minute', json_extract(plan, '$.minute'), 'dates', json(json_extract(plan, '$.dates')),
+                'zone', json_extract(plan, '$.timeZone')))
+            WHERE json_valid(plan) AND json_type(plan, '$.v') IS NULL;
+            """),
     ]
 }

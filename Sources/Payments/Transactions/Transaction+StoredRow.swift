@@ -5,13 +5,14 @@ extension Transaction {
     /// The row of `transactions` as both engines store it (same columns, same formats), read in
     /// one place so the engines cannot drift apart.
     public init(storedRow row: some StoredRow) throws {
+        let stored = try row.table("transactions")
         var transaction = Transaction(
-            id: try row.string("id"), merchantID: try row.string("merchant_id"),
-            type: TransactionType(rawValue: try row.string("type")) ?? .sale, amount: try row.int64("amount"),
-            currency: try Currency(code: try row.string("currency")), gateway: try row.string("gateway"),
-            now: try row.storedInstant("created_at"),
+            id: stored.id, merchantID: try row.string("merchant_id"),
+            type: try stored.value(TransactionType.self, "type"), amount: try row.int64("amount"),
+            currency: try stored.currency("currency"), gateway: try row.string("gateway"),
+            now: try stored.instant("created_at"),
             idempotencyKey: try row.string("idempotency_key"), orderReference: try row.string("order_reference"))
-        transaction.status = TransactionStatus(rawValue: try row.string("status")) ?? .error
+        transaction.status = try stored.value(TransactionStatus.self, "status")
         transaction.secureCardReference = try row.optionalString("secure_card_id")
         transaction.merchantReference = try row.optionalString("merchant_reference")
         transaction.cardType = try row.optionalString("card_type")
@@ -30,12 +31,12 @@ extension Transaction {
         transaction.declineCode = try row.optionalString("decline_code")
         transaction.declineCategory = try row.optionalString("decline_category")
         transaction.errorCode = try row.optionalString("error_code")
-        transaction.storedCredential = try row.optionalString("stored_credential").flatMap(StoredCredentialKind.init(rawValue:))
+        transaction.storedCredential = try stored.optionalValue(StoredCredentialKind.self, "stored_credential")
         transaction.networkTransactionID = try row.optionalString("network_transaction_id")
         transaction.capturedAmount = try row.int64("captured_amount")
         transaction.refundedAmount = try row.int64("refunded_amount")
         transaction.voidedAmount = try row.int64("voided_amount")
-        transaction.updatedAt = try row.optionalStoredInstant("updated_at") ?? transaction.createdAt
+        transaction.updatedAt = try stored.optionalInstant("updated_at") ?? transaction.createdAt
         transaction.sequence = try row.int64("seq")
         self = transaction
     }

@@ -158,10 +158,12 @@ public protocol ChargeRunStore: Sendable {
     /// Leases up to `limit` due steps: `scheduled` with `dueAt <= asOf`, `retry_pending` with
     /// `nextAttemptAt <= asOf`, or `processing` (an unsettled attempt) — of active or past-due
     /// schedules — whose lease is free, expired, or held by an owner `isOwnerGone` says is dead.
+    /// A leased step whose step, schedule or open attempt row this build cannot read is returned
+    /// in `unreadable` (still leased), never thrown: one such row must not stop a run.
     func claimDueSteps(
         asOf: Date, merchantID: String?, owner: String, now: Date, leaseUntil: Date, limit: Int,
         isOwnerGone: @escaping @Sendable (String) -> Bool
-    ) async throws -> [DueStep]
+    ) async throws -> ClaimedSteps
     /// Writes attempts before their gateway calls, all in one write: for each, the transaction (new,
     /// or the open one reset to `pending`) and the step's attempt count, status `processing`.
     ///
@@ -185,8 +187,9 @@ public protocol ChargeRunStore: Sendable {
     func heldBackSteps(merchantID: String?, now: Date) async throws -> Int
     /// Counts and totals (per currency) of steps due by `asOf`, without claiming them.
     func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64])
-    /// Open-ended schedules that may need more steps (active, paused or past due).
-    func openEndedSchedules(merchantID: String?) async throws -> [Schedule]
+    /// Open-ended schedules that may need more steps (active, paused or past due), each read or
+    /// the error of a row this build cannot read (one such row must not stop a run).
+    func openEndedSchedules(merchantID: String?) async throws -> [Result<Schedule, StoredRowError>]
     /// The last materialized step of a schedule.
     func lastStep(scheduleID: String) async throws -> ScheduleStep?
     /// Records a run.

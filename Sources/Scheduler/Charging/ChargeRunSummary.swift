@@ -58,6 +58,10 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     /// Steps waiting in review (`needs_review`, of this run's merchant, or all) when the run ended,
     /// from this run or earlier ones: never charged again until an operator resolves them.
     public var stepsInReview = 0
+    /// Claimed steps not charged because this build cannot read their stored rows (a value written
+    /// by a newer build, or damaged): each is logged with the row and column; a later run (or a
+    /// newer build) tries them again.
+    public var stepsUnreadable = 0
 
     /// An empty summary.
     public init(runId: String, asOf: Date, dryRun: Bool) {
@@ -77,6 +81,12 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     /// Steps processed so far.
     public var processed: Int { outcomes.values.reduce(0) { $0 + $1.count } }
 
+    /// Counts a claimed step whose stored rows cannot be read: the run is not settled.
+    mutating func recordUnreadable() {
+        stepsUnreadable += 1
+        settled = false
+    }
+
     mutating func record(_ outcome: ChargeOutcome, amount: Int64, currency: String) {
         outcomes[outcome.rawValue, default: OutcomeTotals()].add(amount: amount, currency: currency)
         if outcome == .unsettled || outcome == .needsReview { settled = false }
@@ -91,6 +101,9 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
             lines.append("  \(outcome.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(Self.pad(totals.count)) \(Self.money(totals.totals))")
         }
         lines.append("  schedules: \(schedulesExtended) extended, \(schedulesCompleted) completed, \(schedulesPastDue) past due")
+        if stepsUnreadable > 0 {
+            lines.append("  \(stepsUnreadable) step(s) NOT CHARGED: their stored rows cannot be read by this build (see the log)")
+        }
         if stepsInReview > 0 {
             lines.append("  \(stepsInReview) step(s) in review: resolve with POST /v1/schedules/{id}/steps/{stepId}/resolve")
         }
@@ -122,10 +135,10 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
 extension ChargeRunSummary {
     enum CodingKeys: String, CodingKey {
         case runId, asOf, dryRun, due, outcomes, schedulesExtended, schedulesCompleted, schedulesPastDue, durationSeconds,
-             chargesPerSecond, settled, stepsInReview
+             chargesPerSecond, settled, stepsInReview, stepsUnreadable
     }
 
-    /// Decodes a summary; one recorded before `stepsInReview` existed has none.
+    /// Decodes a summary; one recorded before `stepsInReview` or `stepsUnreadable` existed has none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         runId = try container.decode(String.self, forKey: .runId)
@@ -140,5 +153,6 @@ extension ChargeRunSummary {
         chargesPerSecond = try container.decode(Double.self, forKey: .chargesPerSecond)
         settled = try container.decode(Bool.self, forKey: .settled)
         stepsInReview = try container.decodeIfPresent(Int.self, forKey: .stepsInReview) ?? 0
+        stepsUnreadable = try container.decodeIfPresent(Int.self, forKey: .stepsUnreadable) ?? 0
     }
 }

@@ -1,17 +1,33 @@
 import Foundation
+import Logging
 import Vault
 
 extension ChargeRunner {
     /// Materializes open-ended schedules' steps through today + horizon in each schedule's zone.
+    /// A schedule whose rows this build cannot read is logged and left as it is.
     func extendHorizons(_ options: Options) async throws -> Int {
         var extended = 0
-        for schedule in try await store.openEndedSchedules(merchantID: options.merchantID) {
+        for read in try await store.openEndedSchedules(merchantID: options.merchantID) {
+            let schedule: Schedule
+            switch read {
+            case .success(let readable):
+                schedule = readable
+            case .failure(let error):
+                logUnextended(error)
+                continue
+            }
             guard let zone = TimeZone(identifier: schedule.plan.timeZone ?? "UTC"), let through = schedule.materializedThrough else { continue }
             let target = DueInstant.civilDate(of: options.asOf, in: zone).adding(days: options.horizonDays)
             guard target > through else { continue }
             let rules = PlanRules(defaultTimeZone: zone, maxCount: Int.max, today: .min)
             guard let plan = try? Plan(validating: schedule.plan, rules: rules) else { continue }
-            let last = try await store.lastStep(scheduleID: schedule.id)
+            let last: ScheduleStep?
+            do {
+                last = try await store.lastStep(scheduleID: schedule.id)
+            } catch let error as StoredRowError {
+                logUnextended(error)
+                continue
+            }
             let planned = plan.steps(after: last?.sequence ?? 0, horizon: target, limit: options.horizonDays * 2 + 10)
             var updated = schedule
             updated.materializedThrough = target
@@ -34,5 +50,9 @@ extension ChargeRunner {
             }
         }
         return extended
+    }
+
+    private func logUnextended(_ error: StoredRowError) {
+        logger.error("an open-ended schedule's stored rows cannot be read by this build; it is not extended", metadata: ["error": "\(error)"])
     }
 }

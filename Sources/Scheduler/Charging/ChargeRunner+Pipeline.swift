@@ -125,6 +125,10 @@ extension ChargeRunner {
                     claimed.insert(contentsOf: batch.attempts.reversed(), at: 0)
                     ready.insert(contentsOf: batch.settling.reversed(), at: 0)
                     hold(batch.held)
+                    for unreadable in batch.unreadable {
+                        held.append(unreadable.stepID)
+                        summary.recordUnreadable()
+                    }
                 case .attemptsRecorded(let recorded):
                     writingAttempts -= 1
                     attemptsBeingWritten -= recorded.ready.count + recorded.held.count

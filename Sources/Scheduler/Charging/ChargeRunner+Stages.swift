@@ -45,6 +45,8 @@ extension ChargeRunner {
         var settling: [ReadyCharge] = []
         /// Steps that cannot be charged in this run (merchant unknown).
         var held: [HeldStep] = []
+        /// Steps whose rows this build cannot read: not charged, counted, their leases kept until the run ends.
+        var unreadable: [UnreadableStep] = []
     }
 
     /// What writing a group of attempts gave.
@@ -63,7 +65,12 @@ extension ChargeRunner {
         let claimed = try await store.claimDueSteps(
             asOf: options.asOf, merchantID: options.merchantID, owner: run.owner, now: now, leaseUntil: now.addingTimeInterval(options.lease),
             limit: limit, isOwnerGone: RunnerIdentity.isGone)
-        var batch = ClaimedBatch(claimed: claimed.count)
+        var batch = ClaimedBatch(claimed: claimed.leased, unreadable: claimed.unreadable)
+        for unreadable in claimed.unreadable {
+            logger.error(
+                "a claimed step's stored rows cannot be read by this build; it is not charged",
+                metadata: ["step": "\(unreadable.stepID)", "error": "\(unreadable.error)"])
+        }
         var knownMerchants: [String: Merchant] = [:]
         var openedCards: [String: ChargeCard?] = [:]
         for due in claimed {

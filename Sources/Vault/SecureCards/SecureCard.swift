@@ -94,7 +94,42 @@ struct SealedCardHolder: Decodable {
 }
 
 /// The personal details that are sealed.
+///
+/// Read with the field names it is written with (`plaintext`), fixed here rather than taken from
+/// `Customer` and `CustomField`, which are also the API's types: renaming an API field must not
+/// make sealed details unreadable.
 struct SealedCardDetails: Decodable, Equatable {
     var customer: Customer?
     var customFields: [CustomField]
+
+    init(customer: Customer?, customFields: [CustomField]) {
+        self.customer = customer
+        self.customFields = customFields
+    }
+
+    private enum Keys: String, CodingKey { case customer, customFields }
+    private enum CustomerKeys: String, CodingKey { case email, mobileNumber, city, region, country, ipAddress }
+    private enum FieldKeys: String, CodingKey { case name, value }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        if container.contains(.customer), try !container.decodeNil(forKey: .customer) {
+            let fields = try container.nestedContainer(keyedBy: CustomerKeys.self, forKey: .customer)
+            customer = Customer(
+                email: try fields.decodeIfPresent(String.self, forKey: .email),
+                mobileNumber: try fields.decodeIfPresent(String.self, forKey: .mobileNumber),
+                city: try fields.decodeIfPresent(String.self, forKey: .city), region: try fields.decodeIfPresent(String.self, forKey: .region),
+                country: try fields.decodeIfPresent(String.self, forKey: .country),
+                ipAddress: try fields.decodeIfPresent(String.self, forKey: .ipAddress))
+        } else {
+            customer = nil
+        }
+        var list = try container.nestedUnkeyedContainer(forKey: .customFields)
+        var customFields: [CustomField] = []
+        while !list.isAtEnd {
+            let field = try list.nestedContainer(keyedBy: FieldKeys.self)
+            customFields.append(CustomField(name: try field.decode(String.self, forKey: .name), value: try field.decode(String.self, forKey: .value)))
+        }
+        self.customFields = customFields
+    }
 }

@@ -39,19 +39,20 @@ extension CardVerificationRecord {
 extension SecureCardRow {
     /// The row of `secure_cards` as both engines store it.
     public init(storedRow row: some StoredRow) throws {
+        let stored = try row.table("secure_cards")
         let masked = try row.string("masked_number")
         self.init(
-            reference: try row.string("id"), merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),
-            status: SecureCard.Status(rawValue: try row.string("status")) ?? .deleted,
-            cardType: CardBrand(rawValue: try row.string("card_type")) ?? .visa, bin: String(masked.prefix(6)), last4: String(masked.suffix(4)),
+            reference: stored.id, merchantID: try row.string("merchant_id"), merchantReference: try row.string("merchant_reference"),
+            status: try stored.value(SecureCard.Status.self, "status"),
+            cardType: try stored.value(CardBrand.self, "card_type"), bin: String(masked.prefix(6)), last4: String(masked.suffix(4)),
             maskedNumber: masked,
             expiry: try CardExpiry(month: try row.int("expiry_month"), year: try row.int("expiry_year")),
-            entryMode: EntryMode(rawValue: try row.string("entry_mode")) ?? .keyed, fingerprint: try row.string("fingerprint"),
+            entryMode: try stored.value(EntryMode.self, "entry_mode"), fingerprint: try row.string("fingerprint"),
             keyVersion: try row.int("key_version"), sealedCard: try row.optionalBlob("sealed_card"),
             sealedDetails: try row.optionalBlob("sealed_details"),
             verification: CardVerificationRecord.fromStoredText(try row.optionalString("verification")),
-            createdAt: try row.storedInstant("created_at"), updatedAt: try row.storedInstant("updated_at"),
-            deletedAt: try row.optionalStoredInstant("deleted_at"), purgedAt: try row.optionalStoredInstant("purged_at"),
+            createdAt: try stored.instant("created_at"), updatedAt: try stored.instant("updated_at"),
+            deletedAt: try stored.optionalInstant("deleted_at"), purgedAt: try stored.optionalInstant("purged_at"),
             sequence: try row.int64("seq"), metadataBound: try row.int("metadata_bound") != 0)
     }
 }

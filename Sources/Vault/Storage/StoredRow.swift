@@ -1,5 +1,3 @@
-public import Foundation
-
 /// One result row as either storage engine returns it (`SQLiteRow`, `PostgresRowReader`): the
 /// columns and formats are the same on both, so a domain value is read from a row in one place.
 public protocol StoredRow {
@@ -9,16 +7,4 @@ public protocol StoredRow {
     func optionalInt(_ column: String) throws -> Int?
     func int64(_ column: String) throws -> Int64
     func optionalBlob(_ column: String) throws -> [UInt8]?
-}
-
-extension StoredRow {
-    /// A timestamp column (`Timestamp` text); the epoch for a value that does not parse.
-    public func storedInstant(_ column: String) throws -> Date {
-        try optionalStoredInstant(column) ?? Date(timeIntervalSince1970: 0)
-    }
-
-    /// A nullable timestamp column.
-    public func optionalStoredInstant(_ column: String) throws -> Date? {
-        try optionalString(column).flatMap(Timestamp.parse)
-    }
 }

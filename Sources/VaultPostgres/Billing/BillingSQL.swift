@@ -42,13 +42,6 @@ extension PostgresStore {
     }
 }
 
-extension PostgresRowReader {
-    /// A stored instant (fixed-width text); the epoch when unreadable, as the SQLite stores read theirs.
-    func billingInstant(_ column: String) throws -> Date {
-        try optionalInstant(column) ?? Date(timeIntervalSince1970: 0)
-    }
-}
-
 extension Timestamp {
     /// `string(date)`, for an optional instant.
     static func optional(_ date: Date?) -> String? {

@@ -14,8 +14,8 @@ extension PostgresStore: ChargeRunStore {
     public func claimDueSteps(
         asOf: Date, merchantID: String?, owner: String, now: Date, leaseUntil: Date, limit: Int,
         isOwnerGone: @escaping @Sendable (String) -> Bool
-    ) async throws -> [DueStep] {
-        guard limit > 0 else { return [] }
+    ) async throws -> ClaimedSteps {
+        guard limit > 0 else { return ClaimedSteps() }
         let asOfText = Timestamp.string(asOf)
         let nowText = Timestamp.string(now)
         let leaseText = Timestamp.string(leaseUntil)
@@ -69,24 +69,28 @@ extension PostgresStore: ChargeRunStore {
                     candidates += try await write.rows(query)
                 }
             }
-            return try candidates.map(Self.step)
+            // A row this build cannot read sets its step aside (still leased) instead of failing the claim.
+            return try candidates.map { try ClaimedSteps.readStep($0, Self.step) }
         }
         let steps = leased
-        guard !steps.isEmpty else { return [] }
-        let scheduleIDs = Array(Set(steps.map(\.scheduleID)))
-        let open = steps.filter { $0.status == .processing }
+        guard !steps.isEmpty else { return ClaimedSteps() }
+        let readSteps = steps.compactMap { try? $0.get() }
+        let scheduleIDs = Array(Set(readSteps.map(\.scheduleID)))
+        let open = readSteps.filter { $0.status == .processing }
         let found = try await billingRead { connection in
             // Schedules of one batch often share a plan: each distinct plan text is decoded once.
             var plans: [String: PlanRequest] = [:]
-            var schedules: [String: Schedule] = [:]
+            var schedules: [String: Result<Schedule, StoredRowError>] = [:]
             for row in try await connection.rows("SELECT * FROM schedules WHERE id = ANY(\(scheduleIDs)::text[])") {
-                let text = try row.string("plan")
-                let plan = try plans[text] ?? JSONDecoder().decode(PlanRequest.self, from: Data(text.utf8))
-                plans[text] = plan
-                let schedule = try Self.schedule(row, plan: plan)
-                schedules[schedule.id] = schedule
+                let id = try row.string("id")
+                schedules[id] = try ClaimedSteps.read {
+                    let text = try row.string("plan")
+                    let plan = try plans[text] ?? StoredPlan.plan(storedText: text, scheduleID: id)
+                    plans[text] = plan
+                    return try Self.schedule(row, plan: plan)
+                }
             }
-            var attempts: [String: Transaction] = [:]
+            var attempts: [String: Result<Transaction, StoredRowError>] = [:]
             if !open.isEmpty {
                 for row in try await connection.rows(
                     """
@@ -94,15 +98,12 @@ extension PostgresStore: ChargeRunStore {
                     JOIN transactions t ON t.step_id = o.step_id AND t.attempt = o.attempt
                     """)
                 {
-                    attempts[try row.string("step_id")] = try Self.transaction(row)
+                    attempts[try row.string("step_id")] = try ClaimedSteps.read { try Self.transaction(row) }
                 }
             }
             return (schedules: schedules, open: attempts)
         }
-        return steps.compactMap { step in
-            guard let schedule = found.schedules[step.scheduleID] else { return nil }
-            return DueStep(step: step, schedule: schedule, openAttempt: found.open[step.id])
-        }
+        return ClaimedSteps.assemble(steps: steps, schedules: found.schedules, openAttempts: found.open)
     }
 
     public func releaseLeases(stepIDs: [String], owner: String) async throws {
@@ -149,13 +150,13 @@ extension PostgresStore: ChargeRunStore {
         }
     }
 
-    public func openEndedSchedules(merchantID: String?) async throws -> [Schedule] {
+    public func openEndedSchedules(merchantID: String?) async throws -> [Result<Schedule, StoredRowError>] {
         var query: PostgresQuery =
             "SELECT * FROM schedules WHERE status IN ('active', 'paused', 'past_due') AND materialized_through IS NOT NULL"
         if let merchantID { query.append(" AND merchant_id = ", merchantID) }
         let open = query
         return try await billingRead { connection in
-            try await connection.rows(open).map(Self.schedule)
+            try await connection.rows(open).map { row in try ClaimedSteps.read { try Self.schedule(row) } }
         }
     }
 
@@ -202,10 +203,11 @@ extension PostgresStore: ChargeRunStore {
         let one = query
         return try await billingRead { connection in
             guard let row = try await connection.row(one) else { return nil }
+            let stored = try row.table("charge_runs")
             var record = ChargeRunRecord(
-                id: try row.string("id"), merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
-                asOf: try row.billingInstant("as_of"), dryRun: try row.int64("dry_run") != 0, startedBy: try row.string("started_by"),
-                startedAt: try row.billingInstant("started_at"), finishedAt: try row.optionalInstant("finished_at"),
+                id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
+                asOf: try stored.instant("as_of"), dryRun: try row.int64("dry_run") != 0, startedBy: try row.string("started_by"),
+                startedAt: try stored.instant("started_at"), finishedAt: try stored.optionalInstant("finished_at"),
                 summary: try row.optionalString("summary"), owner: try row.optionalString("owner"))
             if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
                 record.status = "failed"

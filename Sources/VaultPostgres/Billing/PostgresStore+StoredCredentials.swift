@@ -62,7 +62,7 @@ extension PostgresStore: StoredCredentialStore {
         StoredCredentialRow(
             merchantID: try row.string("merchant_id"), secureCardReference: try row.string("secure_card_id"), gateway: try row.string("gateway"),
             sealedNetworkTransactionID: try row.blob("sealed_network_transaction_id"), masked: try row.string("masked"),
-            transactionID: try row.optionalString("transaction_id"), createdAt: try row.billingInstant("created_at"),
+            transactionID: try row.optionalString("transaction_id"), createdAt: try row.table("stored_credentials", idColumn: "secure_card_id").instant("created_at"),
             cardFingerprint: try row.optionalString("card_fingerprint"))
     }
 }

@@ -1,6 +1,4 @@
-public import Foundation
-import Vault
-public import Foundation
+import Foundation
 public import NIOCore
 public import PostgresNIO
 
@@ -28,10 +26,6 @@ public struct PostgresRowReader {
     }
     public func optionalBlob(_ column: String) throws -> [UInt8]? {
         try row[column].decode(ByteBuffer?.self).map { Array($0.readableBytesView) }
-    }
-    /// A stored `Timestamp.string` instant.
-    public func optionalInstant(_ column: String) throws -> Date? {
-        try optionalString(column).flatMap(Timestamp.parse)
     }
 }
 

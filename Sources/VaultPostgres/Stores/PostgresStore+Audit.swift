@@ -119,9 +119,9 @@ extension PostgresStore: AuditStore {
     static func auditEvent(_ row: PostgresRowReader) throws -> AuditEvent {
         let detailsJSON = try row.string("details")
         let details = (try? JSONDecoder().decode([String: String].self, from: Data(detailsJSON.utf8))) ?? [:]
+        let stored = try row.table("audit_events")
         return AuditEvent(
-            sequence: try row.int64("seq"), id: try row.string("id"),
-            occurredAt: try row.optionalInstant("occurred_at") ?? Date(timeIntervalSince1970: 0),
+            sequence: try row.int64("seq"), id: stored.id, occurredAt: try stored.instant("occurred_at"),
             merchantID: try row.optionalString("merchant_id"), actor: try row.string("actor"), action: try row.string("action"),
             objectType: try row.string("object_type"), objectID: try row.optionalString("object_id"), details: details,
             hash: Encoding.hex(try row.blob("hash")))

@@ -6,9 +6,10 @@ extension PostgresStore: KeyStore {
     public func kekVersions() async throws -> [KEKVersionRecord] {
         try await read { connection in
             try await connection.rows("SELECT * FROM kek_versions ORDER BY version", logger: logger).map { row in
-                KEKVersionRecord(
-                    version: try row.int("version"), checkValue: try row.blob("check_value"), createdAt: try Self.date(row, "created_at"),
-                    retiredAt: try row.optionalInstant("retired_at"))
+                let stored = TableRow(row, table: "kek_versions", id: String(try row.int("version")))
+                return KEKVersionRecord(
+                    version: try row.int("version"), checkValue: try row.blob("check_value"), createdAt: try stored.instant("created_at"),
+                    retiredAt: try stored.optionalInstant("retired_at"))
             }
         }
     }
@@ -142,13 +143,6 @@ extension PostgresStore: KeyStore {
     }
 
     static func wrappedKey(_ row: PostgresRowReader) throws -> WrappedKey {
-        WrappedKey(
-            merchantID: try row.string("merchant_id"), purpose: KeyPurpose(rawValue: try row.string("purpose")) ?? .data,
-            version: try row.int("version"), kekVersion: try row.int("kek_version"), wrapped: try row.optionalBlob("wrapped_key"),
-            createdAt: try date(row, "created_at"))
-    }
-
-    static func date(_ row: PostgresRowReader, _ column: String) throws -> Date {
-        try row.optionalInstant(column) ?? Date(timeIntervalSince1970: 0)
+        try WrappedKey(storedRow: row)
     }
 }

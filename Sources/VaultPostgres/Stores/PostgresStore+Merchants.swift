@@ -104,10 +104,7 @@ extension PostgresStore: MerchantStore {
                 FROM api_keys k LEFT JOIN merchants m ON m.id = k.merchant_id WHERE k.id = \(id)
                 """, logger: logger)
             else { return nil }
-            let record = APIKeyRecord(
-                id: try row.string("key_id"), merchantID: try row.string("key_merchant_id"),
-                role: APIKeyRole(rawValue: try row.string("key_role")) ?? .readonly, createdAt: try Self.date(row, "key_created_at"),
-                revokedAt: try row.optionalInstant("key_revoked_at"))
+            let record = try APIKeyRecord(storedRow: row.table("api_keys", idColumn: "key_id"), prefix: "key_")
             let merchant = try row.bool("has_merchant") ? try Self.merchant(row) : nil
             return (record, try row.blob("key_secret_hash"), merchant)
         }
@@ -131,23 +128,21 @@ extension PostgresStore: MerchantStore {
     }
 
     static func merchant(_ row: PostgresRowReader) throws -> Merchant {
+        let stored = try row.table("merchants")
         var merchant = Merchant(
-            id: try row.string("id"), sequence: try row.int64("seq"), name: try row.string("name"),
-            status: Merchant.Status(rawValue: try row.string("status")) ?? .offboarded,
+            id: stored.id, sequence: try row.int64("seq"), name: try row.string("name"),
+            status: try stored.value(Merchant.Status.self, "status"),
             gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url"),
-                                     currency: try Currency(code: row.string("gateway_currency"))),
+                                     currency: try stored.currency("gateway_currency")),
             timeZone: try row.string("time_zone"), callbackURL: try row.optionalString("callback_url"),
             verifyOnRegistration: try row.int("verify_on_registration") != 0,
-            createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"))
+            createdAt: try stored.instant("created_at"), updatedAt: try stored.instant("updated_at"))
         merchant.allowsCredit = try row.int("allow_credit") != 0
         return merchant
     }
 
     static func apiKey(_ row: PostgresRowReader) throws -> APIKeyRecord {
-        APIKeyRecord(
-            id: try row.string("id"), merchantID: try row.string("merchant_id"),
-            role: APIKeyRole(rawValue: try row.string("role")) ?? .readonly, createdAt: try date(row, "created_at"),
-            revokedAt: try row.optionalInstant("revoked_at"))
+        try APIKeyRecord(storedRow: row.table("api_keys"), prefix: "")
     }
 }
 
@@ -158,11 +153,11 @@ extension PostgresStore: CustomFieldStore {
                 .string("definitions")
         }
         guard let json else { return [] }
-        return try JSONDecoder().decode([CustomFieldDefinition].self, from: Data(json.utf8))
+        return try CustomFieldDefinition.fromStoredText(json, merchantID: merchantID)
     }
 
     public func replaceCustomFieldDefinitions(_ definitions: [CustomFieldDefinition], merchantID: String, audit: AuditEntry) async throws {
-        let json = String(decoding: try JSONEncoder().encode(definitions), as: UTF8.self)
+        let json = try CustomFieldDefinition.storedText(definitions)
         let stamp = Timestamp.string(Date())
         try await write { transaction in
             try await transaction.run(

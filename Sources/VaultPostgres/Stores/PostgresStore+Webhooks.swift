@@ -92,14 +92,13 @@ extension PostgresStore: WebhookStore {
     }
 
     static func webhookEvent(_ row: PostgresRowReader) throws -> WebhookEvent {
-        func instant(_ column: String) throws -> Date {
-            try row.optionalInstant(column) ?? Date(timeIntervalSince1970: 0)
-        }
+        let stored = try row.table("webhook_events")
         return WebhookEvent(
-            sequence: try row.int64("seq"), id: try row.string("id"), merchantID: try row.string("merchant_id"), type: try row.string("type"),
-            body: try row.string("payload"), status: WebhookEventStatus(rawValue: try row.string("status")) ?? .pending,
-            attempts: try row.int("attempts"), nextAttemptAt: try instant("next_attempt_at"), leaseUntil: try row.optionalInstant("lease_until"),
-            lastError: try row.optionalString("last_error"), createdAt: try instant("created_at"),
-            deliveredAt: try row.optionalInstant("delivered_at"), expiresAt: try instant("expires_at"))
+            sequence: try row.int64("seq"), id: stored.id, merchantID: try row.string("merchant_id"), type: try row.string("type"),
+            body: try row.string("payload"), status: try stored.value(WebhookEventStatus.self, "status"),
+            attempts: try row.int("attempts"), nextAttemptAt: try stored.instant("next_attempt_at"),
+            leaseUntil: try stored.optionalInstant("lease_until"), lastError: try row.optionalString("last_error"),
+            createdAt: try stored.instant("created_at"), deliveredAt: try stored.optionalInstant("delivered_at"),
+            expiresAt: try stored.instant("expires_at"))
     }
 }

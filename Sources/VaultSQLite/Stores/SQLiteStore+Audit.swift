@@ -91,9 +91,9 @@ extension SQLiteStore: AuditStore, AuditHeadStore {
     static func auditEvent(_ row: SQLiteRow) throws -> AuditEvent {
         let detailsJSON = try row.string("details")
         let details = (try? JSONDecoder().decode([String: String].self, from: Data(detailsJSON.utf8))) ?? [:]
+        let stored = try row.table("audit_events")
         return AuditEvent(
-            sequence: try row.int64("seq"), id: try row.string("id"),
-            occurredAt: Timestamp.parse(try row.string("occurred_at")) ?? Date(timeIntervalSince1970: 0),
+            sequence: try row.int64("seq"), id: stored.id, occurredAt: try stored.instant("occurred_at"),
             merchantID: try row.optionalString("merchant_id"), actor: try row.string("actor"), action: try row.string("action"),
             objectType: try row.string("object_type"), objectID: try row.optionalString("object_id"), details: details,
             hash: Encoding.hex(try row.blob("hash")))

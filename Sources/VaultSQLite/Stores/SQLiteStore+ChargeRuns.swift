@@ -7,7 +7,7 @@ extension SQLiteStore: ChargeRunStore {
     public func claimDueSteps(
         asOf: Date, merchantID: String?, owner: String, now: Date, leaseUntil: Date, limit: Int,
         isOwnerGone: @escaping @Sendable (String) -> Bool
-    ) async throws -> [DueStep] {
+    ) async throws -> ClaimedSteps {
         let asOfText = Timestamp.string(asOf)
         let nowText = Timestamp.string(now)
         let leaseText = Timestamp.string(leaseUntil)
@@ -63,13 +63,15 @@ extension SQLiteStore: ChargeRunStore {
             }
             return candidates
         }
-        let steps = try leased.map(Self.step)
-        guard !steps.isEmpty else { return [] }
-        let scheduleIDs = CanonicalJSON.text(.array(Set(steps.map(\.scheduleID)).map { .string($0) }))
+        // A row this build cannot read sets its step aside (still leased) instead of failing the claim.
+        let steps = try leased.map { row in try ClaimedSteps.readStep(row, Self.step) }
+        let readSteps = steps.compactMap { try? $0.get() }
+        guard !steps.isEmpty else { return ClaimedSteps() }
+        let scheduleIDs = CanonicalJSON.text(.array(Set(readSteps.map(\.scheduleID)).map { .string($0) }))
         let rows = try await database.read { connection in
             let schedules = try connection.query("SELECT * FROM schedules WHERE id IN (SELECT value FROM json_each(\(scheduleIDs)))")
             var open: [String: SQLiteRow] = [:]
-            for step in steps where step.status == .processing {
+            for step in readSteps where step.status == .processing {
                 open[step.id] = try connection.queryOne(
                     """
                     SELECT * FROM transactions WHERE step_id = \(step.id) AND attempt = \(step.attempts)
@@ -79,18 +81,18 @@ extension SQLiteStore: ChargeRunStore {
         }
         // Schedules of one batch often share a plan: each distinct plan text is decoded once.
         var plans: [String: PlanRequest] = [:]
-        var schedules: [String: Schedule] = [:]
+        var schedules: [String: Result<Schedule, StoredRowError>] = [:]
         for row in rows.schedules {
-            let text = try row.string("plan")
-            let plan = try plans[text] ?? JSONDecoder().decode(PlanRequest.self, from: Data(text.utf8))
-            plans[text] = plan
-            let schedule = try Self.schedule(row, plan: plan)
-            schedules[schedule.id] = schedule
+            let id = try row.string("id")
+            schedules[id] = try ClaimedSteps.read {
+                let text = try row.string("plan")
+                let plan = try plans[text] ?? StoredPlan.plan(storedText: text, scheduleID: id)
+                plans[text] = plan
+                return try Self.schedule(row, plan: plan)
+            }
         }
-        return try steps.compactMap { step in
-            guard let schedule = schedules[step.scheduleID] else { return nil }
-            return DueStep(step: step, schedule: schedule, openAttempt: try rows.open[step.id].map(Self.transaction))
-        }
+        let open = try rows.open.mapValues { row in try ClaimedSteps.read { try Self.transaction(row) } }
+        return ClaimedSteps.assemble(steps: steps, schedules: schedules, openAttempts: open)
     }
 
     public func releaseLeases(stepIDs: [String], owner: String) async throws {
@@ -139,11 +141,11 @@ extension SQLiteStore: ChargeRunStore {
         }
     }
 
-    public func openEndedSchedules(merchantID: String?) async throws -> [Schedule] {
+    public func openEndedSchedules(merchantID: String?) async throws -> [Result<Schedule, StoredRowError>] {
         try await database.read { connection in
             var sql: SQLiteQuery = "SELECT * FROM schedules WHERE status IN ('active', 'paused', 'past_due') AND materialized_through IS NOT NULL"
             sql.and(merchantID) { "merchant_id = \($0)" }
-            return try connection.query(sql).map(Self.schedule)
+            return try connection.query(sql).map { row in try ClaimedSteps.read { try Self.schedule(row) } }
         }
     }
 
@@ -192,11 +194,12 @@ extension SQLiteStore: ChargeRunStore {
             var sql: SQLiteQuery = "SELECT * FROM charge_runs WHERE id = \(id)"
             sql.and(merchantID) { "merchant_id = \($0)" }
             guard let row = try connection.queryOne(sql) else { return nil }
+            let stored = try row.table("charge_runs")
             var record = ChargeRunRecord(
-                id: try row.string("id"), merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
-                asOf: Timestamp.parse(try row.string("as_of")) ?? Date(timeIntervalSince1970: 0), dryRun: try row.bool("dry_run"),
-                startedBy: try row.string("started_by"), startedAt: Timestamp.parse(try row.string("started_at")) ?? Date(timeIntervalSince1970: 0),
-                finishedAt: try row.optionalString("finished_at").flatMap(Timestamp.parse), summary: try row.optionalString("summary"),
+                id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
+                asOf: try stored.instant("as_of"), dryRun: try row.bool("dry_run"),
+                startedBy: try row.string("started_by"), startedAt: try stored.instant("started_at"),
+                finishedAt: try stored.optionalInstant("finished_at"), summary: try row.optionalString("summary"),
                 owner: try row.optionalString("owner"))
             if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
                 record.status = "failed"

@@ -10,11 +10,11 @@ extension SQLiteStore: CustomFieldStore {
                 """)?.string("definitions")
         }
         guard let json else { return [] }
-        return try JSONDecoder().decode([CustomFieldDefinition].self, from: Data(json.utf8))
+        return try CustomFieldDefinition.fromStoredText(json, merchantID: merchantID)
     }
 
     public func replaceCustomFieldDefinitions(_ definitions: [CustomFieldDefinition], merchantID: String, audit: AuditEntry) async throws {
-        let json = String(decoding: try JSONEncoder().encode(definitions), as: UTF8.self)
+        let json = try CustomFieldDefinition.storedText(definitions)
         try await database.write { connection in
             try connection.run(
                 """

@@ -5,9 +5,10 @@ extension SQLiteStore: KeyStore {
     public func kekVersions() async throws -> [KEKVersionRecord] {
         try await database.read { connection in
             try connection.query("SELECT * FROM kek_versions ORDER BY version").map { row in
-                KEKVersionRecord(
-                    version: try row.int("version"), checkValue: try row.blob("check_value"), createdAt: try Self.date(row, "created_at"),
-                    retiredAt: try row.optionalString("retired_at").flatMap(Timestamp.parse))
+                let stored = TableRow(row, table: "kek_versions", id: String(try row.int("version")))
+                return KEKVersionRecord(
+                    version: try row.int("version"), checkValue: try row.blob("check_value"), createdAt: try stored.instant("created_at"),
+                    retiredAt: try stored.optionalInstant("retired_at"))
             }
         }
     }
@@ -150,9 +151,6 @@ extension SQLiteStore: KeyStore {
     }
 
     static func wrappedKey(_ row: SQLiteRow) throws -> WrappedKey {
-        WrappedKey(
-            merchantID: try row.string("merchant_id"), purpose: KeyPurpose(rawValue: try row.string("purpose")) ?? .data,
-            version: try row.int("version"), kekVersion: try row.int("kek_version"), wrapped: try row.optionalBlob("wrapped_key"),
-            createdAt: try date(row, "created_at"))
+        try WrappedKey(storedRow: row)
     }
 }

@@ -114,26 +114,20 @@ extension SQLiteStore: MerchantStore {
     }
 
     static func merchant(_ row: SQLiteRow) throws -> Merchant {
+        let stored = try row.table("merchants")
         var merchant = Merchant(
-            id: try row.string("id"), sequence: try row.int64("seq"), name: try row.string("name"),
-            status: Merchant.Status(rawValue: try row.string("status")) ?? .offboarded,
+            id: stored.id, sequence: try row.int64("seq"), name: try row.string("name"),
+            status: try stored.value(Merchant.Status.self, "status"),
             gateway: GatewaySettings(name: try row.string("gateway"), url: try row.optionalString("gateway_url"),
-                                     currency: try Currency(code: row.string("gateway_currency"))),
+                                     currency: try stored.currency("gateway_currency")),
             timeZone: try row.string("time_zone"), callbackURL: try row.optionalString("callback_url"),
             verifyOnRegistration: try row.bool("verify_on_registration"),
-            createdAt: try date(row, "created_at"), updatedAt: try date(row, "updated_at"))
+            createdAt: try stored.instant("created_at"), updatedAt: try stored.instant("updated_at"))
         merchant.allowsCredit = try row.bool("allow_credit")
         return merchant
     }
 
     static func apiKey(_ row: SQLiteRow) throws -> APIKeyRecord {
-        APIKeyRecord(
-            id: try row.string("id"), merchantID: try row.string("merchant_id"),
-            role: APIKeyRole(rawValue: try row.string("role")) ?? .readonly, createdAt: try date(row, "created_at"),
-            revokedAt: try row.optionalString("revoked_at").flatMap(Timestamp.parse))
-    }
-
-    static func date(_ row: SQLiteRow, _ column: String) throws -> Date {
-        Timestamp.parse(try row.string(column)) ?? Date(timeIntervalSince1970: 0)
+        try APIKeyRecord(storedRow: row.table("api_keys"), prefix: "")
     }
 }

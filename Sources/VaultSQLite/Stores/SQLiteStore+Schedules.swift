@@ -101,10 +101,9 @@ extension SQLiteStore: ScheduleStore {
         }
     }
 
+    /// The `plan` column's value: the plan's stored form, never the API's JSON.
     static func planJSON(_ plan: PlanRequest) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(plan), as: UTF8.self)
+        try Schedule.storedPlanText(plan)
     }
 
     static func schedule(_ row: SQLiteRow) throws -> Schedule {

@@ -144,15 +144,13 @@ extension SQLiteStore: WebhookStore {
     }
 
     static func webhookEvent(_ row: SQLiteRow) throws -> WebhookEvent {
-        func instant(_ column: String) throws -> Date {
-            try row.optionalString(column).flatMap(Timestamp.parse) ?? Date(timeIntervalSince1970: 0)
-        }
+        let stored = try row.table("webhook_events")
         return WebhookEvent(
-            sequence: try row.int64("seq"), id: try row.string("id"), merchantID: try row.string("merchant_id"), type: try row.string("type"),
-            body: try row.string("payload"), status: WebhookEventStatus(rawValue: try row.string("status")) ?? .pending,
-            attempts: try row.int("attempts"), nextAttemptAt: try instant("next_attempt_at"),
-            leaseUntil: try row.optionalString("lease_until").flatMap(Timestamp.parse), lastError: try row.optionalString("last_error"),
-            createdAt: try instant("created_at"), deliveredAt: try row.optionalString("delivered_at").flatMap(Timestamp.parse),
-            expiresAt: try instant("expires_at"))
+            sequence: try row.int64("seq"), id: stored.id, merchantID: try row.string("merchant_id"), type: try row.string("type"),
+            body: try row.string("payload"), status: try stored.value(WebhookEventStatus.self, "status"),
+            attempts: try row.int("attempts"), nextAttemptAt: try stored.instant("next_attempt_at"),
+            leaseUntil: try stored.optionalInstant("lease_until"), lastError: try row.optionalString("last_error"),
+            createdAt: try stored.instant("created_at"), deliveredAt: try stored.optionalInstant("delivered_at"),
+            expiresAt: try stored.instant("expires_at"))
     }
 }

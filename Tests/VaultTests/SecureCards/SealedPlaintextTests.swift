@@ -39,4 +39,19 @@ import Testing
             #expect(decoded == details)
         }
     }
+
+    /// Sealed details are read by the names they are stored with, pinned here, not by the API
+    /// types' coding keys.
+    @Test func sealedDetailsReadByTheirStoredFieldNames() throws {
+        let stored = #"{"customFields":[{"name":"ref","value":"A-1"}],"customer":{"city":"Leeds","country":"GB","email":"a@example.com","ipAddress":"192.0.2.1","mobileNumber":"+44 7700 900123","region":"West Yorkshire"}}"#
+        let details = try JSONDecoder().decode(SealedCardDetails.self, from: Data(stored.utf8))
+        let expected = SealedCardDetails(
+            customer: Customer(
+                email: "a@example.com", mobileNumber: "+44 7700 900123", city: "Leeds", region: "West Yorkshire", country: "GB", ipAddress: "192.0.2.1"),
+            customFields: [CustomField(name: "ref", value: "A-1")])
+        #expect(details == expected)
+        #expect(String(decoding: expected.plaintext, as: UTF8.self) == stored)
+        let bare = try JSONDecoder().decode(SealedCardDetails.self, from: Data(#"{"customFields":[],"customer":null}"#.utf8))
+        #expect(bare == SealedCardDetails(customer: nil, customFields: []))
+    }
 }

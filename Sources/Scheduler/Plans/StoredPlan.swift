@@ -1,0 +1,125 @@
+import Foundation
+import Vault
+
+/// A schedule's plan as the `schedules.plan` column holds it: a versioned JSON document with field
+/// names of its own, so that renaming a field of the API's `PlanRequest` can never change what is
+/// stored, nor make stored schedules unreadable.
+///
+/// Version 1 (`"v": 1`) keeps the plan as the schedule agreed it (the request's values, time zone,
+/// hour and minute filled in): `kind`, `start`, `endKind`, `endOn`, `endAfter`, `month`, `day`,
+/// `hour`, `minute`, `dates`, `zone`; absent values are left out. A document without `v` is the
+/// form earlier builds wrote (the request's own JSON) and is still read: a server of an earlier
+/// build may write one during a rolling upgrade. A version this build does not know is an error.
+public struct StoredPlan: Sendable, Codable, Equatable {
+    /// The version of this form.
+    public static let currentVersion = 1
+
+    /// The document's version.
+    public var version: Int
+    /// `PlanRequest.type`.
+    public var kind: String?
+    /// `PlanRequest.startDate`, `yyyy-MM-dd`.
+    public var start: String?
+    /// `PlanRequest.endType`.
+    public var endKind: String?
+    /// `PlanRequest.endDate`, `yyyy-MM-dd`.
+    public var endOn: String?
+    /// `PlanRequest.endCount`.
+    public var endAfter: Int?
+    /// `PlanRequest.month`.
+    public var month: Int?
+    /// `PlanRequest.day`.
+    public var day: Int?
+    /// `PlanRequest.hour`.
+    public var hour: Int?
+    /// `PlanRequest.minute`.
+    public var minute: Int?
+    /// `PlanRequest.dates`, `yyyy-MM-dd` each.
+    public var dates: [String]?
+    /// `PlanRequest.timeZone`, an IANA zone name.
+    public var zone: String?
+
+    enum CodingKeys: String, CodingKey {
+        case version = "v", kind, start, endKind, endOn, endAfter, month, day, hour, minute, dates, zone
+    }
+
+    /// The stored form of a schedule's plan, in the current version.
+    public init(_ plan: PlanRequest) {
+        version = Self.currentVersion
+        kind = plan.type
+        start = plan.startDate
+        endKind = plan.endType
+        endOn = plan.endDate
+        endAfter = plan.endCount
+        month = plan.month
+        day = plan.day
+        hour = plan.hour
+        minute = plan.minute
+        dates = plan.dates
+        zone = plan.timeZone
+    }
+
+    /// The schedule's plan.
+    public var plan: PlanRequest {
+        PlanRequest(
+            type: kind, startDate: start, endType: endKind, endDate: endOn, endCount: endAfter, month: month, day: day,
+            hour: hour, minute: minute, dates: dates, timeZone: zone)
+    }
+
+    /// The column's text: compact JSON with sorted keys.
+    public func storedText() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The plan in a `schedules.plan` value, of any version this build reads.
+    ///
+    /// - Throws: `StoredRowError` naming the schedule and the `plan` column when the text is not
+    ///   such a document (a version it does not know is named in the error; the text is not).
+    public static func plan(storedText text: String, scheduleID: String) throws -> PlanRequest {
+        let data = Data(text.utf8)
+        let unreadable = { (value: String?) in
+            StoredRowError.unreadable(table: "schedules", id: scheduleID, column: "plan", value: value)
+        }
+        guard let probe = try? JSONDecoder().decode(VersionProbe.self, from: data) else { throw unreadable(nil) }
+        switch probe.version {
+        case nil:
+            guard let legacy = try? JSONDecoder().decode(LegacyPlan.self, from: data) else { throw unreadable(nil) }
+            return legacy.plan
+        case currentVersion:
+            guard let stored = try? JSONDecoder().decode(StoredPlan.self, from: data) else { throw unreadable(nil) }
+            return stored.plan
+        case let version?:
+            throw unreadable("v=\(version)")
+        }
+    }
+
+    /// Only the version of a document.
+    private struct VersionProbe: Decodable {
+        var version: Int?
+        enum CodingKeys: String, CodingKey { case version = "v" }
+    }
+
+    /// The form earlier builds wrote: the API request's JSON, its field names frozen here so that
+    /// a later rename of `PlanRequest`'s fields cannot change how such a row reads.
+    private struct LegacyPlan: Decodable {
+        var type: String?
+        var startDate: String?
+        var endType: String?
+        var endDate: String?
+        var endCount: Int?
+        var month: Int?
+        var day: Int?
+        var hour: Int?
+        var minute: Int?
+        var dates: [String]?
+        var timeZone: String?
+
+        var plan: PlanRequest {
+            PlanRequest(
+                type: type, startDate: startDate, endType: endType, endDate: endDate, endCount: endCount, month: month, day: day,
+                hour: hour, minute: minute, dates: dates, timeZone: timeZone)
+        }
+    }
+}

@@ -1,0 +1,11 @@
+extension APIKeyRecord {
+    /// The row of `api_keys` as both engines store it; `prefix` is put before every column name
+    /// (a query that joins the key to its merchant renames the key's columns, e.g. `key_role`).
+    ///
+    /// - Throws: `StoredRowError` for a role or instant this build cannot read.
+    public init<Row: StoredRow>(storedRow stored: TableRow<Row>, prefix: String) throws {
+        self.init(
+            id: stored.id, merchantID: try stored.row.string(prefix + "merchant_id"), role: try stored.value(APIKeyRole.self, prefix + "role"),
+            createdAt: try stored.instant(prefix + "created_at"), revokedAt: try stored.optionalInstant(prefix + "revoked_at"))
+    }
+}
