@@ -395,19 +395,25 @@ public enum Schema {
             CREATE INDEX schedules_open_ended ON schedules(merchant_id) WHERE materialized_through IS NOT NULL;
             CREATE INDEX schedule_steps_by_merchant_status ON schedule_steps(merchant_id, status);
             """),
-        // A schedule's plan is stored in a versioned form of its own (`StoredPlan`, `"v": 1`), no
-        // longer as the API request's JSON, so renaming an API field cannot change stored plans.
-        // Plans written before are rewritten here (absent values left out); `StoredPlan` still
-        // reads the old form, which a server of an earlier build may write meanwhile.
-        Migration(id: 30, name: "schedule plans in their stored form", sql: """
-            UPDATE schedules SET plan = json_patch('{"v":1}', json_object(
-                'kind', json_extract(plan, '$.type'), 'start', json_extract(plan, '$.startDate'),
-                'endKind', json_extract(plan, '$.endType'), 'endOn', json_extract(plan, '$.endDate'),
-                'endAfter', json_extract(plan, '$.endCount'), 'month', json_extract(plan, '$.month'),
-                'day', json_extract(plan, '$.day'), 'hour', json_extract(plan, '$.hour'),
-                'minute', json_extract(plan, '$.minute'), 'dates', json(json_extract(plan, '$.dates')),
-                'zone', json_extract(plan, '$.timeZone')))
-            WHERE json_valid(plan) AND json_type(plan, '$.v') IS NULL;
-            """),
+        // A schedule's plan gets a column of its own in a versioned stored form (`StoredPlan`,
+        // `"v": 1`), so renaming an API field cannot change stored plans; filled here from `plan`
+        // (absent values left out). `plan` keeps the request form servers of earlier builds read,
+        // and is still written (an expand-and-contract across a rolling upgrade: see `StoredPlan`).
+        Migration(
+            id: 30, name: "schedule plans in their stored form",
+            sql: "ALTER TABLE schedules ADD COLUMN stored_plan TEXT;\n" + storedPlanFill),
     ]
+
+    /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote
+    /// (migration 30; the tests run it again over rows written as an earlier build writes them).
+    public static let storedPlanFill = """
+        UPDATE schedules SET stored_plan = json_patch('{"v":1}', json_object(
+            'kind', json_extract(plan, '$.type'), 'start', json_extract(plan, '$.startDate'),
+            'endKind', json_extract(plan, '$.endType'), 'endOn', json_extract(plan, '$.endDate'),
+            'endAfter', json_extract(plan, '$.endCount'), 'month', json_extract(plan, '$.month'),
+            'day', json_extract(plan, '$.day'), 'hour', json_extract(plan, '$.hour'),
+            'minute', json_extract(plan, '$.minute'), 'dates', json(json_extract(plan, '$.dates')),
+            'zone', json_extract(plan, '$.timeZone')))
+        WHERE stored_plan IS NULL AND json_valid(plan) AND json_type(plan, '$.v') IS NULL;
+        """
 }

@@ -19,8 +19,10 @@ struct DueStepClaimConformanceTests {
     static func claim(
         _ store: any VaultStorage, owner: String, now: Date, limit: Int = 50, gone: @escaping @Sendable (String) -> Bool = { _ in false }
     ) async throws -> [DueStep] {
-        try await store.claimDueSteps(
+        let claimed = try await store.claimDueSteps(
             asOf: asOf, merchantID: nil, owner: owner, now: now, leaseUntil: now.addingTimeInterval(300), limit: limit, isOwnerGone: gone)
+        #expect(claimed.unreadable.isEmpty)
+        return claimed.due
     }
 
     /// Claims batches of 50 until none is left; the ids claimed. `gone`: the one owner taken for dead.

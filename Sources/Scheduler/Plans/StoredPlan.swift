@@ -1,9 +1,18 @@
 import Foundation
-import Vault
+public import Vault
 
-/// A schedule's plan as the `schedules.plan` column holds it: a versioned JSON document with field
-/// names of its own, so that renaming a field of the API's `PlanRequest` can never change what is
-/// stored, nor make stored schedules unreadable.
+/// A schedule's plan as the `schedules.stored_plan` column holds it: a versioned JSON document with
+/// field names of its own, so that renaming a field of the API's `PlanRequest` can never change what
+/// is stored, nor make stored schedules unreadable.
+///
+/// The change is made as an expand-and-contract, because servers of an earlier build may share the
+/// database during a rolling upgrade and read only `schedules.plan`, with `PlanRequest`, whose
+/// fields are all optional: a plan in a form they do not know would read as an empty plan (no end
+/// type: an open-ended schedule taken for one that ends) without any error. So this build writes
+/// both columns: `stored_plan` in this form, and `plan` in the form earlier builds read
+/// (``legacyText(_:)``, field names frozen here); it reads `stored_plan`, and `plan` only for a row
+/// an earlier build wrote (`stored_plan` null). Once no earlier build runs, a later release may stop
+/// writing `plan`.
 ///
 /// Version 1 (`"v": 1`) keeps the plan as the schedule agreed it (the request's values, time zone,
 /// hour and minute filled in): `kind`, `start`, `endKind`, `endOn`, `endAfter`, `month`, `day`,
@@ -73,14 +82,41 @@ public struct StoredPlan: Sendable, Codable, Equatable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
-    /// The plan in a `schedules.plan` value, of any version this build reads.
+    /// The `schedules.plan` value earlier builds read: the request's JSON as they wrote it (sorted
+    /// keys, absent fields left out), its field names frozen in this file.
+    public static func legacyText(_ plan: PlanRequest) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(LegacyPlan(plan)), as: UTF8.self)
+    }
+
+    /// The plan of a `schedules` row: its `stored_plan` column, or, for a row an earlier build wrote,
+    /// its `plan` column.
+    /// - Throws: `StoredRowError` naming the schedule and the column read.
+    public static func plan(of row: some StoredRow) throws -> PlanRequest {
+        let id = try row.string("id")
+        if let text = try row.optionalString("stored_plan") {
+            return try plan(storedText: text, scheduleID: id, column: "stored_plan")
+        }
+        return try plan(storedText: try row.string("plan"), scheduleID: id, column: "plan")
+    }
+
+    /// The text a row's plan is read from and the column holding it (see ``plan(of:)``): batches
+    /// decode each distinct text once.
+    public static func text(of row: some StoredRow) throws -> (text: String, column: String) {
+        if let text = try row.optionalString("stored_plan") { return (text, "stored_plan") }
+        return (try row.string("plan"), "plan")
+    }
+
+    /// The plan in a `schedules.stored_plan` (or earlier builds' `schedules.plan`) value, of any
+    /// version this build reads.
     ///
-    /// - Throws: `StoredRowError` naming the schedule and the `plan` column when the text is not
-    ///   such a document (a version it does not know is named in the error; the text is not).
-    public static func plan(storedText text: String, scheduleID: String) throws -> PlanRequest {
+    /// - Throws: `StoredRowError` naming the schedule and `column` when the text is not such a
+    ///   document (a version it does not know is named in the error; the text is not).
+    public static func plan(storedText text: String, scheduleID: String, column: String = "stored_plan") throws -> PlanRequest {
         let data = Data(text.utf8)
         let unreadable = { (value: String?) in
-            StoredRowError.unreadable(table: "schedules", id: scheduleID, column: "plan", value: value)
+            StoredRowError.unreadable(table: "schedules", id: scheduleID, column: column, value: value)
         }
         guard let probe = try? JSONDecoder().decode(VersionProbe.self, from: data) else { throw unreadable(nil) }
         switch probe.version {
@@ -103,7 +139,7 @@ public struct StoredPlan: Sendable, Codable, Equatable {
 
     /// The form earlier builds wrote: the API request's JSON, its field names frozen here so that
     /// a later rename of `PlanRequest`'s fields cannot change how such a row reads.
-    private struct LegacyPlan: Decodable {
+    private struct LegacyPlan: Codable {
         var type: String?
         var startDate: String?
         var endType: String?
@@ -115,6 +151,20 @@ public struct StoredPlan: Sendable, Codable, Equatable {
         var minute: Int?
         var dates: [String]?
         var timeZone: String?
+
+        init(_ plan: PlanRequest) {
+            type = plan.type
+            startDate = plan.startDate
+            endType = plan.endType
+            endDate = plan.endDate
+            endCount = plan.endCount
+            month = plan.month
+            day = plan.day
+            hour = plan.hour
+            minute = plan.minute
+            dates = plan.dates
+            timeZone = plan.timeZone
+        }
 
         var plan: PlanRequest {
             PlanRequest(

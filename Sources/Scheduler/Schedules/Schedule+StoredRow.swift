@@ -2,9 +2,9 @@ import Foundation
 public import Vault
 
 extension Schedule {
-    /// The row of `schedules` as both engines store it, its `plan` column decoded.
+    /// The row of `schedules` as both engines store it, its plan decoded (``StoredPlan/plan(of:)``).
     public init(storedRow row: some StoredRow) throws {
-        try self.init(storedRow: row, plan: StoredPlan.plan(storedText: try row.string("plan"), scheduleID: try row.string("id")))
+        try self.init(storedRow: row, plan: StoredPlan.plan(of: row))
     }
 
     /// The row of `schedules` with its `plan` column already decoded (a batch of schedules often
@@ -26,9 +26,15 @@ extension Schedule {
             sealedContacts: try row.optionalBlob("sealed_contacts"))
     }
 
-    /// The `schedules.plan` value for `plan`: its stored form (`StoredPlan`), never the API's JSON.
+    /// The `schedules.stored_plan` value for `plan`: its stored form (`StoredPlan`), never the API's JSON.
     public static func storedPlanText(_ plan: PlanRequest) throws -> String {
         try StoredPlan(plan).storedText()
+    }
+
+    /// The `schedules.plan` value for `plan`, in the form servers of earlier builds read
+    /// (``StoredPlan/legacyText(_:)``).
+    public static func legacyPlanText(_ plan: PlanRequest) throws -> String {
+        try StoredPlan.legacyText(plan)
     }
 }
 

@@ -84,8 +84,8 @@ extension PostgresStore: ChargeRunStore {
             for row in try await connection.rows("SELECT * FROM schedules WHERE id = ANY(\(scheduleIDs)::text[])") {
                 let id = try row.string("id")
                 schedules[id] = try ClaimedSteps.read {
-                    let text = try row.string("plan")
-                    let plan = try plans[text] ?? StoredPlan.plan(storedText: text, scheduleID: id)
+                    let (text, column) = try StoredPlan.text(of: row)
+                    let plan = try plans[text] ?? StoredPlan.plan(storedText: text, scheduleID: id, column: column)
                     plans[text] = plan
                     return try Self.schedule(row, plan: plan)
                 }

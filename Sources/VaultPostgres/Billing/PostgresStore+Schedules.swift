@@ -5,13 +5,14 @@ public import Vault
 
 extension PostgresStore: ScheduleStore {
     public func insertSchedule(_ schedule: Schedule, steps: [ScheduleStep], audit: AuditEntry) async throws {
-        let plan = try Self.planJSON(schedule.plan)
+        let plan = try Schedule.legacyPlanText(schedule.plan)
+        let storedPlan = try Schedule.storedPlanText(schedule.plan)
         try await write { write in
             try await write.run(
                 """
-                INSERT INTO schedules (id, merchant_id, secure_card_id, status, plan, amount, currency, description, external_id, sealed_contacts,
+                INSERT INTO schedules (id, merchant_id, secure_card_id, status, plan, stored_plan, amount, currency, description, external_id, sealed_contacts,
                     time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at)
-                VALUES (\(schedule.id), \(schedule.merchantID), \(schedule.secureCardReference), \(schedule.status.rawValue), \(plan),
+                VALUES (\(schedule.id), \(schedule.merchantID), \(schedule.secureCardReference), \(schedule.status.rawValue), \(plan), \(storedPlan),
                     \(schedule.amount), \(schedule.currency.code), \(schedule.description), \(schedule.externalID),
                     \(bytea(schedule.sealedContacts)), \(schedule.plan.timeZone ?? "UTC"), \(schedule.materializedThrough?.iso),
                     \(Timestamp.string(schedule.createdAt)), \(Timestamp.string(schedule.updatedAt)), \(Timestamp.optional(schedule.confirmedAt)),
@@ -157,16 +158,11 @@ extension PostgresStore: ScheduleStore {
             """)
     }
 
-    /// The `plan` column's value: the plan's stored form, never the API's JSON.
-    static func planJSON(_ plan: PlanRequest) throws -> String {
-        try Schedule.storedPlanText(plan)
-    }
-
     static func schedule(_ row: PostgresRowReader) throws -> Schedule {
         try Schedule(storedRow: row)
     }
 
-    /// A schedule from its row and its already decoded `plan` column.
+    /// A schedule from its row and its already decoded plan.
     static func schedule(_ row: PostgresRowReader, plan: PlanRequest) throws -> Schedule {
         try Schedule(storedRow: row, plan: plan)
     }

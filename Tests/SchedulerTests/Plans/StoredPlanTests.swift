@@ -36,13 +36,13 @@ import VaultPostgres
     }
 
     @Test func aPlanOfAnUnknownVersionOrNotAPlanIsAnErrorNamingTheSchedule() {
-        #expect(throws: StoredRowError.unreadable(table: "schedules", id: "sch_1", column: "plan", value: "v=2")) {
+        #expect(throws: StoredRowError.unreadable(table: "schedules", id: "sch_1", column: "stored_plan", value: "v=2")) {
             try StoredPlan.plan(storedText: #"{"v":2,"kind":"monthly"}"#, scheduleID: "sch_1")
         }
-        #expect(throws: StoredRowError.unreadable(table: "schedules", id: "sch_2", column: "plan", value: nil)) {
+        #expect(throws: StoredRowError.unreadable(table: "schedules", id: "sch_2", column: "stored_plan", value: nil)) {
             try StoredPlan.plan(storedText: "[1,2]", scheduleID: "sch_2")
         }
-        #expect(throws: StoredRowError.unreadable(table: "schedules", id: "sch_3", column: "plan", value: nil)) {
+        #expect(throws: StoredRowError.unreadable(table: "schedules", id: "sch_3", column: "stored_plan", value: nil)) {
             try StoredPlan.plan(storedText: #"{"v":1,"kind":7}"#, scheduleID: "sch_3")
         }
     }
@@ -54,15 +54,16 @@ import VaultPostgres
         return String(decoding: try encoder.encode(plan), as: UTF8.self)
     }
 
-    /// Runs this round's plan migration again, on the fixture's engine, over rows written since.
-    func migratePlans(_ fixture: ChargingFixture) async throws {
+    /// Runs the filling statement of this round's plan migration again, on the fixture's engine,
+    /// over rows written since (as an earlier build writes them: `plan` only).
+    func fillStoredPlans(_ fixture: ChargingFixture) async throws {
         switch fixture.database.engine {
         case .sqlite:
-            let migration = try #require(Schema.migrations.first { $0.name == "schedule plans in their stored form" })
-            try await fixture.database.sqlite!.database.write { connection in try migration.apply(connection) }
+            #expect(Schema.migrations.contains { $0.id == 30 && $0.name == "schedule plans in their stored form" })
+            try await fixture.database.sql.run("\(unescaped: Schema.storedPlanFill)")
         case .postgres:
             let migration = try #require(PostgresSchema.migrations.first { $0.name == "schedule plans in their stored form" })
-            for statement in migration.statements {
+            for statement in migration.statements where !statement.hasPrefix("ALTER TABLE") {
                 try await fixture.database.sql.run("\(unescaped: statement)")
             }
         }
@@ -76,28 +77,51 @@ import VaultPostgres
         var stored: [Schedule] = []
         for plan in [monthly, dated] {
             let schedule = try await fixture.schedule(card, amount: 700, currency: "USD", plan: plan, merchant: merchant, now: now).schedule
-            try await fixture.database.sql.run("UPDATE schedules SET plan = \(try legacyText(schedule.plan)) WHERE id = \(schedule.id)")
+            try await fixture.database.sql.run(
+                "UPDATE schedules SET plan = \(try legacyText(schedule.plan)), stored_plan = NULL WHERE id = \(schedule.id)")
             stored.append(schedule)
         }
         let current = try await fixture.schedule(
             card, amount: 900, currency: "USD", plan: PlanRequest(type: "weekly", startDate: "2027-01-04", endType: "never", day: 1),
             merchant: merchant, now: now).schedule
         stored.append(current)
-        let currentText = try #require(try await fixture.database.sql.queryOne("SELECT plan FROM schedules WHERE id = \(current.id)")).string("plan")
+        let currentRow = try #require(try await fixture.database.sql.queryOne("SELECT plan, stored_plan FROM schedules WHERE id = \(current.id)"))
+        let currentText = try currentRow.string("stored_plan")
         #expect(currentText == #"{"day":1,"endKind":"never","hour":9,"kind":"weekly","minute":0,"start":"2027-01-04","v":1,"zone":"UTC"}"#)
+        // The `plan` column this build writes is what a server of an earlier build reads: the request's JSON.
+        #expect(try currentRow.string("plan") == (try legacyText(current.plan)))
+        #expect(try JSONDecoder().decode(PlanRequest.self, from: Data(try currentRow.string("plan").utf8)) == current.plan)
 
         for schedule in stored {
             #expect(try await fixture.store.schedule(merchantID: merchant.id, id: schedule.id)?.plan == schedule.plan)
         }
-        try await migratePlans(fixture)
+        try await fillStoredPlans(fixture)
         for schedule in stored {
             #expect(try await fixture.store.schedule(merchantID: merchant.id, id: schedule.id)?.plan == schedule.plan)
-            let text = try #require(try await fixture.database.sql.queryOne("SELECT plan FROM schedules WHERE id = \(schedule.id)")).string("plan")
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let row = try #require(try await fixture.database.sql.queryOne("SELECT plan, stored_plan FROM schedules WHERE id = \(schedule.id)"))
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(try row.string("stored_plan").utf8)) as? [String: Any])
             #expect(object["v"] as? Int == 1)
             #expect(object["type"] == nil && object["timeZone"] == nil)
+            // `plan` is left for the earlier builds still running.
+            #expect(try row.string("plan") == (try legacyText(schedule.plan)))
         }
         // The row written in the stored form is left as it was.
-        #expect(try await fixture.database.sql.queryOne("SELECT plan FROM schedules WHERE id = \(current.id)")?.string("plan") == currentText)
+        #expect(try await fixture.database.sql.queryOne("SELECT stored_plan FROM schedules WHERE id = \(current.id)")?.string("stored_plan") == currentText)
+    }
+
+    @Test func aPlanARowHoldsInBothColumnsIsReadFromItsStoredForm() async throws {
+        let fixture = try await ChargingFixture()
+        let merchant = try await fixture.merchant("m", zone: "UTC")
+        let now = Timestamp.parse("2027-01-01T00:00:00Z")!
+        let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: now)
+        let schedule = try await fixture.schedule(card, amount: 700, currency: "USD", plan: monthly, merchant: merchant, now: now).schedule
+        // A `plan` column this build would misread must not matter while `stored_plan` is there.
+        try await fixture.database.sql.run("UPDATE schedules SET plan = '{}' WHERE id = \(schedule.id)")
+        #expect(try await fixture.store.schedule(merchantID: merchant.id, id: schedule.id)?.plan == schedule.plan)
+        // Without it, the row is an earlier build's, and its `plan` is read (here: an empty plan, as that build wrote it).
+        try await fixture.database.sql.run("UPDATE schedules SET stored_plan = '{\"v\":3}' WHERE id = \(schedule.id)")
+        await #expect(throws: StoredRowError.unreadable(table: "schedules", id: schedule.id, column: "stored_plan", value: "v=3")) {
+            try await fixture.store.schedule(merchantID: merchant.id, id: schedule.id)
+        }
     }
 }

@@ -96,14 +96,14 @@ import Vault
         let plan = PlanRequest(type: "delayedOnce", startDate: "2027-03-02")
         let damaged = try await fixture.schedule(card, amount: 700, currency: "USD", plan: plan, merchant: merchant, now: registered).schedule
         let newer = try await fixture.schedule(card, amount: 800, currency: "USD", plan: plan, merchant: merchant, now: registered).schedule
-        try await fixture.database.sql.run("UPDATE schedules SET plan = 'not a plan 4242424242424242' WHERE id = \(damaged.id)")
-        try await fixture.database.sql.run(#"UPDATE schedules SET plan = '{"v":2,"rule":"FREQ=DAILY"}' WHERE id = \#(newer.id)"#)
+        try await fixture.database.sql.run("UPDATE schedules SET stored_plan = 'not a plan 4242424242424242' WHERE id = \(damaged.id)")
+        try await fixture.database.sql.run(#"UPDATE schedules SET stored_plan = '{"v":2,"rule":"FREQ=DAILY"}' WHERE id = \#(newer.id)"#)
 
         let garbled = await error { _ = try await fixture.store.schedule(merchantID: merchant.id, id: damaged.id) }
-        #expect(garbled == .unreadable(table: "schedules", id: damaged.id, column: "plan", value: nil))
+        #expect(garbled == .unreadable(table: "schedules", id: damaged.id, column: "stored_plan", value: nil))
         #expect(!"\(String(describing: garbled))".contains("4242"))
         let versioned = await error { _ = try await fixture.store.schedule(merchantID: merchant.id, id: newer.id) }
-        #expect(versioned == .unreadable(table: "schedules", id: newer.id, column: "plan", value: "v=2"))
+        #expect(versioned == .unreadable(table: "schedules", id: newer.id, column: "stored_plan", value: "v=2"))
     }
 
     @Test func aRunChargesTheReadableStepsAndCountsTheUnreadableOnesWithoutStopping() async throws {
@@ -117,7 +117,7 @@ import Vault
         }
         let newerPlan = views[0].schedule.id
         let newerCurrency = views[1].steps[0].id
-        try await fixture.database.sql.run(#"UPDATE schedules SET plan = '{"v":2}' WHERE id = \#(newerPlan)"#)
+        try await fixture.database.sql.run(#"UPDATE schedules SET stored_plan = '{"v":2}' WHERE id = \#(newerPlan)"#)
         try await fixture.database.sql.run("UPDATE schedule_steps SET currency = 'XBT' WHERE id = \(newerCurrency)")
 
         let summary = try await silentRunner(fixture).run(ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02")))
@@ -142,7 +142,7 @@ import Vault
         let newer = try await fixture.schedule(card, amount: 500, currency: "USD", plan: weekly, merchant: merchant, now: registered).schedule
         _ = try await fixture.schedule(
             card, amount: 700, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: registered)
-        try await fixture.database.sql.run(#"UPDATE schedules SET plan = '{"v":2}' WHERE id = \#(newer.id)"#)
+        try await fixture.database.sql.run(#"UPDATE schedules SET stored_plan = '{"v":2}' WHERE id = \#(newer.id)"#)
         let stepsBefore = try await fixture.count("SELECT count(*) AS n FROM schedule_steps WHERE schedule_id = \(newer.id)")
 
         var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
