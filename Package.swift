@@ -109,7 +109,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The embedded storage engine (SPEC §13): SQLite and every store protocol over it. The domain
+        // The embedded storage engine: SQLite and every store protocol over it. The domain
         // modules above know no engine; VaultAPI picks one at start.
         .target(
             name: "VaultSQLite",
@@ -145,7 +145,7 @@ let package = Package(
             resources: [.copy("OpenAPI/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
-        // The PostgreSQL storage engine (SPEC §13): every store protocol over postgres-nio's pool, for
+        // The PostgreSQL storage engine: every store protocol over postgres-nio's pool, for
         // several servers and runners on one database.
         .target(
             name: "VaultPostgres",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libFuzzer on the track, EMV and JSON-request parsers (issue 7), each for a bounded time.
+# libFuzzer on the track, EMV and JSON-request parsers, each for a bounded time.
 #
 # The targets' bodies are the vault's FuzzHarness module (the Fuzz/ executables hold only their
 # entry points); `make test` builds them and replays every committed corpus once without sanitizers.

@@ -253,8 +253,8 @@ extension FakeBridgePayServer {
             answer.description = Self.descriptions[code] ?? "Error"
             return answer
         }
-        // `refund` is the documented type of both (docs "Refunds & Voids"); the seed's void has no
-        // published BridgeComm value, so the fake takes none.
+        // `refund` is the documented type of both (docs "Refunds & Voids"); the PayGuardian guide's
+        // void has no published BridgeComm value, so the fake takes none.
         let type = fields["TransactionType"] ?? ""
         guard type == "refund" else { return fail("30004") }
         guard let reference = fields["ReferenceNumber"], !reference.isEmpty else { return fail("10001") }
@@ -304,7 +304,7 @@ extension FakeBridgePayServer {
             answer.description = Self.descriptions[code] ?? "Error"
             return answer
         }
-        // The seed's find request takes a gateway transaction id or an invoice number.
+        // The PayGuardian guide's find request takes a gateway transaction id or an invoice number.
         var matches: [FakeBridgePayTransaction]
         if let id = fields["GatewayTransID"], !id.isEmpty {
             matches = state.transactions[id].map { [$0] } ?? []

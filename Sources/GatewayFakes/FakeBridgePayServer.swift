@@ -6,7 +6,7 @@ import Synchronization
 /// A fake BridgePay BridgeComm endpoint on loopback: SOAP 1.1 `ProcessRequest` on
 /// `/PaymentService/RequestHandler.svc` (base64 XML `requestHeader` in, base64 XML response out).
 ///
-/// Strict like the seed's field rules: `User` 5-25 and `Password` 7-25 characters and equal to
+/// Strict like the PayGuardian field rules: `User` 5-25 and `Password` 7-25 characters and equal to
 /// the fake's (else `10024`), numeric merchant codes equal to the fake's, `InvoiceNum` required
 /// and 1-12 letters or digits, `PaymentAccountNumber` 13-16 digits passing Luhn, `ExpirationDate`
 /// `MMYY`, `Amount` digits only (implied cents) and at most 12 of them, `TransactionType`,
@@ -20,7 +20,7 @@ import Synchronization
 /// (any invoice) answers `30036`/`D09`; nothing overrides it (the official SDK has no such field).
 /// Void and refund are both `TransactionType` `refund` (docs "Refunds & Voids"): unsettled, it
 /// voids (one void per transaction, full or partial); settled, it refunds. Find (`023`) takes a
-/// `GatewayTransID` or an `InvoiceNum`, as the seed's find request does.
+/// `GatewayTransID` or an `InvoiceNum`, as the guide's find request does.
 final class FakeBridgePayServer: Sendable {
     static let username = "vaulttest"
     static let password = "57!sE@3Fm"

@@ -255,11 +255,11 @@ public enum Schema {
                 "transactions": ["type", "status"], "schedule_steps": ["status"], "schedules": ["status"], "webhook_events": ["status"],
             ])
         },
-        // Issue 12 (findings 1, 10): idempotency rows keep a keyed MAC of the request (`request_scheme`
-        // says which kind; 0 = an unkeyed SHA-256 from before, upgraded at start-up), the data-key
-        // version of the sealed response and the card it concerns (destroyed when the card is
-        // purged); secure cards say whether their sealed card data binds the clear metadata (0 =
-        // sealed before, bound at start-up).
+        // Idempotency rows keep a keyed MAC of the request (`request_scheme` says which kind; 0 = an
+        // unkeyed SHA-256 from before, upgraded at start-up), the data-key version of the sealed
+        // response and the card it concerns (destroyed when the card is purged); secure cards say
+        // whether their sealed card data binds the clear metadata (0 = sealed before, bound at
+        // start-up).
         Migration(id: 11, name: "keyed idempotency fingerprints, bound card metadata", sql: """
             ALTER TABLE idempotency_keys ADD COLUMN request_scheme INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE idempotency_keys ADD COLUMN key_version INTEGER;
@@ -270,8 +270,8 @@ public enum Schema {
             ALTER TABLE secure_cards ADD COLUMN metadata_bound INTEGER NOT NULL DEFAULT 0;
             CREATE INDEX secure_cards_unbound ON secure_cards(seq) WHERE metadata_bound = 0 AND sealed_card IS NOT NULL;
             """),
-        // Issue 12 (finding 2): schedules' receipt contacts are sealed; the clear columns stay NULL
-        // (values from before are sealed at start-up).
+        // Schedules' receipt contacts are sealed; the clear columns stay NULL (values from before are
+        // sealed at start-up).
         Migration(id: 12, name: "sealed schedule contacts", sql: """
             ALTER TABLE schedules ADD COLUMN sealed_contacts BLOB;
             CREATE INDEX schedules_clear_contacts ON schedules(seq) WHERE receipt_email IS NOT NULL OR receipt_phone IS NOT NULL;
@@ -286,14 +286,14 @@ public enum Schema {
                 created_at TEXT NOT NULL
             ) STRICT;
             """),
-        // Issue 13 (item 5): a step whose attempt may have been charged, and whose absence the
-        // gateway cannot prove, waits for an operator (`needs_review`); never claimed by a run.
+        // A step whose attempt may have been charged, and whose absence the gateway cannot prove,
+        // waits for an operator (`needs_review`); never claimed by a run.
         Migration(id: 16, name: "steps in review") { connection in
             try connection.addCheckValues(table: "schedule_steps", column: "status", values: ["needs_review"])
         },
-        // Issue 13 (item 6): the network transaction id of a stored card's first use, per card and
-        // gateway, sealed like card data (`masked` is the only clear form), for the card's later
-        // merchant-initiated charges.
+        // The network transaction id of a stored card's first use, per card and gateway, sealed like
+        // card data (`masked` is the only clear form), for the card's later merchant-initiated
+        // charges.
         Migration(id: 18, name: "stored credentials (card-on-file network transaction ids)", sql: """
             CREATE TABLE stored_credentials (
                 merchant_id TEXT NOT NULL,
@@ -306,15 +306,15 @@ public enum Schema {
                 PRIMARY KEY (merchant_id, secure_card_id, gateway)
             ) STRICT, WITHOUT ROWID;
             """),
-        // Issue 13 (item 6): how a transaction used a stored card (`initial` | `subsequent`) and the
-        // network's id for it, masked.
+        // How a transaction used a stored card (`initial` | `subsequent`) and the network's id for
+        // it, masked.
         Migration(id: 19, name: "transactions' stored-credential flags", sql: """
             ALTER TABLE transactions ADD COLUMN stored_credential TEXT CHECK (stored_credential = 'initial' OR stored_credential = 'subsequent');
             ALTER TABLE transactions ADD COLUMN network_transaction_id TEXT;
             """),
 
-        // Issue 14 (item 11): the holder-name blind index (`HolderNameIndex`): keyed MACs of name
-        // tokens per card; cards from before are indexed at start-up (`name_indexed` 0).
+        // The holder-name blind index (`HolderNameIndex`): keyed MACs of name tokens per card; cards
+        // from before are indexed at start-up (`name_indexed` 0).
         Migration(id: 23, name: "holder-name blind index", sql: """
             CREATE TABLE secure_card_names (
                 merchant_id TEXT NOT NULL REFERENCES merchants(id),
@@ -326,8 +326,8 @@ public enum Schema {
             ALTER TABLE secure_cards ADD COLUMN name_indexed INTEGER NOT NULL DEFAULT 0;
             CREATE INDEX secure_cards_unindexed_names ON secure_cards(seq) WHERE name_indexed = 0 AND sealed_card IS NOT NULL;
             """),
-        // Issue 14 (item 5): credits (refunds without an earlier sale) where a merchant's settings
-        // allow them, and duplicate protection: a keyed MAC of card, type, amount and currency
+        // Credits (refunds without an earlier sale) where a merchant's settings allow them, and
+        // duplicate protection: a keyed MAC of card, type, amount and currency
         // (`DuplicateTransactionCheck`), never an unkeyed function of the card.
         Migration(id: 24, name: "credits and duplicate protection") { connection in
             try connection.execute("""

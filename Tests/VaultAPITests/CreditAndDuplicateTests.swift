@@ -10,8 +10,8 @@ import Vault
 @testable import VaultApp
 import VaultSQLite
 
-/// Issue 14 item 5: seed 004's `credit` (a refund without an earlier sale), allowed by a merchant
-/// setting, and duplicate protection without an Idempotency-Key.
+/// A gateway credit (a refund without an earlier sale), allowed by a merchant setting, and
+/// duplicate protection without an Idempotency-Key.
 @Suite struct CreditAndDuplicateTests {
     static func body(_ type: String = "sale", number: String = "4242424242424242", amount: Int = 1250, currency: String = "USD", extra: String = "") -> String {
         #"{"type": "\#(type)", "amount": \#(amount), "currency": "\#(currency)", "method": "keyed", "card": {"number": "\#(number)", "expiryDate": "1230", "holderName": "Ada Lovelace"}\#(extra)}"#

@@ -6,15 +6,15 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 
-/// Issue 14 item 4 (seed 000: "reversal ... within 24 hours"): a void is allowed only within the
-/// reversal window after the authorization (`reversals.windowHours`, 24 by default); later it is a
-/// 409 `reversal_window_passed` that points to a refund, and the gateway is not called.
+/// A void is a reversal, allowed only within the reversal window after the authorization
+/// (`reversals.windowHours`, 24 by default); later it is a 409 `reversal_window_passed` that points
+/// to a refund, and the gateway is not called.
 @Suite struct ReversalWindowTests {
     /// Whole seconds: stored timestamps keep milliseconds, so a sub-millisecond instant would move.
     static let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
 
     static func payment(_ type: String, fixture: APIFixture, at now: Date) async throws -> Transaction {
-        // The same sale twice within minutes: not a duplicate here (issue 14 item 5).
+        // The same sale twice within minutes: not a duplicate here (`allowDuplicate`).
         let body = TransactionRoutesTests.rawSale(amount: 5000, type: type, extra: #", "allowDuplicate": true"#)
         let request = try JSONDecoder().decode(TransactionRequest.self, from: Data(body.utf8)).validated(for: fixture.merchantA)
         return try await fixture.runtime.transactions.create(request, merchant: fixture.merchantA, actor: "test", now: now)

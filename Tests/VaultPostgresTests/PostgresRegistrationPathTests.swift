@@ -5,8 +5,8 @@ import StorageTestSupport
 import Vault
 @testable import VaultPostgres
 
-/// The round trips of the hot API paths on PostgreSQL (issue 15: registrations were 0.05 of
-/// pgbench's inserts): what one registration, one authentication and one card lookup send, and
+/// The round trips of the hot API paths on PostgreSQL (registrations once ran at 0.05 of
+/// pgbench's insert rate): what one registration, one authentication and one card lookup send, and
 /// that the registration's single write statement and its audit statement still commit together
 /// or not at all.
 @Suite("PostgreSQL: registration path", .postgres)

@@ -7,9 +7,9 @@ import Testing
 import Vault
 @testable import VaultPostgres
 
-/// The shared request limits on a real PostgreSQL (issue 15). Runs when `VAULT_TEST_DATABASE_URL`
-/// names a server whose role may create databases (`scripts/lib/pg-cluster.sh`); each test works
-/// in a database of its own, dropped afterwards.
+/// The request limits shared by every server of one database, on a real PostgreSQL. Runs when
+/// `VAULT_TEST_DATABASE_URL` names a server whose role may create databases
+/// (`scripts/lib/pg-cluster.sh`); each test works in a database of its own, dropped afterwards.
 @Suite(.enabled(if: PostgresLimitsDatabase.url != nil, "VAULT_TEST_DATABASE_URL not set"))
 struct PostgresRequestLimitsTests {
     /// Seconds the test moves by hand.

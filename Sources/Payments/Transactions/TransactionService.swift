@@ -1,7 +1,7 @@
 public import Foundation
 public import Vault
 
-/// Sales, authorizations, verifications and their follow-ups (SPEC §6).
+/// Sales, authorizations, verifications and their follow-ups.
 ///
 /// Every transaction is recorded as `pending` before its gateway call, with an idempotency key
 /// derived from its id, and updated with the outcome after: a crash in between leaves a
@@ -14,7 +14,7 @@ public struct TransactionService: Sendable {
     private let storedCredentials: StoredCredentials?
     private let duplicates: DuplicateTransactionCheck?
 
-    /// The default reversal window (seed 000): a void is allowed within 24 hours of the authorization.
+    /// The default reversal window: a void is allowed within 24 hours of the authorization.
     public static let defaultReversalWindow: TimeInterval = 24 * 3600
 
     /// Creates the service.

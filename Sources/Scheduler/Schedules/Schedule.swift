@@ -1,7 +1,7 @@
 public import Foundation
 public import Vault
 
-/// Where a schedule is in its life (SPEC §7).
+/// Where a schedule is in its life.
 public enum ScheduleStatus: String, Sendable, Codable, CaseIterable {
     /// Created; nothing is charged until confirmed.
     case pendingConfirmation = "pending_confirmation"

@@ -39,7 +39,7 @@ public struct ScheduleView: Sendable {
     }
 }
 
-/// Schedules (SPEC §7): expansion into steps, preview, confirmation and the lifecycle.
+/// Schedules: expansion into steps, preview, confirmation and the lifecycle.
 public struct ScheduleService: Sendable {
     static let contactsKind = "schedule_contacts"
 
@@ -92,7 +92,7 @@ public struct ScheduleService: Sendable {
         return page
     }
 
-    /// `pending_confirmation` → `active` (seed: scheduleStepsConfirm). The card must have a
+    /// `pending_confirmation` → `active` (the customer confirms the steps). The card must have a
     /// customer-initiated first use of its current number on file (``FirstUseCheck``); where none is,
     /// the check makes one or the confirmation is refused and the schedule stays unconfirmed.
     public func confirm(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {

@@ -1,4 +1,4 @@
-/// The `yyyy-MM-dd` text form that the API, the database and the seed documents use.
+/// The `yyyy-MM-dd` text form that the API, the database and the gateways' documents use.
 extension CivilDate: Codable {
     /// Parses strict `yyyy-MM-dd`: exactly ten ASCII characters, a four-digit year 0001...9999,
     /// and a day that exists (`2027-02-29` is `nil`). No signs, spaces, times or zones.

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The vault's operations on secure cards (SPEC §4): validate, verify, seal, store, and open again.
+/// The vault's operations on secure cards: validate, verify, seal, store, and open again.
 public struct SecureCardService: Sendable {
     static let cardKind = "card"
     static let detailsKind = "card_details"

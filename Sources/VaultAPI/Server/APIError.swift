@@ -1,7 +1,7 @@
 import Foundation
 public import Hummingbird
 
-/// An error answered with SPEC §9's envelope: `{"error": {"type", "code", "message", "param"}}`.
+/// An error answered with the error envelope: `{"error": {"type", "code", "message", "param"}}`.
 ///
 /// Messages are written for API users and never contain card data, CVVs or secrets.
 public struct APIError: Error, HTTPResponseError, Sendable {

@@ -3,7 +3,7 @@ import Hummingbird
 public import HummingbirdCore
 import Vault
 
-/// `?limit=` (1-100, default 20) and `?cursor=` of every list route (SPEC §9).
+/// `?limit=` (1-100, default 20) and `?cursor=` of every list route.
 public struct PageRequest: Sendable {
     /// Items per page.
     public var limit: Int

@@ -7,11 +7,11 @@ import Vault
 /// The first-use check of schedule confirmation: a card with a stored credential of its current
 /// number for the merchant's gateway passes; one without gets a verification through the merchant's
 /// gateway (customer-initiated, credential stored, recorded as a `verify` transaction) whose network
-/// transaction id becomes the credential. Confirmation is the customer's step (the seed's
-/// scheduleStepsConfirm), so the verification is customer-initiated as the networks want the first
-/// use to be; the merchant need not send the card again, and sandbox merchants confirm as before.
-/// A declined verification is a 402, an unreachable gateway a 502, and an approval without a
-/// network transaction id a 409 `stored_credential_missing` saying how to make the first use.
+/// transaction id becomes the credential. Confirmation is the customer's step (confirming the
+/// steps), so the verification is customer-initiated as the networks want the first use to be; the
+/// merchant need not send the card again, and sandbox merchants confirm as before. A declined
+/// verification is a 402, an unreachable gateway a 502, and an approval without a network
+/// transaction id a 409 `stored_credential_missing` saying how to make the first use.
 struct GatewayFirstUseCheck: FirstUseCheck {
     let cards: SecureCardService
     let storedCredentials: StoredCredentials

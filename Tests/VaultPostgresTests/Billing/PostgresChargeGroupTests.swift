@@ -7,9 +7,9 @@ import Testing
 import Vault
 @testable import VaultPostgres
 
-/// The runner's groups written a few statements per group (issue 15): what one-by-one writes
-/// guarantee still holds: lease checks per step, a schedule completed once, past-due policies, the
-/// audit chain intact, and a step the server refuses failing alone.
+/// The runner's groups written a few statements per group: what one-by-one writes guarantee still
+/// holds: lease checks per step, a schedule completed once, past-due policies, the audit chain
+/// intact, and a step the server refuses failing alone.
 @Suite(.enabled(if: BillingDatabase.available, "needs VAULT_TEST_DATABASE_URL"))
 struct PostgresChargeGroupTests {
     static let due = Timestamp.parse("2027-03-02T09:00:00.000Z")!

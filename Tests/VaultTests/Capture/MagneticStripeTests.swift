@@ -81,7 +81,7 @@ import Testing
         #expect(noLRC.track2 != nil)
     }
 
-    @Test("the seed's name LASTNAME/FIRSTNAME I reads FIRSTNAME I LASTNAME, with spaced Amex digits")
+    @Test("the sample name LASTNAME/FIRSTNAME I reads FIRSTNAME I LASTNAME, with spaced Amex digits")
     func seedShape() throws {
         let raw = "T1 = %B3782 822463 10005^LASTNAME/FIRSTNAME I^3009^1111111111111111111?"
         let card = try CardCapture.track(raw)
@@ -162,7 +162,7 @@ import Testing
                           field: "track", code: "invalid_track", secrets: ["4111111111111111"]),
         SecretInputVector("no separator in track 2", ";4111111111111111?", field: "track",
                           code: "invalid_track", secrets: ["4111111111111111"]),
-        SecretInputVector("seed's dummy track 2", ";1111222233334444?", field: "track",
+        SecretInputVector("sample dummy track 2", ";1111222233334444?", field: "track",
                           code: "invalid_track", secrets: ["1111222233334444"]),
         SecretInputVector("no expiry in track 2", ";4111111111111111=?", field: "track",
                           code: "invalid_track", secrets: ["4111111111111111"]),
@@ -178,7 +178,7 @@ import Testing
                           code: "invalid_expiry", secrets: ["4111111111111111"]),
         SecretInputVector("luhn in track 2", ";4111111111111112=3012101?", field: "track",
                           code: "luhn_check_failed", secrets: ["4111111111111112"]),
-        SecretInputVector("seed's track 1 (fails Luhn)", "%B370012345678999^LASTNAME/FIRSTNAME I^1309^1111?",
+        SecretInputVector("sample track 1 (fails Luhn)", "%B370012345678999^LASTNAME/FIRSTNAME I^1309^1111?",
                           field: "track", code: "luhn_check_failed", secrets: ["370012345678999"]),
         SecretInputVector("unknown brand in track 2", ";1000000000000008=3012101?", field: "track",
                           code: "unknown_brand", secrets: ["1000000000000008"]),

@@ -13,9 +13,9 @@ extension BridgePayGateway {
 }
 
 extension BridgePayGateway {
-    /// The seed's `PaymentAccountNumber` is 13-16 digits; amounts are cents (two decimals). Any
-    /// reference is taken: the 12-character alphanumeric invoice number is derived from it
-    /// (``BridgePayInvoiceNumber``), never truncated. USD only, the one currency BridgeComm
+    /// The PayGuardian guide's `PaymentAccountNumber` is 13-16 digits; amounts are cents (two
+    /// decimals). Any reference is taken: the 12-character alphanumeric invoice number is derived from
+    /// it (``BridgePayInvoiceNumber``), never truncated. USD only, the one currency BridgeComm
     /// documents: another is refused before anything is sent (422 `unsupported_currency`).
     public static let preChecks = GatewayPreChecks(cardNumberLengths: BridgePayWire.cardNumberLengths, amountFractionDigits: 2,
                                                    currencies: [BridgePayWire.currencyCode])

@@ -17,7 +17,7 @@ extension BridgePayGateway {
 
     /// Finds a transaction with BridgeComm's find-transaction request (`023`): by the gateway
     /// transaction id when known, else by the invoice number we sent (`InvoiceNum`, derived from
-    /// `reference`). The seed's find request takes exactly these (`invoiceNumber`,
+    /// `reference`). The PayGuardian guide's find request takes exactly these (`invoiceNumber`,
     /// `gatewayTransID`); `TransactionCode` is "Reserved for future use" and is not searched.
     ///
     /// "Transaction not found" (`800011`) is `notFound`; "more than one result" (`80003`), "data

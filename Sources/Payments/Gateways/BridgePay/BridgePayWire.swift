@@ -3,14 +3,14 @@
 /// **guess** could not be confirmed in a published document and are only here, so a correction
 /// is one edit.
 ///
-/// Sources: the PayGuardian iOS guide (the seed, `shared/seeds/004_…`), the Beyond Pay developer
+/// Sources: the PayGuardian iOS integration guide ("the guide"), the Beyond Pay developer
 /// documentation (`getbeyondpay/docs`, `source/index.html.md`: BridgeComm is Beyond Pay's SOAP
 /// API under its earlier name) and the official Beyond Pay WooCommerce plugin's SDK
 /// (`getbeyond/beyondpay_woocommerce`, `includes/beyond-pay.php`).
 public enum BridgePayWire {
     // MARK: Transport (WooCommerce SDK `SOAPMessenger`, docs "Token Sale")
 
-    /// The production BridgeComm `RequestHandler.svc` endpoint (seed: `bridgeCommURL`, test host
+    /// The production BridgeComm `RequestHandler.svc` endpoint (guide: `bridgeCommURL`, test host
     /// `www.bridgepaynetsecuretest.com`; production host from the BridgePay integrations' URLs).
     public static let productionURL = "https://www.bridgepaynetsecuretx.com/PaymentService/RequestHandler.svc"
     /// The path appended to an override that names only a host.
@@ -24,7 +24,7 @@ public enum BridgePayWire {
     /// `ClientIdentifier` (the official SDK always sends `SOAP`).
     static let clientIdentifier = "SOAP"
 
-    // MARK: Request types (seed: BridgeCommResponse.RequestType)
+    // MARK: Request types (guide: BridgeCommResponse.RequestType)
 
     /// Authorization request: sale, sale-auth, account verification.
     static let authorization = "004"
@@ -46,17 +46,17 @@ public enum BridgePayWire {
     /// Refund, also the void (docs "Refunds & Voids": "simply construct an XML message with
     /// `RequestType` of `012` and `TransactionType` of `refund`. Note that if the original
     /// transaction is still in an unsettled batch, the gateway will perform a void/reversal
-    /// transaction"). No document shows a BridgeComm value for the seed's
+    /// transaction"). No document shows a BridgeComm value for the guide's
     /// `TRANSACTION_TYPE_VOID`, so a void is sent as this documented `refund`.
     static let refund = "refund"
-    /// Account verification. **Guess**: the seed lists `TRANSACTION_TYPE_ACCOUNT_VERIFICATION`
+    /// Account verification. **Guess**: the guide lists `TRANSACTION_TYPE_ACCOUNT_VERIFICATION`
     /// ("used to verify a credit card is valid"); its BridgeComm value is not published.
     static let accountVerification = "account-verification"
 
     // MARK: Card-not-present flags (docs: TransIndustryType, AcctType, HolderType)
 
     /// `TransIndustryType` `EC` (eCommerce): card not present. The SDK's `cardPresent` defaults to
-    /// true (seed); server-side charges of a stored card are never card present.
+    /// true (guide); server-side charges of a stored card are never card present.
     static let ecommerce = "EC"
     /// `AcctType` `R`: branded credit card (docs, TransactionRow).
     static let creditAccount = "R"
@@ -72,7 +72,7 @@ public enum BridgePayWire {
     /// The documented subsequent, merchant-initiated recurring value.
     static let storedCredentialRecurring = "recurring"
     /// The reply field kept as the network transaction id of a first use: `NetworkReferenceNumber`
-    /// (seed: "unique ID of a transaction at the processor"). **Guess** that it is the id card
+    /// (guide: "unique ID of a transaction at the processor"). **Guess** that it is the id card
     /// networks want referred to; BridgeComm publishes no request field to send it back in, so
     /// recurring charges carry only `StoredCredential`.
     static let networkReferenceElement = "NetworkReferenceNumber"
@@ -86,18 +86,18 @@ public enum BridgePayWire {
         }
     }
 
-    // MARK: Find transaction (seed: `BPNFindRequest` takes an `invoiceNumber`, a `gatewayTransID`
+    // MARK: Find transaction (guide: `BPNFindRequest` takes an `invoiceNumber`, a `gatewayTransID`
     // and a `purchaseToken`; its response field `TransactionCode` is "Reserved for future use")
 
     /// The element carrying the gateway transaction id to find. **Guess** at BridgeComm's spelling:
-    /// the seed's find request names it `gatewayTransID` and the official SDK's request message
+    /// the guide's find request names it `gatewayTransID` and the official SDK's request message
     /// has a `GatewayTransID` field.
     static let findByGatewayIDElement = "GatewayTransID"
     /// The element carrying the invoice number to find: `InvoiceNum`, as every charge sends it
-    /// (the seed's find request takes `invoiceNumber`).
+    /// (the guide's find request takes `invoiceNumber`).
     static let findByInvoiceElement = "InvoiceNum"
 
-    // MARK: Field rules (seed: BPNPaymentRequest table)
+    // MARK: Field rules (guide: BPNPaymentRequest table)
 
     /// `InvoiceNumber`: required, 1-12 alphanumeric characters.
     static let invoiceNumberLength = 12

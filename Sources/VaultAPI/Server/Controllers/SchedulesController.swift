@@ -4,7 +4,7 @@ import Payments
 import Scheduler
 import Vault
 
-/// The schedule routes of SPEC §9.
+/// The schedule routes of the API.
 struct SchedulesController {
     let schedules: ScheduleService
     let transactions: TransactionService
@@ -160,7 +160,7 @@ struct PreviewResponse: Encodable {
     }
 }
 
-/// A schedule in JSON: the plan fields of SPEC §7, its status and its steps.
+/// A schedule in JSON: its plan fields, its status and its steps.
 struct ScheduleResponse: Encodable {
     var id: String
     var status: String

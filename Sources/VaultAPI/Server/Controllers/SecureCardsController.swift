@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Vault
 
-/// The secure-card routes of SPEC §9.
+/// The secure-card routes of the API.
 struct SecureCardsController {
     let cards: SecureCardService
 
@@ -87,7 +87,7 @@ struct SecureCardsController {
     }
 }
 
-/// A secure card in JSON (SPEC §4's stored-and-returned fields).
+/// A secure card in JSON: the fields the vault stores and returns.
 struct SecureCardResponse: Encodable {
     var description: String?
     @ExplicitNull var secureCardReference: String?

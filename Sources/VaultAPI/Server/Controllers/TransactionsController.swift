@@ -4,7 +4,7 @@ public import Payments
 import Scheduler
 import Vault
 
-/// The transaction routes of SPEC §9.
+/// The transaction routes of the API.
 struct TransactionsController {
     let transactions: TransactionService
     /// Searches go to the store directly (sort order and keyset cursors).
@@ -65,7 +65,7 @@ struct TransactionsController {
     }
 }
 
-/// A transaction in JSON (SPEC §6).
+/// A transaction in JSON.
 struct TransactionResponse: Encodable {
     struct Gateway: Encodable {
         var name: String
