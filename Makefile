@@ -37,17 +37,17 @@ benchmarks: deps
 crash-test: deps
 	scripts/crash-test.sh
 
-## SPEC §12 charge-run numbers: 100,000 due steps against the sandbox; a 50 ms loopback gateway at
+## Charge-run numbers: 100,000 due steps against the sandbox; a 50 ms loopback gateway at
 ## concurrency 64 and 256; peak memory for 10,000 vs 1,000,000 due steps.
 runner-benchmark: deps
 	scripts/runner-benchmark.sh
 
-## Issue 15 on PostgreSQL: the runner on 100,000 due steps with one and with two runner processes
-## beside the SQLite figure.
+## Charge-run numbers on PostgreSQL: the runner on 100,000 due steps with one and with two runner
+## processes beside the SQLite figure.
 runner-benchmark-pg: deps
 	scripts/runner-benchmark-pg.sh
 
-## Issue 15 availability: a primary and a synchronous standby on loopback, two `vault serve` under
+## PostgreSQL failover: a primary and a synchronous standby on loopback, two `vault serve` under
 ## registration and charge load, the primary SIGKILLed and the standby promoted; checks no
 ## acknowledged write is lost and no step is charged twice.
 failover-test: deps
