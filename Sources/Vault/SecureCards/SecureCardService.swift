@@ -32,9 +32,12 @@ public struct SecureCardService: Sendable {
             token: token, merchantID: merchant.id, merchantReference: reference.value, captured: captured, customer: customer,
             customFields: customFields, verification: verification, createdAt: now, updatedAt: now)
         try await store.insertSecureCard(
-            row, audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "secure_card.registered", objectType: "secure_card",
-                                   objectID: token, details: ["merchantReference": reference.value, "entryMode": captured.entryMode.rawValue,
-                                                              "last4": captured.pan.last4, "verified": verification == nil ? "false" : "true"]))
+            row,
+            change: .registered(
+                row,
+                audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "secure_card.registered", objectType: "secure_card",
+                                  objectID: token, details: ["merchantReference": reference.value, "entryMode": captured.entryMode.rawValue,
+                                                             "last4": captured.pan.last4, "verified": verification == nil ? "false" : "true"])))
         return Self.card(row, holderName: captured.holderName, customer: customer, customFields: customFields)
     }
 
@@ -137,9 +140,12 @@ public struct SecureCardService: Sendable {
             row = resealed
         }
         try await store.updateSecureCard(
-            row, audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "secure_card.updated", objectType: "secure_card",
-                                   objectID: existing.reference, details: ["merchantReference": existing.merchantReference,
-                                                                           "changed": changed.joined(separator: ",")]))
+            row,
+            change: .updated(
+                row,
+                audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "secure_card.updated", objectType: "secure_card",
+                                  objectID: existing.reference, details: ["merchantReference": existing.merchantReference,
+                                                                          "changed": changed.joined(separator: ",")])))
         return try await open(row)
     }
 
@@ -188,10 +194,13 @@ public struct SecureCardService: Sendable {
         let cancelled: [String]
         do {
             cancelled = try await store.deleteSecureCard(
-                merchantID: merchant.id, reference: existing.reference, cancelSchedules: cancelSchedules, purge: purge, at: now,
-                audit: AuditEntry(merchantID: merchant.id, actor: actor, action: purge ? "secure_card.purged" : "secure_card.deleted",
-                                  objectType: "secure_card", objectID: existing.reference,
-                                  details: ["merchantReference": existing.merchantReference, "cancelSchedules": String(cancelSchedules)]))
+                SecureCardDeletion(
+                    merchantID: merchant.id, reference: existing.reference, purge: purge,
+                    audit: AuditEntry(merchantID: merchant.id, actor: actor, action: purge ? "secure_card.purged" : "secure_card.deleted",
+                                      objectType: "secure_card", objectID: existing.reference,
+                                      details: ["merchantReference": existing.merchantReference, "cancelSchedules": String(cancelSchedules)]),
+                    at: now),
+                cancelSchedules: cancelSchedules)
         } catch let inUse as SchedulesInUse {
             throw SecureCardError.inUse(scheduleIDs: inUse.scheduleIDs)
         }

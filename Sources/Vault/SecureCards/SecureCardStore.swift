@@ -126,10 +126,11 @@ public struct SchedulesInUse: Error, Equatable, Sendable {
 
 /// Persistence of secure cards. Every change records its audit event atomically.
 public protocol SecureCardStore: Sendable {
-    /// Inserts a new card; throws `SecureCardError.referenceTaken` when the merchantReference is live.
-    func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws
-    /// Replaces a live card's mutable columns (matched by token and merchant).
-    func updateSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws
+    /// Inserts a new card with its change's audit and webhook events (built by the domain: the
+    /// engine only stores them); throws `SecureCardError.referenceTaken` when the merchantReference is live.
+    func insertSecureCard(_ row: SecureCardRow, change: SecureCardChange) async throws
+    /// Replaces a live card's mutable columns (matched by token and merchant), with its change's events.
+    func updateSecureCard(_ row: SecureCardRow, change: SecureCardChange) async throws
     /// The live card with this merchantReference.
     func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow?
     /// The card with this token (live or deleted).
@@ -141,10 +142,10 @@ public protocol SecureCardStore: Sendable {
     /// Deletes a live card; with `cancelSchedules` cancels the schedules using it, otherwise throws
     /// `SchedulesInUse` when there are any; with `purge` destroys its sealed data (a card deleted
     /// before and not yet purged is purged too).
+    /// The deletion's audit event, and its webhook event naming the schedules cancelled, come from
+    /// `deletion`; each cancellation is the domain's `ScheduleTransition`.
     /// - Returns: the ids of cancelled schedules.
-    func deleteSecureCard(
-        merchantID: String, reference: String, cancelSchedules: Bool, purge: Bool, at: Date, audit: AuditEntry
-    ) async throws -> [String]
+    func deleteSecureCard(_ deletion: SecureCardDeletion, cancelSchedules: Bool) async throws -> [String]
     /// Up to `limit` cards of a merchant sealed under a data key older than `keyVersion`.
     func secureCardsToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [SecureCardRow]
     /// Replaces the sealed blobs of cards still at the key version they were read with.

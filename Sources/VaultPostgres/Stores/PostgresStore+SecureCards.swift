@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import PostgresNIO
 public import Vault
 import Scheduler
@@ -11,9 +11,9 @@ extension PostgresStore: SecureCardStore {
     /// trips with `BEGIN` and `COMMIT`, where one statement each took eleven or more, and the card
     /// row is written once (`name_indexed` set at insert, not by a second `UPDATE`, which moved the
     /// row out of the partial index of unindexed cards and rewrote every index).
-    public func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
+    public func insertSecureCard(_ row: SecureCardRow, change: SecureCardChange) async throws {
         let verification = try CardVerificationRecord.storedText(row.verification)
-        let event = try PendingWebhookEvent(.secureCardRegistered, merchantID: row.merchantID, data: row.webhookData)
+        let (event, audit) = (change.event, change.audit)
         // No MACs: the name is indexed later (`indexSecureCardName`), as on SQLite.
         let nameMACs = Self.nameIndexMACs(row.holderNameMACs ?? [])
         let nameIndexed = row.holderNameMACs == nil ? 0 : 1
@@ -51,9 +51,9 @@ extension PostgresStore: SecureCardStore {
         }
     }
 
-    public func updateSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
+    public func updateSecureCard(_ row: SecureCardRow, change: SecureCardChange) async throws {
         let verification = try CardVerificationRecord.storedText(row.verification)
-        let event = try PendingWebhookEvent(.secureCardUpdated, merchantID: row.merchantID, data: row.webhookData)
+        let (event, audit) = (change.event, change.audit)
         try await write { transaction in
             // A new card number: the stored credentials of the old number go (a first use of one
             // number is no first use of another); one stored by the new number's verification stays.
@@ -134,9 +134,8 @@ extension PostgresStore: SecureCardStore {
         }
     }
 
-    public func deleteSecureCard(
-        merchantID: String, reference: String, cancelSchedules: Bool, purge: Bool, at date: Date, audit: AuditEntry
-    ) async throws -> [String] {
+    public func deleteSecureCard(_ deletion: SecureCardDeletion, cancelSchedules: Bool) async throws -> [String] {
+        let (merchantID, reference, purge, audit, date) = (deletion.merchantID, deletion.reference, deletion.purge, deletion.audit, deletion.at)
         let stamp = Timestamp.string(date)
         return try await write { transaction in
             // `schedules` comes with migration 2 (billing); the card's row is locked first so a
@@ -183,8 +182,7 @@ extension PostgresStore: SecureCardStore {
             }
             try await transaction.appendAudit(audit)
             try await transaction.enqueueWebhook(
-                .secureCardDeleted, merchantID: merchantID,
-                data: ["secureCardReference": .string(reference), "purged": .bool(purge), "cancelledSchedules": .array(inUse.map { .string($0) })])
+                deletion.event(cancelledSchedules: inUse), merchantHasCallback: transaction.merchantHasCallback(merchantID))
             return inUse
         }
     }

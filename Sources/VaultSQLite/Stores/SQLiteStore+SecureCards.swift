@@ -1,9 +1,9 @@
-public import Foundation
+import Foundation
 public import Vault
 import Scheduler
 
 extension SQLiteStore: SecureCardStore {
-    public func insertSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
+    public func insertSecureCard(_ row: SecureCardRow, change: SecureCardChange) async throws {
         try await database.write { connection in
             do {
                 try connection.run(
@@ -20,12 +20,12 @@ extension SQLiteStore: SecureCardStore {
                 throw SecureCardError.referenceTaken(row.merchantReference)
             }
             try Self.replaceNameIndex(of: row, on: connection)
-            try connection.appendAudit(audit)
-            try connection.enqueueWebhook(.secureCardRegistered, merchantID: row.merchantID, data: row.webhookData)
+            try connection.appendAudit(change.audit)
+            try connection.enqueueWebhook(change.event, merchantHasCallback: connection.merchantHasCallback(row.merchantID))
         }
     }
 
-    public func updateSecureCard(_ row: SecureCardRow, audit: AuditEntry) async throws {
+    public func updateSecureCard(_ row: SecureCardRow, change: SecureCardChange) async throws {
         try await database.write { connection in
             // A new card number: the stored credentials of the old number go (a first use of one
             // number is no first use of another); one stored by the new number's verification stays.
@@ -48,8 +48,8 @@ extension SQLiteStore: SecureCardStore {
                 """)
             guard connection.changes == 1 else { throw SecureCardError.notFound }
             try Self.replaceNameIndex(of: row, on: connection)
-            try connection.appendAudit(audit)
-            try connection.enqueueWebhook(.secureCardUpdated, merchantID: row.merchantID, data: row.webhookData)
+            try connection.appendAudit(change.audit)
+            try connection.enqueueWebhook(change.event, merchantHasCallback: connection.merchantHasCallback(row.merchantID))
         }
     }
 
@@ -111,10 +111,9 @@ extension SQLiteStore: SecureCardStore {
         }
     }
 
-    public func deleteSecureCard(
-        merchantID: String, reference: String, cancelSchedules: Bool, purge: Bool, at date: Date, audit: AuditEntry
-    ) async throws -> [String] {
-        try await database.write { connection in
+    public func deleteSecureCard(_ deletion: SecureCardDeletion, cancelSchedules: Bool) async throws -> [String] {
+        let (merchantID, reference, purge, audit, date) = (deletion.merchantID, deletion.reference, deletion.purge, deletion.audit, deletion.at)
+        return try await database.write { connection in
             let stamp = Timestamp.string(date)
             let inUse = try connection.query(
                 """
@@ -157,9 +156,7 @@ extension SQLiteStore: SecureCardStore {
                     """)
             }
             try connection.appendAudit(audit)
-            try connection.enqueueWebhook(
-                .secureCardDeleted, merchantID: merchantID,
-                data: ["secureCardReference": .string(reference), "purged": .bool(purge), "cancelledSchedules": .array(inUse.map { .string($0) })])
+            try connection.enqueueWebhook(deletion.event(cancelledSchedules: inUse), merchantHasCallback: connection.merchantHasCallback(merchantID))
             return inUse
         }
     }

@@ -36,8 +36,12 @@ import VaultSQLite
         #expect(try await fixture.store.recordAttempts([attempt]).allSatisfy { $0 == nil })
 
         let cancelled = try await fixture.store.deleteSecureCard(
-            merchantID: merchant.id, reference: card.reference, cancelSchedules: true, purge: false, at: Date(),
-            audit: AuditEntry(merchantID: merchant.id, actor: "operator", action: "secure_card.deleted", objectType: "secure_card", objectID: card.reference))
+            SecureCardDeletion(
+                merchantID: merchant.id, reference: card.reference, purge: false,
+                audit: AuditEntry(merchantID: merchant.id, actor: "operator", action: "secure_card.deleted", objectType: "secure_card",
+                                  objectID: card.reference),
+                at: Date()),
+            cancelSchedules: true)
         #expect(cancelled == [charging.schedule.id, unconfirmed.schedule.id])
         #expect(try await fixture.store.schedule(merchantID: merchant.id, id: charging.schedule.id)?.status == .cancelled)
         #expect(try await fixture.store.schedule(merchantID: merchant.id, id: unconfirmed.schedule.id)?.status == .cancelled)
