@@ -26,4 +26,23 @@ extension ScheduleStatus {
     /// The schedules a last settled step completes: active ones (a past-due, paused or cancelled
     /// schedule keeps its status).
     public static let completable: [ScheduleStatus] = [.active]
+
+    /// The schedules whose due steps a charge run charges: active or past due (a paused, cancelled,
+    /// completed or unconfirmed schedule's steps wait).
+    public static let charging: [ScheduleStatus] = [.active, .pastDue]
+
+    /// The open-ended schedules a run may extend with more steps: active, paused or past due.
+    public static let extendable: [ScheduleStatus] = [.active, .paused, .pastDue]
+}
+
+extension RawRepresentable where RawValue == String {
+    /// The raw value as an SQL string literal (`'processing'`), for statements whose text must not
+    /// change with the values (a partial index is used only when the query names its literal). Only
+    /// for the domain's own status names, never for input.
+    public var sqlLiteral: String { "'" + rawValue + "'" }
+}
+
+extension Sequence where Element: RawRepresentable, Element.RawValue == String {
+    /// The raw values as a list of SQL string literals (`'active', 'past_due'`), as ``RawRepresentable/sqlLiteral``.
+    public var sqlLiterals: String { map(\.sqlLiteral).joined(separator: ", ") }
 }

@@ -25,12 +25,12 @@ extension PostgresStore: ChargeRunStore {
                 var query: PostgresQuery = """
                     WITH picked AS (
                         SELECT s.seq FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                        WHERE sc.status IN ('active', 'past_due') AND (s.lease_until IS NULL OR s.lease_until < \(nowText))
+                        WHERE sc.status IN (\(unescaped: Literal.charging)) AND (s.lease_until IS NULL OR s.lease_until < \(nowText))
                     """
                 switch range {
-                case .processing: query.sql += " AND s.status = 'processing'"
-                case .retryPending: query.append(" AND s.status = 'retry_pending' AND s.next_attempt_at <= ", asOfText)
-                case .scheduled: query.append(" AND s.status = 'scheduled' AND s.due_at <= ", asOfText)
+                case .processing: query.sql += " AND s.status = " + Literal.processing
+                case .retryPending: query.append(" AND s.status = " + Literal.retryPending + " AND s.next_attempt_at <= ", asOfText)
+                case .scheduled: query.append(" AND s.status = " + Literal.scheduled + " AND s.due_at <= ", asOfText)
                 }
                 if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
                 query.sql += " ORDER BY s.\(range.order), s.seq"
@@ -57,9 +57,10 @@ extension PostgresStore: ChargeRunStore {
                         WITH picked AS (
                             SELECT s.seq FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
                             WHERE s.lease_owner = ANY(\(gone)::text[]) AND s.lease_until >= \(nowText)
-                            AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending' AND s.next_attempt_at <= \(asOfText))
-                                 OR s.status = 'processing')
-                            AND sc.status IN ('active', 'past_due')
+                            AND ((s.status = \(unescaped: Literal.scheduled) AND s.due_at <= \(asOfText))
+                                OR (s.status = \(unescaped: Literal.retryPending) AND s.next_attempt_at <= \(asOfText))
+                                 OR s.status = \(unescaped: Literal.processing))
+                            AND sc.status IN (\(unescaped: Literal.charging))
                         """
                     if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
                     query.append(" ORDER BY s.seq LIMIT ", limit - candidates.count, " FOR UPDATE OF s SKIP LOCKED)")
@@ -117,8 +118,8 @@ extension PostgresStore: ChargeRunStore {
     public func heldBackSteps(merchantID: String?, now: Date) async throws -> Int {
         var query: PostgresQuery = """
             SELECT count(*) AS n FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-            WHERE s.status = 'processing' AND s.lease_owner IS NULL AND s.lease_until > \(Timestamp.string(now))
-            AND sc.status IN ('active', 'past_due')
+            WHERE s.status = \(unescaped: Literal.processing) AND s.lease_owner IS NULL AND s.lease_until > \(Timestamp.string(now))
+            AND sc.status IN (\(unescaped: Literal.charging))
             """
         if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
         let count = query
@@ -132,9 +133,10 @@ extension PostgresStore: ChargeRunStore {
         var query: PostgresQuery = """
             SELECT s.currency AS currency, count(*) AS n, sum(s.amount)::bigint AS total
             FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-            WHERE sc.status IN ('active', 'past_due')
-            AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending' AND s.next_attempt_at <= \(asOfText))
-                 OR s.status = 'processing')
+            WHERE sc.status IN (\(unescaped: Literal.charging))
+            AND ((s.status = \(unescaped: Literal.scheduled) AND s.due_at <= \(asOfText))
+                OR (s.status = \(unescaped: Literal.retryPending) AND s.next_attempt_at <= \(asOfText))
+                 OR s.status = \(unescaped: Literal.processing))
             """
         if let merchantID { query.append(" AND s.merchant_id = ", merchantID) }
         query.sql += " GROUP BY s.currency"
@@ -152,7 +154,7 @@ extension PostgresStore: ChargeRunStore {
 
     public func openEndedSchedules(merchantID: String?) async throws -> [Result<Schedule, StoredRowError>] {
         var query: PostgresQuery =
-            "SELECT * FROM schedules WHERE status IN ('active', 'paused', 'past_due') AND materialized_through IS NOT NULL"
+            "SELECT * FROM schedules WHERE status IN (\(unescaped: Literal.extendable)) AND materialized_through IS NOT NULL"
         if let merchantID { query.append(" AND merchant_id = ", merchantID) }
         let open = query
         return try await billingRead { connection in
@@ -233,4 +235,16 @@ private enum ClaimRange: CaseIterable {
         case .retryPending: "next_attempt_at"
         }
     }
+}
+
+/// The status names these statements test, as SQL literals taken from the domain's enums and lists
+/// (``StepStatus``, ``ScheduleStatus/charging``, ``ScheduleStatus/extendable``): written into the
+/// text, not bound, so each statement's text stays constant and the partial indexes over these
+/// statuses keep being used.
+private enum Literal {
+    static let processing = StepStatus.processing.sqlLiteral
+    static let retryPending = StepStatus.retryPending.sqlLiteral
+    static let scheduled = StepStatus.scheduled.sqlLiteral
+    static let charging = ScheduleStatus.charging.sqlLiterals
+    static let extendable = ScheduleStatus.extendable.sqlLiterals
 }

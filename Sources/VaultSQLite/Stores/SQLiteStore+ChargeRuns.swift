@@ -18,16 +18,16 @@ extension SQLiteStore: ChargeRunStore {
             let merchantFilter: SQLiteQuery = merchantID.map { " AND s.merchant_id = \($0)" } ?? ""
             let free: SQLiteQuery = "(s.lease_until IS NULL OR s.lease_until < \(nowText))"
             let ranges: [(condition: SQLiteQuery, order: String)] = [
-                ("s.status = 'processing' AND \(free)", "s.due_at"),
-                ("s.status = 'retry_pending' AND s.next_attempt_at <= \(asOfText) AND \(free)", "s.next_attempt_at"),
-                ("s.status = 'scheduled' AND s.due_at <= \(asOfText) AND \(free)", "s.due_at"),
+                ("s.status = \(unescaped: Literal.processing) AND \(free)", "s.due_at"),
+                ("s.status = \(unescaped: Literal.retryPending) AND s.next_attempt_at <= \(asOfText) AND \(free)", "s.next_attempt_at"),
+                ("s.status = \(unescaped: Literal.scheduled) AND s.due_at <= \(asOfText) AND \(free)", "s.due_at"),
             ]
             var candidates: [SQLiteRow] = []
             for (condition, order) in ranges where candidates.count < limit {
                 candidates += try connection.query(
                     """
                     SELECT s.* FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                    WHERE \(condition) AND sc.status IN ('active', 'past_due')\(merchantFilter)
+                    WHERE \(condition) AND sc.status IN (\(unescaped: Literal.charging))\(merchantFilter)
                     ORDER BY \(unescaped: order) LIMIT \(limit - candidates.count)
                     """)
             }
@@ -46,10 +46,10 @@ extension SQLiteStore: ChargeRunStore {
                         SELECT s.* FROM schedule_steps s INDEXED BY schedule_steps_leased
                         JOIN schedules sc ON sc.id = s.schedule_id
                         WHERE s.lease_owner = \(dead) AND s.lease_until >= \(nowText)
-                        AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending'
-                            AND s.next_attempt_at <= \(asOfText))
-                             OR s.status = 'processing')
-                        AND sc.status IN ('active', 'past_due')\(merchantFilter) ORDER BY s.seq LIMIT \(limit - candidates.count)
+                        AND ((s.status = \(unescaped: Literal.scheduled) AND s.due_at <= \(asOfText))
+                            OR (s.status = \(unescaped: Literal.retryPending) AND s.next_attempt_at <= \(asOfText))
+                            OR s.status = \(unescaped: Literal.processing))
+                        AND sc.status IN (\(unescaped: Literal.charging))\(merchantFilter) ORDER BY s.seq LIMIT \(limit - candidates.count)
                         """)
                 }
             }
@@ -111,8 +111,8 @@ extension SQLiteStore: ChargeRunStore {
             // An unsettled outcome holds its step back with a lease that has no owner.
             var sql: SQLiteQuery = """
                 SELECT count(*) AS n FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                WHERE s.status = 'processing' AND s.lease_owner IS NULL AND s.lease_until > \(nowText) AND sc.status IN ('active',
-                    'past_due')
+                WHERE s.status = \(unescaped: Literal.processing) AND s.lease_owner IS NULL AND s.lease_until > \(nowText)
+                AND sc.status IN (\(unescaped: Literal.charging))
                 """
             sql.and(merchantID) { "s.merchant_id = \($0)" }
             return try connection.queryOne(sql)?.int("n") ?? 0
@@ -124,10 +124,10 @@ extension SQLiteStore: ChargeRunStore {
         return try await database.read { connection in
             var sql: SQLiteQuery = """
                 SELECT s.currency AS currency, count(*) AS n, sum(s.amount) AS total FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                WHERE sc.status IN ('active', 'past_due')
-                AND ((s.status = 'scheduled' AND s.due_at <= \(asOfText)) OR (s.status = 'retry_pending'
+                WHERE sc.status IN (\(unescaped: Literal.charging))
+                AND ((s.status = \(unescaped: Literal.scheduled) AND s.due_at <= \(asOfText)) OR (s.status = \(unescaped: Literal.retryPending)
                     AND s.next_attempt_at <= \(asOfText))
-                    OR s.status = 'processing')
+                    OR s.status = \(unescaped: Literal.processing))
                 """
             sql.and(merchantID) { "s.merchant_id = \($0)" }
             sql += " GROUP BY s.currency"
@@ -143,7 +143,7 @@ extension SQLiteStore: ChargeRunStore {
 
     public func openEndedSchedules(merchantID: String?) async throws -> [Result<Schedule, StoredRowError>] {
         try await database.read { connection in
-            var sql: SQLiteQuery = "SELECT * FROM schedules WHERE status IN ('active', 'paused', 'past_due') AND materialized_through IS NOT NULL"
+            var sql: SQLiteQuery = "SELECT * FROM schedules WHERE status IN (\(unescaped: Literal.extendable)) AND materialized_through IS NOT NULL"
             sql.and(merchantID) { "merchant_id = \($0)" }
             return try connection.query(sql).map { row in try ClaimedSteps.read { try Self.schedule(row) } }
         }
@@ -207,4 +207,16 @@ extension SQLiteStore: ChargeRunStore {
             return record
         }
     }
+}
+
+/// The status names these statements test, as SQL literals taken from the domain's enums and lists
+/// (``StepStatus``, ``ScheduleStatus/charging``, ``ScheduleStatus/extendable``): written into the
+/// text, not bound, so each statement's text stays constant and the partial indexes over these
+/// statuses keep being used.
+private enum Literal {
+    static let processing = StepStatus.processing.sqlLiteral
+    static let retryPending = StepStatus.retryPending.sqlLiteral
+    static let scheduled = StepStatus.scheduled.sqlLiteral
+    static let charging = ScheduleStatus.charging.sqlLiterals
+    static let extendable = ScheduleStatus.extendable.sqlLiterals
 }
