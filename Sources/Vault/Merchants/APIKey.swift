@@ -1,12 +1,14 @@
 public import Foundation
 
-/// What an API key may do.
+/// What an API key may do. Each route declares the roles it admits where it is declared (the HTTP
+/// layer's route groups); these are what the declarations grant.
 public enum APIKeyRole: String, Sendable, Codable, CaseIterable {
     /// Everything within its merchant.
     case admin
-    /// GET requests only.
+    /// Reads of card metadata, custom fields, transactions, schedules, statistics and charge runs;
+    /// never a write, a card number or the audit trail.
     case readonly
-    /// Charge runs (and reads).
+    /// Starting and following charge runs, nothing else.
     case runner
 }
 
