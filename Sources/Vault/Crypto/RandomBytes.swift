@@ -13,11 +13,4 @@ public enum RandomBytes {
             initializedCount = count
         }
     }
-
-    /// A uniformly distributed random number in `0..<upperBound`
-    /// (`randombytes_uniform`, no modulo bias): retry jitter and the like.
-    public static func uniform(_ upperBound: UInt32) -> UInt32 {
-        Sodium.ensureInitializedOrTrap()
-        return randombytes_uniform(upperBound)
-    }
 }

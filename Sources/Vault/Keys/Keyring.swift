@@ -94,9 +94,6 @@ public final class Keyring: Sendable {
         generations == nil ? Self.newestVersionInterval : Self.generationCheckInterval
     }
 
-    /// The KEK versions held in memory.
-    public var masterKeyVersions: [Int] { masterKeys.ring.withLock { $0.versions } }
-
     /// The KEK version new keys are wrapped under.
     public var currentMasterKeyVersion: Int { masterKeys.ring.withLock { $0.currentVersion } }
 
@@ -217,11 +214,6 @@ public final class Keyring: Sendable {
         }
     }
 
-    /// Makes the next key use read the store's key generation whatever the time (tests, SIGHUP).
-    public func expireGenerationCheck() {
-        generation.withLock { $0.checkedAt = nil }
-    }
-
     /// The key generation this process works under: read from the store when the last read is
     /// older than ``generationCheckInterval`` (one caller reads; the others meanwhile go on with
     /// the value they have). When it moved, the key source is read again too (a `keys rotate` on
@@ -267,11 +259,6 @@ public final class Keyring: Sendable {
         newest.withLock { newest in newest = newest.filter { $0.key.merchantID != merchantID } }
     }
 
-    /// Replaces the KEKs held in memory (after the key file gained a version).
-    public func replaceMasterKeys(_ ring: MasterKeyRing) {
-        masterKeys.ring.withLock { $0 = ring }
-    }
-
     /// How to read the key source again when a key is wrapped under a KEK version not held (another
     /// process rotated the master key) and on `reloadMasterKeys` (SIGHUP). Nil: never reload.
     public func setMasterKeyReloader(_ load: (@Sendable () throws -> MasterKeyRing)?) {
@@ -284,9 +271,6 @@ public final class Keyring: Sendable {
     public func reloadMasterKeys() throws -> [Int]? {
         try masterKeys.reload()
     }
-
-    /// How many times the key source was read again in this process.
-    public var masterKeyReloadCount: Int { masterKeys.reloadCount }
 
     /// Rewraps every key still under an older KEK with the current one, in batches, then retires
     /// the older versions. Safe to interrupt and run again.

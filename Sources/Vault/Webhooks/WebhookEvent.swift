@@ -62,9 +62,6 @@ public struct WebhookEvent: Sendable, Equatable, CustomStringConvertible {
         self.expiresAt = expiresAt
     }
 
-    /// The event type, when this build knows it.
-    public var eventType: WebhookEventType? { WebhookEventType(rawValue: type) }
-
     /// Id, type, merchant, status and attempts; never the body.
     public var description: String {
         "WebhookEvent(\(id), \(type), merchant \(merchantID), \(status.rawValue), attempts \(attempts))"

@@ -33,11 +33,6 @@ public final class SandboxGateway: GatewayAdapter {
         behaviourState.withLock { $0 }
     }
 
-    /// Replaces the behaviour (the sandbox is shared, so tests change it in place).
-    public func setBehaviour(_ behaviour: Behaviour) {
-        behaviourState.withLock { $0 = behaviour }
-    }
-
     /// Queues failures for the next calls, one per call.
     public func injectFailures(_ failures: [InjectedFailure]) {
         behaviourState.withLock { $0.failures.append(contentsOf: failures) }
