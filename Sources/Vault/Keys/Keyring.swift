@@ -369,9 +369,6 @@ final class MasterKeyHolder: SystemKeyCustodian {
         }
     }
 
-    /// How many times the source was read again (for tests).
-    var reloadCount: Int { reloading.withLock { $0 } }
-
     func unwrapSystemKey(_ wrapped: [UInt8], purpose: String, kekVersion: Int) throws -> SecureBytes {
         guard let kek = key(version: kekVersion) else {
             throw KeyringError.missingMasterKeyVersion(kekVersion)
