@@ -110,6 +110,23 @@ import Testing
         }
         #expect(pasted.sorted() == [
             "SQLiteConnection+CheckLists.swift: table",
+            // Step and schedule status names as SQL literals, from the domain's enums (`sqlLiteral`):
+            // plain identifiers of ours, pasted so the statement text (and its partial index) stays constant.
+            "SQLiteStore+ChargeRuns.swift: Literal.charging",
+            "SQLiteStore+ChargeRuns.swift: Literal.charging",
+            "SQLiteStore+ChargeRuns.swift: Literal.charging",
+            "SQLiteStore+ChargeRuns.swift: Literal.charging",
+            "SQLiteStore+ChargeRuns.swift: Literal.extendable",
+            "SQLiteStore+ChargeRuns.swift: Literal.processing",
+            "SQLiteStore+ChargeRuns.swift: Literal.processing",
+            "SQLiteStore+ChargeRuns.swift: Literal.processing",
+            "SQLiteStore+ChargeRuns.swift: Literal.processing",
+            "SQLiteStore+ChargeRuns.swift: Literal.retryPending",
+            "SQLiteStore+ChargeRuns.swift: Literal.retryPending",
+            "SQLiteStore+ChargeRuns.swift: Literal.retryPending",
+            "SQLiteStore+ChargeRuns.swift: Literal.scheduled",
+            "SQLiteStore+ChargeRuns.swift: Literal.scheduled",
+            "SQLiteStore+ChargeRuns.swift: Literal.scheduled",
             "SQLiteStore+ChargeRuns.swift: order",
             "SQLiteStore+DataKeyDestruction.swift: column",
             "SQLiteStore+DataKeyDestruction.swift: column",
