@@ -402,6 +402,15 @@ public enum Schema {
         Migration(
             id: 30, name: "schedule plans in their stored form",
             sql: "ALTER TABLE schedules ADD COLUMN stored_plan TEXT;\n" + storedPlanFill),
+        // An Idempotency-Key's claim names its holder and when it is taken as abandoned, and
+        // reserves the id of the transaction its request creates: a retry after the holder died
+        // takes the claim over and answers what that request left instead of "in progress" for a
+        // day. Claims of an earlier build name no holder and are taken over by the next retry.
+        Migration(id: 31, name: "idempotency claims with a holder and an expiry", sql: """
+            ALTER TABLE idempotency_keys ADD COLUMN owner TEXT;
+            ALTER TABLE idempotency_keys ADD COLUMN expires_at TEXT;
+            ALTER TABLE idempotency_keys ADD COLUMN transaction_id TEXT;
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

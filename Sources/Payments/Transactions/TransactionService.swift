@@ -39,9 +39,13 @@ public struct TransactionService: Sendable {
     /// - Throws: `TransactionError` (422 for a stored card that cannot pay or a registration that
     ///   would fail, 409 for a duplicate or a credit the gateway does not take, 402 with the recorded
     ///   transaction, 502), `CardDataError` (422).
-    public func create(_ order: NewTransaction, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
+    /// - Parameter id: the id to record it under (an Idempotency-Key's reserved id, so a retry after
+    ///   this server died finds it); a new one when nil.
+    public func create(_ order: NewTransaction, merchant: Merchant, actor: String, id: String? = nil, now: Date = Date()) async throws
+        -> Transaction
+    {
         var transaction = Transaction(
-            id: Transaction.makeID(at: now), merchantID: merchant.id, type: order.type, amount: order.amount, currency: order.currency,
+            id: id ?? Transaction.makeID(at: now), merchantID: merchant.id, type: order.type, amount: order.amount, currency: order.currency,
             gateway: merchant.gateway.name, now: now)
         transaction.description = order.description
         let card = try await paymentCard(order, merchant: merchant, now: now, recordingOn: &transaction)
@@ -167,9 +171,12 @@ public struct TransactionService: Sendable {
         }
     }
 
-    /// Captures all or part of an approved authorization.
-    public func capture(id: String, amount: Int64?, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
-        try await followUp(.capture, of: id, amount: amount, merchant: merchant, actor: actor, now: now)
+    /// Captures all or part of an approved authorization. Follow-ups take `childID` as their own id
+    /// when given (an Idempotency-Key's reserved id), like ``create(_:merchant:actor:id:now:)``.
+    public func capture(
+        id: String, amount: Int64?, merchant: Merchant, actor: String, childID: String? = nil, now: Date = Date()
+    ) async throws -> Transaction {
+        try await followUp(.capture, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, now: now)
     }
 
     /// Voids (reverses) an approved sale, authorization or capture that has not been refunded, within
@@ -184,13 +191,17 @@ public struct TransactionService: Sendable {
     /// - Throws: `TransactionError.notAllowed` with `reversal_window_passed` once the window is over
     ///   (refund instead); `TransactionError.invalid` (422) for an amount out of range or a partial
     ///   reversal the gateway or the original cannot take, naming the refund as the way.
-    public func void(id: String, amount: Int64? = nil, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
-        try await followUp(.void, of: id, amount: amount, merchant: merchant, actor: actor, now: now)
+    public func void(
+        id: String, amount: Int64? = nil, merchant: Merchant, actor: String, childID: String? = nil, now: Date = Date()
+    ) async throws -> Transaction {
+        try await followUp(.void, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, now: now)
     }
 
     /// Refunds all or part of what remains of a sale or a captured authorization.
-    public func refund(id: String, amount: Int64?, merchant: Merchant, actor: String, now: Date = Date()) async throws -> Transaction {
-        try await followUp(.refund, of: id, amount: amount, merchant: merchant, actor: actor, now: now)
+    public func refund(
+        id: String, amount: Int64?, merchant: Merchant, actor: String, childID: String? = nil, now: Date = Date()
+    ) async throws -> Transaction {
+        try await followUp(.refund, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, now: now)
     }
 
     /// How long after its authorization a payment may still be voided (`reversals.windowHours`).
@@ -208,6 +219,11 @@ public struct TransactionService: Sendable {
         return transaction
     }
 
+    /// One transaction, or nil when the merchant has none with that id.
+    public func find(id: String, merchant: Merchant) async throws -> Transaction? {
+        try await store.transaction(merchantID: merchant.id, id: id)
+    }
+
     /// A page, newest first.
     public func list(merchant: Merchant, filter: TransactionFilter, beforeSequence: Int64?, limit: Int) async throws -> [Transaction] {
         try await store.transactions(merchantID: merchant.id, filter: filter, beforeSequence: beforeSequence, limit: limit)
@@ -215,9 +231,9 @@ public struct TransactionService: Sendable {
 
     // MARK: - Follow-ups
 
-    private func followUp(_ type: TransactionType, of parentID: String, amount requested: Int64?, merchant: Merchant, actor: String, now: Date)
-        async throws -> Transaction
-    {
+    private func followUp(
+        _ type: TransactionType, of parentID: String, amount requested: Int64?, merchant: Merchant, actor: String, childID: String?, now: Date
+    ) async throws -> Transaction {
         guard var parent = try await store.transaction(merchantID: merchant.id, id: parentID) else { throw TransactionError.notFound }
         if type == .void, parent.type == .capture, let authorizationID = parent.parentID,
             let authorization = try await store.transaction(merchantID: merchant.id, id: authorizationID)
@@ -236,7 +252,7 @@ public struct TransactionService: Sendable {
         }
         let amount = try Self.followUpAmount(type, parent: parent, requested: requested, partialVoid: adapter.supportsPartialVoid)
         var child = Transaction(
-            id: Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: parent.currency,
+            id: childID ?? Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: parent.currency,
             gateway: parent.gateway, now: now)
         child.parentID = parent.id
         child.secureCardReference = parent.secureCardReference

@@ -18,11 +18,35 @@ public struct IdempotencyService: Sendable {
     private let store: any IdempotencyStore
     private let keyring: Keyring
     private let macKeys: DerivedKeyCache
+    private let claimLease: TimeInterval
+
+    /// How long a claim is held before it is taken as abandoned by default: well past the longest a
+    /// live server spends on one request (the default request timeout, 30 s, with a gateway call
+    /// bounded by the gateway timeout, 30 s).
+    public static let defaultClaimLease: TimeInterval = 60
+
+    /// A request's hold on its Idempotency-Key: complete or release through it.
+    public struct Claim: Sendable, Equatable {
+        /// The merchant.
+        public var merchantID: String
+        /// The Idempotency-Key.
+        public var key: String
+        /// This claim's owner token: completing or releasing writes only while it holds the key.
+        public var owner: String
+        /// The id a transaction created by the request must take, so a retry after this server
+        /// died finds it.
+        public var transactionID: String
+    }
 
     /// What a request with an Idempotency-Key should do.
     public enum Outcome: Sendable {
         /// Run the request, then `complete` (or `release` on a server error).
-        case started
+        case started(Claim)
+        /// The first request with this key was abandoned by a server that died: the claim is now
+        /// this request's. What that request left (a transaction under `Claim.transactionID`, in
+        /// doubt until the reconciler settles it from the gateway) must be answered instead of
+        /// running it again; when it left nothing, the request runs as if `started`.
+        case takenOver(Claim)
         /// Answer with the stored response (opened into locked memory: copy out and drop).
         case replay(status: Int, body: SecureBytes)
         /// The key was used with another request.
@@ -34,19 +58,31 @@ public struct IdempotencyService: Sendable {
     }
 
     /// A service over `store`, with keys from `keyring`.
-    public init(store: any IdempotencyStore, keyring: Keyring) {
+    /// - Parameter claimLease: how long a claim stays with the server that made it; a request still
+    ///   unfinished after it is taken as abandoned by a dead server and the next retry takes the
+    ///   claim over. Must exceed the longest request a live server runs.
+    public init(store: any IdempotencyStore, keyring: Keyring, claimLease: TimeInterval = IdempotencyService.defaultClaimLease) {
         self.store = store
         self.keyring = keyring
+        self.claimLease = claimLease
         macKeys = DerivedKeyCache(keyring: keyring, from: .fingerprint, context: Self.macContext)
     }
 
     /// Claims `key` for `request` (method, path, query and body as the middleware fingerprints them).
-    public func claim(merchantID: String, key: String, request: [UInt8], now: Date = Date()) async throws -> Outcome {
+    /// - Parameter transactionID: the id a transaction created by this request will take, reserved
+    ///   with the claim (a taken-over claim keeps the first request's).
+    public func claim(merchantID: String, key: String, request: [UInt8], transactionID: String, now: Date = Date()) async throws -> Outcome {
         let macKey = try await macKeys.key(merchantID: merchantID)
         let mac = try KeyedHash.blake2b(request, key: macKey, length: 32)
         let legacy: @Sendable () throws -> [UInt8] = { try Self.legacyMAC(ofHash: Digest.sha256(request), key: macKey) }
-        switch try await store.claimIdempotencyKey(merchantID: merchantID, key: key, requestMAC: mac, legacyRequestMAC: legacy, now: now) {
-        case .started: return .started
+        let holder = IdempotencyClaimHolder(
+            owner: OpaqueToken.make(prefix: "claim_", randomBits: 128), expiresAt: now.addingTimeInterval(claimLease), transactionID: transactionID)
+        let claim = { (transactionID: String) in Claim(merchantID: merchantID, key: key, owner: holder.owner, transactionID: transactionID) }
+        switch try await store.claimIdempotencyKey(
+            merchantID: merchantID, key: key, requestMAC: mac, legacyRequestMAC: legacy, holder: holder, now: now)
+        {
+        case .started: return .started(claim(transactionID))
+        case .takenOver(let reserved): return .takenOver(claim(reserved))
         case .mismatch: return .mismatch
         case .inProgress: return .inProgress
         case .purged: return .responseDestroyed
@@ -56,17 +92,19 @@ public struct IdempotencyService: Sendable {
         }
     }
 
-    /// Seals and stores the response of a claimed request.
-    public func complete(merchantID: String, key: String, status: Int, body: [UInt8]) async throws {
-        let sealed = try await keyring.sealRecord(body, merchantID: merchantID, kind: Self.responseKind, recordID: key, binding: Self.binding(status))
+    /// Seals and stores the response of a claimed request (nothing, when the claim was taken over
+    /// meanwhile: the request that took it answers for the key).
+    public func complete(_ claim: Claim, status: Int, body: [UInt8]) async throws {
+        let sealed = try await keyring.sealRecord(
+            body, merchantID: claim.merchantID, kind: Self.responseKind, recordID: claim.key, binding: Self.binding(status))
         try await store.completeIdempotentRequest(
-            merchantID: merchantID, key: key, status: status, sealedBody: sealed, keyVersion: Keyring.keyVersion(ofSealedRecord: sealed) ?? 1,
-            secureCardID: Self.secureCardReference(in: body))
+            merchantID: claim.merchantID, key: claim.key, owner: claim.owner, status: status, sealedBody: sealed,
+            keyVersion: Keyring.keyVersion(ofSealedRecord: sealed) ?? 1, secureCardID: Self.secureCardReference(in: body))
     }
 
-    /// Releases a claim after a server error, so the client may retry.
-    public func release(merchantID: String, key: String) async throws {
-        try await store.releaseIdempotencyKey(merchantID: merchantID, key: key)
+    /// Releases a claim after a server error, so the client may retry (only while it is still this claim's).
+    public func release(_ claim: Claim) async throws {
+        try await store.releaseIdempotencyKey(merchantID: claim.merchantID, key: claim.key, owner: claim.owner)
     }
 
     /// Re-encrypts a merchant's stored responses under its newest data key (`keys rotate --data`),
@@ -116,7 +154,7 @@ public struct IdempotencyService: Sendable {
                     try await store.upgradeLegacyIdempotencyRow(
                         row, requestMAC: mac, sealedBody: sealed, keyVersion: sealed.flatMap(Keyring.keyVersion(ofSealedRecord:)), secureCardID: card)
                 } catch KeyringError.keyUnavailable {
-                    try await store.releaseIdempotencyKey(merchantID: row.merchantID, key: row.key)
+                    try await store.releaseIdempotencyKey(merchantID: row.merchantID, key: row.key, owner: nil)
                 }
             }
             total += rows.count

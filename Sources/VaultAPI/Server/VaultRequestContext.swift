@@ -68,6 +68,9 @@ public struct AuthenticatedContext: ChildRequestContext, VaultContext {
     public let clientAddress: String
     /// The caller, as recorded for the access log.
     public let caller: RequestCaller
+    /// The id a transaction created by this request takes: reserved with its Idempotency-Key's
+    /// claim, so a retry after this server died finds it. Nil without an Idempotency-Key.
+    public var reservedTransactionID: String?
 
     /// The caller's merchant.
     public var merchant: Merchant { identity.merchant }

@@ -85,7 +85,10 @@ public struct VaultRuntime: Sendable {
             store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600,
             storedCredentials: storedCredentials,
             duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)))
-        let idempotency = IdempotencyService(store: store, keyring: keyring)
+        // A claim outlives the longest request a live server runs: its timeout plus one gateway call.
+        let idempotency = IdempotencyService(
+            store: store, keyring: keyring,
+            claimLease: max(IdempotencyService.defaultClaimLease, TimeInterval(configuration.server.requestTimeoutSeconds + 30)))
         var runtime = VaultRuntime(
             configuration: configuration, store: store, keyring: keyring, merchants: merchants, keySource: source, cards: cards, gateways: gateways,
             schedules: schedules, transactions: transactions, idempotency: idempotency)

@@ -11,22 +11,28 @@ enum IdempotencyRequestScheme {
 
 extension PostgresStore: IdempotencyStore {
     /// Claims the key atomically across servers: `INSERT ... ON CONFLICT DO NOTHING` either inserts
-    /// the claim (`started`) or waits for a concurrent claimer's transaction and then reads its row.
+    /// the claim (`started`) or waits for a concurrent claimer's transaction and then reads its row,
+    /// locked, so of two servers finding the same abandoned claim only one takes it over.
     public func claimIdempotencyKey(
-        merchantID: String, key: String, requestMAC: [UInt8], legacyRequestMAC: @escaping @Sendable () throws -> [UInt8], now: Date
+        merchantID: String, key: String, requestMAC: [UInt8], legacyRequestMAC: @escaping @Sendable () throws -> [UInt8],
+        holder: IdempotencyClaimHolder, now: Date
     ) async throws -> IdempotencyClaim {
         let stamp = Timestamp.string(now)
+        let expires = Timestamp.string(holder.expiresAt)
         return try await write { transaction in
             for _ in 0..<3 {
                 let inserted = try await transaction.run(
                     """
-                    INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, created_at)
-                    VALUES (\(merchantID), \(key), \(bytea(requestMAC)), \(IdempotencyRequestScheme.mac), 'in_progress', \(stamp))
+                    INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, created_at, owner, expires_at, transaction_id)
+                    VALUES (\(merchantID), \(key), \(bytea(requestMAC)), \(IdempotencyRequestScheme.mac), 'in_progress', \(stamp),
+                        \(holder.owner), \(expires), \(holder.transactionID))
                     ON CONFLICT (merchant_id, key) DO NOTHING RETURNING 1
                     """)
                 if inserted == 1 { return .started }
                 // Released between the conflict and this read: claim again.
-                guard let row = try await transaction.row("SELECT * FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
+                guard
+                    let row = try await transaction.row(
+                        "SELECT * FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key) FOR UPDATE")
                 else { continue }
                 let completed = try row.string("state") == "completed"
                 let sealed = try row.optionalBlob("response_body")
@@ -40,29 +46,43 @@ extension PostgresStore: IdempotencyStore {
                 default:
                     return .inProgress
                 }
-                guard completed, let sealed else { return .inProgress }
-                return .replay(status: try row.int("status_code"), sealedBody: sealed)
+                if completed, let sealed { return .replay(status: try row.int("status_code"), sealedBody: sealed) }
+                if let expiresAt = try row.optionalString("expires_at"), expiresAt > stamp { return .inProgress }
+                let reserved = try row.optionalString("transaction_id") ?? holder.transactionID
+                try await transaction.run(
+                    """
+                    UPDATE idempotency_keys SET owner = \(holder.owner), expires_at = \(expires), transaction_id = \(reserved)
+                    WHERE merchant_id = \(merchantID) AND key = \(key)
+                    """)
+                return .takenOver(transactionID: reserved)
             }
             return .inProgress
         }
     }
 
+    @discardableResult
     public func completeIdempotentRequest(
-        merchantID: String, key: String, status: Int, sealedBody: [UInt8], keyVersion: Int, secureCardID: String?
-    ) async throws {
+        merchantID: String, key: String, owner: String, status: Int, sealedBody: [UInt8], keyVersion: Int, secureCardID: String?
+    ) async throws -> Bool {
         try await write { transaction in
             try await transaction.run(
                 """
                 UPDATE idempotency_keys SET state = 'completed', status_code = \(status), response_body = \(bytea(sealedBody)),
-                    key_version = \(keyVersion), secure_card_id = \(secureCardID)
-                WHERE merchant_id = \(merchantID) AND key = \(key)
-                """)
+                    key_version = \(keyVersion), secure_card_id = \(secureCardID), expires_at = NULL
+                WHERE merchant_id = \(merchantID) AND key = \(key) AND state = 'in_progress' AND owner = \(owner)
+                RETURNING 1
+                """) == 1
         }
     }
 
-    public func releaseIdempotencyKey(merchantID: String, key: String) async throws {
+    public func releaseIdempotencyKey(merchantID: String, key: String, owner: String?) async throws {
         try await write { transaction in
-            try await transaction.run("DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
+            if let owner {
+                try await transaction.run(
+                    "DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key) AND state = 'in_progress' AND owner = \(owner)")
+            } else {
+                try await transaction.run("DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
+            }
         }
     }
 

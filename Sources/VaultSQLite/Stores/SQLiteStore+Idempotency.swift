@@ -13,7 +13,8 @@ enum IdempotencyRequestScheme {
 
 extension SQLiteStore: IdempotencyStore {
     public func claimIdempotencyKey(
-        merchantID: String, key: String, requestMAC: [UInt8], legacyRequestMAC: @escaping @Sendable () throws -> [UInt8], now: Date
+        merchantID: String, key: String, requestMAC: [UInt8], legacyRequestMAC: @escaping @Sendable () throws -> [UInt8],
+        holder: IdempotencyClaimHolder, now: Date
     ) async throws -> IdempotencyClaim {
         try await database.write { connection in
             if let row = try connection.queryOne(
@@ -31,34 +32,50 @@ extension SQLiteStore: IdempotencyStore {
                 default:
                     return .inProgress  // not upgraded yet: the upgrade runs before anything is served
                 }
-                guard completed, let sealed else { return .inProgress }
-                return .replay(status: try row.int("status_code"), sealedBody: sealed)
+                if completed, let sealed { return .replay(status: try row.int("status_code"), sealedBody: sealed) }
+                if let expiresAt = try row.optionalString("expires_at"), expiresAt > Timestamp.string(now) { return .inProgress }
+                let reserved = try row.optionalString("transaction_id") ?? holder.transactionID
+                try connection.run(
+                    """
+                    UPDATE idempotency_keys SET owner = \(holder.owner), expires_at = \(Timestamp.string(holder.expiresAt)),
+                        transaction_id = \(reserved)
+                    WHERE merchant_id = \(merchantID) AND key = \(key)
+                    """)
+                return .takenOver(transactionID: reserved)
             }
             try connection.run(
                 """
-                INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, created_at)
-                VALUES (\(merchantID), \(key), \(requestMAC), \(IdempotencyRequestScheme.mac), 'in_progress', \(Timestamp.string(now)))
+                INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, created_at, owner, expires_at, transaction_id)
+                VALUES (\(merchantID), \(key), \(requestMAC), \(IdempotencyRequestScheme.mac), 'in_progress', \(Timestamp.string(now)),
+                    \(holder.owner), \(Timestamp.string(holder.expiresAt)), \(holder.transactionID))
                 """)
             return .started
         }
     }
 
+    @discardableResult
     public func completeIdempotentRequest(
-        merchantID: String, key: String, status: Int, sealedBody: [UInt8], keyVersion: Int, secureCardID: String?
-    ) async throws {
+        merchantID: String, key: String, owner: String, status: Int, sealedBody: [UInt8], keyVersion: Int, secureCardID: String?
+    ) async throws -> Bool {
         try await database.write { connection in
             try connection.run(
                 """
                 UPDATE idempotency_keys SET state = 'completed', status_code = \(status), response_body = \(sealedBody),
-                    key_version = \(keyVersion), secure_card_id = \(secureCardID)
-                WHERE merchant_id = \(merchantID) AND key = \(key)
+                    key_version = \(keyVersion), secure_card_id = \(secureCardID), expires_at = NULL
+                WHERE merchant_id = \(merchantID) AND key = \(key) AND state = 'in_progress' AND owner = \(owner)
                 """)
+            return connection.changes == 1
         }
     }
 
-    public func releaseIdempotencyKey(merchantID: String, key: String) async throws {
+    public func releaseIdempotencyKey(merchantID: String, key: String, owner: String?) async throws {
         try await database.write { connection in
-            try connection.run("DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
+            if let owner {
+                try connection.run(
+                    "DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key) AND state = 'in_progress' AND owner = \(owner)")
+            } else {
+                try connection.run("DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
+            }
         }
     }
 

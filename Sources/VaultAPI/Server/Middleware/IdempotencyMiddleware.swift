@@ -12,7 +12,13 @@ import Vault
 /// a transaction whose gateway answer was lost: it may have gone through, so running the request
 /// again could charge twice. That key stays bound to the transaction, and a retry answers what the
 /// transaction is now (201 once the reconciler found it approved, 402 declined, 502 while still in
-/// doubt or in review) without sending anything to the gateway. The request is
+/// doubt or in review) without sending anything to the gateway.
+///
+/// A claim names its holder and expires (``IdempotencyService``): a server killed mid-request leaves
+/// the key claimed only until then. The next retry takes the claim over; if the dead server had
+/// recorded the request's transaction (under the id reserved with the claim) it answers that
+/// transaction as it is now, exactly as for a lost gateway answer, else (nothing was sent) it runs
+/// the request. The request is
 /// remembered as a keyed MAC and the response sealed (`IdempotencyService`): nothing stored lets a
 /// card number or holder data be recovered without the merchant's keys.
 struct IdempotencyMiddleware: RouterMiddleware {
@@ -41,7 +47,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var fingerprint = Array("\(request.method.rawValue) \(request.uri.path)?\(request.uri.query ?? "")\n".utf8)
         fingerprint.append(contentsOf: body.readableBytesView)
         let merchantID = context.merchant.id
-        switch try await service.claim(merchantID: merchantID, key: key, request: fingerprint) {
+        switch try await service.claim(merchantID: merchantID, key: key, request: fingerprint, transactionID: Transaction.makeID()) {
         case .replay(let status, let stored):
             if status == 502, let id = InDoubtAnswer.transactionID(in: stored) {
                 return try await replayInDoubt(transactionID: id, request: request, context: context)
@@ -63,26 +69,51 @@ struct IdempotencyMiddleware: RouterMiddleware {
             throw APIError(
                 status: .conflict, type: "idempotency_error", code: "idempotency_key_in_use",
                 message: "A request with this Idempotency-Key is still in progress; retry later.", param: "Idempotency-Key")
-        case .started:
-            var response: Response
-            var inDoubt = false
-            do {
-                response = try await next(request, context)
-            } catch {
-                if case TransactionError.gatewayFailed(let transaction) = error, transaction.mayHaveGoneThrough { inDoubt = true }
-                response = ErrorEnvelopeMiddleware<Context>.response(for: error, request: request, context: context)
+        case .started(let claim):
+            return try await run(request, context: context, claim: claim, next: next)
+        case .takenOver(let claim):
+            // The server that ran the first request died. A transaction it recorded may have reached
+            // the gateway: answer it as it is now (in doubt until the reconciler settles it from the
+            // gateway), never run it again. One it never recorded never reached the gateway.
+            guard let transaction = try await transactions.find(id: claim.transactionID, merchant: context.merchant) else {
+                return try await run(request, context: context, claim: claim, next: next)
             }
-            let collector = BodyCollector()
-            try await response.body.write(collector)
-            let bytes = collector.bytes
-            response.body = ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
-            if response.status.code < 500 || inDoubt {
-                try await service.complete(merchantID: merchantID, key: key, status: Int(response.status.code), body: bytes)
-            } else {
-                try await service.release(merchantID: merchantID, key: key)
-            }
+            let response = try await answer(transaction, request: request, context: context)
+            return try await keep(response, inDoubt: transaction.mayHaveGoneThrough, claim: claim)
+        }
+    }
+
+    /// Runs the request under `claim`, then stores its answer (or releases the key after a server error).
+    private func run(
+        _ request: Request, context: Context, claim: IdempotencyService.Claim, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        context.reservedTransactionID = claim.transactionID
+        let response: Response
+        var inDoubt = false
+        do {
+            response = try await next(request, context)
+        } catch {
+            if case TransactionError.gatewayFailed(let transaction) = error, transaction.mayHaveGoneThrough { inDoubt = true }
+            response = ErrorEnvelopeMiddleware<Context>.response(for: error, request: request, context: context)
+        }
+        return try await keep(response, inDoubt: inDoubt, claim: claim)
+    }
+
+    /// Stores `response` as the key's answer and returns it, its body read once; after a server
+    /// error that sent nothing (not `inDoubt`) releases the key instead, so the client may retry.
+    private func keep(_ response: Response, inDoubt: Bool, claim: IdempotencyService.Claim) async throws -> Response {
+        guard response.status.code < 500 || inDoubt else {
+            try await service.release(claim)
             return response
         }
+        var response = response
+        let collector = BodyCollector()
+        try await response.body.write(collector)
+        let bytes = collector.bytes
+        response.body = ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+        try await service.complete(claim, status: Int(response.status.code), body: bytes)
+        return response
     }
 }
 
@@ -90,18 +121,22 @@ extension IdempotencyMiddleware {
     /// The answer to a retry of a request whose transaction was in doubt: the transaction as it is
     /// now, as the route would have answered had the gateway's answer not been lost.
     private func replayInDoubt(transactionID: String, request: Request, context: Context) async throws -> Response {
-        let transaction = try await transactions.get(id: transactionID, merchant: context.merchant)
-        var response: Response
-        switch transaction.status {
-        case .declined:
-            response = ErrorEnvelopeMiddleware<Context>.response(for: TransactionError.declined(transaction), request: request, context: context)
-        case .error, .inDoubt, .needsReview, .pending:
-            response = ErrorEnvelopeMiddleware<Context>.response(for: TransactionError.gatewayFailed(transaction), request: request, context: context)
-        default:
-            response = try JSONCoding.response(await transactions.response(transaction, merchant: context.merchant), status: .created)
-        }
+        var response = try await answer(try await transactions.get(id: transactionID, merchant: context.merchant), request: request, context: context)
         response.headers[.idempotentReplayed] = "true"
         return response
+    }
+
+    /// What the route answers for `transaction` as it is now: 201, 402 declined, or 502 while it
+    /// failed, is in doubt or awaits review.
+    private func answer(_ transaction: Transaction, request: Request, context: Context) async throws -> Response {
+        switch transaction.status {
+        case .declined:
+            ErrorEnvelopeMiddleware<Context>.response(for: TransactionError.declined(transaction), request: request, context: context)
+        case .error, .inDoubt, .needsReview, .pending:
+            ErrorEnvelopeMiddleware<Context>.response(for: TransactionError.gatewayFailed(transaction), request: request, context: context)
+        default:
+            try JSONCoding.response(await transactions.response(transaction, merchant: context.merchant), status: .created)
+        }
     }
 }
 
