@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
@@ -73,6 +74,39 @@ import Vault
             let second = try await Self.waitForRun(client, key: fixture.adminA, id: try #require(again.json["id"] as? String))
             #expect((second["summary"] as? [String: Any]).flatMap { ($0["due"] as? [String: Any])?["count"] as? Int } == 0)
             #expect(try await fixture.count("transactions WHERE step_id IS NOT NULL") == 2)
+        }
+    }
+
+    @Test func aSecondStartWhileTheMerchantsRunIsRunningIs409NamingItAndStartsNothing() async throws {
+        let fixture = try await APIFixture()
+        // A run of merchant A in progress on this server (inserted as the route records one).
+        let running = ChargeRunRecord(
+            id: "run_inprogress", merchantID: fixture.merchantA.id, status: "running", asOf: Date(), dryRun: false,
+            startedBy: "apikey:x", startedAt: Date(), owner: RunnerIdentity.process)
+        try await fixture.runtime.store.insertChargeRun(
+            running, audit: AuditEntry(merchantID: fixture.merchantA.id, actor: "apikey:x", action: "charge_run.started", objectType: "charge_run",
+                                       objectID: running.id))
+        try await fixture.live { client in
+            for key in [fixture.runnerA, fixture.adminA] {
+                let refused = try await client.send(.post, "/v1/charge-runs", key: key)
+                #expect(refused.status == .conflict)
+                #expect(refused.error["code"] as? String == "charge_run_running")
+                #expect((refused.error["message"] as? String)?.contains("run_inprogress") == true)
+                #expect(refused.headers[.location] == "/v1/charge-runs/run_inprogress")
+            }
+            #expect(try await fixture.count("charge_runs") == 1, "a refused start records nothing")
+
+            let other = try await client.send(.post, "/v1/charge-runs", key: fixture.adminB)
+            #expect(other.status == .accepted, "another merchant's run is its own")
+            _ = try await Self.waitForRun(client, key: fixture.adminB, id: try #require(other.json["id"] as? String))
+
+            var finished = running
+            finished.status = "completed"
+            finished.finishedAt = Date()
+            try await fixture.runtime.store.updateChargeRun(finished)
+            let next = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
+            #expect(next.status == .accepted, "once it finished, the next run starts")
+            _ = try await Self.waitForRun(client, key: fixture.runnerA, id: try #require(next.json["id"] as? String))
         }
     }
 

@@ -194,6 +194,11 @@ public protocol ChargeRunStore: Sendable {
     func lastStep(scheduleID: String) async throws -> ScheduleStep?
     /// Records a run.
     func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry) async throws
+    /// Records a run of one merchant (`run.merchantID`) unless that merchant already has one
+    /// running: a run of the merchant still `running`, started after `staleBefore`, whose owner
+    /// is not known to be dead. Atomic across servers: of many starts at once, one is recorded.
+    /// - Returns: nil when recorded; else the run already running, and nothing is written.
+    func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry, unlessRunningSince staleBefore: Date) async throws -> ChargeRunRecord?
     /// Updates a run's status, summary and end.
     func updateChargeRun(_ run: ChargeRunRecord) async throws
     /// One run (of a merchant, or any when nil).

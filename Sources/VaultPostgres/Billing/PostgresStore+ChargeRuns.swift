@@ -170,23 +170,51 @@ extension PostgresStore: ChargeRunStore {
 
     public func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry) async throws {
         try await write { write in
-            // Runs left `running` by a process killed on this host are recorded as failed.
-            for row in try await write.rows("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
-                guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
-                try await write.run(
-                    """
-                    UPDATE charge_runs SET status = 'failed', finished_at = \(Timestamp.string(run.startedAt))
-                    WHERE id = \(try row.string("id")) AND status = 'running'
-                    """)
+            try await Self.failRunsOfGoneOwners(write, at: run.startedAt)
+            try await Self.insert(run, audit: audit, write)
+        }
+    }
+
+    /// Serialised per merchant by a transaction-scoped advisory lock, so two servers starting a
+    /// run of one merchant at once cannot both find none running.
+    public func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry, unlessRunningSince staleBefore: Date) async throws -> ChargeRunRecord? {
+        let lockName = "charge_run:" + (run.merchantID ?? "")
+        return try await write { write in
+            try await write.run("SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))")
+            try await Self.failRunsOfGoneOwners(write, at: run.startedAt)
+            if let running = try await write.row(
+                """
+                SELECT * FROM charge_runs WHERE merchant_id = \(run.merchantID) AND status = 'running'
+                    AND started_at > \(Timestamp.string(staleBefore)) ORDER BY started_at LIMIT 1
+                """)
+            {
+                return try Self.chargeRun(running)
             }
+            try await Self.insert(run, audit: audit, write)
+            return nil
+        }
+    }
+
+    /// Runs left `running` by a process killed on this host are recorded as failed.
+    private static func failRunsOfGoneOwners(_ write: PostgresWrite, at now: Date) async throws {
+        for row in try await write.rows("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
+            guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
             try await write.run(
                 """
-                INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
-                VALUES (\(run.id), \(run.merchantID), \(run.status), \(Timestamp.string(run.asOf)), \(Int64(run.dryRun ? 1 : 0)),
-                    \(run.startedBy), \(Timestamp.string(run.startedAt)), \(Timestamp.optional(run.finishedAt)), \(run.summary), \(run.owner))
+                UPDATE charge_runs SET status = 'failed', finished_at = \(Timestamp.string(now))
+                WHERE id = \(try row.string("id")) AND status = 'running'
                 """)
-            try await write.appendAudit(PendingAuditEvent(audit))
         }
+    }
+
+    private static func insert(_ run: ChargeRunRecord, audit: AuditEntry, _ write: PostgresWrite) async throws {
+        try await write.run(
+            """
+            INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
+            VALUES (\(run.id), \(run.merchantID), \(run.status), \(Timestamp.string(run.asOf)), \(Int64(run.dryRun ? 1 : 0)),
+                \(run.startedBy), \(Timestamp.string(run.startedAt)), \(Timestamp.optional(run.finishedAt)), \(run.summary), \(run.owner))
+            """)
+        try await write.appendAudit(PendingAuditEvent(audit))
     }
 
     public func updateChargeRun(_ run: ChargeRunRecord) async throws {
@@ -204,18 +232,22 @@ extension PostgresStore: ChargeRunStore {
         if let merchantID { query.append(" AND merchant_id = ", merchantID) }
         let one = query
         return try await billingRead { connection in
-            guard let row = try await connection.row(one) else { return nil }
-            let stored = try row.table("charge_runs")
-            var record = ChargeRunRecord(
-                id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
-                asOf: try stored.instant("as_of"), dryRun: try row.int64("dry_run") != 0, startedBy: try row.string("started_by"),
-                startedAt: try stored.instant("started_at"), finishedAt: try stored.optionalInstant("finished_at"),
-                summary: try row.optionalString("summary"), owner: try row.optionalString("owner"))
-            if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
-                record.status = "failed"
-            }
-            return record
+            try await connection.row(one).map(Self.chargeRun)
         }
+    }
+
+    /// A run as read; a `running` run whose process is gone from this host shows as `failed`.
+    private static func chargeRun(_ row: PostgresRowReader) throws -> ChargeRunRecord {
+        let stored = try row.table("charge_runs")
+        var record = ChargeRunRecord(
+            id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
+            asOf: try stored.instant("as_of"), dryRun: try row.int64("dry_run") != 0, startedBy: try row.string("started_by"),
+            startedAt: try stored.instant("started_at"), finishedAt: try stored.optionalInstant("finished_at"),
+            summary: try row.optionalString("summary"), owner: try row.optionalString("owner"))
+        if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
+            record.status = "failed"
+        }
+        return record
     }
 }
 

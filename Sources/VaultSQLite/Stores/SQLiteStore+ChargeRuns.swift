@@ -160,23 +160,47 @@ extension SQLiteStore: ChargeRunStore {
 
     public func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry) async throws {
         try await database.write { connection in
-            // Runs left `running` by a process killed on this host are recorded as failed.
-            for row in try connection.query("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
-                guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
-                try connection.run(
-                    """
-                    UPDATE charge_runs SET status = 'failed', finished_at = \(Timestamp.string(run.startedAt))
-                        WHERE id = \(row.string("id")) AND status = 'running'
-                    """)
+            try Self.failRunsOfGoneOwners(connection, at: run.startedAt)
+            try Self.insert(run, audit: audit, connection)
+        }
+    }
+
+    public func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry, unlessRunningSince staleBefore: Date) async throws -> ChargeRunRecord? {
+        try await database.write { connection in
+            try Self.failRunsOfGoneOwners(connection, at: run.startedAt)
+            if let running = try connection.queryOne(
+                """
+                SELECT * FROM charge_runs WHERE merchant_id = \(run.merchantID) AND status = 'running'
+                    AND started_at > \(Timestamp.string(staleBefore)) ORDER BY started_at LIMIT 1
+                """)
+            {
+                return try Self.chargeRun(running)
             }
+            try Self.insert(run, audit: audit, connection)
+            return nil
+        }
+    }
+
+    /// Runs left `running` by a process killed on this host are recorded as failed.
+    private static func failRunsOfGoneOwners(_ connection: SQLiteConnection, at now: Date) throws {
+        for row in try connection.query("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
+            guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
             try connection.run(
                 """
-                INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
-                VALUES (\(run.id), \(run.merchantID), \(run.status), \(Timestamp.string(run.asOf)), \(run.dryRun), \(run.startedBy),
-                    \(Timestamp.string(run.startedAt)), \(run.finishedAt.map(Timestamp.string)), \(run.summary), \(run.owner))
+                UPDATE charge_runs SET status = 'failed', finished_at = \(Timestamp.string(now))
+                    WHERE id = \(row.string("id")) AND status = 'running'
                 """)
-            try connection.appendAudit(audit)
         }
+    }
+
+    private static func insert(_ run: ChargeRunRecord, audit: AuditEntry, _ connection: SQLiteConnection) throws {
+        try connection.run(
+            """
+            INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
+            VALUES (\(run.id), \(run.merchantID), \(run.status), \(Timestamp.string(run.asOf)), \(run.dryRun), \(run.startedBy),
+                \(Timestamp.string(run.startedAt)), \(run.finishedAt.map(Timestamp.string)), \(run.summary), \(run.owner))
+            """)
+        try connection.appendAudit(audit)
     }
 
     public func updateChargeRun(_ run: ChargeRunRecord) async throws {
@@ -193,19 +217,23 @@ extension SQLiteStore: ChargeRunStore {
         try await database.read { connection in
             var sql: SQLiteQuery = "SELECT * FROM charge_runs WHERE id = \(id)"
             sql.and(merchantID) { "merchant_id = \($0)" }
-            guard let row = try connection.queryOne(sql) else { return nil }
-            let stored = try row.table("charge_runs")
-            var record = ChargeRunRecord(
-                id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
-                asOf: try stored.instant("as_of"), dryRun: try row.bool("dry_run"),
-                startedBy: try row.string("started_by"), startedAt: try stored.instant("started_at"),
-                finishedAt: try stored.optionalInstant("finished_at"), summary: try row.optionalString("summary"),
-                owner: try row.optionalString("owner"))
-            if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
-                record.status = "failed"
-            }
-            return record
+            return try connection.queryOne(sql).map(Self.chargeRun)
         }
+    }
+
+    /// A run as read; a `running` run whose process is gone from this host shows as `failed`.
+    private static func chargeRun(_ row: SQLiteRow) throws -> ChargeRunRecord {
+        let stored = try row.table("charge_runs")
+        var record = ChargeRunRecord(
+            id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
+            asOf: try stored.instant("as_of"), dryRun: try row.bool("dry_run"),
+            startedBy: try row.string("started_by"), startedAt: try stored.instant("started_at"),
+            finishedAt: try stored.optionalInstant("finished_at"), summary: try row.optionalString("summary"),
+            owner: try row.optionalString("owner"))
+        if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
+            record.status = "failed"
+        }
+        return record
     }
 }
 

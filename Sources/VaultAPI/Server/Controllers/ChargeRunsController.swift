@@ -4,8 +4,9 @@ import Logging
 import Scheduler
 import Vault
 
-/// `POST /v1/charge-runs` (start a run for the caller's merchant, now) and `GET /v1/charge-runs/{id}`
-/// (its progress and summary). The same runner as `vault charge run`.
+/// `POST /v1/charge-runs` (start a run for the caller's merchant, now; 409 `charge_run_running` while
+/// one is running) and `GET /v1/charge-runs/{id}` (its progress and summary). The same runner as
+/// `vault charge run`.
 struct ChargeRunsController {
     let services: APIServices
     let logger: Logger
@@ -32,6 +33,19 @@ struct ChargeRunsController {
         status: .serviceUnavailable, type: "api_error", code: "charge_runs_unavailable",
         message: "Charge runs cannot start now (the server is stopping); try again later.")
 
+    /// A run of the merchant still `running` after this long is taken as left by a server that died on
+    /// another host (a process gone from this host is noticed at once) and no longer blocks a start.
+    static let runningRunStaleAfter: TimeInterval = 6 * 3600
+
+    /// 409 `charge_run_running`: the merchant's run already running, named in the message and in `Location`.
+    static func alreadyRunning(_ run: ChargeRunRecord) -> APIError {
+        var error = APIError(
+            status: .conflict, type: "invalid_request_error", code: "charge_run_running",
+            message: "A charge run of this merchant is already running: \(run.id). Follow it at /v1/charge-runs/\(run.id).")
+        error.headers[.location] = "/v1/charge-runs/\(run.id)"
+        return error
+    }
+
     func addRoutes(to api: APIRoutes) {
         // A `runner` key starts runs and follows them; a `readonly` key may follow them.
         api.admitting(.admin, .runner).post("charge-runs") { request, context in
@@ -54,12 +68,20 @@ struct ChargeRunsController {
             options.dryRun = start.dryRun ?? false
             guard services.chargeRuns.isAccepting else { throw Self.notRunning }
             let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
+            let now = Date()
             let record = ChargeRunRecord(
                 id: runID, merchantID: merchant.id, status: "running", asOf: asOf, dryRun: options.dryRun, startedBy: context.identity.actor,
-                startedAt: Date(), owner: RunnerIdentity.process)
-            try await services.store.insertChargeRun(
-                record, audit: AuditEntry(merchantID: merchant.id, actor: context.identity.actor, action: "charge_run.started", objectType: "charge_run",
-                                          objectID: runID))
+                startedAt: now, owner: RunnerIdentity.process)
+            // One running run per merchant, across servers: each run is a row, an audit event and
+            // its own gateway concurrency, so a loop of starts must not multiply them.
+            if let running = try await services.store.insertChargeRun(
+                record,
+                audit: AuditEntry(
+                    merchantID: merchant.id, actor: context.identity.actor, action: "charge_run.started", objectType: "charge_run", objectID: runID),
+                unlessRunningSince: now.addingTimeInterval(-Self.runningRunStaleAfter))
+            {
+                throw Self.alreadyRunning(running)
+            }
             guard services.chargeRuns.submit(ChargeRunJob(record: record, options: options, actor: context.identity.actor)) else {
                 // Shutting down between the check and now: the run never starts.
                 var refused = record
