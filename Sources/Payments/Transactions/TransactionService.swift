@@ -373,6 +373,12 @@ public struct TransactionService: Sendable {
             guard [.approved, .captured].contains(parent.status) else {
                 throw TransactionError.notAllowed(code: "not_voidable", message: "The transaction is \(parent.status.rawValue) and cannot be voided.")
             }
+            // A capture still at the gateway may turn the authorization captured at any moment: a
+            // void sent now would race it there.
+            guard !open.contains(where: { $0.type == .capture }) else {
+                throw TransactionError.notAllowed(
+                    code: "not_voidable", message: "A capture of this authorization is still at the gateway; void it once the capture has settled.")
+            }
             let reserved = open.filter { $0.type == .void }.reduce(Int64(0)) { $0 + $1.amount }
             guard amount <= parent.voidableAmount - reserved else {
                 throw TransactionError.notAllowed(

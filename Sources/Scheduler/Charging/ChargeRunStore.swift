@@ -88,12 +88,13 @@ public struct AttemptOutcome: Sendable {
 
 /// Why an attempt or outcome of a leased step was not written.
 public enum StepLeaseError: Error, Equatable, CustomStringConvertible {
-    /// The step's lease is no longer the writer's: it expired and another runner claimed the step.
+    /// The step is no longer the writer's to charge: its lease expired and another runner claimed
+    /// it, or it was skipped or cancelled (with its schedule or card) since the claim.
     case leaseLost(stepID: String)
 
     public var description: String {
         switch self {
-        case .leaseLost(let stepID): "the lease of step \(stepID) was taken over by another runner"
+        case .leaseLost(let stepID): "step \(stepID) is no longer this runner's to charge (its lease was taken over, or it was skipped or cancelled)"
         }
     }
 }

@@ -5,8 +5,10 @@ public import Vault
 /// What a step's write requires of the step's row, so that a write based on a stale view of the
 /// step changes nothing: the condition of the guarded update the storage engines apply.
 public enum StepWriteGuard: Sendable, Equatable {
-    /// The step is still leased to this runner (``RunnerIdentity``): a runner whose lease expired
-    /// and was taken over writes nothing more (``StepLeaseError/leaseLost(stepID:)``).
+    /// The step is still leased to this runner (``RunnerIdentity``) and still one a run charges
+    /// (``StepStatus/chargedByRuns``): a runner whose lease expired and was taken over, or whose
+    /// step was skipped or cancelled since its claim, writes nothing more
+    /// (``StepLeaseError/leaseLost(stepID:)``) and calls no gateway.
     case leasedBy(String)
     /// The step still has this status: an operator's resolution of a step in review
     /// (``StepReviewError/wrongStatus(current:)`` otherwise).

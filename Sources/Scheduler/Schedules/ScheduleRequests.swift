@@ -128,6 +128,8 @@ public enum ScheduleError: Error, Equatable, Sendable {
     case wrongStatus(current: ScheduleStatus, operation: String)
     /// The step cannot be skipped (409).
     case stepNotSkippable(status: StepStatus)
+    /// A step changed between reading and writing: a charge run claimed it (409; nothing written).
+    case stepChanged(stepID: String)
     /// The schedule's card has no customer-initiated first use of its current number on file with
     /// the merchant's gateway, and none could be made (409): its charges would have nothing to refer to.
     case storedCredentialMissing(secureCardReference: String, merchantReference: String?)

@@ -133,7 +133,7 @@ public struct ScheduleService: Sendable {
         let remaining = steps.filter { !$0.status.isSettled && !missed.map(\.id).contains($0.id) }
         if remaining.isEmpty && isFullyMaterialized(schedule) { schedule.status = .completed }
         try await store.saveSchedule(
-            schedule, expectedStatus: .paused, stepUpdates: missed.map { StepUpdate(stepID: $0.id, status: .skipped) }, newSteps: [],
+            schedule, expectedStatus: .paused, stepUpdates: missed.map { StepUpdate(stepID: $0.id, expectedStatus: $0.status, status: .skipped) }, newSteps: [],
             audit: audit(schedule, actor: actor, action: "schedule.resumed",
                          details: ["catchUp": String(catchUp), "skippedSteps": String(missed.count)]))
         return try await get(id: id, merchant: merchant, now: now)
@@ -148,7 +148,7 @@ public struct ScheduleService: Sendable {
         schedule.status = .cancelled
         schedule.updatedAt = now
         try await store.saveSchedule(
-            schedule, expectedStatus: previous, stepUpdates: open.map { StepUpdate(stepID: $0.id, status: .cancelled) }, newSteps: [],
+            schedule, expectedStatus: previous, stepUpdates: open.map { StepUpdate(stepID: $0.id, expectedStatus: $0.status, status: .cancelled) }, newSteps: [],
             audit: audit(schedule, actor: actor, action: "schedule.cancelled", details: ["cancelledSteps": String(open.count)]))
         return try await get(id: id, merchant: merchant, now: now)
     }
@@ -165,7 +165,7 @@ public struct ScheduleService: Sendable {
         if let amount = change.amount {
             try Self.checkAmount(amount)
             schedule.amount = amount
-            updates = future.map { StepUpdate(stepID: $0.id, amount: amount) }
+            updates = future.map { StepUpdate(stepID: $0.id, expectedStatus: $0.status, amount: amount) }
             changed.append("amount")
         }
         if change.secureCardReference != nil || change.merchantReference != nil {
@@ -215,7 +215,7 @@ public struct ScheduleService: Sendable {
             schedule.status = .completed
         }
         try await store.saveSchedule(
-            schedule, expectedStatus: previous, stepUpdates: [StepUpdate(stepID: stepID, status: .skipped)], newSteps: [],
+            schedule, expectedStatus: previous, stepUpdates: [StepUpdate(stepID: stepID, expectedStatus: step.status, status: .skipped)], newSteps: [],
             audit: audit(schedule, actor: actor, action: "schedule.step_skipped", details: ["step": stepID, "sequence": String(step.sequence)]))
         return try await get(id: id, merchant: merchant, now: now)
     }

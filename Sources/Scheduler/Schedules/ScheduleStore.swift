@@ -5,14 +5,19 @@ public import Vault
 public struct StepUpdate: Sendable, Equatable {
     /// The step.
     public var stepID: String
+    /// The status the step had when the change was decided: the write happens only while it still
+    /// has it and no charge run holds its lease (else ``ScheduleError/stepChanged(stepID:)``), so a
+    /// step a runner has just claimed is never skipped, cancelled or re-priced under it.
+    public var expectedStatus: StepStatus
     /// New status, if it changes.
     public var status: StepStatus?
     /// New amount, if it changes.
     public var amount: Int64?
 
-    /// Creates an update.
-    public init(stepID: String, status: StepStatus? = nil, amount: Int64? = nil) {
+    /// Creates an update of a step read in `expectedStatus`.
+    public init(stepID: String, expectedStatus: StepStatus, status: StepStatus? = nil, amount: Int64? = nil) {
         self.stepID = stepID
+        self.expectedStatus = expectedStatus
         self.status = status
         self.amount = amount
     }
@@ -23,7 +28,9 @@ public protocol ScheduleStore: Sendable {
     /// Stores a new schedule with its materialized steps.
     func insertSchedule(_ schedule: Schedule, steps: [ScheduleStep], audit: AuditEntry) async throws
     /// Saves a changed schedule, step updates and new steps in one transaction, only if the schedule
-    /// still has `expectedStatus` (otherwise throws `ScheduleError.wrongStatus` with the current one).
+    /// still has `expectedStatus` (otherwise throws `ScheduleError.wrongStatus` with the current one)
+    /// and every updated step still has its update's expected status with no live lease at
+    /// `schedule.updatedAt` (otherwise throws `ScheduleError.stepChanged` and writes nothing).
     func saveSchedule(
         _ schedule: Schedule, expectedStatus: ScheduleStatus, stepUpdates: [StepUpdate], newSteps: [ScheduleStep], audit: AuditEntry
     ) async throws

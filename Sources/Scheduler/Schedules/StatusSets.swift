@@ -12,6 +12,12 @@ extension StepStatus {
     /// retrying). A step whose attempt is under way or in review keeps its status, so its outcome
     /// (possibly a charge already made) is still recorded.
     public static let cancelledWithSchedule: [StepStatus] = [.scheduled, .retryPending]
+
+    /// The steps a charge run claims and charges: waiting for their first attempt, retrying, or
+    /// with an attempt under way. A runner's writes to a step it leased require the step to still
+    /// be one of these, so a step skipped, or cancelled with its schedule or card, after the claim
+    /// is never charged.
+    public static let chargedByRuns: [StepStatus] = [.scheduled, .retryPending, .processing]
 }
 
 extension ScheduleStatus {

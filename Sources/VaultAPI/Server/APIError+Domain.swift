@@ -59,6 +59,10 @@ extension ScheduleError: APIErrorConvertible {
                              code: "invalid_schedule_status", param: "status")
         case .stepNotSkippable(let status):
             return .conflict("Only a future scheduled step can be skipped; this one is \(status.rawValue).", code: "step_not_skippable", param: "stepId")
+        case .stepChanged(let stepID):
+            return .conflict(
+                "Step \(stepID) is being charged by a charge run; nothing was changed. Read the schedule again and retry once the run has settled it.",
+                code: "step_being_charged", param: "stepId")
         case .storedCredentialMissing(let reference, let merchantReference):
             let card = merchantReference ?? reference
             return .conflict(

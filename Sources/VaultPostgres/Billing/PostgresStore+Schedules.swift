@@ -43,12 +43,15 @@ extension PostgresStore: ScheduleStore {
             }
             let stamp = Timestamp.string(schedule.updatedAt)
             for update in stepUpdates {
-                try await write.run(
+                let updated = try await write.run(
                     """
                     UPDATE schedule_steps SET status = coalesce(\(update.status?.rawValue)::text, status),
                         amount = coalesce(\(update.amount)::bigint, amount), updated_at = \(stamp)
-                    WHERE id = \(update.stepID) AND schedule_id = \(schedule.id)
+                    WHERE id = \(update.stepID) AND schedule_id = \(schedule.id) AND status = \(update.expectedStatus.rawValue)
+                        AND (lease_until IS NULL OR lease_until <= \(stamp))
+                    RETURNING 1
                     """)
+                guard updated == 1 else { throw ScheduleError.stepChanged(stepID: update.stepID) }
             }
             try await Self.insertSteps(newSteps, merchantID: schedule.merchantID, on: write)
             try await write.appendAudit(PendingAuditEvent(audit))

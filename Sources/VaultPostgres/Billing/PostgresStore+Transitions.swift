@@ -10,6 +10,9 @@ import Vault
 /// statement. The statuses come from the transitions and the domain's status lists; none is
 /// written here.
 extension PostgresStore {
+    /// The statuses a runner's guarded writes require of its leased step, as SQL literals.
+    static let chargedByRuns = StepStatus.chargedByRuns.sqlLiterals
+
     /// Appends `tr AS (...), stepped AS (...), written AS (...)` to a `WITH` clause: `stepped`, the
     /// ids of the steps the guarded updates changed; `written`, those and the steps of unguarded
     /// transitions (whose writes go ahead whatever the row), for the rest of the statement to
@@ -44,7 +47,7 @@ extension PostgresStore {
                     next_attempt_at = CASE WHEN tr.settles THEN tr.next_attempt_at ELSE s.next_attempt_at END,
                     lease_owner = CASE WHEN tr.settles THEN NULL ELSE s.lease_owner END,
                     lease_until = CASE WHEN tr.settles THEN tr.hold_until ELSE s.lease_until END
-                FROM tr WHERE s.id = tr.step AND (tr.owner IS NULL OR s.lease_owner = tr.owner)
+                FROM tr WHERE s.id = tr.step AND (tr.owner IS NULL OR (s.lease_owner = tr.owner AND s.status IN (\(Self.chargedByRuns))))
                     AND (tr.expected IS NULL OR s.status = tr.expected)
                 RETURNING s.id),
             written AS (SELECT id FROM stepped UNION SELECT step FROM tr WHERE NOT tr.guarded)

@@ -7,8 +7,8 @@ import Vault
 /// transition's events only when that update changed the row. The statuses come from the
 /// transition and the domain's status lists; none is written here.
 extension SQLiteConnection {
-    /// Applies `transition` to its step: `UPDATE ... WHERE id = <step> [AND lease_owner = <owner>]
-    /// [AND status = <status>]`, then its audit and webhook events.
+    /// Applies `transition` to its step: `UPDATE ... WHERE id = <step> [AND lease_owner = <owner> AND
+    /// status IN <charged by runs>] [AND status = <status>]`, then its audit and webhook events.
     /// - Parameter hasCallback: whether a merchant has a `callbackUrl` (cached by the caller).
     /// - Throws: the guard's refusal when no row changed (``StepLeaseError/leaseLost(stepID:)``,
     ///   ``StepReviewError/wrongStatus(current:)``), nothing of the transition written; `SQLiteError`.
@@ -25,7 +25,9 @@ extension SQLiteConnection {
                 """
         }
         update += " WHERE id = \(transition.stepID)"
-        update.and(transition.requires.leaseOwner) { owner in "lease_owner = \(owner)" }
+        update.and(transition.requires.leaseOwner) { owner in
+            "lease_owner = \(owner) AND status IN (\(list: StepStatus.chargedByRuns.map(\.rawValue)))"
+        }
         update.and(transition.requires.status) { status in "status = \(status.rawValue)" }
         try run(update)
         if changes == 0 {

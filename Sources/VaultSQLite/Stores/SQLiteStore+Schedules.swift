@@ -46,8 +46,11 @@ extension SQLiteStore: ScheduleStore {
                 try connection.run(
                     """
                     UPDATE schedule_steps SET status = coalesce(\(update.status?.rawValue), status), amount = coalesce(\(update.amount),
-                        amount), updated_at = \(stamp) WHERE id = \(update.stepID) AND schedule_id = \(schedule.id)
+                        amount), updated_at = \(stamp)
+                    WHERE id = \(update.stepID) AND schedule_id = \(schedule.id) AND status = \(update.expectedStatus.rawValue)
+                        AND (lease_until IS NULL OR lease_until <= \(stamp))
                     """)
+                guard connection.changes == 1 else { throw ScheduleError.stepChanged(stepID: update.stepID) }
             }
             try Self.insertSteps(newSteps, merchantID: schedule.merchantID, on: connection)
             try connection.appendAudit(audit)

@@ -181,3 +181,29 @@ struct ReversalFixture {
         #expect(original.reversalOptions(ReversalPolicy(window: 3600, partialVoid: true), now: Date()).mode == .none)
     }
 }
+
+/// A follow-up checks the state it read when it is written: a void sent while a capture of the same
+/// authorization is still at the gateway is refused (the gateway would void an authorization that
+/// is being captured), and goes through once the capture has settled.
+@Suite struct FollowUpRaceTests {
+    @Test func aVoidWhileACaptureOfTheAuthorizationIsAtTheGatewayIsRefused() async throws {
+        let fixture = try await ReversalFixture(partialVoid: false)
+        defer { fixture.close() }
+        let authorization = try await fixture.payment("authorize", amount: 5000)
+        fixture.gateway.holdCaptures.withLock { $0 = true }
+        let capturing = Task { try await fixture.service.capture(id: authorization.id, amount: nil, merchant: fixture.merchant, actor: "test") }
+        while fixture.gateway.heldCaptureCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+
+        await #expect(throws: TransactionError.notAllowed(
+            code: "not_voidable", message: "A capture of this authorization is still at the gateway; void it once the capture has settled.")) {
+            try await fixture.service.void(id: authorization.id, merchant: fixture.merchant, actor: "test")
+        }
+        #expect(fixture.gateway.voids.withLock { $0.isEmpty }, "nothing was sent to the gateway")
+
+        fixture.gateway.releaseCaptures()
+        let capture = try await capturing.value
+        #expect(capture.status == .approved)
+        let void = try await fixture.service.void(id: capture.id, merchant: fixture.merchant, actor: "test")
+        #expect(void.status == .approved && void.parentID == authorization.id)
+    }
+}

@@ -39,9 +39,8 @@ struct ChargeRunsController {
 
     /// 409 `charge_run_running`: the merchant's run already running, named in the message and in `Location`.
     static func alreadyRunning(_ run: ChargeRunRecord) -> APIError {
-        var error = APIError(
-            status: .conflict, type: "invalid_request_error", code: "charge_run_running",
-            message: "A charge run of this merchant is already running: \(run.id). Follow it at /v1/charge-runs/\(run.id).")
+        var error = APIError.conflict(
+            "A charge run of this merchant is already running: \(run.id). Follow it at /v1/charge-runs/\(run.id).", code: "charge_run_running")
         error.headers[.location] = "/v1/charge-runs/\(run.id)"
         return error
     }
