@@ -41,14 +41,20 @@ extension ScheduleStatus {
     public static let extendable: [ScheduleStatus] = [.active, .paused, .pastDue]
 }
 
-extension RawRepresentable where RawValue == String {
+/// A status name of the domain's own (lower-case letters and `_`, never input), which the storage
+/// engines may write into a statement's text as a literal.
+public protocol StatusName: RawRepresentable where RawValue == String {}
+
+extension StepStatus: StatusName {}
+extension ScheduleStatus: StatusName {}
+
+extension StatusName {
     /// The raw value as an SQL string literal (`'processing'`), for statements whose text must not
-    /// change with the values (a partial index is used only when the query names its literal). Only
-    /// for the domain's own status names, never for input.
+    /// change with the values (a partial index is used only when the query names its literal).
     public var sqlLiteral: String { "'" + rawValue + "'" }
 }
 
-extension Sequence where Element: RawRepresentable, Element.RawValue == String {
-    /// The raw values as a list of SQL string literals (`'active', 'past_due'`), as ``RawRepresentable/sqlLiteral``.
+extension Sequence where Element: StatusName {
+    /// The raw values as a list of SQL string literals (`'active', 'past_due'`), as ``StatusName/sqlLiteral``.
     public var sqlLiterals: String { map(\.sqlLiteral).joined(separator: ", ") }
 }

@@ -123,8 +123,8 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    /// Runs `body` in one READ COMMITTED transaction, then its before-commit steps (the audit
-    /// chains' heads), then COMMIT; rolls back when anything throws. Audit events and webhook
+    /// Runs `body` in one READ COMMITTED transaction, then the audit events it appended and the
+    /// audit chains' heads, then COMMIT; rolls back when anything throws. Audit events and webhook
     /// events queued through the `PostgresWrite` commit with the change or not at all.
     ///
     /// `BEGIN READ WRITE` is refused by a standby, so a pool left on a demoted server moves to

@@ -23,7 +23,6 @@ public final class PostgresWrite {
     var createdAuditKey = false
     /// Audit events appended, linked and inserted before `COMMIT` (`insertPendingAudits`).
     var pendingAudits: [PendingAuditEvent] = []
-    private var beforeCommit: [(PostgresWrite) async throws -> Void] = []
     private var savepointDepth = 0
 
     init(connection: PostgresConnection, store: PostgresStore) {
@@ -48,19 +47,14 @@ public final class PostgresWrite {
         try await connection.run(query, logger: logger)
     }
 
-    /// Runs `step` after the body, before `COMMIT` (once per registration).
-    public func onBeforeCommit(_ step: @escaping (PostgresWrite) async throws -> Void) {
-        beforeCommit.append(step)
-    }
-
     /// Runs `body` in a savepoint: when it throws, its changes (and the audit and webhook events it
-    /// queued, and its before-commit steps) are rolled back and the error rethrown; the rest of
+    /// queued) are rolled back and the error rethrown; the rest of
     /// the transaction goes on. The charge runner records each outcome this way.
     @discardableResult
     public func savepoint<T>(_ body: (PostgresWrite) async throws -> T) async throws -> T {
         savepointDepth += 1
         let name = "vault_sp_\(savepointDepth)"
-        let (heads, shards, steps, key, created, audits) = (chainHeads, chainShards, beforeCommit.count, auditKey, createdAuditKey, pendingAudits.count)
+        let (heads, shards, key, created, audits) = (chainHeads, chainShards, auditKey, createdAuditKey, pendingAudits.count)
         defer { savepointDepth -= 1 }
         try await run(PostgresQuery(unsafeSQL: "SAVEPOINT \(name)"))
         do {
@@ -74,20 +68,14 @@ public final class PostgresWrite {
             // Row locks taken inside a rolled-back savepoint are released: forget those chains.
             chainHeads = heads
             chainShards = shards
-            beforeCommit.removeSubrange(steps...)
             pendingAudits.removeSubrange(audits...)
             (auditKey, createdAuditKey) = (key, created)
             throw mapped
         }
     }
 
-    /// The before-commit steps, then the audit events appended, then the audit chains' heads.
+    /// Before `COMMIT`: the audit events appended, then the audit chains' heads.
     func finish() async throws {
-        var index = 0
-        while index < beforeCommit.count {
-            try await beforeCommit[index](self)
-            index += 1
-        }
         try await insertPendingAudits()
         try await writeChainHeads()
     }

@@ -7,6 +7,8 @@ import Testing
     @Test func aRunChargesTheStepsOfActiveAndPastDueSchedulesAndExtendsPausedOnesToo() {
         #expect(ScheduleStatus.charging == [.active, .pastDue])
         #expect(ScheduleStatus.extendable == [.active, .paused, .pastDue])
+        #expect(StepStatus.chargedByRuns == [.scheduled, .retryPending, .processing])
+        #expect(Set(StepStatus.chargedByRuns).isDisjoint(with: StepStatus.settled), "a settled step is never charged again")
         #expect(Set(StepStatus.open).isDisjoint(with: StepStatus.settled))
         #expect(Set(StepStatus.open).union(StepStatus.settled) == Set(StepStatus.allCases))
     }
