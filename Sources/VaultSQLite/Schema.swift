@@ -411,6 +411,15 @@ public enum Schema {
             ALTER TABLE idempotency_keys ADD COLUMN expires_at TEXT;
             ALTER TABLE idempotency_keys ADD COLUMN transaction_id TEXT;
             """),
+        // API key rows are bound: the secret becomes a keyed MAC of the bearer's SHA-256 and each row
+        // carries a MAC of its id, merchant, role and dates (`APIKeyBinding`), so a key inserted,
+        // moved, raised or un-revoked in SQL authenticates nobody. Rows of an earlier build
+        // (`secret_scheme` 0) are bound at start-up.
+        Migration(id: 32, name: "bound API keys", sql: """
+            ALTER TABLE api_keys ADD COLUMN secret_scheme INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE api_keys ADD COLUMN binding BLOB;
+            CREATE INDEX api_keys_legacy ON api_keys(id) WHERE secret_scheme = 0;
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

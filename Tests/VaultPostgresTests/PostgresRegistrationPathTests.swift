@@ -131,18 +131,18 @@ struct PostgresRegistrationPathTests {
 
     @Test func authenticationReadsTheKeyAndItsMerchantInOneStatement() async throws {
         try await withMerchant { store, merchant, key, _ in
-            var found: (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)?
+            var found: (key: StoredAPIKey, merchant: Merchant?)?
             let sent = try await statements { found = try await store.apiKeyCredential(id: key.record.id) }
             #expect(sent.count == 1)
             let credential = try #require(found)
             // As stored (instants at the stored precision), and as the other reads give them.
-            #expect(credential.record == (try await store.apiKeys(merchantID: merchant.id)).first)
-            #expect(credential.record.id == key.record.id && credential.record.role == .admin && credential.record.revokedAt == nil)
-            #expect(credential.secretHash == key.secretHash)
+            #expect(credential.key == (try await store.apiKeys(merchantID: merchant.id)).first)
+            #expect(credential.key.record.id == key.record.id && credential.key.record.role == .admin && credential.key.record.revokedAt == nil)
+            #expect(credential.key.secret == key.storedSecret && credential.key.binding == key.binding && credential.key.scheme == .bound)
             #expect(credential.merchant == (try await store.merchant(named: "acme")))
             #expect(credential.merchant?.id == merchant.id)
             // An unknown key: nothing, also in one statement.
-            var unknown: (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)?
+            var unknown: (key: StoredAPIKey, merchant: Merchant?)?
             let missing = try await statements { unknown = try await store.apiKeyCredential(id: "ak_unknown") }
             #expect(missing.count == 1)
             #expect(unknown == nil)

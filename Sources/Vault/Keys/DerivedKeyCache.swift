@@ -12,6 +12,7 @@ public final class DerivedKeyCache: Sendable {
     private let purpose: KeyPurpose
     private let context: String
     private let subkeyID: UInt64
+    private let parentVersion: Int?
     private let cache = Mutex<[String: Entry]>([:])
 
     private struct Entry {
@@ -20,12 +21,14 @@ public final class DerivedKeyCache: Sendable {
     }
 
     /// Subkeys of each merchant's `purpose` key for `context` (exactly 8 bytes, e.g. `"idemmac1"`).
-    public init(keyring: Keyring, from purpose: KeyPurpose, context: String, subkeyID: UInt64 = 1) {
+    /// - Parameter parentVersion: the parent key's version to derive from; nil for the newest.
+    public init(keyring: Keyring, from purpose: KeyPurpose, context: String, subkeyID: UInt64 = 1, parentVersion: Int? = nil) {
         precondition(context.utf8.count == SubkeyDerivation.contextLength, "a crypto_kdf context is 8 bytes")
         self.keyring = keyring
         self.purpose = purpose
         self.context = context
         self.subkeyID = subkeyID
+        self.parentVersion = parentVersion
     }
 
     /// The merchant's subkey (32 bytes, locked memory).
@@ -33,7 +36,7 @@ public final class DerivedKeyCache: Sendable {
     public func key(merchantID: String) async throws -> SecureBytes {
         let parent: SecureBytes
         do {
-            parent = try await keyring.key(merchantID: merchantID, purpose: purpose).key
+            parent = try await keyring.key(merchantID: merchantID, purpose: purpose, version: parentVersion).key
         } catch {
             cache.withLock { _ = $0.removeValue(forKey: merchantID) }
             throw error

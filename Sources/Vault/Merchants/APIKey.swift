@@ -41,22 +41,51 @@ public struct IssuedAPIKey: Sendable {
     public var record: APIKeyRecord
     /// `vk_<id>_<secret>`, what clients send as `Authorization: Bearer`.
     public var bearer: String
-    /// SHA-256 of `bearer`, the only form kept.
-    public var secretHash: [UInt8]
+    /// What is kept of `bearer`: a keyed MAC of its SHA-256 (``APIKeyBinding``).
+    public var storedSecret: [UInt8]
+    /// The MAC binding the record's id, merchant, role and dates (``APIKeyBinding``).
+    public var binding: [UInt8]
 }
 
-/// Issues and checks bearer API keys.
+/// An API key row as stored: the record, what is kept of the secret and how, and the row's binding.
+public struct StoredAPIKey: Sendable, Equatable {
+    /// How `secret` was made.
+    public enum SecretScheme: Int, Sendable {
+        /// An unkeyed SHA-256 of the bearer and no binding: a row of an earlier build, upgraded at start.
+        case legacySHA256 = 0
+        /// A keyed MAC of the bearer's SHA-256, with a binding of the row (``APIKeyBinding``).
+        case bound = 1
+    }
+
+    /// The record.
+    public var record: APIKeyRecord
+    /// What is kept of the bearer.
+    public var secret: [UInt8]
+    /// How `secret` was made.
+    public var scheme: SecretScheme
+    /// The row's binding; nil for a legacy row.
+    public var binding: [UInt8]?
+
+    /// Creates a value (for the storage engines, which build it from their rows).
+    public init(record: APIKeyRecord, secret: [UInt8], scheme: SecretScheme, binding: [UInt8]?) {
+        self.record = record
+        self.secret = secret
+        self.scheme = scheme
+        self.binding = binding
+    }
+}
+
+/// The shape of bearer API keys.
 ///
 /// A key reads `vk_<16 base32 id>_<32 base32 secret>` (80 + 160 random bits). The id finds the
-/// row; the SHA-256 of the whole key is compared with the stored hash in constant time.
+/// row; ``APIKeyBinding`` issues keys and checks a bearer against its row.
 public enum APIKeys {
-    /// A new random key for `merchantID` with `role`.
-    public static func issue(merchantID: String, role: APIKeyRole, now: Date = Date()) -> IssuedAPIKey {
+    /// A new random bearer and its record for `merchantID` with `role` (not yet bound: see ``APIKeyBinding/issue(merchantID:role:now:)``).
+    static func newKey(merchantID: String, role: APIKeyRole, now: Date) -> (record: APIKeyRecord, bearer: String) {
         let id = Encoding.base32(RandomBytes.make(10))
         let secret = Encoding.base32(RandomBytes.make(20))
-        let bearer = "vk_\(id)_\(secret)"
         let record = APIKeyRecord(id: "key_" + id, merchantID: merchantID, role: role, createdAt: now)
-        return IssuedAPIKey(record: record, bearer: bearer, secretHash: Digest.sha256(Array(bearer.utf8)))
+        return (record, "vk_\(id)_\(secret)")
     }
 
     /// The stored key id a bearer string claims to be, or nil when it is not shaped like a key.
@@ -67,10 +96,5 @@ public enum APIKeys {
             bytes[19] == UInt8(ascii: "_"), !bytes[3..<19].contains(UInt8(ascii: "_")), !bytes[20...].contains(UInt8(ascii: "_"))
         else { return nil }
         return "key_" + String(decoding: bytes[3..<19], as: UTF8.self)
-    }
-
-    /// True when `bearer` hashes to `storedHash` (constant-time comparison).
-    public static func matches(bearer: String, storedHash: [UInt8]) -> Bool {
-        constantTimeEquals(Digest.sha256(Array(bearer.utf8)), storedHash)
     }
 }

@@ -9,3 +9,17 @@ extension APIKeyRecord {
             createdAt: try stored.instant(prefix + "created_at"), revokedAt: try stored.optionalInstant(prefix + "revoked_at"))
     }
 }
+
+extension StoredAPIKey {
+    /// The row of `api_keys` as both engines store it, `prefix` as for ``APIKeyRecord``.
+    ///
+    /// - Throws: `StoredRowError` for a role, instant or secret scheme this build cannot read.
+    public init<Row: StoredRow>(storedRow stored: TableRow<Row>, prefix: String) throws {
+        let scheme = try stored.row.int(prefix + "secret_scheme")
+        guard let known = SecretScheme(rawValue: scheme) else { throw stored.unreadable(prefix + "secret_scheme", value: String(scheme)) }
+        guard let secret = try stored.row.optionalBlob(prefix + "secret_hash") else { throw stored.unreadable(prefix + "secret_hash", value: nil) }
+        self.init(
+            record: try APIKeyRecord(storedRow: stored, prefix: prefix), secret: secret, scheme: known,
+            binding: try stored.row.optionalBlob(prefix + "binding"))
+    }
+}

@@ -49,12 +49,13 @@ public struct MerchantSettingError: Error, Equatable, Sendable, CustomStringConv
 public struct MerchantService: Sendable {
     private static let credentialsKind = "gateway_credentials"
 
-    private let store: any MerchantStore & KeyStore
+    private let store: any MerchantStore & KeyStore & AuditStore
     private let keyring: Keyring
     private let defaultTimeZone: String
     private let defaultGateway: String
     private let allowPrivateCallbackTargets: Bool
     private let gateways: MerchantGatewayRules
+    private let apiKeys: APIKeyBinding
 
     /// A service over `store`, sealing with `keyring`.
     /// - Parameters:
@@ -62,7 +63,7 @@ public struct MerchantService: Sendable {
     ///     gateway catalogue).
     ///   - allowPrivateCallbackTargets: whether callback URLs may name loopback, private or
     ///     link-local addresses (`webhooks.allowPrivateTargets`; off by default).
-    public init(store: any MerchantStore & KeyStore, keyring: Keyring, defaultTimeZone: String, defaultGateway: String,
+    public init(store: any MerchantStore & KeyStore & AuditStore, keyring: Keyring, defaultTimeZone: String, defaultGateway: String,
                 gateways: MerchantGatewayRules, allowPrivateCallbackTargets: Bool = false) {
         self.store = store
         self.gateways = gateways
@@ -70,6 +71,7 @@ public struct MerchantService: Sendable {
         self.defaultTimeZone = defaultTimeZone
         self.defaultGateway = defaultGateway
         self.allowPrivateCallbackTargets = allowPrivateCallbackTargets
+        apiKeys = APIKeyBinding(keyring: keyring)
     }
 
     /// Creates a merchant with fresh keys and its first API key.
@@ -86,11 +88,14 @@ public struct MerchantService: Sendable {
         try apply(settings, to: &merchant)
         let keys = try keyring.newMerchantKeys(merchantID: merchant.id, now: now)
         let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: 1)
-        let apiKey = APIKeys.issue(merchantID: merchant.id, role: role, now: now)
+        let apiKey = try await apiKeys.issue(merchantID: merchant.id, role: role, now: now)
         merchant.sequence = try await store.createMerchant(
             merchant, keys: keys, sealedGatewayCredentials: sealed, apiKey: apiKey,
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.created", objectType: "merchant", objectID: merchant.id,
-                              details: ["name": name, "gateway": merchant.gateway.name, "apiKey": apiKey.record.id, "role": role.rawValue]))
+                              details: [
+                    "name": name, "gateway": merchant.gateway.name, "apiKey": apiKey.record.id, "role": role.rawValue,
+                    Self.keysBoundDetail: "true",
+                ]))
         return (merchant, apiKey)
     }
 
@@ -112,20 +117,93 @@ public struct MerchantService: Sendable {
     /// Issues another API key for a merchant.
     public func issueKey(merchantName: String, role: APIKeyRole, actor: String, now: Date = Date()) async throws -> IssuedAPIKey {
         let merchant = try await existing(merchantName)
-        let key = APIKeys.issue(merchantID: merchant.id, role: role, now: now)
+        let key = try await apiKeys.issue(merchantID: merchant.id, role: role, now: now)
         try await store.addAPIKey(
             key, audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "api_key.created", objectType: "api_key", objectID: key.record.id,
                                    details: ["role": role.rawValue]))
         return key
     }
 
-    /// Revokes one of a merchant's keys.
+    /// Revokes one of a merchant's keys (and binds the revocation into its row).
     public func revokeKey(merchantName: String, keyID: String, actor: String, now: Date = Date()) async throws {
         let merchant = try await existing(merchantName)
+        guard let (stored, _) = try await store.apiKeyCredential(id: keyID), stored.record.merchantID == merchant.id else {
+            throw MerchantError.apiKeyNotFound(keyID)
+        }
+        var record = stored.record
+        record.revokedAt = now
         let revoked = try await store.revokeAPIKey(
-            id: keyID, merchantID: merchant.id, at: now,
+            id: keyID, merchantID: merchant.id, at: now, binding: try await apiKeys.binding(of: record),
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "api_key.revoked", objectType: "api_key", objectID: keyID))
         if !revoked { throw MerchantError.apiKeyNotFound(keyID) }
+    }
+
+    /// A merchant's keys, newest first, each with whether its row is as this vault wrote it (false:
+    /// inserted, moved, raised or un-revoked behind the vault's back; such a key authenticates nobody).
+    public func keys(merchantName: String) async throws -> [(record: APIKeyRecord, intact: Bool)] {
+        let merchant = try await existing(merchantName)
+        var keys: [(record: APIKeyRecord, intact: Bool)] = []
+        for stored in try await store.apiKeys(merchantID: merchant.id) {
+            keys.append((stored.record, await apiKeys.isIntact(stored)))
+        }
+        return keys
+    }
+
+    /// The audit action recording that a merchant's API key rows of an earlier build were bound.
+    public static let legacyKeysBoundAction = "api_keys.bound"
+    /// The `merchant.created` detail of a merchant created with bound keys (by this build or later).
+    static let keysBoundDetail = "apiKeysBound"
+
+    /// Whether the merchant's keys are known to be bound: its keyed audit chain says it was created
+    /// with bound keys, or that its legacy rows were bound.
+    private func keysAreBound(merchantID: String) async throws -> Bool {
+        let upgraded = try await store.auditEvents(
+            merchantID: merchantID, filter: AuditFilter(action: Self.legacyKeysBoundAction), before: nil, limit: 1)
+        if !upgraded.isEmpty { return true }
+        let created = try await store.auditEvents(merchantID: merchantID, filter: AuditFilter(action: "merchant.created"), before: nil, limit: 1)
+        return created.contains { $0.details[Self.keysBoundDetail] == "true" }
+    }
+
+    /// Binds the API key rows an earlier build stored with a plain SHA-256 and no binding, as they
+    /// stand, once per merchant (recorded by an `api_keys.bound` audit event in the merchant's keyed
+    /// chain, written with the binding; a merchant created by this build says so in its
+    /// `merchant.created` event); run at start-up, before serving. The audit chain is what makes the
+    /// record trustworthy: deleting or editing those events breaks it (`vault audit verify`).
+    ///
+    /// A legacy-shaped row of a merchant already bound was not written by an earlier build but
+    /// inserted since, by someone writing to the database: it is left unbound (it authenticates
+    /// nobody; `merchant key --list` shows it `tampered`) and returned in `refused`. Rows of
+    /// off-boarded merchants (keys destroyed) are left: they can never authenticate.
+    public func bindLegacyAPIKeys(batchSize: Int = 500) async throws -> (bound: Int, refused: [String]) {
+        var bound = 0
+        var left: Set<String> = []
+        var refused: [String] = []
+        while true {
+            let rows = try await store.legacyAPIKeys(limit: batchSize + left.count).filter { !left.contains($0.record.id) }
+            if rows.isEmpty { return (bound, refused) }
+            for (merchantID, keys) in Dictionary(grouping: rows, by: \.record.merchantID) {
+                guard try await !keysAreBound(merchantID: merchantID) else {
+                    left.formUnion(keys.map(\.record.id))
+                    refused += keys.map(\.record.id)
+                    continue
+                }
+                do {
+                    var upgraded: [(id: String, secret: [UInt8], binding: [UInt8])] = []
+                    for key in keys {
+                        let (secret, binding) = try await apiKeys.upgraded(key)
+                        upgraded.append((key.record.id, secret, binding))
+                    }
+                    try await store.bindLegacyAPIKeys(
+                        upgraded,
+                        audit: AuditEntry(
+                            merchantID: merchantID, actor: "system", action: Self.legacyKeysBoundAction, objectType: "merchant", objectID: merchantID,
+                            details: ["keys": keys.map(\.record.id).sorted().joined(separator: ",")]))
+                    bound += keys.count
+                } catch KeyringError.keyUnavailable {
+                    left.formUnion(keys.map(\.record.id))
+                }
+            }
+        }
     }
 
     /// Off-boards a merchant: destroys its keys (every card becomes unreadable at once) and revokes its API keys.
@@ -180,14 +258,14 @@ public struct MerchantService: Sendable {
     }
 
     /// The merchant and key a bearer token belongs to, or nil when the token is unknown, revoked,
-    /// or its merchant is off-boarded.
+    /// its merchant is off-boarded, or its row fails its binding (``APIKeyBinding``).
     public func authenticate(bearer: String) async throws -> (merchant: Merchant, key: APIKeyRecord)? {
         guard let keyID = APIKeys.keyID(ofBearer: bearer),
-            let (record, hash, merchant) = try await store.apiKeyCredential(id: keyID),
-            APIKeys.matches(bearer: bearer, storedHash: hash), record.revokedAt == nil,
-            let merchant, merchant.status == .active
+            let (stored, merchant) = try await store.apiKeyCredential(id: keyID),
+            stored.record.revokedAt == nil, let merchant, merchant.status == .active,
+            await apiKeys.verify(bearer: bearer, stored)
         else { return nil }
-        return (merchant, record)
+        return (merchant, stored.record)
     }
 
     private func existing(_ name: String) async throws -> Merchant {

@@ -46,11 +46,16 @@ public protocol MerchantStore: Sendable {
     func sealedGatewayCredentials(merchantID: String) async throws -> [UInt8]?
     /// Adds a key to an existing merchant.
     func addAPIKey(_ key: IssuedAPIKey, audit: AuditEntry) async throws
-    /// Revokes a key; false when no live key with that id belongs to the merchant.
-    func revokeAPIKey(id: String, merchantID: String, at: Date, audit: AuditEntry) async throws -> Bool
-    /// The key record, stored hash and owning merchant for an id, read together (one read
-    /// transaction: authentication is on every request's path).
-    func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)?
+    /// Revokes a key, storing `binding` (the binding of the record revoked at `at`); false when no
+    /// live key with that id belongs to the merchant.
+    func revokeAPIKey(id: String, merchantID: String, at: Date, binding: [UInt8], audit: AuditEntry) async throws -> Bool
+    /// The key row and owning merchant for an id, read together (one read transaction:
+    /// authentication is on every request's path).
+    func apiKeyCredential(id: String) async throws -> (key: StoredAPIKey, merchant: Merchant?)?
     /// The merchant's keys, newest first.
-    func apiKeys(merchantID: String) async throws -> [APIKeyRecord]
+    func apiKeys(merchantID: String) async throws -> [StoredAPIKey]
+    /// Up to `limit` rows still holding an unkeyed SHA-256 and no binding (of an earlier build).
+    func legacyAPIKeys(limit: Int) async throws -> [StoredAPIKey]
+    /// Replaces legacy rows' secrets and bindings by their bound forms, with `audit`, in one write.
+    func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])], audit: AuditEntry) async throws
 }

@@ -148,12 +148,16 @@ struct MerchantCommand: AsyncParsableCommand {
                     try await runtime.merchants.revokeKey(merchantName: name, keyID: revoke, actor: "cli")
                     if json { printJSON(["revoked": revoke]) } else { print("revoked \(revoke)") }
                 } else if list {
-                    guard let merchant = try await runtime.store.merchant(named: name) else { throw MerchantError.notFound(name) }
-                    let keys = try await runtime.store.apiKeys(merchantID: merchant.id)
+                    // A row altered behind the vault's back (inserted, moved, raised, un-revoked) is
+                    // shown as `tampered`: it authenticates nobody.
+                    let keys = try await runtime.merchants.keys(merchantName: name)
+                    func status(_ key: (record: APIKeyRecord, intact: Bool)) -> String {
+                        !key.intact ? "tampered" : key.record.revokedAt == nil ? "active" : "revoked"
+                    }
                     if json {
-                        printJSON(keys.map { ["id": $0.id, "role": $0.role.rawValue, "status": $0.revokedAt == nil ? "active" : "revoked"] })
+                        printJSON(keys.map { ["id": $0.record.id, "role": $0.record.role.rawValue, "status": status($0)] })
                     } else {
-                        for key in keys { print("\(key.id)\t\(key.role.rawValue)\t\(key.revokedAt == nil ? "active" : "revoked")") }
+                        for key in keys { print("\(key.record.id)\t\(key.record.role.rawValue)\t\(status(key))") }
                     }
                 } else {
                     let key = try await runtime.merchants.issueKey(merchantName: name, role: role, actor: "cli")

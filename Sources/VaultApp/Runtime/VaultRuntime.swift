@@ -114,12 +114,19 @@ public struct VaultRuntime: Sendable {
     /// Brings records written before the current at-rest protections up to them, once, before
     /// anything is served (each step finds nothing to do through a partial index once done): idempotency rows
     /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
-    /// clear metadata, schedules with receipt contacts in the clear.
+    /// clear metadata, schedules with receipt contacts in the clear, API key rows without a binding.
     func protectLegacyRecords(logger: Logger) async throws {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
         let sealedContacts = try await schedules.sealLegacyContacts()
         _ = try await cards.indexHolderNames()
+        let keys = try await merchants.bindLegacyAPIKeys()
+        if keys.bound > 0 { logger.notice("bound API key rows written by an earlier build", metadata: ["keys": "\(keys.bound)"]) }
+        if !keys.refused.isEmpty {
+            logger.warning(
+                "API key rows inserted behind the vault's back are refused (shown as tampered by `vault merchant key --list`)",
+                metadata: ["keys": "\(keys.refused.joined(separator: ","))"])
+        }
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the
             // WAL is reused: cut it, so a copy of the WAL taken from now on holds none of them.

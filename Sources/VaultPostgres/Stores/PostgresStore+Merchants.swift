@@ -82,35 +82,39 @@ extension PostgresStore: MerchantStore {
         }
     }
 
-    public func revokeAPIKey(id: String, merchantID: String, at date: Date, audit: AuditEntry) async throws -> Bool {
+    public func revokeAPIKey(id: String, merchantID: String, at date: Date, binding: [UInt8], audit: AuditEntry) async throws -> Bool {
         let stamp = Timestamp.string(date)
         return try await write { transaction in
             let changed = try await transaction.run(
-                "UPDATE api_keys SET revoked_at = \(stamp) WHERE id = \(id) AND merchant_id = \(merchantID) AND revoked_at IS NULL RETURNING 1")
+                """
+                UPDATE api_keys SET revoked_at = \(stamp), binding = \(bytea(binding))
+                WHERE id = \(id) AND merchant_id = \(merchantID) AND revoked_at IS NULL RETURNING 1
+                """)
             guard changed == 1 else { return false }
             try await transaction.appendAudit(audit)
             return true
         }
     }
 
-    public func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)? {
+    public func apiKeyCredential(id: String) async throws -> (key: StoredAPIKey, merchant: Merchant?)? {
         // Every authenticated request asks: one statement, the key and its merchant joined (the
         // key's columns renamed, the merchant's as `merchant` reads them), not a transaction of two.
         try await readStatement { connection in
             guard let row = try await connection.row(
                 """
                 SELECT m.*, m.id IS NOT NULL AS has_merchant, k.id AS key_id, k.merchant_id AS key_merchant_id, k.role AS key_role,
-                    k.secret_hash AS key_secret_hash, k.created_at AS key_created_at, k.revoked_at AS key_revoked_at
+                    k.secret_hash AS key_secret_hash, k.created_at AS key_created_at, k.revoked_at AS key_revoked_at,
+                    k.secret_scheme AS key_secret_scheme, k.binding AS key_binding
                 FROM api_keys k LEFT JOIN merchants m ON m.id = k.merchant_id WHERE k.id = \(id)
                 """, logger: logger)
             else { return nil }
-            let record = try APIKeyRecord(storedRow: row.table("api_keys", idColumn: "key_id"), prefix: "key_")
+            let key = try StoredAPIKey(storedRow: row.table("api_keys", idColumn: "key_id"), prefix: "key_")
             let merchant = try row.bool("has_merchant") ? try Self.merchant(row) : nil
-            return (record, try row.blob("key_secret_hash"), merchant)
+            return (key, merchant)
         }
     }
 
-    public func apiKeys(merchantID: String) async throws -> [APIKeyRecord] {
+    public func apiKeys(merchantID: String) async throws -> [StoredAPIKey] {
         try await read { connection in
             try await connection.rows(
                 #"SELECT * FROM api_keys WHERE merchant_id = \#(merchantID) ORDER BY created_at COLLATE "C" DESC, id COLLATE "C""#, logger: logger
@@ -118,12 +122,34 @@ extension PostgresStore: MerchantStore {
         }
     }
 
+    public func legacyAPIKeys(limit: Int) async throws -> [StoredAPIKey] {
+        try await read { connection in
+            try await connection.rows(
+                #"SELECT * FROM api_keys WHERE secret_scheme = 0 ORDER BY id COLLATE "C" LIMIT \#(limit)"#, logger: logger
+            ).map(Self.apiKey)
+        }
+    }
+
+    public func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])], audit: AuditEntry) async throws {
+        try await write { transaction in
+            for key in keys {
+                try await transaction.run(
+                    """
+                    UPDATE api_keys SET secret_hash = \(bytea(key.secret)), binding = \(bytea(key.binding)),
+                        secret_scheme = \(StoredAPIKey.SecretScheme.bound.rawValue)
+                    WHERE id = \(key.id) AND secret_scheme = \(StoredAPIKey.SecretScheme.legacySHA256.rawValue)
+                    """)
+            }
+            try await transaction.appendAudit(PendingAuditEvent(audit))
+        }
+    }
+
     static func insertAPIKey(_ key: IssuedAPIKey, on transaction: PostgresWrite) async throws {
         try await transaction.run(
             """
-            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at)
-            VALUES (\(key.record.id), \(key.record.merchantID), \(key.record.role.rawValue), \(bytea(key.secretHash)),
-                \(Timestamp.string(key.record.createdAt)))
+            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at, secret_scheme, binding)
+            VALUES (\(key.record.id), \(key.record.merchantID), \(key.record.role.rawValue), \(bytea(key.storedSecret)),
+                \(Timestamp.string(key.record.createdAt)), \(StoredAPIKey.SecretScheme.bound.rawValue), \(bytea(key.binding)))
             """)
     }
 
@@ -141,8 +167,8 @@ extension PostgresStore: MerchantStore {
         return merchant
     }
 
-    static func apiKey(_ row: PostgresRowReader) throws -> APIKeyRecord {
-        try APIKeyRecord(storedRow: row.table("api_keys"), prefix: "")
+    static func apiKey(_ row: PostgresRowReader) throws -> StoredAPIKey {
+        try StoredAPIKey(storedRow: row.table("api_keys"), prefix: "")
     }
 }
 

@@ -77,12 +77,12 @@ extension SQLiteStore: MerchantStore {
         }
     }
 
-    public func revokeAPIKey(id: String, merchantID: String, at date: Date, audit: AuditEntry) async throws -> Bool {
+    public func revokeAPIKey(id: String, merchantID: String, at date: Date, binding: [UInt8], audit: AuditEntry) async throws -> Bool {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE api_keys SET revoked_at = \(Timestamp.string(date)) WHERE id = \(id) AND merchant_id = \(merchantID)
-                    AND revoked_at IS NULL
+                UPDATE api_keys SET revoked_at = \(Timestamp.string(date)), binding = \(binding)
+                WHERE id = \(id) AND merchant_id = \(merchantID) AND revoked_at IS NULL
                 """)
             guard connection.changes == 1 else { return false }
             try connection.appendAudit(audit)
@@ -90,26 +90,47 @@ extension SQLiteStore: MerchantStore {
         }
     }
 
-    public func apiKeyCredential(id: String) async throws -> (record: APIKeyRecord, secretHash: [UInt8], merchant: Merchant?)? {
+    public func apiKeyCredential(id: String) async throws -> (key: StoredAPIKey, merchant: Merchant?)? {
         try await database.read { connection in
             guard let row = try connection.queryOne("SELECT * FROM api_keys WHERE id = \(id)") else { return nil }
-            let record = try Self.apiKey(row)
-            let merchant = try connection.queryOne("SELECT * FROM merchants WHERE id = \(record.merchantID)").map(Self.merchant)
-            return (record, try row.blob("secret_hash"), merchant)
+            let key = try Self.apiKey(row)
+            let merchant = try connection.queryOne("SELECT * FROM merchants WHERE id = \(key.record.merchantID)").map(Self.merchant)
+            return (key, merchant)
         }
     }
 
-    public func apiKeys(merchantID: String) async throws -> [APIKeyRecord] {
+    public func apiKeys(merchantID: String) async throws -> [StoredAPIKey] {
         try await database.read { connection in
             try connection.query("SELECT * FROM api_keys WHERE merchant_id = \(merchantID) ORDER BY created_at DESC, id").map(Self.apiKey)
+        }
+    }
+
+    public func legacyAPIKeys(limit: Int) async throws -> [StoredAPIKey] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM api_keys WHERE secret_scheme = 0 ORDER BY id LIMIT \(limit)").map(Self.apiKey)
+        }
+    }
+
+    public func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])], audit: AuditEntry) async throws {
+        try await database.write { connection in
+            for key in keys {
+                try connection.run(
+                    """
+                    UPDATE api_keys SET secret_hash = \(key.secret), binding = \(key.binding),
+                        secret_scheme = \(StoredAPIKey.SecretScheme.bound.rawValue)
+                    WHERE id = \(key.id) AND secret_scheme = \(StoredAPIKey.SecretScheme.legacySHA256.rawValue)
+                    """)
+            }
+            try connection.appendAudit(audit)
         }
     }
 
     static func insertAPIKey(_ key: IssuedAPIKey, on connection: SQLiteConnection) throws {
         try connection.run(
             """
-            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at) VALUES (\(key.record.id), \(key.record.merchantID),
-                \(key.record.role.rawValue), \(key.secretHash), \(Timestamp.string(key.record.createdAt)))
+            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at, secret_scheme, binding)
+            VALUES (\(key.record.id), \(key.record.merchantID), \(key.record.role.rawValue), \(key.storedSecret),
+                \(Timestamp.string(key.record.createdAt)), \(StoredAPIKey.SecretScheme.bound.rawValue), \(key.binding))
             """)
     }
 
@@ -127,7 +148,7 @@ extension SQLiteStore: MerchantStore {
         return merchant
     }
 
-    static func apiKey(_ row: SQLiteRow) throws -> APIKeyRecord {
-        try APIKeyRecord(storedRow: row.table("api_keys"), prefix: "")
+    static func apiKey(_ row: SQLiteRow) throws -> StoredAPIKey {
+        try StoredAPIKey(storedRow: row.table("api_keys"), prefix: "")
     }
 }

@@ -17,9 +17,10 @@ import VaultSQLite
                 id: OpaqueToken.make(prefix: "mer_", randomBits: 80), sequence: 1, name: name, status: .active,
                 gateway: GatewaySettings(name: "sandbox"), timeZone: "UTC", callbackURL: nil, verifyOnRegistration: true, createdAt: now,
                 updatedAt: now)
+            let keys = try fixture.keyring.newMerchantKeys(merchantID: merchant.id, now: now)
             return try await fixture.store.createMerchant(
-                merchant, keys: try fixture.keyring.newMerchantKeys(merchantID: merchant.id, now: now), sealedGatewayCredentials: nil,
-                apiKey: APIKeys.issue(merchantID: merchant.id, role: .admin, now: now),
+                merchant, keys: keys, sealedGatewayCredentials: nil,
+                apiKey: try await APIKeyBinding(keyring: fixture.keyring).issue(merchantID: merchant.id, role: .admin, now: now),
                 audit: AuditEntry(merchantID: merchant.id, actor: "test", action: "merchant.created", objectType: "merchant", objectID: merchant.id))
         }
         #expect(try await create("first") == 1)

@@ -6,7 +6,7 @@ import StorageTestSupport
 import VaultSQLite
 
 @Suite struct MerchantServiceTests {
-    @Test func apiKeysAreStoredOnlyAsHashes() async throws {
+    @Test func apiKeysAreStoredOnlyAsKeyedMACsBoundToTheirRow() async throws {
         let fixture = try await VaultFixture()
         let (_, key) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
         let rows = try await fixture.sql.query("SELECT * FROM api_keys")
@@ -16,7 +16,10 @@ import VaultSQLite
             for column in ["id", "merchant_id", "role"] {
                 #expect(!(try row.string(column)).contains(secretPart))
             }
-            #expect(try row.blob("secret_hash") == Digest.sha256(Array(key.bearer.utf8)))
+            #expect(try row.blob("secret_hash") != Digest.sha256(Array(key.bearer.utf8)), "not the plain SHA-256 an insider could compute")
+            #expect(try row.blob("secret_hash") == key.storedSecret)
+            #expect(try row.int("secret_scheme") == StoredAPIKey.SecretScheme.bound.rawValue)
+            #expect(try row.optionalBlob("binding") == key.binding)
         }
         #expect(try await !fixture.storedDataContains(key.bearer))
     }
