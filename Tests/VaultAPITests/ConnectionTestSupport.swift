@@ -62,11 +62,12 @@ final class RawConnection: Sendable {
     let channel: any Channel
     private let collector: Collector
 
-    /// Connects to `127.0.0.1:port`.
-    static func open(port: Int) async throws -> RawConnection {
+    /// Connects to `127.0.0.1:port`, from `source` (another loopback address, `127.0.0.2`, is another client).
+    static func open(port: Int, from source: String = "127.0.0.1") async throws -> RawConnection {
         let collector = Collector()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.allowRemoteHalfClosure, value: true)
+            .bind(to: try SocketAddress(ipAddress: source, port: 0))
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) } }
             .connect(host: "127.0.0.1", port: port).get()
         return RawConnection(channel: channel, collector: collector)

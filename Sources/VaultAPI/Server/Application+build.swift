@@ -20,7 +20,8 @@ public func buildApplication(
     services: APIServices, background: [any Service], logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let server = services.server
-    let connections = OpenConnections(limit: VaultHTTPServer.fittedConnectionLimit(server.maxConnections, logger: logger))
+    let connections = OpenConnections(
+        limit: VaultHTTPServer.fittedConnectionLimit(server.maxConnections, logger: logger), limitPerAddress: server.maxConnectionsPerAddress)
     var app = Application(
         router: buildRouter(services: services),
         server: try VaultHTTPServer.builder(server, connections: connections),

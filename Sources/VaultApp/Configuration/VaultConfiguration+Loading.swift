@@ -157,7 +157,7 @@ extension VaultConfiguration {
 
     /// The `server.` keys of the connection limits, failed-authentication limiter and TLS.
     private static let connectionKeys = [
-        "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections",
+        "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections", "maxConnectionsPerAddress",
         "failedAuthLimit", "failedAuthWindowSeconds", "tls", "allowPlaintext",
     ]
 
@@ -166,6 +166,7 @@ extension VaultConfiguration {
         if let value = try node.int("bodyReadTimeoutSeconds", in: 1...300) { server.bodyReadTimeoutSeconds = value }
         if let value = try node.int("idleTimeoutSeconds", in: 1...3600) { server.idleTimeoutSeconds = value }
         if let value = try node.int("maxConnections", in: 1...1_000_000) { server.maxConnections = value }
+        if let value = try node.int("maxConnectionsPerAddress", in: 1...1_000_000) { server.maxConnectionsPerAddress = value }
         if let value = try node.int("failedAuthLimit", in: 1...1_000_000) { server.failedAuthLimit = value }
         if let value = try node.int("failedAuthWindowSeconds", in: 1...86_400) { server.failedAuthWindowSeconds = value }
         if let value = try node.bool("allowPlaintext") { server.allowPlaintext = value }
