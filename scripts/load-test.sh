@@ -81,7 +81,7 @@ start_server() {
   local dir=$WORK/$database
   mkdir -p "$dir"
   unset VAULT_DATABASE_URL
-  export VAULT_DATABASE=$dir/vault.sqlite VAULT_KEYS_DIR=$dir/keys VAULT_HOST=127.0.0.1 VAULT_PORT=0
+  export VAULT_DATABASE=$dir/vault.sqlite VAULT_KEYS_DIR=$dir/keys VAULT_HOST=127.0.0.1 VAULT_PORT=0 VAULT_METRICS_PORT=0
   if [ "$database" = postgres ]; then
     if [ -z "$PG_STARTED" ]; then
       # shellcheck source=lib/pg-cluster.sh
