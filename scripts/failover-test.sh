@@ -70,7 +70,7 @@ cleanup() {
 # vault_pg ARGS...: vault on the pair's URL and the shared key directory, in $WORK.
 vault_pg() {
     (cd "$WORK" && exec env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE -u VAULT_DATABASE VAULT_DATABASE_URL="$DATABASE_URL" \
-        VAULT_KEYS_DIR="$WORK/keys" VAULT_HOST=127.0.0.1 VAULT_PORT=0 "$VAULT" "$@")
+        VAULT_KEYS_DIR="$WORK/keys" VAULT_HOST=127.0.0.1 VAULT_PORT=0 VAULT_METRICS_PORT=0 "$VAULT" "$@")
 }
 
 # start_server N [PORT]: `vault serve` number N on PORT (else a free one); appends to SERVER_PIDS
@@ -79,7 +79,7 @@ start_server() {
     local n=$1 port=${2:-0} out="$WORK/server$1.out"
     : >"$out"
     (cd "$WORK" && exec env -u VAULT_MASTER_KEY -u VAULT_MASTER_PASSPHRASE -u VAULT_DATABASE VAULT_DATABASE_URL="$DATABASE_URL" \
-        VAULT_KEYS_DIR="$WORK/keys" VAULT_HOST=127.0.0.1 VAULT_PORT="$port" "$VAULT" serve --config "$WORK/vault.yaml") \
+        VAULT_KEYS_DIR="$WORK/keys" VAULT_HOST=127.0.0.1 VAULT_PORT="$port" VAULT_METRICS_PORT=0 "$VAULT" serve --config "$WORK/vault.yaml") \
         >"$out" 2>>"$WORK/server$n.log" &
     SERVER_PIDS+=("$!")
     local _

@@ -81,7 +81,7 @@ start_server() {
   local dir=$WORK/$database
   mkdir -p "$dir"
   unset VAULT_DATABASE_URL
-  export VAULT_DATABASE=$dir/vault.sqlite VAULT_KEYS_DIR=$dir/keys VAULT_HOST=127.0.0.1 VAULT_PORT=0
+  export VAULT_DATABASE=$dir/vault.sqlite VAULT_KEYS_DIR=$dir/keys VAULT_HOST=127.0.0.1 VAULT_PORT=0 VAULT_METRICS_PORT=0
   if [ "$database" = postgres ]; then
     if [ -z "$PG_STARTED" ]; then
       # shellcheck source=lib/pg-cluster.sh
@@ -92,9 +92,11 @@ start_server() {
     export VAULT_DATABASE_URL=$PG_LOAD_URL
   fi
   # The shipped configuration, with the per-key rate limit off (one key drives all the load: the
-  # test measures capacity, not the limiter) and, when asked, another log level.
+  # test measures capacity, not the limiter), the connection cap per client address raised (every
+  # load connection comes from one loopback address) and, when asked, another log level.
   config=$dir/vault.yaml
-  sed -E "s/^(  requestsPerSecond:) *[0-9]+/\1 ${LOAD_RATE_LIMIT:-0}/" "$ROOT/config/vault.yaml" >"$config"
+  sed -E -e "s/^(  requestsPerSecond:) *[0-9]+/\1 ${LOAD_RATE_LIMIT:-0}/" \
+    -e "s/^(  maxConnectionsPerAddress:) *[0-9]+/\1 4096/" "$ROOT/config/vault.yaml" >"$config"
   if [ -n "${LOAD_LOG_LEVEL:-}" ]; then
     sed -i -E "s/^(  level:) *[a-z]+/\1 $LOAD_LOG_LEVEL/" "$config"
   fi

@@ -188,7 +188,7 @@ class Vault:
         self.directory = os.path.abspath(directory)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_")}
         self.env.update(VAULT_DATABASE=os.path.join(self.directory, "vault.sqlite"),
-                        VAULT_KEYS_DIR=os.path.join(self.directory, "keys"), VAULT_HOST="127.0.0.1", VAULT_PORT="0")
+                        VAULT_KEYS_DIR=os.path.join(self.directory, "keys"), VAULT_HOST="127.0.0.1", VAULT_PORT="0", VAULT_METRICS_PORT="0")
         if database_url:
             self.env["VAULT_DATABASE_URL"] = database_url
 

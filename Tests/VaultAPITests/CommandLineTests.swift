@@ -79,6 +79,8 @@ struct VaultProcess {
         var env = ProcessInfo.processInfo.environment
         for key in env.keys where key.hasPrefix("VAULT_") { env[key] = nil }
         if let postgres { env["VAULT_DATABASE_URL"] = postgres.urlText }
+        // Tests run in parallel: each server's metrics listener takes a free port, not the default.
+        env["VAULT_METRICS_PORT"] = "0"
         env.merge(environment) { _, new in new }
         return try Subprocess(
             executable: Self.executable.path, arguments: arguments, environment: env, directory: directory.path,

@@ -11,15 +11,33 @@ extension APIFixture {
     /// Runs `body` with the real application (`buildApplication`, the same listener as `vault
     /// serve`) on a loopback port, then shuts it down gracefully.
     func serving(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+        try await serving(waitingForMetrics: false) { port, _ in try await body(port) }
+    }
+
+    /// ``serving(_:)`` with the port of the metrics listener too.
+    func servingWithMetrics(_ body: @escaping @Sendable (_ api: Int, _ metrics: Int) async throws -> Void) async throws {
+        try await serving(waitingForMetrics: true, body)
+    }
+
+    private func serving(waitingForMetrics: Bool, _ body: @escaping @Sendable (Int, Int) async throws -> Void) async throws {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try buildApplication(runtime: runtime, logger: logger) { port in continuation.yield(port) }
+        let (metricsPorts, metricsContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try buildApplication(
+            runtime: runtime, logger: logger, onServerRunning: { port in continuation.yield(port) },
+            onMetricsRunning: { port in metricsContinuation.yield(port) })
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { return }
+            var metricsPort = 0
+            if waitingForMetrics {
+                var metricsIterator = metricsPorts.makeAsyncIterator()
+                guard let bound = await metricsIterator.next() else { return }
+                metricsPort = bound
+            }
             do {
-                try await body(port)
+                try await body(port, metricsPort)
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error
@@ -62,11 +80,12 @@ final class RawConnection: Sendable {
     let channel: any Channel
     private let collector: Collector
 
-    /// Connects to `127.0.0.1:port`.
-    static func open(port: Int) async throws -> RawConnection {
+    /// Connects to `127.0.0.1:port`, from `source` (another loopback address, `127.0.0.2`, is another client).
+    static func open(port: Int, from source: String = "127.0.0.1") async throws -> RawConnection {
         let collector = Collector()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.allowRemoteHalfClosure, value: true)
+            .bind(to: try SocketAddress(ipAddress: source, port: 0))
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) } }
             .connect(host: "127.0.0.1", port: port).get()
         return RawConnection(channel: channel, collector: collector)

@@ -6,14 +6,14 @@ import Testing
 @testable import VaultApp
 
 /// `vault serve` runs the reconciler as a background service: its first pass starts with the
-/// server, and `/metrics` then exports the gauges an on-call alerts on.
+/// server, and `/metrics` (on the metrics listener) then exports the gauges an on-call alerts on.
 @Suite struct ReconcileServiceTests {
     @Test func theServerRunsTheReconcilerAndExportsItsGauges() async throws {
         let fixture = try await APIFixture()
-        try await fixture.live { client in
+        try await fixture.servingWithMetrics { _, metrics in
             var text = ""
             for _ in 0..<250 {
-                text = try await client.send(.get, "/metrics", key: nil).text
+                text = try await MetricsListenerTests.get("/metrics", port: metrics)
                 if text.contains("vault_transactions_needs_review") { break }
                 try await Task.sleep(for: .milliseconds(20))
             }

@@ -16,10 +16,13 @@ import Vault
             let ready = try await client.send(.get, "/readyz", key: nil)
             #expect(ready.status == .ok)
             #expect(ready.json["keys"] as? String == "ok")
-            let metrics = try await client.send(.get, "/metrics", key: nil)
-            #expect(metrics.status == .ok)
             let openapi = try await client.send(.get, "/openapi.json", key: nil)
             #expect(openapi.json["openapi"] as? String == "3.1.0")
+        }
+        // Metrics answer without a key on their own listener.
+        try await fixture.servingWithMetrics { _, metrics in
+            let scraped = try await MetricsListenerTests.get("/metrics", port: metrics)
+            #expect(scraped.hasPrefix("HTTP/1.1 200"))
         }
     }
 

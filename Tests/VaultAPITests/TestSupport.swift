@@ -61,6 +61,7 @@ struct APIFixture {
         configuration.keys.directory = directory.file("keys")
         configuration.keys.masterKeyFromEnvironment = Encoding.base64(RandomBytes.make(32))
         configuration.server.port = 0
+        configuration.metrics.port = 0
         configure(&configuration)
         let handler = logs
         var logger = Logger(label: "test", factory: { _ in handler })

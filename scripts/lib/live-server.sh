@@ -26,7 +26,7 @@ start_live_server() {
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-live.XXXXXX")
   SERVER_PID=""
   trap stop_live_server EXIT
-  export VAULT_DATABASE=$WORK/vault.sqlite VAULT_KEYS_DIR=$WORK/keys VAULT_HOST=127.0.0.1 VAULT_PORT=0
+  export VAULT_DATABASE=$WORK/vault.sqlite VAULT_KEYS_DIR=$WORK/keys VAULT_HOST=127.0.0.1 VAULT_PORT=0 VAULT_METRICS_PORT=0
   local config=()
   [ -z "${LIVE_SERVER_CONFIG:-}" ] || config=(--config "$LIVE_SERVER_CONFIG")
   "$VAULT_BIN" keys init "${config[@]}" >/dev/null

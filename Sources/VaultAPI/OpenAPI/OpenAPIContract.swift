@@ -18,12 +18,17 @@ struct OpenAPIContract: Sendable {
         case object([String: Shape])
         /// An array whose items have this shape.
         case array(Shape)
+        /// A string: its declared `maxLength` (nil: none declared), and whether it is free text (no
+        /// `pattern`, `enum`, `const` or `format` constrains it).
+        case text(maxLength: Int?, freeText: Bool)
     }
 
     /// One operation: its query parameters and the shape of its JSON body.
     struct Operation: Sendable {
         /// Every query parameter the operation declares.
         let queryParameters: Set<String>
+        /// The string query parameters, with their shapes (``Shape/text(maxLength:freeText:)``).
+        let textParameters: [String: Shape]
         /// The shape of the JSON request body (`.any` without one).
         let body: Shape
     }
@@ -60,15 +65,19 @@ struct OpenAPIContract: Sendable {
             for method in ["get", "put", "post", "delete", "patch"] {
                 guard let operation = item[method] as? [String: Any] else { continue }
                 var names: Set<String> = []
+                var texts: [String: Shape] = [:]
                 for parameter in shared + (operation["parameters"] as? [Any] ?? []) {
                     let parameter = reader.resolve(parameter)
-                    if parameter["in"] as? String == "query", let name = parameter["name"] as? String { names.insert(name) }
+                    if parameter["in"] as? String == "query", let name = parameter["name"] as? String {
+                        names.insert(name)
+                        if case .text = reader.shape(parameter["schema"] ?? [:]) { texts[name] = reader.shape(parameter["schema"] ?? [:]) }
+                    }
                 }
                 let requestBody = reader.resolve(operation["requestBody"] ?? [:])
                 let schema = ((requestBody["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"]
                 routes.append(Route(
                     method: method.uppercased(), segments: segments,
-                    operation: Operation(queryParameters: names, body: schema.map { reader.shape($0) } ?? .any)))
+                    operation: Operation(queryParameters: names, textParameters: texts, body: schema.map { reader.shape($0) } ?? .any)))
             }
         }
         // A literal segment wins over a parameter (`/v1/schedules/preview` before `/v1/schedules/{id}`).
@@ -116,7 +125,7 @@ extension OpenAPIContract {
     /// The path (keys and array indices) of the first unknown key, with the keys its object takes.
     fileprivate static func firstUnknown(in value: Any, shape: Shape, path: [PathElement]) -> ([PathElement], Set<String>)? {
         switch shape {
-        case .any:
+        case .any, .text:
             return nil
         case .array(let item):
             guard let items = value as? [Any] else { return nil }
@@ -134,14 +143,14 @@ extension OpenAPIContract {
         }
     }
 
-    fileprivate enum PathElement {
+    enum PathElement {
         case key(String)
         case index(Int)
     }
 
     /// `card.number`, `customFields[0].name`; nil when a key does not look like a field name, so
     /// client text (possibly card data sent as a key) never reaches a message.
-    fileprivate static func name(_ path: some Collection<PathElement>) -> String? {
+    static func name(_ path: some Collection<PathElement>) -> String? {
         var text = ""
         for element in path {
             switch element {
@@ -195,6 +204,10 @@ private struct SchemaReader {
         guard depth < 16 else { return .any }
         let schema = resolve(value)
         if let items = schema["items"] { return .array(shape(items, depth: depth + 1)) }
+        if Self.isString(schema) {
+            let constrained = ["pattern", "enum", "const", "format"].contains { schema[$0] != nil }
+            return .text(maxLength: (schema["maxLength"] as? NSNumber)?.intValue, freeText: !constrained)
+        }
         var collected = Collected()
         collect(schema, into: &collected, depth: depth)
         guard collected.closed else { return .any }
@@ -204,6 +217,13 @@ private struct SchemaReader {
         }
         for name in collected.forbidden where fields[name] == nil { fields[name] = .any }
         return .object(fields)
+    }
+
+    /// `type: string` or `type: [string, "null"]`.
+    private static func isString(_ schema: [String: Any]) -> Bool {
+        if let type = schema["type"] as? String { return type == "string" }
+        if let types = schema["type"] as? [String] { return types.contains("string") && !types.contains("object") && !types.contains("array") }
+        return false
     }
 
     private struct Collected {

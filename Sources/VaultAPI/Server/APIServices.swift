@@ -34,6 +34,8 @@ public struct APIServices: Sendable {
     public var requestLimits: (any RequestLimitStore)?
     /// The listener.
     public var server: HTTPServerSettings
+    /// The metrics listener, separate from the API's.
+    public var metrics: MetricsSettings
     /// The per-key rate limit.
     public var rateLimit: RateLimitSettings
     /// Hours an idempotency key is remembered.
@@ -45,7 +47,7 @@ public struct APIServices: Sendable {
         transactions: TransactionService, idempotency: IdempotencyService, stepReviews: StepReviewService,
         transactionReviews: TransactionReviewService, chargeRuns: ChargeRunQueue,
         chargeRunOptions: @escaping @Sendable (Date) -> ChargeRunner.Options, requestLimits: (any RequestLimitStore)?,
-        server: HTTPServerSettings, rateLimit: RateLimitSettings, idempotencyRetentionHours: Int
+        server: HTTPServerSettings, metrics: MetricsSettings = MetricsSettings(), rateLimit: RateLimitSettings, idempotencyRetentionHours: Int
     ) {
         self.store = store
         self.keyring = keyring
@@ -60,6 +62,7 @@ public struct APIServices: Sendable {
         self.chargeRunOptions = chargeRunOptions
         self.requestLimits = requestLimits
         self.server = server
+        self.metrics = metrics
         self.rateLimit = rateLimit
         self.idempotencyRetentionHours = idempotencyRetentionHours
     }

@@ -14,19 +14,28 @@ import Vault
 ///     webhook delivery, reconciler and charge runs), after the idempotency purge.
 ///   - logger: the server's logger.
 ///   - onServerRunning: called with the bound port once listening (tests bind port 0).
+///   - onMetricsRunning: called with the metrics listener's bound port once it listens.
 /// - Throws: `ConfigurationError` when the listener settings are refused: plain HTTP beyond
 ///   loopback without `server.allowPlaintext`, unusable `server.tls` files.
+///
+/// `/metrics` runs on its own listener (``MetricsSettings``, started beside the API as a service),
+/// never on the API's: it counts every merchant's traffic.
 public func buildApplication(
-    services: APIServices, background: [any Service], logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    services: APIServices, background: [any Service], logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+    onMetricsRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let server = services.server
-    let connections = OpenConnections(limit: VaultHTTPServer.fittedConnectionLimit(server.maxConnections, logger: logger))
+    let connections = OpenConnections(
+        limit: VaultHTTPServer.fittedConnectionLimit(server.maxConnections, logger: logger), limitPerAddress: server.maxConnectionsPerAddress)
     var app = Application(
         router: buildRouter(services: services),
         server: try VaultHTTPServer.builder(server, connections: connections),
         configuration: .init(address: .hostname(server.host, port: server.port), serverName: "vault"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger)
+    if services.metrics.enabled {
+        app.addServices(buildMetricsApplication(settings: services.metrics, logger: logger, onServerRunning: onMetricsRunning))
+    }
     app.addServices(IdempotencyPurgeService(store: services.store, retentionHours: services.idempotencyRetentionHours, logger: logger))
     app.addServices(background)
     return app
@@ -38,8 +47,8 @@ public func buildApplication(
 ///   - rateLimiter: per-key limits kept in this process (tests pass one with a manual clock); by
 ///     default the services' ``APIServices/requestLimits`` (shared by every server of a
 ///     PostgreSQL database), else the configured limits in this process's memory.
-///   - metricsRegistry: where request metrics go and what `/metrics` serves; by default the
-///     process-wide registry behind swift-metrics (tests pass their own).
+///   - metricsRegistry: where request metrics go; by default the process-wide registry behind
+///     swift-metrics, which the metrics listener serves (tests pass their own).
 ///
 /// Everything decided from the head (authentication, the failed-authentication limit, the rate
 /// limit, the role) runs before the body is read. Every `/v1` route states the roles it admits
@@ -61,7 +70,6 @@ func buildAuthorizedRouter(
     router.add(middleware: ErrorEnvelopeMiddleware())
     let operational = router.group().add(middleware: UnknownQueryParameterMiddleware<VaultRequestContext>())
     HealthController(store: services.store, keyring: services.keyring).addRoutes(to: operational)
-    MetricsController(registry: registry).addRoutes(to: operational)
     OpenAPIController().addRoutes(to: operational)
 
     let limits: any RequestLimitStore =
@@ -84,18 +92,33 @@ func buildAuthorizedRouter(
             .add(middleware: IdempotencyMiddleware(service: services.idempotency, transactions: services.transactions))
             .add(middleware: RequestTimeoutMiddleware<AuthenticatedContext>(timeout: .seconds(server.requestTimeoutSeconds)))
     }, authorization: authorization, prefix: "v1")
-    AuditController(store: services.store).addRoutes(to: api)
+    let cursorKeys = ListCursorKeys(keyring: services.keyring)
+    AuditController(store: services.store, cursorKeys: cursorKeys).addRoutes(to: api)
     CustomFieldsController(store: services.store).addRoutes(to: api)
-    SecureCardsController(cards: services.cards).addRoutes(to: api)
-    SchedulesController(schedules: services.schedules, transactions: services.transactions).addRoutes(to: api)
+    SecureCardsController(cards: services.cards, cursorKeys: cursorKeys).addRoutes(to: api)
+    SchedulesController(schedules: services.schedules, transactions: services.transactions, cursorKeys: cursorKeys).addRoutes(to: api)
     StepReviewController(schedules: services.schedules, reviews: services.stepReviews).addRoutes(to: api)
-    TransactionsController(transactions: services.transactions, store: services.store).addRoutes(to: api)
+    TransactionsController(transactions: services.transactions, store: services.store, cursorKeys: cursorKeys).addRoutes(to: api)
     TransactionReviewController(reviews: services.transactionReviews, transactions: services.transactions).addRoutes(to: api)
     StatsController(store: services.store).addRoutes(to: api)
     ChargeRunsController(services: services, logger: Logger(label: "vault.runner")).addRoutes(to: api)
     // After the last route, so it wraps only the router's not-found responder (see the type).
     router.add(middleware: MethodNotAllowedMiddleware(routes: RouteMethods(router.routes)))
     return (router, authorization)
+}
+
+/// The metrics listener: `/metrics` of `registry` (the process-wide one by default) and nothing
+/// else, plain HTTP on ``MetricsSettings/host`` (loopback unless the operator says otherwise).
+/// Any other path or method is a bare 404 or 405.
+public func buildMetricsApplication(
+    settings: MetricsSettings, registry: PrometheusCollectorRegistry? = nil, logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> some ApplicationProtocol {
+    let router = Router()
+    MetricsController(registry: registry ?? VaultMetrics.registry).addRoutes(to: router)
+    return Application(
+        router: router, configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "vault-metrics"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) }, logger: logger)
 }
 
 /// Forgets idempotency keys past their retention, hourly, until graceful shutdown.

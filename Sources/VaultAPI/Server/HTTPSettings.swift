@@ -16,6 +16,10 @@ public struct HTTPServerSettings: Sendable, Equatable {
     public var idleTimeoutSeconds = 10
     /// Open connections at most; further ones get a 503 and are closed at once.
     public var maxConnections = 4096
+    /// Open connections one client address (IPv6: one /64) may hold at once; further ones from it
+    /// get a 429 and are closed at once. Well below `maxConnections`, so one client cannot take
+    /// every slot by opening connections and sending nothing.
+    public var maxConnectionsPerAddress = 64
     /// Failed authentications one client address may make before it gets 429s.
     public var failedAuthLimit = 20
     /// Seconds over which a client address's failed-authentication budget refills completely.

@@ -21,8 +21,9 @@ public enum JSONCoding {
     /// Not JSON or not UTF-8 is a 400, and so is an object that gives a key twice (`duplicate_key`,
     /// at any depth: `{"amount":100,"amount":999999}` is ambiguous and refused before anything is
     /// decoded) and a field the operation's OpenAPI schema does not declare (`unknown_parameter`
-    /// naming it, e.g. `card.numbr`; see `OpenAPIContract`); a missing field or a wrong type is a
-    /// 422 naming the field.
+    /// naming it, e.g. `card.numbr`; see `OpenAPIContract`); a string that breaks ``TextPolicy`` (a
+    /// control character, longer than the document allows) and a missing field or a wrong type are
+    /// a 422 naming the field.
     public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         var request = request
         let buffer = try await request.collectBody(upTo: .max)
@@ -34,10 +35,10 @@ public enum JSONCoding {
         }
         let data = Data(buffer.readableBytesView)
         if let operation = OpenAPIContract.served.operation(method: request.method.rawValue, path: request.uri.path),
-            operation.body != .any, let object = try? JSONSerialization.jsonObject(with: data),
-            let error = operation.unknownBodyField(in: object)
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         {
-            throw error
+            if operation.body != .any, let error = operation.unknownBodyField(in: object) { throw error }
+            if let error = operation.textViolation(inBody: object) { throw error }
         }
         do {
             return try JSONDecoder().decode(T.self, from: data)

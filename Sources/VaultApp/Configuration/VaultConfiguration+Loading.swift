@@ -50,7 +50,7 @@ extension VaultConfiguration {
         }
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
-        try document.allow(["server", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals",
+        try document.allow(["server", "metrics", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals",
                             "duplicates", "reconcile"])
         if let node = try document.section("server") {
             try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
@@ -127,6 +127,12 @@ extension VaultConfiguration {
             if let value = try node.int("keepDays", in: 1...3650) { webhooks.keepDays = value }
             if let value = try node.bool("allowPrivateTargets") { webhooks.allowPrivateTargets = value }
         }
+        if let node = try document.section("metrics") {
+            try node.allow(["enabled", "host", "port"])
+            if let value = try node.bool("enabled") { metrics.enabled = value }
+            if let value = try node.string("host") { metrics.host = value }
+            if let value = try node.int("port", in: 0...65535) { metrics.port = value }
+        }
         if let node = try document.section("rateLimit") {
             try node.allow(["requestsPerSecond", "burst"])
             if let value = try node.int("requestsPerSecond", in: 0...1_000_000) { rateLimit.requestsPerSecond = value }
@@ -157,7 +163,7 @@ extension VaultConfiguration {
 
     /// The `server.` keys of the connection limits, failed-authentication limiter and TLS.
     private static let connectionKeys = [
-        "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections",
+        "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections", "maxConnectionsPerAddress",
         "failedAuthLimit", "failedAuthWindowSeconds", "tls", "allowPlaintext",
     ]
 
@@ -166,6 +172,7 @@ extension VaultConfiguration {
         if let value = try node.int("bodyReadTimeoutSeconds", in: 1...300) { server.bodyReadTimeoutSeconds = value }
         if let value = try node.int("idleTimeoutSeconds", in: 1...3600) { server.idleTimeoutSeconds = value }
         if let value = try node.int("maxConnections", in: 1...1_000_000) { server.maxConnections = value }
+        if let value = try node.int("maxConnectionsPerAddress", in: 1...1_000_000) { server.maxConnectionsPerAddress = value }
         if let value = try node.int("failedAuthLimit", in: 1...1_000_000) { server.failedAuthLimit = value }
         if let value = try node.int("failedAuthWindowSeconds", in: 1...86_400) { server.failedAuthWindowSeconds = value }
         if let value = try node.bool("allowPlaintext") { server.allowPlaintext = value }
@@ -189,6 +196,12 @@ extension VaultConfiguration {
                 throw ConfigurationError(key: "VAULT_PORT", message: "must be a port number 0-65535")
             }
             server.port = port
+        }
+        if let value = environment["VAULT_METRICS_PORT"] {
+            guard let port = Int(value), (0...65535).contains(port) else {
+                throw ConfigurationError(key: "VAULT_METRICS_PORT", message: "must be a port number 0-65535")
+            }
+            metrics.port = port
         }
         if let value = environment["VAULT_DATABASE"], !value.isEmpty { database.path = value }
         if let value = environment["VAULT_DATABASE_URL"], !value.isEmpty { database.url = try Self.databaseURL(value, key: "VAULT_DATABASE_URL") }

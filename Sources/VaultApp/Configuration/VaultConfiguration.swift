@@ -138,6 +138,8 @@ public struct VaultConfiguration: Sendable, Equatable {
 
     /// The HTTP listener.
     public var server = Server()
+    /// The metrics listener (`/metrics`, apart from the API).
+    public var metrics = MetricsSettings()
     /// The database.
     public var database = Database()
     /// Master key source.

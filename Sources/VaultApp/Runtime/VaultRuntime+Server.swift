@@ -13,15 +13,17 @@ extension VaultRuntime {
             store: store, keyring: keyring, merchants: merchants, cards: cards, schedules: schedules, transactions: transactions,
             idempotency: idempotency, stepReviews: stepReviews, transactionReviews: transactionReviews, chargeRuns: chargeRuns,
             chargeRunOptions: { ChargeRunner.Options(configuration, asOf: $0) }, requestLimits: requestLimits, server: configuration.server,
+            metrics: configuration.metrics,
             rateLimit: configuration.rateLimit, idempotencyRetentionHours: configuration.idempotencyRetentionHours)
     }
 }
 
-/// The HTTP application over an opened runtime, with what runs beside it: webhook delivery, the
-/// reconciler of transactions in doubt and the charge runs started over HTTP.
+/// The HTTP application over an opened runtime, with what runs beside it: the metrics listener,
+/// webhook delivery, the reconciler of transactions in doubt and the charge runs started over HTTP.
 /// - Throws: `ConfigurationError` when the listener settings are refused.
 public func buildApplication(
-    runtime: VaultRuntime, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    runtime: VaultRuntime, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+    onMetricsRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     let reconcilerLogger = Logger(label: "vault.reconciler")
     return try buildApplication(
@@ -35,7 +37,7 @@ public func buildApplication(
                 interval: .seconds(runtime.configuration.reconcile.intervalSeconds), logger: reconcilerLogger),
             ChargeRunService(queue: runtime.chargeRuns, store: runtime.store, logger: logger) { runtime.chargeRunner(logger: logger) },
         ],
-        logger: logger, onServerRunning: onServerRunning)
+        logger: logger, onServerRunning: onServerRunning, onMetricsRunning: onMetricsRunning)
 }
 
 /// ``buildRouter(services:rateLimiter:metricsRegistry:)`` over an opened runtime.

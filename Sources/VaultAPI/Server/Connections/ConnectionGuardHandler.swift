@@ -1,45 +1,21 @@
 import NIOCore
-import Synchronization
-
-/// The connections open on one listener, against its cap.
-final class OpenConnections: Sendable {
-    /// Connections served at once; the next one is refused.
-    let limit: Int
-    private let count = Atomic<Int>(0)
-
-    /// A counter refusing connections beyond `limit`.
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    /// Counts a new connection; false when it is over the cap (it is counted anyway: release it when it closes).
-    func admit() -> Bool {
-        count.wrappingAdd(1, ordering: .relaxed).newValue <= limit
-    }
-
-    /// Forgets a closed connection.
-    func release() {
-        count.wrappingSubtract(1, ordering: .relaxed)
-    }
-
-    /// Connections open now (refused ones until they are closed).
-    var current: Int { count.load(ordering: .relaxed) }
-}
 
 /// What every connection of a listener is held to.
 struct ConnectionPolicy: Sendable {
     /// Timeouts of ``ConnectionDeadlines``.
     var timeouts: ConnectionDeadlines.Timeouts
-    /// The shared cap.
+    /// The shared caps (the listener's and each client address's).
     var connections: OpenConnections
-    /// Whether a refused connection is told so with a plain-HTTP 503 (not on a TLS listener, where
-    /// plain bytes would be a protocol error: it is just closed).
+    /// Whether a refused connection is told so with a plain-HTTP 503 or 429 (not on a TLS listener,
+    /// where plain bytes would be a protocol error: it is just closed).
     var answersRefusals: Bool
 }
 
 /// The first handler of every connection, below TLS and HTTP: counts the connection against the
-/// cap (beyond it: a 503 and closed at once, so open descriptors stay bounded and the listener
-/// keeps accepting), closes it when ``ConnectionDeadlines`` says so, and after an early answer
+/// listener's cap (beyond it: a 503 and closed at once, so open descriptors stay bounded and the
+/// listener keeps accepting) and its client address's cap (beyond it: a 429 and closed at once, so
+/// one client opening connections and sending nothing, which no request limiter ever sees, cannot
+/// take every slot), closes it when ``ConnectionDeadlines`` says so, and after an early answer
 /// reads and throws away what the client still sends (so a client blocked writing its body sees
 /// the answer and the end of the stream) until the linger timeout.
 ///
@@ -50,20 +26,30 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    /// Sent to a connection over the cap.
-    static let refusal: ByteBuffer = {
-        let body = #"{"error":{"type":"api_error","code":"too_many_connections","message":"The server is at its connection limit; retry later."}}"#
-        return ByteBuffer(
-            string: "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
+    /// Sent to a connection over the listener's cap.
+    static let refusal = refusalResponse(
+        status: "503 Service Unavailable",
+        body: #"{"error":{"type":"api_error","code":"too_many_connections","message":"The server is at its connection limit; retry later."}}"#)
+
+    /// Sent to a connection over its client address's cap.
+    static let addressRefusal = refusalResponse(
+        status: "429 Too Many Requests",
+        body: #"{"error":{"type":"rate_limit_error","code":"too_many_connections_from_address","#
+            + #""message":"This address holds as many connections as one client may; close one or retry later."}}"#)
+
+    private static func refusalResponse(status: String, body: String) -> ByteBuffer {
+        ByteBuffer(
+            string: "HTTP/1.1 \(status)\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
-    }()
+    }
 
     private let policy: ConnectionPolicy
     private var deadlines: ConnectionDeadlines?
     private var context: ChannelHandlerContext?
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
-    private var counted = false
+    /// The slot this connection holds, released when it closes.
+    private var slot: OpenConnections.Slot?
 
     init(policy: ConnectionPolicy) {
         self.policy = policy
@@ -132,22 +118,27 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
     private func start(context: ChannelHandlerContext) {
         guard deadlines == nil else { return }
         deadlines = ConnectionDeadlines(timeouts: policy.timeouts, now: .now())
-        counted = true
-        guard policy.connections.admit() else {
-            if policy.answersRefusals { context.writeAndFlush(wrapInboundOut(Self.refusal), promise: nil) }
-            context.close(promise: nil)
+        let (slot, admission) = policy.connections.admit(address: context.channel.remoteAddress?.ipAddress ?? "-")
+        self.slot = slot
+        let refusal: ByteBuffer
+        switch admission {
+        case .admitted:
+            reschedule()
             return
+        case .overListenerCap: refusal = Self.refusal
+        case .overAddressCap: refusal = Self.addressRefusal
         }
-        reschedule()
+        if policy.answersRefusals { context.writeAndFlush(wrapInboundOut(refusal), promise: nil) }
+        context.close(promise: nil)
     }
 
     private func stop() {
         timer?.cancel()
         timer = nil
         timerDeadline = nil
-        if counted {
-            counted = false
-            policy.connections.release()
+        if let slot {
+            self.slot = nil
+            policy.connections.release(slot)
         }
     }
 

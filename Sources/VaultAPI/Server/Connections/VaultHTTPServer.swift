@@ -21,7 +21,8 @@ public enum VaultHTTPServer {
         maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
 
     /// The server builder for `settings`.
-    /// - Parameter connections: the cap's counter (tests read it); a new one of `maxConnections` by default.
+    /// - Parameter connections: the caps' counter (tests read it); a new one of `maxConnections` and
+    ///   `maxConnectionsPerAddress` by default.
     /// - Throws: `ConfigurationError` naming the setting when plain HTTP would be served beyond
     ///   loopback without `server.allowPlaintext`, or when the TLS files cannot be used.
     static func builder(_ settings: HTTPServerSettings, connections: OpenConnections? = nil) throws -> HTTPServerBuilder {
@@ -33,7 +34,7 @@ public enum VaultHTTPServer {
                 bodyRead: .seconds(Int64(settings.bodyReadTimeoutSeconds)),
                 idle: .seconds(Int64(settings.idleTimeoutSeconds)),
                 linger: .seconds(Int64(min(settings.bodyReadTimeoutSeconds, 5)))),
-            connections: connections ?? OpenConnections(limit: settings.maxConnections),
+            connections: connections ?? OpenConnections(limit: settings.maxConnections, limitPerAddress: settings.maxConnectionsPerAddress),
             answersRefusals: tls == nil)
         return HTTPServerBuilder { responder in
             let http = HTTP1Channel(

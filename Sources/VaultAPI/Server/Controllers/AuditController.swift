@@ -6,15 +6,18 @@ import Vault
 /// `actor`, `action`, `objectType`, `objectId` (exact matches) and `from`/`to` (RFC 3339 instants, both included).
 struct AuditController {
     let store: any AuditStore
+    /// Seals the list's cursors.
+    let cursorKeys: ListCursorKeys
 
     func addRoutes(to api: APIRoutes) {
         // Who did what is an operator's view: not for `readonly` keys.
         api.adminOnly.get("audit-events") { request, context in
-            let page = try PageRequest(query: request.uri)
+            let cursors = try await cursorKeys.cursors(merchantID: context.merchant.id, list: "audit-events")
+            let page = try PageRequest(query: request.uri, cursors: cursors)
             let filter = try Self.filter(request.uri.queryParameters)
             let events = try await store.auditEvents(
                 merchantID: context.merchant.id, filter: filter, before: try page.afterSequence, limit: page.limit + 1)
-            return try JSONCoding.response(Page(fetched: events, limit: page.limit) { String($0.sequence) })
+            return try JSONCoding.response(Page(fetched: events, limit: page.limit) { try cursors.cursor(after: String($0.sequence)) })
         }
     }
 

@@ -4,11 +4,12 @@ import NIOCore
 import Prometheus
 import Synchronization
 
-/// `/metrics` in the Prometheus text format, fed by swift-metrics.
+/// `/metrics` in the Prometheus text format, fed by swift-metrics; served only by the metrics
+/// listener (``buildMetricsApplication(settings:registry:logger:onServerRunning:)``).
 struct MetricsController {
     let registry: PrometheusCollectorRegistry
 
-    func addRoutes(to router: RouterGroup<VaultRequestContext>) {
+    func addRoutes(to router: Router<BasicRequestContext>) {
         router.get("metrics") { _, _ in
             var buffer: [UInt8] = []
             registry.emit(into: &buffer)

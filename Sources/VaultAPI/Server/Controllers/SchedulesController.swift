@@ -8,6 +8,8 @@ import Vault
 struct SchedulesController {
     let schedules: ScheduleService
     let transactions: TransactionService
+    /// Seals the list's cursors.
+    let cursorKeys: ListCursorKeys
 
     func addRoutes(to api: APIRoutes) {
         let admin = api.adminOnly
@@ -23,7 +25,8 @@ struct SchedulesController {
             return try JSONCoding.response(PreviewResponse(view))
         }
         readers.get("schedules") { request, context in
-            let page = try PageRequest(query: request.uri)
+            let cursors = try await cursorKeys.cursors(merchantID: context.merchant.id, list: "schedules")
+            let page = try PageRequest(query: request.uri, cursors: cursors)
             var status: ScheduleStatus?
             if let text = request.uri.queryParameters["status"] {
                 guard let value = ScheduleStatus(rawValue: String(text)) else {
@@ -33,7 +36,7 @@ struct SchedulesController {
             }
             let found = try await schedules.list(merchant: context.merchant, status: status, afterSequence: try page.afterSequence, limit: page.limit + 1)
             let items = found.map { ScheduleResponse(ScheduleView(schedule: $0, steps: [], warnings: []), includeSteps: false) }
-            return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
+            return try JSONCoding.response(Page(fetched: items, limit: page.limit) { try cursors.cursor(after: String($0.sequence)) })
         }
         readers.get("schedules/:id") { _, context in
             let view = try await schedules.get(id: try context.parameters.require("id"), merchant: context.merchant)

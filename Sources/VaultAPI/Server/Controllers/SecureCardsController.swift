@@ -5,6 +5,8 @@ import Vault
 /// The secure-card routes of the API.
 struct SecureCardsController {
     let cards: SecureCardService
+    /// Seals the list's cursors.
+    let cursorKeys: ListCursorKeys
 
     func addRoutes(to api: APIRoutes) {
         let admin = api.adminOnly
@@ -16,7 +18,8 @@ struct SecureCardsController {
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Saved"), status: .created)
         }
         readers.get("secure-cards") { request, context in
-            let page = try PageRequest(query: request.uri)
+            let cursors = try await cursorKeys.cursors(merchantID: context.merchant.id, list: "secure-cards")
+            let page = try PageRequest(query: request.uri, cursors: cursors)
             let parameters = request.uri.queryParameters
             var query = SecureCardQuery(limit: page.limit + 1)
             query.text = parameters["q"].map(String.init)
@@ -25,7 +28,7 @@ struct SecureCardsController {
             query.includeDeleted = try Self.flag(parameters["includeDeleted"].map(String.init), name: "includeDeleted")
             query.afterSequence = try page.afterSequence
             let items = try await cards.list(merchant: context.merchant, query: query, readBy: context.identity.actor).map { SecureCardResponse($0, description: nil) }
-            return try JSONCoding.response(Page(fetched: items, limit: page.limit) { String($0.sequence) })
+            return try JSONCoding.response(Page(fetched: items, limit: page.limit) { try cursors.cursor(after: String($0.sequence)) })
         }
         readers.get("secure-cards/:merchantReference") { _, context in
             let reference = try context.parameters.require("merchantReference")

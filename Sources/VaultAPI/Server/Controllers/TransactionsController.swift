@@ -9,6 +9,8 @@ struct TransactionsController {
     let transactions: TransactionService
     /// Searches go to the store directly (sort order and keyset cursors).
     let store: any TransactionStore
+    /// Seals the list's cursors.
+    let cursorKeys: ListCursorKeys
 
     func addRoutes(to api: APIRoutes) {
         let admin = api.adminOnly
@@ -21,7 +23,8 @@ struct TransactionsController {
             return try JSONCoding.response(response, status: .created)
         }
         readers.get("transactions") { request, context in
-            let page = try PageRequest(query: request.uri)
+            let cursors = try await cursorKeys.cursors(merchantID: context.merchant.id, list: "transactions")
+            let page = try PageRequest(query: request.uri, cursors: cursors)
             let search = try TransactionSearch(parameters: request.uri.queryParameters, page: page, merchant: context.merchant)
             let found = try await store.transactions(
                 merchantID: context.merchant.id, filter: search.filter, order: search.order, afterSequence: search.afterSequence,
@@ -29,7 +32,7 @@ struct TransactionsController {
             let order = search.order
             let responses = await transactions.responses(found, merchant: context.merchant)
             return try JSONCoding.response(
-                Page(fetched: responses, limit: page.limit) { TransactionSearch.cursorKey(order: order, sequence: $0.sequence) })
+                Page(fetched: responses, limit: page.limit) { try cursors.cursor(after: TransactionSearch.cursorKey(order: order, sequence: $0.sequence)) })
         }
         readers.get("transactions/:id") { _, context in
             let transaction = try await transactions.get(id: try context.parameters.require("id"), merchant: context.merchant)

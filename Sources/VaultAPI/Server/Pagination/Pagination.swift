@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-public import HummingbirdCore
+import HummingbirdCore
 import Vault
 
 /// `?limit=` (1-100, default 20) and `?cursor=` of every list route.
@@ -10,8 +10,9 @@ public struct PageRequest: Sendable {
     /// The position after which this page starts, as the route's own sort key.
     public var after: String?
 
-    /// Reads and checks the query; 422 naming `limit` or `cursor` when malformed.
-    public init(query: URI) throws {
+    /// Reads and checks the query; 422 naming `limit` or `cursor` when malformed. A cursor is taken
+    /// only when `cursors` (the merchant's, for this list) opens it.
+    init(query: URI, cursors: ListCursors) throws {
         let parameters = query.queryParameters
         if let text = parameters["limit"] {
             guard let value = Int(String(text)), (1...100).contains(value) else {
@@ -22,10 +23,8 @@ public struct PageRequest: Sendable {
             limit = 20
         }
         if let cursor = parameters["cursor"], !cursor.isEmpty {
-            guard let decoded = Self.decode(String(cursor)) else {
-                throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
-            }
-            after = decoded
+            guard let position = cursors.position(of: String(cursor)) else { throw Self.invalidCursor }
+            after = position
         }
     }
 
@@ -33,29 +32,13 @@ public struct PageRequest: Sendable {
     public var afterSequence: Int64? {
         get throws {
             guard let after else { return nil }
-            guard let sequence = Int64(after) else {
-                throw APIError.invalid("cursor is not a cursor this API returned.", code: "invalid_cursor", param: "cursor")
-            }
+            guard let sequence = Int64(after) else { throw Self.invalidCursor }
             return sequence
         }
     }
 
-    /// The opaque cursor for a sort key.
-    public static func cursor(after key: String) -> String {
-        var text = Encoding.base64(Array(("c1:" + key).utf8))
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
-    }
-
-    private static func decode(_ cursor: String) -> String? {
-        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.utf8.count % 4 != 0 { text += "=" }
-        guard let bytes = try? Encoding.fromBase64(text), let decoded = String(validating: bytes, as: UTF8.self),
-            decoded.hasPrefix("c1:")
-        else { return nil }
-        return String(decoded.dropFirst(3))
-    }
+    private static let invalidCursor = APIError.invalid(
+        "cursor is not a cursor this API returned for this list.", code: "invalid_cursor", param: "cursor")
 }
 
 /// One page of a list: `{"data": [...], "nextCursor": ...}`.
@@ -66,10 +49,11 @@ public struct Page<Item: Encodable & Sendable>: Encodable, Sendable {
     @ExplicitNull public var nextCursor: String?
 
     /// A page from up to `limit + 1` fetched items: the extra one only says there is more.
-    public init(fetched: [Item], limit: Int, sortKey: (Item) -> String) {
+    /// `cursor` makes the opaque cursor after an item (``ListCursors/cursor(after:)`` of its sort key).
+    public init(fetched: [Item], limit: Int, cursor: (Item) throws -> String) rethrows {
         if fetched.count > limit {
             data = Array(fetched.prefix(limit))
-            nextCursor = data.last.map { PageRequest.cursor(after: sortKey($0)) }
+            nextCursor = try data.last.map(cursor)
         } else {
             data = fetched
             nextCursor = nil
