@@ -65,7 +65,7 @@ struct APIFixture {
         let handler = logs
         var logger = Logger(label: "test", factory: { _ in handler })
         logger.logLevel = .trace
-        runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+        runtime = try await VaultRuntime.open(configuration: configuration, logger: logger, database: .createIfMissing)
         postgres?.closeOnDrop(runtime.store)
         let (a, adminA) = try await runtime.merchants.create(name: "merchant-a", role: .admin, settings: .init(), actor: "test")
         let (b, adminB) = try await runtime.merchants.create(name: "merchant-b", role: .admin, settings: .init(), actor: "test")
