@@ -53,7 +53,9 @@ public struct ChargeRunService: Service {
         let saver = ProgressSaver(record: job.record) { try await store.updateChargeRun($0) }
         await saver.run { progress in
             do {
-                return try await runner.run(job.options, runID: job.record.id, actor: job.actor, progress: progress)
+                let summary = try await runner.run(job.options, runID: job.record.id, actor: job.actor, progress: progress)
+                ChargeRunMetrics.record(summary)
+                return summary
             } catch {
                 logger.error("charge run failed", metadata: ["run": "\(job.record.id)", "error": "\(error)"])
                 throw error
