@@ -38,9 +38,10 @@ struct VaultProcess {
     }
 
     /// A vault directory whose processes use the database of the pass: a fresh PostgreSQL
-    /// database in the PostgreSQL pass, the directory's SQLite file otherwise.
-    static func onTestEngine() async throws -> VaultProcess {
-        VaultProcess(postgres: try await FixtureDatabase.forCurrentEngine())
+    /// database in the PostgreSQL pass (already migrated unless `emptyDatabase`), the directory's
+    /// SQLite file otherwise (created by `vault migrate`).
+    static func onTestEngine(emptyDatabase: Bool = false) async throws -> VaultProcess {
+        VaultProcess(postgres: try await FixtureDatabase.forCurrentEngine(empty: emptyDatabase))
     }
 
     /// The configuration's database: the directory's SQLite file, or the PostgreSQL database.

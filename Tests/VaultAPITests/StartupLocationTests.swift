@@ -9,7 +9,7 @@ import Testing
 @Suite struct StartupLocationTests {
     @Test(arguments: [["charge", "run"], ["merchant", "list"], ["audit", "verify"], ["keys", "status"], ["status"]])
     func aCommandOtherThanMigrateOrServeRefusesAMissingDatabaseAndCreatesNone(arguments: [String]) async throws {
-        let vault = try await VaultProcess.onTestEngine()
+        let vault = try await VaultProcess.onTestEngine(emptyDatabase: true)
         #expect(try vault.run(["keys", "init"]).status == 0)
         let refused = try vault.run(arguments)
         #expect(refused.status == 1, "\(arguments): \(refused.stderr)")

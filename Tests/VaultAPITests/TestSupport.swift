@@ -156,14 +156,15 @@ final class FixtureDatabase: Sendable {
         return url.description.replacingOccurrences(of: ":***@", with: ":\(encoded)@")
     }
 
-    /// A new database on the PostgreSQL pass; nil on the SQLite pass. Waits while
+    /// A new database on the PostgreSQL pass (migrated; `empty`: no tables at all, as a new
+    /// database before `vault migrate`); nil on the SQLite pass. Waits while
     /// `PostgresTestSlots.limit` databases are alive: every test starts at once, and their pools
     /// together would pass the cluster's `max_connections`.
-    static func forCurrentEngine() async throws -> FixtureDatabase? {
+    static func forCurrentEngine(empty: Bool = false) async throws -> FixtureDatabase? {
         guard TestEngine.current == .postgres else { return nil }
         await PostgresTestSlots.shared.acquire()
         do {
-            return FixtureDatabase(url: try await PostgresTestDatabase.newDatabase())
+            return FixtureDatabase(url: try await PostgresTestDatabase.newDatabase(empty: empty))
         } catch {
             PostgresTestSlots.shared.release()
             throw error
