@@ -37,7 +37,7 @@ public final class GatewayRegistry: Sendable {
     /// A connection the gateway refuses fails the request at once: AsyncHTTPClient would otherwise
     /// keep retrying to connect until the request's deadline, so with the gateway's port closed
     /// every charge waited the whole timeout for an answer that was known at the first refusal.
-    /// Nothing was sent then (`connection_failed`): the charge is left for a later attempt.
+    /// Nothing was sent then (`gateway_unreachable`): the charge is left for a later attempt.
     public static func clientConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow

@@ -67,7 +67,7 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     /// newer build) tries them again.
     public var stepsUnreadable = 0
     /// Steps not approved, by why: the gateway's decline or error code (`card_declined`,
-    /// `connection_failed`, `gateway_not_configured`, ...), or the vault's own (`expired_card`,
+    /// `gateway_unreachable`, `gateway_not_configured`, ...), or the vault's own (`expired_card`,
     /// `merchant_not_found`, `outcome_not_written`).
     public var failuresByCode: [String: Int] = [:]
     /// Merchants the run stopped charging because their gateway was unreachable for
