@@ -74,8 +74,8 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     /// `runner.unreachableLimit` sales in a row; their remaining steps stay due for the next run.
     public var unreachableMerchants: [String] = []
     /// Why the run stopped before charging every due step (`signal`: SIGTERM or SIGINT;
-    /// `max_duration`: its deadline passed), or nil when it ran to the end. The steps it did not
-    /// begin stay due for the next run.
+    /// `max_duration`: its deadline passed; `shutdown`: `vault serve` was stopped), or nil when it
+    /// ran to the end. The steps it did not begin stay due for the next run.
     public var stoppedBy: String?
 
     /// An empty summary.
