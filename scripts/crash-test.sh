@@ -309,7 +309,7 @@ phase_kills() {
         log "phase 1: run to completion (#$settling)"
         rc=0
         vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/final.out" 2>"$dir/final.err" || rc=$?
-        ((rc == 1 && settling < 4)) || break
+        ((rc == 3 && settling < 4)) || break
         log "phase 1: some sales in doubt; re-running after the ${GRACE_S} s grace period"
         sleep $((GRACE_S + 1))
     done
@@ -375,7 +375,7 @@ phase_pg_kills() {
         log "phase 1 (PostgreSQL): run to completion (#$settling)"
         rc=0
         vault_in "$dir" charge run --concurrency "$CONCURRENCY" --json >"$dir/final.out" 2>"$dir/final.err" || rc=$?
-        ((rc == 1 && settling < 4)) || break
+        ((rc == 3 && settling < 4)) || break
         sleep $((GRACE_S + 1))
     done
     local stats
@@ -424,7 +424,7 @@ phase_two_runners() {
 
 # Phase 3: SIGKILL while the gateway is still processing the sales (it answers after SLOW_MS, look-ups
 # are instant), then an immediate re-run: the gateway has no record of the sales yet, so the re-run
-# must leave them in doubt (exit 1, nothing re-sent inside `runner.inDoubtGraceSeconds`, here
+# must leave them in doubt (exit 3, nothing re-sent inside `runner.inDoubtGraceSeconds`, here
 # CRASH_GRACE_S). A last run after the gateway has finished and the grace has passed settles them by
 # look-up. The gateway must hold exactly one sale per step.
 phase_slow_gateway() {
@@ -456,7 +456,7 @@ phase_slow_gateway() {
     echo "phase 3: $SLOW_STEPS steps, killed mid-call; re-run at once exit $rc_at_once ($unsettled left in doubt), settling run exit $rc"
     echo "  fake gateway after the re-run at once: $sent_at_once"
     echo "  fake gateway at the end: $stats"
-    ((rc_at_once == 1)) || { echo "  FAILED: the re-run at once should exit 1 (sales in doubt), exited $rc_at_once"; failed=1; }
+    ((rc_at_once == 3)) || { echo "  FAILED: the re-run at once should exit 3 (sales in doubt), exited $rc_at_once"; failed=1; }
     [[ "$unsettled" == "$SLOW_STEPS" ]] || { echo "  FAILED: the re-run at once should leave all $SLOW_STEPS in doubt, left $unsettled"; failed=1; }
     ((rc == 0)) || { echo "  FAILED: the settling run exited $rc"; tail -5 "$dir/final.err"; failed=1; }
     check_exactly_once "$dir" "$gwdb" "$SLOW_STEPS" "phase 3" || failed=1

@@ -149,6 +149,7 @@ failover_main() {
 
     start_fake "$WORK/gateway.sqlite" --latency-ms "$LATENCY_MS" --lost-rate "$LOST_RATE"
     vault_pg keys init >/dev/null
+    vault_pg migrate >/dev/null
     local merchant key
     merchant=$(vault_pg merchant create shop --gateway nmi --gateway-url "$FAKE_URL" \
         --gateway-credential "security_key=$FAKE_KEY" --time-zone UTC --json)

@@ -16,7 +16,7 @@ Two modes:
   seed_due_steps.py prepare --vault BIN --dir DIR --total N [--gateway nmi --gateway-url URL
                             --security-key KEY | --gateway bridgepay|authorizenet --gateway-url URL --gateway-credential K=V ...] [--cards 4] [--templates 8] [--steps-per-schedule 1]
       A fresh vault in DIR (VAULT_DATABASE=DIR/vault.sqlite, VAULT_KEYS_DIR=DIR/keys): `vault keys
-      init`, `vault merchant create shop ...`, then `vault serve` on port 0, where the templates
+      init`, `vault migrate`, `vault merchant create shop ...`, then `vault serve` on port 0, where the templates
       are made through the HTTP API: cards (POST /v1/secure-cards, keyed, verify false) and
       `delayedOnce` schedules starting today (UTC) at 00:00 (POST /v1/schedules, then /confirm),
       so their steps are due now; the server is stopped with SIGTERM and the templates copied.
@@ -227,6 +227,8 @@ def prepare(args):
     os.makedirs(args.dir, exist_ok=True)
     vault = Vault(args.vault, args.dir, args.database_url)
     vault.run("keys", "init")
+    # Only `migrate` and `serve` create the database; every other command refuses a missing one.
+    vault.run("migrate")
     merchant = ["merchant", "create", args.merchant, "--gateway", args.gateway, "--time-zone", "UTC", "--json"]
     if args.gateway_url:
         merchant += ["--gateway-url", args.gateway_url]

@@ -126,7 +126,7 @@ import Vault
 
     @Test func theCommandLineRefusesACardNumberAsMerchantNameWithoutPrintingIt() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         let refused = try vault.run(["merchant", "create", "4111-1111-1111-1111"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("card number"))

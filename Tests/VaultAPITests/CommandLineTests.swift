@@ -38,9 +38,10 @@ struct VaultProcess {
     }
 
     /// A vault directory whose processes use the database of the pass: a fresh PostgreSQL
-    /// database in the PostgreSQL pass, the directory's SQLite file otherwise.
-    static func onTestEngine() async throws -> VaultProcess {
-        VaultProcess(postgres: try await FixtureDatabase.forCurrentEngine())
+    /// database in the PostgreSQL pass (already migrated unless `emptyDatabase`), the directory's
+    /// SQLite file otherwise (created by `vault migrate`).
+    static func onTestEngine(emptyDatabase: Bool = false) async throws -> VaultProcess {
+        VaultProcess(postgres: try await FixtureDatabase.forCurrentEngine(empty: emptyDatabase))
     }
 
     /// The configuration's database: the directory's SQLite file, or the PostgreSQL database.
@@ -92,6 +93,15 @@ struct VaultProcess {
         let finished = try start(arguments, environment: environment).finish()
         return Outcome(status: finished.status, stdout: finished.standardOutput, stderr: finished.standardError)
     }
+
+    /// `vault keys init`, then `vault migrate`: what an operator runs before any other command
+    /// (only `migrate` and `serve` create the database). Returns the first that failed, or `migrate`.
+    @discardableResult
+    func initialize(environment: [String: String] = [:]) throws -> Outcome {
+        let keys = try run(["keys", "init"], environment: environment)
+        guard keys.status == 0 else { return keys }
+        return try run(["migrate"], environment: environment)
+    }
 }
 
 @Suite struct CommandLineTests {
@@ -112,7 +122,7 @@ struct VaultProcess {
 
     @Test func merchantCreateWithJSONPrintsOneObject() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         let created = try vault.run(["merchant", "create", "acme", "--role", "admin", "--gateway", "sandbox", "--time-zone", "Europe/Paris", "--json"])
         #expect(created.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any]
@@ -159,7 +169,7 @@ struct VaultProcess {
 
     @Test func theServerRefusesTheWrongKey() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         #expect(try vault.run(["merchant", "create", "acme"]).status == 0)
         let wrong = Encoding.base64(RandomBytes.make(32))
         let refused = try vault.run(["serve"], environment: ["VAULT_MASTER_KEY": wrong])
@@ -170,7 +180,7 @@ struct VaultProcess {
 
     @Test func keyRotationKeepsMerchantsUsable() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         try vault.run(["merchant", "create", "acme", "--gateway", "nmi", "--gateway-credential", "security_key=abc"])
         let rotated = try vault.run(["keys", "rotate"])
         #expect(rotated.status == 0, "\(rotated.stderr)")
@@ -187,7 +197,7 @@ struct VaultProcess {
 
     @Test func auditVerifyFailsOnAnEditedEvent() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         try vault.run(["merchant", "create", "acme"])
         #expect(try vault.run(["audit", "verify"]).status == 0)
         try await vault.withStore { store in try await TestSQL(store).run("UPDATE audit_events SET action = 'nothing' WHERE seq = 2") }
@@ -223,7 +233,7 @@ struct VaultProcess {
     /// log) does not keep a stopped server from exiting: its exit's log write gives up.
     @Test func serveExitsOnSIGTERMWhenNobodyReadsItsStandardError() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         let process = try vault.start(["serve"], environment: ["VAULT_PORT": "0"], unreadStandardError: true)
         defer {
             // Only while not yet reaped: a reaped pid may already belong to another process.
@@ -248,7 +258,7 @@ struct VaultProcess {
 
     @Test func serveRunsWithoutCoreDumpsAnswersAndExitsCleanlyOnSIGTERM() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         let process = try vault.start(["serve", "--dev-merchant", "dev"], environment: ["VAULT_PORT": "0"])
         let port = try ServerProcess.waitForPort(process)
         let bound = try #require(port)

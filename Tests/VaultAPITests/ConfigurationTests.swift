@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Payments
 import Scheduler
 import Testing
 import Vault
@@ -11,7 +12,10 @@ import VaultSQLite
 @Suite struct ConfigurationTests {
     @Test func theCommittedDefaultFileMatchesTheBuiltInDefaults() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let loaded = try VaultConfiguration.load(path: root.appendingPathComponent("config/vault.yaml").path, environment: [:])
+        let path = root.appendingPathComponent("config/vault.yaml").path
+        var loaded = try VaultConfiguration.load(path: path, environment: [:])
+        #expect(loaded.file == path)
+        loaded.file = nil
         #expect(loaded == VaultConfiguration())
     }
 
@@ -45,6 +49,33 @@ import VaultSQLite
         #expect(WebhookDeliverySettings(VaultConfiguration().webhooks).keepSettled == 30 * 86_400)
     }
 
+    @Test func theFileVAULT_CONFIGNamesIsReadAndANamedFileThatIsMissingIsAnError() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "server:\n  port: 9000\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try VaultConfiguration.load(path: nil, environment: ["VAULT_CONFIG": path])
+        #expect(loaded.server.port == 9000)
+        #expect(loaded.file == path)
+        let missing = directory.file("nowhere.yaml")
+        #expect(throws: ConfigurationError.self) { try VaultConfiguration.load(path: nil, environment: ["VAULT_CONFIG": missing]) }
+        #expect(throws: ConfigurationError.self) { try VaultConfiguration.load(path: missing, environment: [:]) }
+        // --config wins over VAULT_CONFIG.
+        #expect(throws: ConfigurationError.self) { try VaultConfiguration.load(path: missing, environment: ["VAULT_CONFIG": path]) }
+    }
+
+    @Test func theGatewayTimeoutAndTheUnreachableLimitReachTheGatewaysAndTheRunner() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "runner:\n  gatewayTimeoutSeconds: 7\n  unreachableLimit: 3\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try VaultConfiguration.load(path: path, environment: [:])
+        #expect(loaded.runner.gatewayTimeoutSeconds == 7)
+        #expect(ChargeRunner.Options(loaded, asOf: Date(timeIntervalSince1970: 0)).unreachableLimit == 3)
+        let fixture = try await APIFixture { $0.runner = loaded.runner }
+        #expect(fixture.runtime.gateways.timeout == .seconds(7))
+        #expect(VaultConfiguration().runner.gatewayTimeoutSeconds == 30)
+        #expect(VaultConfiguration().runner.unreachableLimit == 10)
+    }
+
     @Test(arguments: [
         ("server:\n  port: 70000\n", "server.port"),
         ("server:\n  port: abc\n", "server.port"),
@@ -52,6 +83,8 @@ import VaultSQLite
         ("unknown: 1\n", "unknown"),
         ("retry:\n  pastDuePolicy: explode\n", "retry.pastDuePolicy"),
         ("retry:\n  delaysDays: [1, x]\n", "retry.delaysDays[1]"),
+        ("runner:\n  gatewayTimeoutSeconds: 0\n", "runner.gatewayTimeoutSeconds"),
+        ("runner:\n  unreachableLimit: 0\n", "runner.unreachableLimit"),
         ("defaults:\n  timeZone: Mars/Base\n", "defaults.timeZone"),
         ("defaults:\n  gateway: paypal\n", "defaults.gateway"),
         ("logging:\n  level: loud\n", "logging.level"),
@@ -114,7 +147,8 @@ import VaultSQLite
         let loaded = try VaultConfiguration.load(path: path, environment: ["VAULT_DATABASE_URL": "postgres://other@db9:6000/billing"])
         #expect(loaded.database.url?.hosts == [.init(name: "db9", port: 6000)])
         #expect(try VaultConfiguration.load(path: nil, environment: [:]).database.url == nil)
-        #expect(VaultConfiguration().database.summary == "SQLite data/vault.sqlite")
+        // The SQLite path is shown absolute: a command run from an unexpected directory shows which file it used.
+        #expect(VaultConfiguration().database.summary == "SQLite \(FileManager.default.currentDirectoryPath)/data/vault.sqlite")
     }
 
     @Test func aMalformedDatabaseURLIsRefusedNamingTheKeyWithoutThePassword() throws {

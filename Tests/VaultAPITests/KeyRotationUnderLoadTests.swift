@@ -55,7 +55,7 @@ import VaultSQLite
 
     @Test func rotatingTheMasterKeyUnderLoadAnswersNo5xx() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.run(["keys", "init"]).status == 0)
+        #expect(try vault.initialize().status == 0)
         let warm = try (0..<2).map { try Self.createMerchant(vault, "warm-\($0)") }
         let cold = try (0..<2).map { try Self.createMerchant(vault, "cold-\($0)") }
         let server = try vault.start(["serve"], environment: ["VAULT_PORT": "0"])

@@ -7,7 +7,7 @@ import Vault
 @Suite struct MerchantCurrencyCommandTests {
     @Test func theCurrencyIsSetAtCreationChangedByUpdateAndRefusedWhenUnknown() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         #expect(try vault.run(["merchant", "create", "plain"]).status == 0)
         let created = try vault.run(["merchant", "create", "acme", "--currency", "CAD"])
         #expect(created.status == 0, "\(created.stderr)")

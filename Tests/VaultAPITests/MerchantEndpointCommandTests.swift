@@ -14,7 +14,7 @@ import Vault
 
     @Test func plainHTTPGatewayURLsAreRefusedExceptOnLoopback() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         let credentials = ["--gateway", "nmi", "--gateway-credential", "security_key=NMI-SECRET-KEY-9"]
         let refused = try vault.run(["merchant", "create", "acme", "--gateway-url", "http://example.com"] + credentials)
         #expect(refused.status == 1)
@@ -36,7 +36,7 @@ import Vault
 
     @Test func callbackURLsMustBeHTTPSAndPublicUnlessTheOperatorAllowsPrivateTargets() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         for url in ["http://example.com/hooks", "http://127.0.0.1:1234/hooks", "http://0x7f000001/", "http://2130706433/", "http://127.1/",
                     "http://[::ffff:127.0.0.1]/", "https://169.254.169.254/", "https://10.0.0.5/hooks", "https://[fe80::1]/"] {
             let refused = try vault.run(["merchant", "create", "acme", "--callback-url", url])

@@ -41,7 +41,7 @@ struct DueStepsVault {
         configuration.keys.masterKeyFromEnvironment = masterKey
         var logger = Logger(label: "runner-process-tests")
         logger.logLevel = .critical
-        let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+        let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger, database: .createIfMissing)
         defer { runtime.close() }
         let merchant = try await runtime.merchants.create(
             name: "acme", role: .admin, settings: MerchantSettings(gateway: "sandbox", timeZone: "UTC", verifyOnRegistration: false), actor: "test"

@@ -42,7 +42,7 @@ import VaultPostgres
 
     @Test func theCommandTakesTheCredentialFromAFileAndFromStandardInput() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.run(["keys", "init"]).status == 0)
+        #expect(try vault.initialize().status == 0)
         let path = try Self.file("nmi-key-from-file\n")
         let fromFile = try vault.run(["merchant", "create", "from-file", "--gateway", "nmi", "--gateway-credential", "security_key=@" + path])
         #expect(fromFile.status == 0, "\(fromFile.stderr)")

@@ -66,7 +66,7 @@ struct APIFixture {
         let handler = logs
         var logger = Logger(label: "test", factory: { _ in handler })
         logger.logLevel = .trace
-        runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+        runtime = try await VaultRuntime.open(configuration: configuration, logger: logger, database: .createIfMissing)
         postgres?.closeOnDrop(runtime.store)
         let (a, adminA) = try await runtime.merchants.create(name: "merchant-a", role: .admin, settings: .init(), actor: "test")
         let (b, adminB) = try await runtime.merchants.create(name: "merchant-b", role: .admin, settings: .init(), actor: "test")
@@ -157,14 +157,15 @@ final class FixtureDatabase: Sendable {
         return url.description.replacingOccurrences(of: ":***@", with: ":\(encoded)@")
     }
 
-    /// A new database on the PostgreSQL pass; nil on the SQLite pass. Waits while
+    /// A new database on the PostgreSQL pass (migrated; `empty`: no tables at all, as a new
+    /// database before `vault migrate`); nil on the SQLite pass. Waits while
     /// `PostgresTestSlots.limit` databases are alive: every test starts at once, and their pools
     /// together would pass the cluster's `max_connections`.
-    static func forCurrentEngine() async throws -> FixtureDatabase? {
+    static func forCurrentEngine(empty: Bool = false) async throws -> FixtureDatabase? {
         guard TestEngine.current == .postgres else { return nil }
         await PostgresTestSlots.shared.acquire()
         do {
-            return FixtureDatabase(url: try await PostgresTestDatabase.newDatabase())
+            return FixtureDatabase(url: try await PostgresTestDatabase.newDatabase(empty: empty))
         } catch {
             PostgresTestSlots.shared.release()
             throw error

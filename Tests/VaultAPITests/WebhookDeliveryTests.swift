@@ -94,7 +94,7 @@ extension VaultProcess {
         try await endpoint.start()
         let vault = try await VaultProcess.onTestEngine()
         try vault.allowPrivateCallbackTargets()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         let created = try vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
         #expect(created.status == 0, "\(created.stderr)")
         let merchantID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["merchantId"] as? String)
@@ -133,7 +133,7 @@ extension VaultProcess {
         endpoint.answer(500)
         let vault = try await VaultProcess.onTestEngine()
         try vault.allowPrivateCallbackTargets()
-        try vault.run(["keys", "init"])
+        try vault.initialize()
         let created = try vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
         let merchantID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["merchantId"] as? String)
         let id = try await vault.withStore { store in

@@ -11,6 +11,9 @@ public final class GatewayRegistry: Sendable {
     public let httpClient: HTTPClient
     /// The one sandbox instance.
     public let sandbox: SandboxGateway
+    /// How long one exchange with a gateway may take (`runner.gatewayTimeoutSeconds`): the
+    /// timeout of every adapter ``MerchantGateways`` builds.
+    public let timeout: Duration
     private let logger: Logger
 
     /// The process-wide client for gateway calls. `HTTPClient.shared` keeps at most 8 connections
@@ -30,10 +33,16 @@ public final class GatewayRegistry: Sendable {
     /// gateway endpoint (or whoever controls it) answering 307 would receive the card number, the
     /// CVV and the gateway credentials at the address of its choice. A redirect is answered as a
     /// gateway error instead (``GatewayHTTP/unexpectedStatus(_:)``).
+    ///
+    /// A connection the gateway refuses fails the request at once: AsyncHTTPClient would otherwise
+    /// keep retrying to connect until the request's deadline, so with the gateway's port closed
+    /// every charge waited the whole timeout for an answer that was known at the first refusal.
+    /// Nothing was sent then (`gateway_unreachable`): the charge is left for a later attempt.
     public static func clientConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
+        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 
@@ -42,11 +51,13 @@ public final class GatewayRegistry: Sendable {
     ///   - httpClient: The client for HTTP gateways; ``sharedClient`` by default.
     ///   - sandbox: The sandbox every `sandbox` merchant uses.
     ///   - logger: The logger adapters log to (never card data or credentials).
+    ///   - timeout: How long one gateway exchange may take (30 s by default).
     public init(httpClient: HTTPClient = GatewayRegistry.sharedClient, sandbox: SandboxGateway = SandboxGateway(),
-                logger: Logger = Logger(label: "vault.gateways")) {
+                logger: Logger = Logger(label: "vault.gateways"), timeout: Duration = GatewayConfiguration.defaultTimeout) {
         self.httpClient = httpClient
         self.sandbox = sandbox
         self.logger = logger
+        self.timeout = timeout
     }
 
     /// The adapter for a configuration, built by its ``GatewayCatalogue`` entry.

@@ -42,7 +42,8 @@ public struct MerchantGateways: Sendable {
     public func adapter(for merchant: Merchant) async throws -> any GatewayAdapter {
         if let fixed { return fixed }
         let credentials = try await merchants.gatewayCredentials(merchantID: merchant.id)
-        return try registry.adapter(for: GatewayConfiguration(name: merchant.gateway.name, url: merchant.gateway.url, credentials: credentials))
+        return try registry.adapter(for: GatewayConfiguration(
+            name: merchant.gateway.name, url: merchant.gateway.url, credentials: credentials, timeout: registry.timeout))
     }
 }
 

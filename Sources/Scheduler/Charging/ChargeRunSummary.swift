@@ -15,6 +15,10 @@ public enum ChargeOutcome: String, Sendable, Codable, CaseIterable {
     /// Outcome unknown and the gateway cannot prove it never charged: left for an operator
     /// (`needs_review`), never sent again automatically.
     case needsReview = "needs_review"
+    /// The merchant's gateway cannot be used as configured (a credential missing, an unknown
+    /// gateway, a bad endpoint): nothing was sent. A new step is left due, untouched, and is
+    /// charged by the first run after the merchant is fixed; re-running before that changes nothing.
+    case configurationError = "configuration_error"
 }
 
 /// Counts and per-currency totals for one outcome.
@@ -62,6 +66,17 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     /// by a newer build, or damaged): each is logged with the row and column; a later run (or a
     /// newer build) tries them again.
     public var stepsUnreadable = 0
+    /// Steps not approved, by why: the gateway's decline or error code (`card_declined`,
+    /// `gateway_unreachable`, `gateway_not_configured`, ...), or the vault's own (`expired_card`,
+    /// `merchant_not_found`, `outcome_not_written`).
+    public var failuresByCode: [String: Int] = [:]
+    /// Merchants the run stopped charging because their gateway was unreachable for
+    /// `runner.unreachableLimit` sales in a row; their remaining steps stay due for the next run.
+    public var unreachableMerchants: [String] = []
+    /// Why the run stopped before charging every due step (`signal`: SIGTERM or SIGINT;
+    /// `max_duration`: its deadline passed; `shutdown`: `vault serve` was stopped), or nil when it
+    /// ran to the end. The steps it did not begin stay due for the next run.
+    public var stoppedBy: String?
 
     /// An empty summary.
     public init(runId: String, asOf: Date, dryRun: Bool) {
@@ -81,15 +96,23 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     /// Steps processed so far.
     public var processed: Int { outcomes.values.reduce(0) { $0 + $1.count } }
 
+    /// Notes that the run stopped claiming early (`reason`): the steps not begun are not settled.
+    mutating func recordStop(_ reason: String) {
+        guard stoppedBy == nil else { return }
+        stoppedBy = reason
+        settled = false
+    }
+
     /// Counts a claimed step whose stored rows cannot be read: the run is not settled.
     mutating func recordUnreadable() {
         stepsUnreadable += 1
         settled = false
     }
 
-    mutating func record(_ outcome: ChargeOutcome, amount: Int64, currency: String) {
+    mutating func record(_ outcome: ChargeOutcome, amount: Int64, currency: String, code: String? = nil) {
         outcomes[outcome.rawValue, default: OutcomeTotals()].add(amount: amount, currency: currency)
-        if outcome == .unsettled || outcome == .needsReview { settled = false }
+        if outcome != .approved { failuresByCode[code ?? outcome.rawValue, default: 0] += 1 }
+        if [.unsettled, .needsReview, .configurationError].contains(outcome) { settled = false }
     }
 
     /// The summary as a human table.
@@ -101,6 +124,22 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
             lines.append("  \(outcome.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(Self.pad(totals.count)) \(Self.money(totals.totals))")
         }
         lines.append("  schedules: \(schedulesExtended) extended, \(schedulesCompleted) completed, \(schedulesPastDue) past due")
+        if !failuresByCode.isEmpty {
+            let codes = failuresByCode.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            lines.append("  not approved, by code: " + codes.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        if !unreachableMerchants.isEmpty {
+            lines.append("  GATEWAY UNREACHABLE: stopped charging merchant(s) \(unreachableMerchants.joined(separator: ", ")); "
+                + "their remaining steps stay due for the next run")
+        }
+        if let stoppedBy {
+            lines.append("  STOPPED EARLY (\(stoppedBy)) after \(processed) of \(due.count) due step(s); the rest stay due for the next run")
+        }
+        let misconfigured = outcomes[ChargeOutcome.configurationError.rawValue]?.count ?? 0
+        if misconfigured > 0 {
+            lines.append("  \(misconfigured) step(s) NOT SENT: their merchant's gateway is misconfigured (see the log); "
+                + "fix it with `vault merchant update`, then run again")
+        }
         if stepsUnreadable > 0 {
             lines.append("  \(stepsUnreadable) step(s) NOT CHARGED: their stored rows cannot be read by this build (see the log)")
         }
@@ -113,8 +152,10 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
 
     private var needsReviewText: String {
         let review = outcomes[ChargeOutcome.needsReview.rawValue]?.count ?? 0
-        return review > 0 ? "\(review) STEP(S) NEED REVIEW (resolve them with POST /v1/schedules/{id}/steps/{stepId}/resolve)"
-            : "SOME STEPS UNSETTLED (re-run to settle)"
+        let misconfigured = outcomes[ChargeOutcome.configurationError.rawValue]?.count ?? 0
+        if review > 0 { return "\(review) STEP(S) NEED REVIEW (resolve them with POST /v1/schedules/{id}/steps/{stepId}/resolve)" }
+        if misconfigured > 0 { return "\(misconfigured) STEP(S) NOT SENT: GATEWAY MISCONFIGURED" }
+        return "SOME STEPS UNSETTLED (re-run to settle)"
     }
 
     static func pad(_ count: Int) -> String {
@@ -122,8 +163,9 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
         return String(repeating: " ", count: max(0, 8 - text.count)) + text
     }
 
+    /// Per-currency totals as money (`$246,800.00, ¥5,000`), in the order of their codes.
     static func money(_ totals: [String: Int64]) -> String {
-        totals.keys.sorted().map { code in "\(totals[code] ?? 0) \(code)" }.joined(separator: ", ")
+        totals.keys.sorted().map { code in MoneyText.format(totals[code] ?? 0, code: code) }.joined(separator: ", ")
     }
 
     static func instant(_ date: Date) -> String {
@@ -135,10 +177,11 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
 extension ChargeRunSummary {
     enum CodingKeys: String, CodingKey {
         case runId, asOf, dryRun, due, outcomes, schedulesExtended, schedulesCompleted, schedulesPastDue, durationSeconds,
-             chargesPerSecond, settled, stepsInReview, stepsUnreadable
+             chargesPerSecond, settled, stepsInReview, stepsUnreadable, failuresByCode, unreachableMerchants, stoppedBy
     }
 
-    /// Decodes a summary; one recorded before `stepsInReview` or `stepsUnreadable` existed has none.
+    /// Decodes a summary; one recorded before `stepsInReview`, `stepsUnreadable`, `failuresByCode`,
+    /// `unreachableMerchants` or `stoppedBy` existed has none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         runId = try container.decode(String.self, forKey: .runId)
@@ -154,5 +197,8 @@ extension ChargeRunSummary {
         settled = try container.decode(Bool.self, forKey: .settled)
         stepsInReview = try container.decodeIfPresent(Int.self, forKey: .stepsInReview) ?? 0
         stepsUnreadable = try container.decodeIfPresent(Int.self, forKey: .stepsUnreadable) ?? 0
+        failuresByCode = try container.decodeIfPresent([String: Int].self, forKey: .failuresByCode) ?? [:]
+        unreachableMerchants = try container.decodeIfPresent([String].self, forKey: .unreachableMerchants) ?? []
+        stoppedBy = try container.decodeIfPresent(String.self, forKey: .stoppedBy)
     }
 }

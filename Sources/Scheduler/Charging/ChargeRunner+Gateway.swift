@@ -17,7 +17,12 @@ extension ChargeRunner {
             return GatewayResult(outcome: .declined(code: "expired_card", category: .hard), responseText: "Declined by the vault: the card expires before the due date.")
         }
         guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {
-            return .error("gateway_not_configured", retryable: true)
+            return .error(Self.configurationErrorCode, retryable: true)
+        }
+        if await context.isStopped(merchant.id) {
+            // Its gateway was unreachable too many times in a row: this attempt is not sent (it is
+            // settled by a look-up in a later run, which finds nothing and sends it then).
+            return .error(Self.unreachableCode, retryable: true, text: "Not sent: the gateway was unreachable for the merchant's previous charges.")
         }
         let original = await originalNetworkTransactionID(due: due, merchant: merchant)
         let request = ChargeRequest(
@@ -26,6 +31,11 @@ extension ChargeRunner {
             card: PaymentCard(pan: card.pan, expiry: card.expiry, holderName: card.holderName, cvv: nil, postalCode: nil),
             description: transaction.description, storedCredential: .recurring(originalNetworkTransactionID: original))
         let result = await sendSale(request, adapter: adapter, transaction: transaction, options: options)
+        if await context.noteReachability(result, merchantID: merchant.id, limit: options.unreachableLimit) {
+            logger.warning(
+                "gateway unreachable: the run stops charging this merchant; its remaining steps stay due for the next run",
+                metadata: ["merchant": "\(merchant.id)", "gateway": "\(merchant.gateway.name)", "consecutive": "\(options.unreachableLimit)"])
+        }
         if original == nil { await keepFirstPayment(result, of: transaction, due: due, merchant: merchant) }
         return result
     }
@@ -112,7 +122,7 @@ extension ChargeRunner {
                 transactionID: open.gatewayTransactionID, authCode: open.authCode, responseCode: open.responseCode, responseText: open.responseText))
         }
         guard let adapter = await context.adapter(for: merchant, gateways: gateways) else {
-            return SettledAttempt(result: .error("gateway_not_configured", retryable: true))
+            return SettledAttempt(result: .error(Self.configurationErrorCode, retryable: true))
         }
         let query = GatewayLookupQuery(reference: open.orderReference, gatewayTransactionID: open.gatewayTransactionID, since: open.createdAt)
         let lookup = await adapter.lookup(query)
@@ -120,6 +130,12 @@ extension ChargeRunner {
             // A sale the endpoint redirected was never processed: while a look-up cannot be made it
             // stays that error (not charged), rather than becoming in doubt.
             return SettledAttempt(result: .error("gateway_redirect", retryable: false, text: "The gateway endpoint still cannot be reached without a redirect."))
+        }
+        if case .unavailable = lookup, open.status == .error, open.errorCode == Self.unreachableCode {
+            // A sale that reached no gateway (every try refused or never connected) was not sent:
+            // while the gateway stays unreachable it stays that error, never in doubt, so a
+            // gateway down for several nights does not send provably unsent charges to review.
+            return SettledAttempt(result: .error(Self.unreachableCode, retryable: true, text: "Not sent: the gateway is still unreachable."))
         }
         switch options.inDoubtPolicy.verdict(lookup, for: open, now: Date()) {
         case .settled(let result):

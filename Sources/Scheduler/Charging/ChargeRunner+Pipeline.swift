@@ -16,9 +16,15 @@ extension ChargeRunner {
         var amount: Int64
         var currency: String
         var recorded = RecordedOutcome()
+        /// Why it was not approved: the decline or error code (nil when approved).
+        var code: String?
+        /// The step's merchant, for the run's warnings.
+        var merchantID: String?
+        /// Declined by the card's issuer or the vault (the customer's card), not a gateway or vault error.
+        var cardDeclined = false
 
-        static func unsettled(_ step: ScheduleStep) -> StepResult {
-            StepResult(outcome: .unsettled, amount: step.amount, currency: step.currency.code)
+        static func unsettled(_ step: ScheduleStep, code: String) -> StepResult {
+            StepResult(outcome: .unsettled, amount: step.amount, currency: step.currency.code, code: code)
         }
     }
 
@@ -61,8 +67,8 @@ extension ChargeRunner {
     /// At most `window` claimed steps are unfinished at any time, so memory stays flat however
     /// many are due.
     func chargeDueSteps(
-        _ run: RunState, summary: inout ChargeRunSummary, started: ContinuousClock.Instant, held: inout [String],
-        progress: @escaping @Sendable (ChargeRunSummary) -> Void
+        _ run: RunState, summary: inout ChargeRunSummary, failures: inout ChargeFailureTally, started: ContinuousClock.Instant,
+        held: inout [String], progress: @escaping @Sendable (ChargeRunSummary) -> Void
     ) async throws {
         let concurrency = max(1, run.options.concurrency)
         let batchSize = max(1, run.options.batchSize)
@@ -80,7 +86,8 @@ extension ChargeRunner {
             var unfinished = 0
             var exhausted = false
             func count(_ result: StepResult) {
-                summary.record(result.outcome, amount: result.amount, currency: result.currency)
+                summary.record(result.outcome, amount: result.amount, currency: result.currency, code: result.code)
+                failures.add(result)
                 if result.recorded.scheduleCompleted { summary.schedulesCompleted += 1 }
                 if result.recorded.schedulePastDue { summary.schedulesPastDue += 1 }
                 summary.durationSeconds = Self.seconds(since: started)
@@ -92,7 +99,22 @@ extension ChargeRunner {
                     count(step.result)
                 }
             }
+            /// A stopped run releases what it claimed and has not begun (no attempt written): those
+            /// steps stay due for the next run. Open attempts waiting to be settled are left too.
+            func releaseUnbegun() {
+                let unbegun = claimed + ready.filter(\.settlesOpenAttempt)
+                guard !unbegun.isEmpty else { return }
+                held.append(contentsOf: unbegun.map(\.due.step.id))
+                unfinished -= unbegun.count
+                claimed = []
+                ready.removeAll(where: \.settlesOpenAttempt)
+            }
             while true {
+                if let reason = run.options.stop?.requested {
+                    summary.recordStop(reason)
+                    exhausted = true
+                    releaseUnbegun()
+                }
                 while !exhausted, claiming < 2, unfinished + (claiming + 1) * batchSize <= window {
                     group.addTask(priority: .high) { .claimed(try await self.claimBatch(run, limit: batchSize)) }
                     claiming += 1

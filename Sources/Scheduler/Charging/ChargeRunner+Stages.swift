@@ -82,7 +82,7 @@ extension ChargeRunner {
                     merchant = found
                     knownMerchants[found.id] = found
                 } else {
-                    batch.held.append(HeldStep(stepID: due.step.id, result: .unsettled(due.step)))
+                    batch.held.append(HeldStep(stepID: due.step.id, result: .unsettled(due.step, code: "merchant_not_found")))
                     continue
                 }
             } catch {
@@ -91,6 +91,22 @@ extension ChargeRunner {
             }
             if let open = due.openAttempt {
                 batch.settling.append(ReadyCharge(due: due, merchant: merchant, transaction: open, settlesOpenAttempt: true))
+                continue
+            }
+            if await run.context.isStopped(merchant.id) {
+                // The merchant's gateway was unreachable too many times in a row in this run:
+                // nothing is written or sent, the step stays due for the next run.
+                batch.held.append(HeldStep(stepID: due.step.id, result: StepResult(
+                    outcome: .unsettled, amount: due.step.amount, currency: due.step.currency.code, code: Self.unreachableCode,
+                    merchantID: merchant.id)))
+                continue
+            }
+            if await run.context.configurationProblem(of: merchant, gateways: gateways) != nil {
+                // Nothing can be sent: no attempt is written and the step stays due, untouched
+                // (its lease is released when the run ends), for the first run after the fix.
+                batch.held.append(HeldStep(stepID: due.step.id, result: StepResult(
+                    outcome: .configurationError, amount: due.step.amount, currency: due.step.currency.code,
+                    code: Self.configurationErrorCode, merchantID: merchant.id)))
                 continue
             }
             // A card charged for several steps of the batch is opened once.
@@ -178,6 +194,12 @@ extension ChargeRunner {
             var (outcome, summary) = answer.needsReview
                 ? (StepOutcome(transaction: transaction, stepStatus: .needsReview), ChargeOutcome.needsReview)
                 : stepOutcome(transaction, due: answer.due)
+            if summary == .unsettled, transaction.status == .error, transaction.errorCode == Self.configurationErrorCode {
+                // An open attempt whose merchant's gateway cannot be used now: nothing was sent now (the
+                // step stays as it was, settled by a look-up once the merchant is fixed); a failure to
+                // fix, not a gateway answer in doubt.
+                summary = .configurationError
+            }
             outcome.holdBack = run.options.inDoubtGrace
             summaries.append(summary)
             outcomes.append(AttemptOutcome(
@@ -201,7 +223,11 @@ extension ChargeRunner {
             let step = answer.due.step
             switch outcome.1 {
             case .success(let recorded):
-                return .success(StepResult(outcome: outcome.0, amount: step.amount, currency: step.currency.code, recorded: recorded))
+                let transaction = answer.transaction
+                return .success(StepResult(
+                    outcome: outcome.0, amount: step.amount, currency: step.currency.code, recorded: recorded,
+                    code: outcome.0 == .approved ? nil : transaction.declineCode ?? transaction.errorCode, merchantID: answer.merchant.id,
+                    cardDeclined: transaction.status == .declined))
             case .failure(let error):
                 return .failure(HeldError(held: held(step, error)))
             }
@@ -211,6 +237,13 @@ extension ChargeRunner {
     /// Logs why a step could not be recorded; it stays leased until the run ends, unsettled.
     private func held(_ step: ScheduleStep, _ error: any Error) -> HeldStep {
         logger.error("could not record a charge", metadata: ["step": "\(step.id)", "error": "\(error)"])
-        return HeldStep(stepID: step.id, result: .unsettled(step))
+        return HeldStep(stepID: step.id, result: .unsettled(step, code: "outcome_not_written"))
     }
+
+    /// The error code of a charge whose merchant's gateway adapter cannot be built.
+    static let configurationErrorCode = "gateway_not_configured"
+
+    /// The error code of a sale that reached no gateway (the adapters' answer when the connection
+    /// was refused or never made): nothing was sent.
+    static let unreachableCode = "gateway_unreachable"
 }

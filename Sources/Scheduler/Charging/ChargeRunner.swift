@@ -45,6 +45,12 @@ public struct ChargeRunner: Sendable {
         public var inDoubtGrace: TimeInterval = 120
         /// After this long, an attempt the gateway still holds for review goes to operator review.
         public var heldForReviewLimit: TimeInterval = 3 * 86_400
+        /// After this many consecutive sales of one merchant that reached no gateway
+        /// (`gateway_unreachable`: the connection was refused or never made, nothing was sent), the
+        /// run stops charging that merchant: its other steps stay due, untouched, for the next run.
+        public var unreachableLimit = 10
+        /// Ends the run early and cleanly (a signal, a deadline); nil: it runs until nothing is due.
+        public var stop: ChargeRunStop?
         /// The rule for attempts whose answer was lost (the same for every transaction in doubt).
         public var inDoubtPolicy: InDoubtPolicy { InDoubtPolicy(grace: inDoubtGrace, heldForReviewLimit: heldForReviewLimit) }
 
@@ -97,11 +103,20 @@ public struct ChargeRunner: Sendable {
         let owner = RunnerIdentity.make()
         let run = RunState(options: options, owner: owner, actor: actor, context: RunContext())
         var held: [String] = []
+        var failures = ChargeFailureTally()
         do {
-            try await chargeDueSteps(run, summary: &summary, started: started, held: &held, progress: progress)
+            try await chargeDueSteps(run, summary: &summary, failures: &failures, started: started, held: &held, progress: progress)
         } catch {
             try? await store.releaseLeases(stepIDs: held, owner: owner)
+            failures.log(to: logger, runID: runID, problems: await run.context.configurationProblems)
             throw error
+        }
+        failures.log(to: logger, runID: runID, problems: await run.context.configurationProblems)
+        summary.unreachableMerchants = await run.context.stopped
+        if let reason = summary.stoppedBy {
+            logger.warning(
+                "charge run stopped before charging every due step; the rest stay due for the next run",
+                metadata: ["run": "\(runID)", "reason": "\(reason)", "processed": "\(summary.processed)", "due": "\(summary.due.count)"])
         }
         // Steps whose attempt or outcome could not be written stay leased until the run ends, so
         // this run does not claim them again; then they are free for the next run.
@@ -123,6 +138,7 @@ public struct ChargeRunner: Sendable {
         logger.info(
             "charge run finished",
             metadata: ["run": "\(runID)", "processed": "\(summary.processed)", "settled": "\(summary.settled)",
+                       "approved": "\(ChargeRunSummary.money(summary.outcomes[ChargeOutcome.approved.rawValue]?.totals ?? [:]))",
                        "seconds": "\(String(format: "%.2f", summary.durationSeconds))"])
         return summary
     }
@@ -135,10 +151,14 @@ public struct ChargeRunner: Sendable {
     }
 }
 
-/// Per-run caches: merchants and their adapters (credentials are opened once per run).
+/// Per-run caches: merchants and their adapters (credentials are opened once per run), and why a
+/// merchant's adapter could not be built.
 actor RunContext {
     private var merchants: [String: Merchant] = [:]
     private var adapters: [String: any GatewayAdapter] = [:]
+    private var unusable: [String: String] = [:]
+    private var unreachableInARow: [String: Int] = [:]
+    private var stoppedMerchants: Set<String> = []
 
     func merchant(_ id: String, store: any MerchantStore) async throws -> Merchant? {
         if let known = merchants[id] { return known }
@@ -149,8 +169,45 @@ actor RunContext {
 
     func adapter(for merchant: Merchant, gateways: MerchantGateways) async -> (any GatewayAdapter)? {
         if let known = adapters[merchant.id] { return known }
-        guard let adapter = try? await gateways.adapter(for: merchant) else { return nil }
-        adapters[merchant.id] = adapter
-        return adapter
+        if unusable[merchant.id] != nil { return nil }
+        do {
+            let adapter = try await gateways.adapter(for: merchant)
+            adapters[merchant.id] = adapter
+            return adapter
+        } catch {
+            // The configuration error names the gateway and the missing credential's name, never a value.
+            unusable[merchant.id] = "\(error)"
+            return nil
+        }
+    }
+
+    /// Whether the run stopped charging the merchant (its gateway unreachable too many times in a row).
+    func isStopped(_ merchantID: String) -> Bool { stoppedMerchants.contains(merchantID) }
+
+    /// Counts a sale's answer towards the merchant's run of unreachable answers (any other answer
+    /// ends the run of them). Returns true when this answer reaches `limit`: the merchant is stopped now.
+    func noteReachability(_ result: GatewayResult, merchantID: String, limit: Int) -> Bool {
+        guard result.errorCode == ChargeRunner.unreachableCode else {
+            unreachableInARow[merchantID] = 0
+            return false
+        }
+        let count = unreachableInARow[merchantID, default: 0] + 1
+        unreachableInARow[merchantID] = count
+        guard count >= limit, !stoppedMerchants.contains(merchantID) else { return false }
+        stoppedMerchants.insert(merchantID)
+        return true
+    }
+
+    /// The merchants the run stopped charging, sorted.
+    var stopped: [String] { stoppedMerchants.sorted() }
+
+    /// Why each merchant's adapter could not be built, by merchant id.
+    var configurationProblems: [String: String] { unusable }
+
+    /// Why the merchant's gateway adapter cannot be built (a credential missing, an unknown
+    /// gateway, a bad endpoint), or nil when it can: known before anything is written or sent.
+    func configurationProblem(of merchant: Merchant, gateways: MerchantGateways) async -> String? {
+        if await adapter(for: merchant, gateways: gateways) != nil { return nil }
+        return unusable[merchant.id] ?? "the gateway adapter cannot be built"
     }
 }

@@ -25,6 +25,14 @@ public struct MerchantGatewayRules: Sendable, Equatable {
         return "gateway \(gateway) takes " + Self.sentence(taken.sorted()) + " only, not \(currency)"
     }
 
+    /// The credentials `gateway` needs that `credentials` lacks or leaves blank, sorted: every
+    /// credential a gateway names is required (its adapter cannot be built without it).
+    public func missingCredentials(_ credentials: [String: String], gateway: String) -> [String] {
+        (credentialNames[gateway] ?? []).filter { name in
+            (credentials[name] ?? "").allSatisfy(\.isWhitespace)
+        }.sorted()
+    }
+
     /// Whether `name` is a known gateway.
     public func knows(_ name: String) -> Bool { credentialNames[name] != nil }
 

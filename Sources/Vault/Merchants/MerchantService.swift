@@ -86,6 +86,7 @@ public struct MerchantService: Sendable {
             status: .active, gateway: GatewaySettings(name: defaultGateway), timeZone: defaultTimeZone, callbackURL: nil,
             verifyOnRegistration: true, createdAt: now, updatedAt: now)
         try apply(settings, to: &merchant)
+        try requireCredentials(settings.gatewayCredentials ?? [:], of: merchant)
         let keys = try keyring.newMerchantKeys(merchantID: merchant.id, now: now)
         let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: 1)
         let apiKey = try await apiKeys.issue(merchantID: merchant.id, role: role, now: now)
@@ -103,6 +104,12 @@ public struct MerchantService: Sendable {
     public func update(name: String, settings: MerchantSettings, actor: String, now: Date = Date()) async throws -> Merchant {
         var merchant = try await existing(name)
         try apply(settings, to: &merchant)
+        if settings.gateway != nil || settings.gatewayCredentials != nil {
+            // The credentials the merchant will have: the new ones, else those kept (of the gateway it had).
+            var credentials = settings.gatewayCredentials ?? [:]
+            if settings.gatewayCredentials == nil { credentials = try await gatewayCredentials(merchantID: merchant.id) }
+            try requireCredentials(credentials, of: merchant)
+        }
         merchant.updatedAt = now
         let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: nil)
         var changed = settings.changedNames
@@ -279,6 +286,17 @@ public struct MerchantService: Sendable {
         encoder.outputFormatting = .sortedKeys
         let json = try encoder.encode(credentials)
         return try await keyring.sealRecord(Array(json), merchantID: merchantID, kind: Self.credentialsKind, recordID: merchantID, dataKeyVersion: dataKeyVersion)
+    }
+
+    /// Refuses a gateway without every credential it needs: accepted, such a merchant would fail
+    /// every charge of every nightly run with a configuration error nobody sees until then.
+    private func requireCredentials(_ credentials: [String: String], of merchant: Merchant) throws {
+        let missing = gateways.missingCredentials(credentials, gateway: merchant.gateway.name)
+        guard !missing.isEmpty else { return }
+        throw MerchantSettingError(
+            setting: "gateway-credential",
+            message: "gateway \(merchant.gateway.name) needs " + missing.joined(separator: ", ")
+                + " (give " + missing.map { "--gateway-credential \($0)=..." }.joined(separator: " ") + ")")
     }
 
     private func apply(_ settings: MerchantSettings, to merchant: inout Merchant) throws {

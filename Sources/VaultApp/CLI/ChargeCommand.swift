@@ -17,8 +17,9 @@ struct ChargeCommand: AsyncParsableCommand {
             discussion: """
                 Safe to re-run at any time, also after a crash: one-off transactions whose gateway answer was lost are \
                 looked up first (the reconciler), attempts left in doubt are settled with the same idempotency key before \
-                anything else, and no step is charged twice. Exit 0 when every due step was \
-                settled (approved or declined), 1 when some could not be (gateway unreachable; re-run later), 2 on usage errors.
+                anything else, and no step is charged twice. SIGTERM or SIGINT (or --max-duration passing) stops it cleanly: \
+                it claims nothing more, finishes the gateway calls in flight, writes their outcomes, prints its summary \
+                and exits with its code; the steps it did not begin stay due. \(ChargeRunExitCode.help)
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -35,10 +36,16 @@ struct ChargeCommand: AsyncParsableCommand {
         @Option(help: "Only this merchant (name or mer_ id).")
         var merchant: String?
 
-        @Flag(help: "Print one JSON summary object on stdout.")
+        @Flag(help: "Print one JSON summary object on stdout (progress lines still go to standard error).")
         var json = false
 
+        @Option(help: "Stop claiming after this long (e.g. 90s, 45m, 2h; plain seconds), finish the calls in flight and print the summary.")
+        var maxDuration: String?
+
         func validate() throws {
+            if let maxDuration, Self.duration(maxDuration) == nil {
+                throw ValidationError("--max-duration must be a positive duration such as 90s, 45m or 2h")
+            }
             if let asOf, Timestamp.parse(asOf) == nil {
                 throw ValidationError("--as-of must be an RFC 3339 instant such as 2027-01-31T09:00:00Z")
             }
@@ -51,11 +58,16 @@ struct ChargeCommand: AsyncParsableCommand {
             let configuration = try global.loadConfiguration()
             VaultLogging.bootstrap(configuration.logging)
             let logger = Logger(label: "vault.runner")
+            // Before anything is opened: a stop asked at any time from here ends the run cleanly.
+            let stop = ChargeRunStop(deadline: maxDuration.flatMap(Self.duration).map { ContinuousClock.now + $0 })
+            let signals = Self.stopOnSignals(stop, logger: logger)
+            defer { signals.forEach { $0.cancel() } }
             if !ProcessHardening.disableCoreDumps() { logger.warning("could not turn core dumps off") }
             let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
             defer { runtime.close() }
             var options = runtime.chargeRunOptions(asOf: asOf.flatMap(Timestamp.parse) ?? Date())
             options.dryRun = dryRun
+            options.stop = stop
             if let concurrency { options.concurrency = concurrency }
             if let merchant {
                 let found: Merchant? = if merchant.hasPrefix("mer_") { try await runtime.store.merchant(id: merchant) } else { try await runtime.store.merchant(named: merchant) }
@@ -76,7 +88,7 @@ struct ChargeCommand: AsyncParsableCommand {
                     now: Date(), interval: TimeInterval(configuration.reconcile.intervalSeconds))
                 reconciled.log(to: reconcilerLogger)
             }
-            let reporter = ProgressReporter(enabled: !json)
+            let reporter = ProgressReporter(enabled: true, bar: !json)
             let summary = try await runtime.chargeRunner(logger: logger).run(options, runID: runID, actor: "cli") { progress in
                 reporter.report(progress)
             }
@@ -93,20 +105,51 @@ struct ChargeCommand: AsyncParsableCommand {
             } else {
                 print(summary.table)
             }
-            if !summary.settled { throw ExitCode.failure }
+            let code = ChargeRunExitCode.code(for: summary)
+            if code != ChargeRunExitCode.settled { throw ExitCode(code) }
+        }
+
+        /// `90s`, `45m`, `2h`, or plain seconds; nil unless positive.
+        static func duration(_ text: String) -> Duration? {
+            let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
+            var digits = Substring(text)
+            var scale = 1
+            if let last = text.last, let unit = units[last] {
+                digits = text.dropLast()
+                scale = unit
+            }
+            guard let value = Int(digits), value > 0, value <= 7 * 86_400 / scale else { return nil }
+            return .seconds(value * scale)
+        }
+
+        /// SIGTERM (systemd stop, `timeout`) and SIGINT ask the run to stop instead of ending the
+        /// process: the run finishes its calls in flight and writes their outcomes, and its summary
+        /// is printed. A second signal changes nothing; SIGKILL still ends the process at once.
+        static func stopOnSignals(_ stop: ChargeRunStop, logger: Logger) -> [any DispatchSourceSignal] {
+            [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { number, name in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    logger.warning("\(name): stopping the charge run; no more steps are claimed, the gateway calls in flight finish")
+                    stop.request("signal")
+                }
+                source.resume()
+                return source
+            }
         }
     }
 }
 
-/// A progress bar on a terminal (standard error), a plain line every few seconds otherwise.
+/// A progress bar on a terminal (standard error), a plain line every few seconds otherwise (also
+/// with `--json`, whose summary alone goes to standard output).
 final class ProgressReporter: Sendable {
     private let enabled: Bool
     private let terminal: Bool
     private let state = Mutex<(lastPrint: ContinuousClock.Instant, printed: Bool)>((ContinuousClock.now, false))
 
-    init(enabled: Bool) {
+    init(enabled: Bool, bar: Bool = true) {
         self.enabled = enabled
-        self.terminal = isatty(STDERR_FILENO) == 1
+        self.terminal = bar && isatty(STDERR_FILENO) == 1
     }
 
     func report(_ summary: ChargeRunSummary) {

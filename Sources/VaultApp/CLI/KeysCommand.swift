@@ -20,7 +20,9 @@ struct KeysCommand: AsyncParsableCommand {
             let configuration = try global.loadConfiguration()
             let source = MasterKeySource(configuration: configuration.keys)
             if try source.initialize(configuration: configuration.keys) {
-                print("created \(source.summary)")
+                // Said in full: run from an unexpected directory, the operator sees where the key went
+                // and which configuration put it there.
+                print("created \(source.summary) (configuration: \(configuration.fileSummary))")
             } else {
                 print("\(source.summary) already present; nothing changed")
             }

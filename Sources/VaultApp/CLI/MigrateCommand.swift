@@ -13,7 +13,7 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try global.loadConfiguration()
         VaultLogging.bootstrap(configuration.logging)
-        let runtime = try await VaultRuntime.open(configuration: configuration, logger: Logger(label: "vault.migrate"))
+        let runtime = try await VaultRuntime.open(configuration: configuration, logger: Logger(label: "vault.migrate"), database: .createIfMissing)
         defer { runtime.close() }
         let applied = try await runtime.store.appliedMigrations()
         print("database \(configuration.database.summary) is at migration \(applied.last ?? 0) (\(applied.count) applied)")

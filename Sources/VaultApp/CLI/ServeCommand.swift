@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "vault.server")
         logger.logLevel = configuration.logging.level
         if !ProcessHardening.disableCoreDumps() { logger.warning("could not turn core dumps off") }
-        let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
+        let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger, database: .createIfMissing)
         defer { runtime.close() }
         if let devMerchant {
             try await ensureDevelopmentMerchant(devMerchant, runtime: runtime)

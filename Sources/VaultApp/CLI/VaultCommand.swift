@@ -12,8 +12,8 @@ public struct VaultCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "vault",
         abstract: "Secure-card token vault with recurring billing.",
-        discussion: "Exit codes: 0 ok, 1 failure, 2 usage.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, KeysCommand.self, MerchantCommand.self, AuditCommand.self, ChargeCommand.self, WebhooksCommand.self]
+        discussion: "Exit codes: 0 ok, 1 failure, 2 usage; `vault charge run` adds 3 (some steps unsettled: run again later) and 4 (some steps need an operator).",
+        subcommands: [ServeCommand.self, MigrateCommand.self, StatusCommand.self, KeysCommand.self, MerchantCommand.self, AuditCommand.self, ChargeCommand.self, WebhooksCommand.self]
     )
 
     public init() {}
@@ -60,7 +60,7 @@ public struct VaultCommand: AsyncParsableCommand {
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "Configuration file (default config/vault.yaml).")
+    @Option(name: .long, help: "Configuration file (default: $VAULT_CONFIG, else config/vault.yaml if it exists, else built-in defaults).")
     var config: String?
 
     func loadConfiguration() throws -> VaultConfiguration {

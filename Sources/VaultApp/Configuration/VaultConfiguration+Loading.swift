@@ -6,13 +6,16 @@ import VaultPostgres
 import Yams
 
 extension VaultConfiguration {
-    /// The configuration file used when `--config` is not given.
+    /// The configuration file read when none is named (`--config`, `VAULT_CONFIG`) and it exists.
     public static let defaultPath = "config/vault.yaml"
 
-    /// Reads `path` (YAML), then applies the `VAULT_*` variables of `environment`.
+    /// Reads the configuration file, then applies the `VAULT_*` variables of `environment`.
     ///
-    /// Unknown keys, wrong types and out-of-range values are errors naming the key; a missing
-    /// file is an error unless it is the default path, which falls back to built-in defaults.
+    /// The file is `path` (`--config`), else the one `VAULT_CONFIG` names, else `config/vault.yaml`
+    /// of the working directory if it exists; with none of them, the built-in defaults are used
+    /// (``file`` is nil, and the start-up line says so). A file named explicitly must exist: a
+    /// runner started with a wrong `--config` or `VAULT_CONFIG` stops instead of running on defaults.
+    /// Unknown keys, wrong types and out-of-range values are errors naming the key.
     /// Without `environment`, the process environment is read, and the variables holding key
     /// material or a database password (`VAULT_MASTER_KEY`, `VAULT_MASTER_PASSPHRASE`,
     /// `VAULT_DATABASE_URL`) are then removed from it.
@@ -23,7 +26,8 @@ extension VaultConfiguration {
             return try load(path: path, environment: ProcessInfo.processInfo.environment)
         }
         var configuration = VaultConfiguration()
-        let filePath = path ?? defaultPath
+        let named = path ?? environment["VAULT_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let filePath = named ?? defaultPath
         if FileManager.default.fileExists(atPath: filePath) {
             let text: String
             do {
@@ -32,8 +36,10 @@ extension VaultConfiguration {
                 throw ConfigurationError(key: filePath, message: "cannot be read")
             }
             try configuration.apply(yaml: text, file: filePath)
-        } else if path != nil {
-            throw ConfigurationError(key: filePath, message: "no such configuration file")
+            configuration.file = filePath
+        } else if named != nil {
+            let origin = path != nil ? "--config" : "VAULT_CONFIG"
+            throw ConfigurationError(key: filePath, message: "no such configuration file (named by \(origin), from \(FileManager.default.currentDirectoryPath))")
         }
         try configuration.apply(environment: environment)
         try configuration.validate()
@@ -101,12 +107,14 @@ extension VaultConfiguration {
             if let value = try node.int("retentionHours", in: 1...720) { idempotencyRetentionHours = value }
         }
         if let node = try document.section("runner") {
-            try node.allow(["concurrency", "batchSize", "leaseSeconds", "gatewayRetries", "inDoubtGraceSeconds"])
+            try node.allow(["concurrency", "batchSize", "leaseSeconds", "gatewayRetries", "inDoubtGraceSeconds", "gatewayTimeoutSeconds", "unreachableLimit"])
             if let value = try node.int("concurrency", in: 1...1024) { runner.concurrency = value }
             if let value = try node.int("batchSize", in: 1...10_000) { runner.batchSize = value }
             if let value = try node.int("leaseSeconds", in: 10...86_400) { runner.leaseSeconds = value }
             if let value = try node.int("gatewayRetries", in: 0...10) { runner.gatewayRetries = value }
             if let value = try node.int("inDoubtGraceSeconds", in: 1...86_400) { runner.inDoubtGraceSeconds = value }
+            if let value = try node.int("gatewayTimeoutSeconds", in: 1...600) { runner.gatewayTimeoutSeconds = value }
+            if let value = try node.int("unreachableLimit", in: 1...100_000) { runner.unreachableLimit = value }
         }
         if let node = try document.section("reconcile") {
             try node.allow(["intervalSeconds", "heldForReviewDays"])

@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 public import VaultAPI
 public import VaultPostgres
@@ -20,8 +21,12 @@ public struct VaultConfiguration: Sendable, Equatable {
         /// PostgreSQL connections per process at most.
         public var maxConnections = 20
 
-        /// The backend in use, for logs and `vault migrate` (never a password).
-        public var summary: String { url.map { "PostgreSQL \($0)" } ?? "SQLite \(path)" }
+        /// The backend in use, for logs, `vault migrate` and `vault status` (never a password): the
+        /// SQLite path is absolute, so a runner started from an unexpected directory shows it.
+        public var summary: String { url.map { "PostgreSQL \($0)" } ?? "SQLite \(absolutePath)" }
+
+        /// `path` resolved against the working directory.
+        public var absolutePath: String { VaultConfiguration.absolute(path) }
     }
 
     /// Where the master key comes from.
@@ -89,6 +94,13 @@ public struct VaultConfiguration: Sendable, Equatable {
         /// How long a sale whose outcome is unknown is left alone: its step is not claimed again, and
         /// it is re-sent (same idempotency key) only when, after this, the gateway still has no record of it.
         public var inDoubtGraceSeconds = 120
+        /// How long one exchange with a gateway may take, for every gateway call of the process
+        /// (the runner's charges and the API's sales alike); after it, a sale that was sent is in doubt.
+        public var gatewayTimeoutSeconds = 30
+        /// After this many consecutive charges of one merchant that reached no gateway (connection
+        /// refused or not established: nothing sent), the run stops charging that merchant and says so;
+        /// its remaining steps stay due for the next run.
+        public var unreachableLimit = 10
     }
 
     /// The reconciler: every transaction in doubt (or left pending by a process that died) is looked
@@ -136,6 +148,10 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var format = "json"
     }
 
+    /// The configuration file these values were read from; nil: none was named and
+    /// `config/vault.yaml` did not exist, so the built-in defaults (and `VAULT_*` variables) apply.
+    public var file: String?
+
     /// The HTTP listener.
     public var server = Server()
     /// The metrics listener (`/metrics`, apart from the API).
@@ -172,4 +188,12 @@ public struct VaultConfiguration: Sendable, Equatable {
 
     /// The built-in defaults (the same values as the committed `config/vault.yaml`).
     public init() {}
+
+    /// `path` resolved against the working directory (relative paths in the configuration are
+    /// relative to it, not to the configuration file).
+    public static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+            .standardizedFileURL.path
+    }
 }

@@ -7,8 +7,10 @@ public import VaultAPI
 
 /// Runs charge runs started over HTTP as children of the service group of `vault serve`:
 /// each run's progress and final writes are ordered (``ProgressSaver``), graceful
-/// shutdown stops new runs and cancels those in flight (their steps stay leased until the lease
-/// ends; a cancelled run is recorded `failed`), and nothing outlives the server.
+/// shutdown stops new runs and stops those in flight cleanly (``ChargeRunStop``: they claim
+/// nothing more, finish their gateway calls, and are recorded `failed` with their summary, which
+/// says `stoppedBy: shutdown`; the steps they did not begin stay due), and nothing outlives the
+/// server. Cancellation (a shutdown that does not wait) still cancels them.
 public struct ChargeRunService: Service {
     /// Where the route puts runs.
     public let queue: ChargeRunQueue
@@ -37,23 +39,35 @@ public struct ChargeRunService: Service {
             }
             for await job in jobs {
                 group.addTask {
-                    await cancelWhenGracefulShutdown { await execute(job) }
+                    let stop = ChargeRunStop()
+                    await withGracefulShutdownHandler {
+                        await execute(job, stop: stop)
+                    } onGracefulShutdown: {
+                        stop.request("shutdown")
+                    }
                 }
             }
-            // Cancelled (not graceful): the jobs stream ended; end the shutdown watcher too.
+            // Graceful shutdown closed the queue: the runs in flight were asked to stop and finish
+            // on their own. Cancelled (not graceful): the jobs stream ended; end the shutdown
+            // watcher and the runs too.
             queue.close()
-            group.cancelAll()
+            if Task.isCancelled { group.cancelAll() }
         }
     }
 
-    func execute(_ job: ChargeRunJob) async {
+    func execute(_ job: ChargeRunJob, stop: ChargeRunStop? = nil) async {
+        var stoppable = job.options
+        stoppable.stop = stop
+        let options = stoppable
         let runner = makeRunner()
         let store = self.store
         let logger = self.logger
         let saver = ProgressSaver(record: job.record) { try await store.updateChargeRun($0) }
         await saver.run { progress in
             do {
-                return try await runner.run(job.options, runID: job.record.id, actor: job.actor, progress: progress)
+                let summary = try await runner.run(options, runID: job.record.id, actor: job.actor, progress: progress)
+                ChargeRunMetrics.record(summary)
+                return summary
             } catch {
                 logger.error("charge run failed", metadata: ["run": "\(job.record.id)", "error": "\(error)"])
                 throw error

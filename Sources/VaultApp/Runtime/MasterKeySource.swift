@@ -22,12 +22,13 @@ public enum MasterKeySource: Sendable, Equatable {
         }
     }
 
-    /// Operator-facing name of the source.
+    /// Operator-facing name of the source (never the key): a file's path is absolute, so a
+    /// command run from an unexpected directory shows which file it used or created.
     public var summary: String {
         switch self {
         case .environment: "environment variable VAULT_MASTER_KEY"
-        case .passphrase: "passphrase (VAULT_MASTER_PASSPHRASE, Argon2id)"
-        case .file(let path): "key file \(path)"
+        case .passphrase(let saltPath): "passphrase (VAULT_MASTER_PASSPHRASE, Argon2id, salt \(VaultConfiguration.absolute(saltPath)))"
+        case .file(let path): "key file \(VaultConfiguration.absolute(path))"
         }
     }
 

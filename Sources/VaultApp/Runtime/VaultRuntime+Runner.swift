@@ -58,6 +58,7 @@ extension ChargeRunner.Options {
         lease = TimeInterval(configuration.runner.leaseSeconds)
         gatewayRetries = configuration.runner.gatewayRetries
         inDoubtGrace = TimeInterval(configuration.runner.inDoubtGraceSeconds)
+        unreachableLimit = configuration.runner.unreachableLimit
         heldForReviewLimit = TimeInterval(configuration.reconcile.heldForReviewDays) * 86_400
         horizonDays = configuration.schedules.horizonDays
     }

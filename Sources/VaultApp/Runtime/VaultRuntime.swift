@@ -45,14 +45,19 @@ public struct VaultRuntime: Sendable {
     ///   default a registry whose sandbox keeps its ledger in the opened database, so every process
     ///   on it (server, runner) sees the same sandbox transactions, across restarts.
     /// - Parameter upgradingUnkeyedAuditChain: key an audit chain written by a build before the keyed chain (`vault audit upgrade`).
+    /// - Parameter database: whether a missing database is created (`vault migrate`, `vault serve`)
+    ///   or refused with ``DatabaseMissing`` (every other command: a runner started in the wrong
+    ///   directory must not bill nobody on a new empty database and succeed).
     public static func open(
-        configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry? = nil, upgradingUnkeyedAuditChain: Bool = false
+        configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry? = nil, upgradingUnkeyedAuditChain: Bool = false,
+        database creation: DatabaseCreation = .requireExisting
     ) async throws -> VaultRuntime {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
-        let store = try await StorageOpener.open(configuration.database, logger: logger)
+        let store = try await StorageOpener.open(configuration.database, creation: creation, logger: logger)
         let keyring = Keyring(masterKeys: ring, store: store)
-        let gateways = gateways ?? GatewayRegistry(sandbox: SandboxGateway(ledger: store as? any SandboxLedgerStore))
+        let gateways = gateways ?? GatewayRegistry(
+            sandbox: SandboxGateway(ledger: store as? any SandboxLedgerStore), timeout: .seconds(configuration.runner.gatewayTimeoutSeconds))
         if case .file = source {
             // `keys rotate` run by another process adds versions to the file: read it again when a key
             // names a version not held, and on SIGHUP (the environment cannot change under a running process).
@@ -65,7 +70,13 @@ public struct VaultRuntime: Sendable {
             store.close()
             throw error
         }
-        logger.debug("vault opened", metadata: ["database": "\(configuration.database.summary)", "keySource": "\(source.summary)"])
+        do {
+            let migration = try await store.appliedMigrations().last ?? 0
+            logger.info("vault started", metadata: RuntimeDescription(configuration: configuration, keySource: source, migration: migration).metadata)
+        } catch {
+            store.close()
+            throw error
+        }
         let merchants = MerchantService(
             store: store, keyring: keyring, defaultTimeZone: configuration.defaults.timeZone, defaultGateway: configuration.defaults.gateway,
             gateways: GatewayCatalogue.merchantRules,
