@@ -57,7 +57,7 @@ import VaultSQLite
         let noticed = process.standardError.wait(until: Date().addingTimeInterval(30)) { $0.contains("SIGTERM: stopping the charge run") ? true : nil }
         #expect(noticed == true, "\(process.standardError.text)")
         fake.core.releaseHeldResponses()
-        let status = process.waitUntilExit()
+        let status = await process.exited()
         #expect(status == ChargeRunExitCode.unsettled, "\(process.standardError.text.suffix(2000))")
 
         let decoder = JSONDecoder()
@@ -81,7 +81,7 @@ import VaultSQLite
         #expect(notBegun >= 1)
 
         // The next run charges the rest, each once.
-        let next = try setup.vault.run(arguments.filter { $0 != "--json" }, environment: setup.environment)
+        let next = try await setup.vault.runOffPool(arguments.filter { $0 != "--json" }, environment: setup.environment)
         #expect(next.status == 0, "\(next.stderr.suffix(2000))")
         #expect(fake.chargeCount == 5)
     }
@@ -107,7 +107,7 @@ import VaultSQLite
         // Held past the deadline: when the answer comes, the run sees its time is up.
         try await Task.sleep(for: .milliseconds(1_100))
         fake.core.releaseHeldResponses()
-        let status = process.waitUntilExit()
+        let status = await process.exited()
         #expect(status == ChargeRunExitCode.unsettled, "\(process.standardError.text.suffix(2000))")
         let table = process.standardOutput.readToEnd()
         #expect(table.contains("STOPPED EARLY (max_duration)"), "\(table)")

@@ -81,9 +81,9 @@ extension VaultProcess {
 
     /// `run` on a thread of its own, so the cooperative pool stays free to serve the in-process
     /// endpoint the command delivers to.
-    func runOffPool(_ arguments: [String]) async throws -> Outcome {
+    func runOffPool(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try self.run(arguments) }) }.start()
+            Thread { continuation.resume(with: Result { try self.run(arguments, environment: environment) }) }.start()
         }
     }
 }

@@ -305,6 +305,14 @@ public final class Keyring: Sendable {
         return WrappedKey(merchantID: merchantID, purpose: purpose, version: version, kekVersion: kekVersion, wrapped: wrapped, createdAt: now)
     }
 
+    /// A wrapped key just made by ``newMerchantKeys(merchantID:now:)``, unwrapped: for what must be
+    /// derived from a new merchant's keys before they are stored.
+    /// - Throws: `KeyringError.keyUnavailable` for a destroyed key; crypto errors.
+    public func unwrap(_ key: WrappedKey) throws -> SecureBytes {
+        guard let wrapped = key.wrapped else { throw KeyringError.keyUnavailable(merchantID: key.merchantID, purpose: key.purpose) }
+        return try unwrap(wrapped, kekVersion: key.kekVersion, merchantID: key.merchantID, purpose: key.purpose, version: key.version)
+    }
+
     private func unwrap(_ wrapped: [UInt8], kekVersion: Int, merchantID: String, purpose: KeyPurpose, version: Int) throws -> SecureBytes {
         guard let kek = masterKeys.key(version: kekVersion) else {
             throw KeyringError.missingMasterKeyVersion(kekVersion)

@@ -22,15 +22,21 @@ public struct APIKeyBinding: Sendable {
 
     /// Binds with subkeys of the merchants' fingerprint keys from `keyring`.
     public init(keyring: Keyring) {
-        // Fingerprint keys have one version; asking for it by number also finds a new merchant's
-        // key before its row is stored (``Keyring/newMerchantKeys(merchantID:now:)`` caches it).
+        // Fingerprint keys have one version, never rotated.
         macKeys = DerivedKeyCache(keyring: keyring, from: .fingerprint, context: Self.context, parentVersion: 1)
     }
 
     /// A new key for `merchantID` with `role`, its secret and row already bound.
-    public func issue(merchantID: String, role: APIKeyRole, now: Date = Date()) async throws -> IssuedAPIKey {
+    /// - Parameter fingerprintKey: the merchant's fingerprint key when it is not stored yet (a new
+    ///   merchant's first key); nil to use the stored one.
+    public func issue(merchantID: String, role: APIKeyRole, now: Date = Date(), fingerprintKey: SecureBytes? = nil) async throws -> IssuedAPIKey {
         let (record, bearer) = APIKeys.newKey(merchantID: merchantID, role: role, now: now)
-        let key = try await macKeys.key(merchantID: merchantID)
+        let key =
+            if let fingerprintKey {
+                try SubkeyDerivation.derive(from: fingerprintKey, id: 1, context: Self.context)
+            } else {
+                try await macKeys.key(merchantID: merchantID)
+            }
         return IssuedAPIKey(
             record: record, bearer: bearer, storedSecret: try Self.secretMAC(Digest.sha256(Array(bearer.utf8)), key: key),
             binding: try Self.rowMAC(record, key: key))

@@ -89,7 +89,8 @@ public struct MerchantService: Sendable {
         try requireCredentials(settings.gatewayCredentials ?? [:], of: merchant)
         let keys = try keyring.newMerchantKeys(merchantID: merchant.id, now: now)
         let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: 1)
-        let apiKey = try await apiKeys.issue(merchantID: merchant.id, role: role, now: now)
+        let fingerprint = try keys.first { $0.purpose == .fingerprint }.map(keyring.unwrap)
+        let apiKey = try await apiKeys.issue(merchantID: merchant.id, role: role, now: now, fingerprintKey: fingerprint)
         merchant.sequence = try await store.createMerchant(
             merchant, keys: keys, sealedGatewayCredentials: sealed, apiKey: apiKey,
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.created", objectType: "merchant", objectID: merchant.id,

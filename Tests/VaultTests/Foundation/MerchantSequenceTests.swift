@@ -20,7 +20,8 @@ import VaultSQLite
             let keys = try fixture.keyring.newMerchantKeys(merchantID: merchant.id, now: now)
             return try await fixture.store.createMerchant(
                 merchant, keys: keys, sealedGatewayCredentials: nil,
-                apiKey: try await APIKeyBinding(keyring: fixture.keyring).issue(merchantID: merchant.id, role: .admin, now: now),
+                apiKey: try await APIKeyBinding(keyring: fixture.keyring).issue(
+                    merchantID: merchant.id, role: .admin, now: now, fingerprintKey: try fixture.keyring.unwrap(keys.first { $0.purpose == .fingerprint }!)),
                 audit: AuditEntry(merchantID: merchant.id, actor: "test", action: "merchant.created", objectType: "merchant", objectID: merchant.id))
         }
         #expect(try await create("first") == 1)
