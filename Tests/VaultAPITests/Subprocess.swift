@@ -88,8 +88,6 @@ final class Subprocess: @unchecked Sendable {
         return (ends[0], ends[1])
     }
 
-    /// Waits for the child; its exit status, or 128 + the signal that ended it.
-    @discardableResult
     /// `waitUntilExit()` on a thread of its own: for async tests whose process talks to servers in
     /// this process (a fake gateway), which need the cooperative pool the wait would otherwise hold.
     func exited() async -> Int32 {
@@ -98,6 +96,8 @@ final class Subprocess: @unchecked Sendable {
         }
     }
 
+    /// Waits for the child; its exit status, or 128 + the signal that ended it.
+    @discardableResult
     func waitUntilExit() -> Int32 {
         lock.lock()
         defer { lock.unlock() }

@@ -141,16 +141,40 @@ public struct ScheduleService: Sendable {
 
     /// Any open status → `cancelled`; steps not yet charged are cancelled.
     public func cancel(id: String, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
-        var schedule = try await existing(id, merchant: merchant)
+        let schedule = try await existing(id, merchant: merchant)
+        guard schedule.status.isOpen else { throw ScheduleError.wrongStatus(current: schedule.status, operation: "cancel") }
+        try await cancel(schedule, actor: actor, now: now)
+        return try await get(id: id, merchant: merchant, now: now)
+    }
+
+    /// Cancels every open schedule of a merchant (off-boarding: nothing of it may be charged again),
+    /// each as ``cancel(id:merchant:actor:now:)`` does, with its audit event.
+    /// - Returns: how many were cancelled.
+    /// - Throws: ``ScheduleError/stepChanged(stepID:)`` when a charge run holds one of the steps
+    ///   (run it again once the run has ended); the schedules cancelled before stay cancelled.
+    public func cancelAll(merchant: Merchant, actor: String, now: Date = Date()) async throws -> Int {
+        var cancelled = 0
+        var after: Int64?
+        while true {
+            let page = try await store.schedules(merchantID: merchant.id, status: nil, afterSequence: after, limit: 500)
+            guard let last = page.last else { return cancelled }
+            for schedule in page where schedule.status.isOpen {
+                try await cancel(schedule, actor: actor, now: now)
+                cancelled += 1
+            }
+            after = last.sequence
+        }
+    }
+
+    private func cancel(_ schedule: Schedule, actor: String, now: Date) async throws {
+        var schedule = schedule
         let previous = schedule.status
-        guard previous.isOpen else { throw ScheduleError.wrongStatus(current: previous, operation: "cancel") }
-        let open = try await store.steps(scheduleID: id).filter { $0.status == .scheduled || $0.status == .retryPending }
+        let open = try await store.steps(scheduleID: schedule.id).filter { StepStatus.cancelledWithSchedule.contains($0.status) }
         schedule.status = .cancelled
         schedule.updatedAt = now
         try await store.saveSchedule(
             schedule, expectedStatus: previous, stepUpdates: open.map { StepUpdate(stepID: $0.id, expectedStatus: $0.status, status: .cancelled) }, newSteps: [],
             audit: audit(schedule, actor: actor, action: "schedule.cancelled", details: ["cancelledSteps": String(open.count)]))
-        return try await get(id: id, merchant: merchant, now: now)
     }
 
     /// Changes amount, card, receipt contacts or description for future steps only.

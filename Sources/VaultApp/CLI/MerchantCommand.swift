@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import Logging
 import Payments
+import Scheduler
 public import Vault
 
 /// `vault merchant create|update|list|key|offboard`.
@@ -173,7 +174,7 @@ struct MerchantCommand: AsyncParsableCommand {
 
     struct Offboard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Off-board a merchant: destroy its keys so every card it holds becomes unreadable at once. Irreversible.")
+            abstract: "Off-board a merchant: cancel its open schedules, then destroy its keys so every card it holds becomes unreadable at once. Irreversible.")
 
         @OptionGroup var global: GlobalOptions
 
@@ -189,8 +190,12 @@ struct MerchantCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withRuntime(global) { runtime in
+                // Its schedules first: once its keys are gone its cards cannot be read, so a schedule
+                // left open would be charged into `failed` every night.
+                guard let merchant = try await runtime.store.merchant(named: name) else { throw MerchantError.notFound(name) }
+                let cancelled = try await runtime.schedules.cancelAll(merchant: merchant, actor: "cli")
                 try await runtime.merchants.offboard(name: name, actor: "cli")
-                print("merchant \(name) off-boarded: keys destroyed, API keys revoked")
+                print("merchant \(name) off-boarded: \(cancelled) open schedules cancelled, keys destroyed, API keys revoked")
             }
         }
     }
