@@ -40,6 +40,8 @@ public struct APIServices: Sendable {
     public var rateLimit: RateLimitSettings
     /// Hours an idempotency key is remembered.
     public var idempotencyRetentionHours: Int
+    /// The text searches each merchant is running (`server.maxSearchesPerMerchant`).
+    public let searchSlots: MerchantSearchSlots
 
     /// Creates the services.
     public init(
@@ -65,5 +67,6 @@ public struct APIServices: Sendable {
         self.metrics = metrics
         self.rateLimit = rateLimit
         self.idempotencyRetentionHours = idempotencyRetentionHours
+        searchSlots = MerchantSearchSlots(limit: server.maxSearchesPerMerchant)
     }
 }

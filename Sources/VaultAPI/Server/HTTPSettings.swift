@@ -20,6 +20,9 @@ public struct HTTPServerSettings: Sendable, Equatable {
     /// get a 429 and are closed at once. Well below `maxConnections`, so one client cannot take
     /// every slot by opening connections and sending nothing.
     public var maxConnectionsPerAddress = 64
+    /// Text searches (`q` on transactions and cards) one merchant may run at once on this server;
+    /// further ones get a 429 at once.
+    public var maxSearchesPerMerchant = 2
     /// Failed authentications one client address may make before it gets 429s.
     public var failedAuthLimit = 20
     /// Seconds over which a client address's failed-authentication budget refills completely.

@@ -7,6 +7,8 @@ struct SecureCardsController {
     let cards: SecureCardService
     /// Seals the list's cursors.
     let cursorKeys: ListCursorKeys
+    /// Bounds each merchant's concurrent `q` searches.
+    let searchSlots: MerchantSearchSlots
 
     func addRoutes(to api: APIRoutes) {
         let admin = api.adminOnly
@@ -27,7 +29,9 @@ struct SecureCardsController {
             query.holderName = try Self.holderName(parameters["holderName"].map(String.init))
             query.includeDeleted = try Self.flag(parameters["includeDeleted"].map(String.init), name: "includeDeleted")
             query.afterSequence = try page.afterSequence
-            let items = try await cards.list(merchant: context.merchant, query: query, readBy: context.identity.actor).map { SecureCardResponse($0, description: nil) }
+            let list = { try await cards.list(merchant: context.merchant, query: query, readBy: context.identity.actor) }
+            let found = query.text == nil ? try await list() : try await searchSlots.run(merchantID: context.merchant.id, list)
+            let items = found.map { SecureCardResponse($0, description: nil) }
             return try JSONCoding.response(Page(fetched: items, limit: page.limit) { try cursors.cursor(after: String($0.sequence)) })
         }
         readers.get("secure-cards/:merchantReference") { _, context in

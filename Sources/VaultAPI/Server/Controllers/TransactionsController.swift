@@ -11,6 +11,8 @@ struct TransactionsController {
     let store: any TransactionStore
     /// Seals the list's cursors.
     let cursorKeys: ListCursorKeys
+    /// Bounds each merchant's concurrent `q` searches.
+    let searchSlots: MerchantSearchSlots
 
     func addRoutes(to api: APIRoutes) {
         let admin = api.adminOnly
@@ -26,9 +28,12 @@ struct TransactionsController {
             let cursors = try await cursorKeys.cursors(merchantID: context.merchant.id, list: "transactions")
             let page = try PageRequest(query: request.uri, cursors: cursors)
             let search = try TransactionSearch(parameters: request.uri.queryParameters, page: page, merchant: context.merchant)
-            let found = try await store.transactions(
-                merchantID: context.merchant.id, filter: search.filter, order: search.order, afterSequence: search.afterSequence,
-                limit: page.limit + 1)
+            let read = {
+                try await store.transactions(
+                    merchantID: context.merchant.id, filter: search.filter, order: search.order, afterSequence: search.afterSequence,
+                    limit: page.limit + 1)
+            }
+            let found = search.filter.text == nil ? try await read() : try await searchSlots.run(merchantID: context.merchant.id, read)
             let order = search.order
             let responses = await transactions.responses(found, merchant: context.merchant)
             return try JSONCoding.response(
