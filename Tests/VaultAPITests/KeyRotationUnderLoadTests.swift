@@ -111,4 +111,22 @@ import VaultSQLite
         #expect(Set(tally.all.keys).isSubset(of: [200, 201]), "\(tally.all)")
         #expect(tally.all.values.reduce(0, +) >= 16 * 3 * 2)
     }
+
+    @Test func aServerIdleThroughARotationIsReadyAfterItWithoutARequestOrSIGHUP() async throws {
+        let vault = try await VaultProcess.onTestEngine()
+        #expect(try vault.initialize().status == 0)
+        _ = try Self.createMerchant(vault, "acme")
+        let server = try vault.start(["serve"], environment: ["VAULT_PORT": "0"])
+        defer {
+            server.terminate()
+            _ = server.waitUntilExit()
+        }
+        let port = try #require(try ServerProcess.waitForPort(server))
+        let readyz = "http://127.0.0.1:\(port)/readyz"
+        #expect(try await Self.send(.GET, readyz, key: "") == 200)
+        let rotation = try await vault.runOffPool(["keys", "rotate"])
+        #expect(rotation.status == 0, "\(rotation.stderr)")
+        // Behind a readiness probe nothing else reaches the server: the probe itself must recover.
+        #expect(try await Self.send(.GET, readyz, key: "") == 200)
+    }
 }

@@ -103,7 +103,19 @@ public final class Keyring: Sendable {
     /// - Parameter upgradingUnkeyedAuditChain: key an audit chain written unkeyed by an older build
     ///   (the operator's `vault audit upgrade`); otherwise events without a key are refused.
     /// - Throws: `KeyringError.wrongMasterKey`, `.missingMasterKeyVersion`; `AuditChainError`.
+    ///
+    /// When the database names a KEK version the ring does not hold (another process rotated the
+    /// master key), the key source is read again once before the check fails: a running server's
+    /// readiness probe recovers by itself after `vault keys rotate`, with no request or SIGHUP needed.
     public func verifyMasterKey(now: Date = Date(), upgradingUnkeyedAuditChain: Bool = false) async throws {
+        do {
+            try await checkMasterKey(now: now, upgradingUnkeyedAuditChain: upgradingUnkeyedAuditChain)
+        } catch KeyringError.missingMasterKeyVersion where (try? masterKeys.reload()) != nil {
+            try await checkMasterKey(now: now, upgradingUnkeyedAuditChain: upgradingUnkeyedAuditChain)
+        }
+    }
+
+    private func checkMasterKey(now: Date, upgradingUnkeyedAuditChain: Bool) async throws {
         let ring = masterKeys.ring.withLock { $0 }
         let known = try await store.kekVersions()
         for record in known {

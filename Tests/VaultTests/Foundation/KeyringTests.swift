@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Vault
 import VaultSQLite
@@ -75,6 +76,27 @@ import StorageTestSupport
         }
         let service = MerchantService(store: fixture.store, keyring: fresh, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: TestGateways.rules)
         #expect(try await service.gatewayCredentials(merchantID: merchantIDs[1]) == ["security_key": "sk-b"])
+    }
+
+    @Test func aServerWhoseKeySourceWasRotatedUnderItPassesItsReadinessCheckByReadingTheSourceAgain() async throws {
+        let fixture = try await VaultFixture()
+        _ = try await fixture.merchants.create(name: "a", role: .admin, settings: .init(), actor: "test")
+        // A running server holds version 1; its key source is what the file says now.
+        let source = Mutex(fixture.ring)
+        let running = fixture.reopened(with: fixture.ring)
+        running.setMasterKeyReloader { source.withLock { $0 } }
+        try await running.verifyMasterKey()
+
+        // `vault keys rotate` in another process: version 2 added, keys rewrapped, version 1 retired and dropped from the file.
+        let rotated = try fixture.ring.addingNewVersion()
+        _ = try await fixture.reopened(with: rotated).rewrapAll(actor: "test")
+        source.withLock { $0 = rotated.removing(versionsBelow: 2) }
+
+        try await running.verifyMasterKey()
+        #expect(running.currentMasterKeyVersion == 2)
+        // A server that cannot read its source again still says why it is not ready.
+        let stale = fixture.reopened(with: fixture.ring)
+        await #expect(throws: KeyringError.missingMasterKeyVersion(2)) { try await stale.verifyMasterKey() }
     }
 
     @Test func rotationIsSafeToRunAgain() async throws {
