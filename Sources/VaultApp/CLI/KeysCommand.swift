@@ -58,6 +58,14 @@ struct KeysCommand: AsyncParsableCommand {
             VaultLogging.bootstrap(configuration.logging)
             let source = MasterKeySource(configuration: configuration.keys)
             let logger = Logger(label: "vault.keys")
+            if case .passphrase = source {
+                // One passphrase derives one key version: there is nothing to rotate onto, and saying
+                // "rewrapped 0 keys" with exit 0 would leave the operator believing it rotated.
+                throw RotationRefused(
+                    "the master key comes from VAULT_MASTER_PASSPHRASE, which derives one key version: it cannot be rotated in place. "
+                        + "Move to a key file (unset VAULT_MASTER_PASSPHRASE, run `vault keys init`, then start with both) "
+                        + "or to VAULT_MASTER_KEY with two versions, then rotate")
+            }
             var ring = try source.load(configuration: configuration.keys)
             if case .file(let path) = source {
                 let runtime = try await VaultRuntime.open(configuration: configuration, logger: logger)
@@ -156,5 +164,14 @@ struct KeysCommand: AsyncParsableCommand {
                 + "\(dataKeys.destroyedAfterRotation) destroyed after rotation")
             print("audit key:         " + (auditKEK.map { "wrapped under master key version \($0)" } ?? "not created yet"))
         }
+    }
+}
+
+/// `keys rotate` refused for a key source that cannot be rotated: printed as the error, exit 1.
+struct RotationRefused: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }

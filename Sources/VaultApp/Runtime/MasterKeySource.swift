@@ -48,7 +48,9 @@ public enum MasterKeySource: Sendable, Equatable {
         }
     }
 
-    /// Creates the key material if absent: the key file, or the passphrase salt.
+    /// Creates the key material if absent: the key file, or the passphrase salt (only for a
+    /// passphrase that clears ``PassphraseStrength``).
+    /// - Throws: `PassphraseStrength.Weakness` for a weak passphrase; file errors.
     /// - Returns: true when something was created; false when it already existed (nothing changes).
     public func initialize(configuration: VaultConfiguration.Keys) throws -> Bool {
         try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
@@ -57,6 +59,8 @@ public enum MasterKeySource: Sendable, Equatable {
             return false
         case .passphrase(let saltPath):
             if FileManager.default.fileExists(atPath: saltPath) { return false }
+            // A new deployment starts above the floor; one already running is warned at start.
+            if let weakness = PassphraseStrength.weakness(of: configuration.passphraseFromEnvironment ?? "") { throw weakness }
             let salt = Data(RandomBytes.make(PassphraseKDF.saltLength))
             guard FileManager.default.createFile(atPath: saltPath, contents: salt, attributes: [.posixPermissions: 0o600]) else {
                 throw MasterKeyFile.LoadError.missing(path: saltPath)

@@ -58,6 +58,9 @@ public struct VaultRuntime: Sendable {
         let keyring = Keyring(masterKeys: ring, store: store)
         let gateways = gateways ?? GatewayRegistry(
             sandbox: SandboxGateway(ledger: store as? any SandboxLedgerStore), timeout: .seconds(configuration.runner.gatewayTimeoutSeconds))
+        if case .passphrase = source, let weakness = PassphraseStrength.weakness(of: configuration.keys.passphraseFromEnvironment ?? "") {
+            logger.warning("weak master passphrase: with a copy of the database and the salt it can be guessed offline", metadata: ["reason": "\(weakness)"])
+        }
         if case .file = source {
             // `keys rotate` run by another process adds versions to the file: read it again when a key
             // names a version not held, and on SIGHUP (the environment cannot change under a running process).
