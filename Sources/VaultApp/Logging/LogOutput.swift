@@ -1,4 +1,6 @@
 import Foundation
+import Metrics
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,18 +10,23 @@ import Glibc
 ///
 /// The access log writes a line per request; one system call (and a lock on the descriptor) per
 /// line was a tenth of the server's CPU under load. Under load lines now leave in batches; when
-/// idle a line is written as soon as the thread wakes. Warnings and errors are written before the
-/// call returns (after everything queued before them, so order is kept), and whatever is queued
-/// is written at process exit, so only a crash loses lines, and only those of the last moments.
+/// idle a line is written as soon as the thread wakes (a warning or error wakes it at once).
+/// Whatever is queued is written at process exit, so only a crash loses lines, and only those of
+/// the last moments.
+///
+/// **Logging never blocks a request.** If whatever reads standard error stalls (a full pipe, a
+/// stopped collector), only the writing thread waits; the queue is bounded (`queueLimit`), and a
+/// line that does not fit is dropped and counted (``droppedLineCount``, exported as
+/// `vault_log_lines_dropped_total`) instead of making the request that logs it wait. A line is
+/// queued whole or not at all, so lines stay whole and in order.
 ///
 /// The exit's write gives up after `exitFlushLimit` without progress: a reader of standard error
-/// that stopped reading (a full pipe, a stalled collector) must not keep a stopped server from
-/// exiting. Its lines are lost then; the writes' order and wholeness are not affected.
+/// that stopped reading must not keep a stopped server from exiting. Its lines are lost then.
 ///
-/// `@unchecked Sendable` is safe: `pending` and `flusherWaiting` are only touched with
+/// `@unchecked Sendable` is safe: `pending`, `flusherWaiting` and `dropped` are only touched with
 /// `condition` locked, and `writeLock` serialises the writes themselves.
 ///
-/// Lock order: `writeLock`, then `condition`; a writer waiting for room holds only `condition`.
+/// Lock order: `writeLock`, then `condition`.
 final class LogOutput: @unchecked Sendable {
     /// The process's standard error, written out at exit too.
     static let standardError: LogOutput = {
@@ -37,9 +44,11 @@ final class LogOutput: @unchecked Sendable {
     private let writeLock = NSLock()
     private var pending: [UInt8] = []
     private var flusherWaiting = false
+    private var dropped = 0
+    private let droppedCounter = Mutex<Counter?>(nil)
 
     /// An output to `descriptor`, with its own writing thread (which lives as long as the process);
-    /// writers wait while more than `queueLimit` bytes are queued.
+    /// at most `queueLimit` bytes wait for it, lines beyond are dropped and counted.
     init(descriptor: Int32, queueLimit: Int = 4 << 20) {
         self.descriptor = descriptor
         self.queueLimit = queueLimit
@@ -49,23 +58,16 @@ final class LogOutput: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues `line` (which ends with a newline); with `urgent`, writes it before returning.
+    /// Queues `line` (which ends with a newline), or drops and counts it when the queue is full;
+    /// with `urgent` (warnings and errors), wakes the writing thread at once. Never waits for the
+    /// reader of the descriptor.
     func write(_ line: some Collection<UInt8>, urgent: Bool) {
-        if urgent {
-            writeLock.lock()
-            defer { writeLock.unlock() }
-            condition.lock()
-            pending.append(contentsOf: line)
-            let batch = takePending()
-            condition.unlock()
-            writeAll(batch)
-            return
-        }
         condition.lock()
-        // A reader of standard error that stops reading must not make the queue grow without
-        // bound: past `queueLimit` writers wait, as they did when every line was its own write(2).
-        while pending.count > queueLimit {
-            condition.wait()
+        guard pending.count + line.count <= queueLimit || pending.isEmpty else {
+            dropped += 1
+            condition.unlock()
+            countDrop()
+            return
         }
         pending.append(contentsOf: line)
         if flusherWaiting {
@@ -73,6 +75,23 @@ final class LogOutput: @unchecked Sendable {
             condition.signal()
         }
         condition.unlock()
+    }
+
+    /// Lines dropped because the queue was full (the reader of the descriptor stalled).
+    var droppedLineCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return dropped
+    }
+
+    private func countDrop() {
+        let counter = droppedCounter.withLock { counter in
+            if let counter { return counter }
+            let made = Counter(label: "vault_log_lines_dropped_total")
+            counter = made
+            return made
+        }
+        counter.increment()
     }
 
     /// Writes everything queued so far before returning.
