@@ -58,3 +58,14 @@ extension Sequence where Element: StatusName {
     /// The raw values as a list of SQL string literals (`'active', 'past_due'`), as ``StatusName/sqlLiteral``.
     public var sqlLiterals: String { map(\.sqlLiteral).joined(separator: ", ") }
 }
+
+/// The status names the due-step claims test, as SQL literals taken from the domain's enums and
+/// lists: written into the statements' text, not bound, so each statement's text stays constant
+/// and the partial indexes over these statuses keep being used. One list for both engines.
+public enum ClaimStatusLiterals {
+    public static let processing = StepStatus.processing.sqlLiteral
+    public static let retryPending = StepStatus.retryPending.sqlLiteral
+    public static let scheduled = StepStatus.scheduled.sqlLiteral
+    public static let charging = ScheduleStatus.charging.sqlLiterals
+    public static let extendable = ScheduleStatus.extendable.sqlLiterals
+}

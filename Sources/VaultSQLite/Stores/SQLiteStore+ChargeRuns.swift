@@ -237,14 +237,5 @@ extension SQLiteStore: ChargeRunStore {
     }
 }
 
-/// The status names these statements test, as SQL literals taken from the domain's enums and lists
-/// (``StepStatus``, ``ScheduleStatus/charging``, ``ScheduleStatus/extendable``): written into the
-/// text, not bound, so each statement's text stays constant and the partial indexes over these
-/// statuses keep being used.
-private enum Literal {
-    static let processing = StepStatus.processing.sqlLiteral
-    static let retryPending = StepStatus.retryPending.sqlLiteral
-    static let scheduled = StepStatus.scheduled.sqlLiteral
-    static let charging = ScheduleStatus.charging.sqlLiterals
-    static let extendable = ScheduleStatus.extendable.sqlLiterals
-}
+/// The status literals the claims write into their text (one list for both engines).
+private typealias Literal = ClaimStatusLiterals
