@@ -102,6 +102,48 @@ struct TransactionSearchConformanceTests {
         #expect(seen == written.reversed().map(\.id))
     }
 
+    /// A bounded search window: the transaction `offset` places after a cursor in either order is found
+    /// on the merchant's own rows (another merchant's rows take no place), nil past the end; a search
+    /// given that stop sees only the rows before it.
+    @Test func aSearchWindowEndsAtTheTransactionThatManyPlacesOnAndTheSearchStaysInside() async throws {
+        let fixture = try await StoreFixture()
+        let written = try await Self.seed(fixture)
+        let other = try await fixture.merchants.create(
+            name: "other", role: .admin, settings: .init(verifyOnRegistration: false), actor: "test"
+        ).merchant.id
+        for index in 0..<5 {
+            var transaction = Transaction(
+                id: Transaction.makeID(), merchantID: other, type: .sale, amount: Int64(index + 1), currency: try Currency(code: "USD"),
+                gateway: "sandbox", now: Self.start, idempotencyKey: "other-\(index)", orderReference: "x\(index)")
+            transaction.description = "plan"
+            try await fixture.store.insertTransaction(
+                transaction, audit: AuditEntry(merchantID: other, actor: "test", action: "transaction.created", objectType: "transaction", objectID: transaction.id))
+        }
+        let sequences = try await fixture.store.transactions(
+            merchantID: fixture.merchantID, filter: TransactionFilter(), order: .oldestFirst, afterSequence: nil, limit: 1000
+        ).map(\.sequence)
+        #expect(sequences.count == written.count)
+        let store = fixture.store
+        func stop(_ order: TransactionSortOrder, after: Int64?, offset: Int) async throws -> Int64? {
+            try await store.transactionSequence(merchantID: fixture.merchantID, order: order, afterSequence: after, offset: offset)
+        }
+        #expect(try await stop(.oldestFirst, after: nil, offset: 0) == sequences[0])
+        #expect(try await stop(.oldestFirst, after: nil, offset: 10) == sequences[10])
+        #expect(try await stop(.oldestFirst, after: sequences[99], offset: 10) == sequences[110])
+        #expect(try await stop(.newestFirst, after: nil, offset: 10) == sequences[289])
+        #expect(try await stop(.newestFirst, after: sequences[100], offset: 10) == sequences[89])
+        #expect(try await stop(.oldestFirst, after: sequences[289], offset: 10) == nil)
+        #expect(try await stop(.newestFirst, after: sequences[5], offset: 5) == nil)
+
+        var filter = TransactionFilter(text: "plan")
+        filter.windowStop = sequences[110]
+        let inside = try await store.transactions(merchantID: fixture.merchantID, filter: filter, order: .oldestFirst, afterSequence: sequences[99], limit: 100)
+        #expect(inside.map(\.sequence) == Array(sequences[100..<110]))
+        filter.windowStop = sequences[89]
+        let backwards = try await store.transactions(merchantID: fixture.merchantID, filter: filter, order: .newestFirst, afterSequence: sequences[100], limit: 100)
+        #expect(backwards.map(\.sequence) == Array(sequences[90..<100].reversed()))
+    }
+
     @Test func filteredPagesOldestFirstGiveEveryMatchingRowOnceWhileOthersAreRecorded() async throws {
         let fixture = try await StoreFixture()
         var expected: [String] = []

@@ -132,6 +132,47 @@ extension TestResponse {
         }
     }
 
+    /// A `q` search examines at most `server.searchScanLimit` of the merchant's transactions per
+    /// request, so one merchant searching a large history for nothing cannot scan all of it on each
+    /// request: ten transactions, a window of four, a match only at either end: the pages are the
+    /// first match, an empty page whose cursor continues, then the other match and no cursor.
+    /// Another merchant's transactions recorded in between take no place in the window, and a list
+    /// without `q` (served by indexes) still answers everything in one page.
+    @Test(arguments: ["-createdAt", "createdAt"])
+    func aTextSearchExaminesAtMostTheScanLimitPerRequestAndItsCursorContinues(sort: String) async throws {
+        let fixture = try await APIFixture { $0.server.searchScanLimit = 4 }
+        var recorded: [String] = []
+        for index in 0..<10 {
+            let transaction = try await fixture.record("2027-05-01T10:00:00Z", amount: Int64(100 + index)) {
+                $0.description = index == 0 || index == 9 ? "needle" : "hay"
+            }
+            recorded.append(transaction.id)
+            try await fixture.record("2027-05-01T10:00:00Z", amount: 1, merchant: fixture.merchantB) { $0.description = "needle" }
+        }
+        let inOrder = sort == "createdAt" ? recorded : recorded.reversed()
+        try await fixture.live { client in
+            var pages: [[String]] = []
+            var cursor: String?
+            repeat {
+                let response = try await client.send(
+                    .get, "/v1/transactions?q=needle&sort=\(sort)" + (cursor.map { "&cursor=\($0)" } ?? ""), key: fixture.adminA)
+                #expect(response.status == .ok, "\(response.text)")
+                pages.append(response.ids)
+                cursor = response.json["nextCursor"] as? String
+            } while cursor != nil && pages.count < 10
+            #expect(pages == [[inOrder[0]], [], [inOrder[9]]])
+
+            let full = try await client.send(.get, "/v1/transactions?q=hay&limit=2&sort=\(sort)", key: fixture.adminA)
+            #expect(full.ids == [inOrder[1], inOrder[2]], "a page that fills inside its window pages on from its last row")
+            let next = try await client.send(
+                .get, "/v1/transactions?q=hay&limit=2&sort=\(sort)&cursor=\(try #require(full.json["nextCursor"] as? String))", key: fixture.adminA)
+            #expect(next.ids == [inOrder[3], inOrder[4]], "the next window starts after the last row shown: \(next.text)")
+
+            let everything = try await client.send(.get, "/v1/transactions?sort=\(sort)", key: fixture.adminA)
+            #expect(everything.ids == inOrder && everything.json["nextCursor"] is NSNull)
+        }
+    }
+
     @Test func sortCreatedAtListsOldestFirstAndTheDefaultNewestFirst() async throws {
         let data = try await Dataset()
         try await data.fixture.live { client in

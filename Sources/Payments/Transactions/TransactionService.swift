@@ -229,6 +229,25 @@ public struct TransactionService: Sendable {
         try await store.transactions(merchantID: merchant.id, filter: filter, beforeSequence: beforeSequence, limit: limit)
     }
 
+    /// A page of the merchant's transactions in `order` after `afterSequence`. With free text
+    /// (`filter.text`), the search examines at most `window.scanLimit` transactions
+    /// (``TransactionSearchWindow``); other filters are served by indexes and search everything.
+    public func search(
+        merchant: Merchant, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int,
+        window: TransactionSearchWindow
+    ) async throws -> TransactionSearchPage {
+        var filter = filter
+        if filter.text != nil {
+            filter.windowStop = try await store.transactionSequence(
+                merchantID: merchant.id, order: order, afterSequence: afterSequence, offset: window.scanLimit)
+        }
+        let found = try await store.transactions(merchantID: merchant.id, filter: filter, order: order, afterSequence: afterSequence, limit: limit)
+        guard found.count < limit, let stop = filter.windowStop else { return TransactionSearchPage(transactions: found, resumeAfter: nil) }
+        // The next page starts at the first transaction the window left out: "after" a sequence one
+        // step back from it in the page's order.
+        return TransactionSearchPage(transactions: found, resumeAfter: order == .newestFirst ? stop + 1 : stop - 1)
+    }
+
     // MARK: - Follow-ups
 
     private func followUp(

@@ -102,6 +102,9 @@ public struct TransactionFilter: Sendable, Equatable {
     /// (both ignoring ASCII case), when it is four digits the last four digits of the card, and when it
     /// reads as an amount (`19.99`, `20`) that amount in major units of the transaction's currency.
     public var text: String?
+    /// Only transactions before this sequence in the page's order (above it newest first, below it
+    /// oldest first): the first transaction beyond a bounded search window (``TransactionSearchWindow``).
+    public var windowStop: Int64?
 
     /// Creates a filter.
     public init(
@@ -158,6 +161,10 @@ public protocol TransactionStore: Sendable {
     func transactions(
         merchantID: String, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int
     ) async throws -> [Transaction]
+    /// The sequence of the merchant's transaction `offset` places after `afterSequence` in `order`
+    /// (offset 0: the first one after it), nil when there are not that many: the first transaction
+    /// beyond a search window of `offset` transactions. A walk of the merchant's sequence index only.
+    func transactionSequence(merchantID: String, order: TransactionSortOrder, afterSequence: Int64?, offset: Int) async throws -> Int64?
     /// Count, sum, minimum and maximum of the amounts of a merchant's transactions per period, currency
     /// and status, aggregated by the store; periods are half-open instants `[start, end)`.
     func transactionTotals(merchantID: String, periods: [StatisticsPeriod], selection: StatisticsSelection) async throws -> [StatisticsTotals]

@@ -4,6 +4,7 @@ public import Logging
 import NIOCore
 public import Prometheus
 public import ServiceLifecycle
+import Payments
 import Scheduler
 import Vault
 
@@ -98,7 +99,9 @@ func buildAuthorizedRouter(
     SecureCardsController(cards: services.cards, cursorKeys: cursorKeys, searchSlots: services.searchSlots).addRoutes(to: api)
     SchedulesController(schedules: services.schedules, transactions: services.transactions, cursorKeys: cursorKeys).addRoutes(to: api)
     StepReviewController(schedules: services.schedules, reviews: services.stepReviews).addRoutes(to: api)
-    TransactionsController(transactions: services.transactions, store: services.store, cursorKeys: cursorKeys, searchSlots: services.searchSlots)
+    TransactionsController(
+        transactions: services.transactions, cursorKeys: cursorKeys, searchSlots: services.searchSlots,
+        searchWindow: TransactionSearchWindow(scanLimit: services.server.searchScanLimit))
         .addRoutes(to: api)
     TransactionReviewController(reviews: services.transactionReviews, transactions: services.transactions).addRoutes(to: api)
     StatsController(store: services.store).addRoutes(to: api)

@@ -23,6 +23,9 @@ public struct HTTPServerSettings: Sendable, Equatable {
     /// Text searches (`q` on transactions and cards) one merchant may run at once on this server;
     /// further ones get a 429 at once.
     public var maxSearchesPerMerchant = 2
+    /// Transactions one `q` search examines per request; a page whose window is used up before it
+    /// fills ends early, its `nextCursor` continuing the search.
+    public var searchScanLimit = 10_000
     /// Failed authentications one client address may make before it gets 429s.
     public var failedAuthLimit = 20
     /// Seconds over which a client address's failed-authentication budget refills completely.

@@ -120,10 +120,25 @@ extension PostgresStore: TransactionStore {
         if let afterSequence {
             query.append(order == .newestFirst ? " AND seq < " : " AND seq > ", afterSequence)
         }
+        if let stop = filter.windowStop {
+            query.append(order == .newestFirst ? " AND seq > " : " AND seq < ", stop)
+        }
         query.append(order == .newestFirst ? " ORDER BY seq DESC LIMIT " : " ORDER BY seq LIMIT ", limit)
         let search = query
         return try await billingRead { connection in
             try await connection.rows(search).map(Self.transaction)
+        }
+    }
+
+    public func transactionSequence(merchantID: String, order: TransactionSortOrder, afterSequence: Int64?, offset: Int) async throws -> Int64? {
+        var query: PostgresQuery = "SELECT seq FROM transactions WHERE merchant_id = \(merchantID)"
+        if let afterSequence {
+            query.append(order == .newestFirst ? " AND seq < " : " AND seq > ", afterSequence)
+        }
+        query.append(order == .newestFirst ? " ORDER BY seq DESC LIMIT 1 OFFSET " : " ORDER BY seq LIMIT 1 OFFSET ", offset)
+        let walk = query
+        return try await billingRead { connection in
+            try await connection.row(walk).map { try $0.int64("seq") }
         }
     }
 

@@ -117,8 +117,18 @@ extension SQLiteStore: TransactionStore {
             var sql: SQLiteQuery = "SELECT * FROM transactions WHERE merchant_id = \(merchantID)"
             Self.appendConditions(of: filter, to: &sql)
             sql.and(afterSequence) { order == .newestFirst ? "seq < \($0)" : "seq > \($0)" }
+            sql.and(filter.windowStop) { order == .newestFirst ? "seq > \($0)" : "seq < \($0)" }
             sql += order == .newestFirst ? " ORDER BY seq DESC LIMIT \(limit)" : " ORDER BY seq LIMIT \(limit)"
             return try connection.query(sql).map(Self.transaction)
+        }
+    }
+
+    public func transactionSequence(merchantID: String, order: TransactionSortOrder, afterSequence: Int64?, offset: Int) async throws -> Int64? {
+        try await database.read { connection in
+            var sql: SQLiteQuery = "SELECT seq FROM transactions WHERE merchant_id = \(merchantID)"
+            sql.and(afterSequence) { order == .newestFirst ? "seq < \($0)" : "seq > \($0)" }
+            sql += order == .newestFirst ? " ORDER BY seq DESC LIMIT 1 OFFSET \(offset)" : " ORDER BY seq LIMIT 1 OFFSET \(offset)"
+            return try connection.query(sql).first.map { try $0.int64("seq") }
         }
     }
 

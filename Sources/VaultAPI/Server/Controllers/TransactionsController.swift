@@ -7,12 +7,12 @@ import Vault
 /// The transaction routes of the API.
 struct TransactionsController {
     let transactions: TransactionService
-    /// Searches go to the store directly (sort order and keyset cursors).
-    let store: any TransactionStore
     /// Seals the list's cursors.
     let cursorKeys: ListCursorKeys
     /// Bounds each merchant's concurrent `q` searches.
     let searchSlots: MerchantSearchSlots
+    /// How many transactions one `q` search examines (`server.searchScanLimit`).
+    let searchWindow: TransactionSearchWindow
 
     func addRoutes(to api: APIRoutes) {
         let admin = api.adminOnly
@@ -29,15 +29,20 @@ struct TransactionsController {
             let page = try PageRequest(query: request.uri, cursors: cursors)
             let search = try TransactionSearch(parameters: request.uri.queryParameters, page: page, merchant: context.merchant)
             let read = {
-                try await store.transactions(
-                    merchantID: context.merchant.id, filter: search.filter, order: search.order, afterSequence: search.afterSequence,
-                    limit: page.limit + 1)
+                try await transactions.search(
+                    merchant: context.merchant, filter: search.filter, order: search.order, afterSequence: search.afterSequence,
+                    limit: page.limit + 1, window: searchWindow)
             }
             let found = search.filter.text == nil ? try await read() : try await searchSlots.run(merchantID: context.merchant.id, read)
             let order = search.order
-            let responses = await transactions.responses(found, merchant: context.merchant)
-            return try JSONCoding.response(
-                Page(fetched: responses, limit: page.limit) { try cursors.cursor(after: TransactionSearch.cursorKey(order: order, sequence: $0.sequence)) })
+            let responses = await transactions.responses(found.transactions, merchant: context.merchant)
+            var listing = try Page(fetched: responses, limit: page.limit) {
+                try cursors.cursor(after: TransactionSearch.cursorKey(order: order, sequence: $0.sequence))
+            }
+            if let resume = found.resumeAfter {
+                listing.nextCursor = try cursors.cursor(after: TransactionSearch.cursorKey(order: order, sequence: resume))
+            }
+            return try JSONCoding.response(listing)
         }
         readers.get("transactions/:id") { _, context in
             let transaction = try await transactions.get(id: try context.parameters.require("id"), merchant: context.merchant)
