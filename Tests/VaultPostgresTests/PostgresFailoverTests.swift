@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 @testable import VaultPostgres
 
@@ -88,6 +89,11 @@ final class PostgresClusterPair: Sendable {
     /// SIGKILL to the primary's processes.
     func killPrimary() throws {
         try Self.shell("source scripts/lib/pg-cluster.sh && pg_cluster_kill P", environment: environment)
+    }
+
+    /// Starts the primary again (after `killPrimary`), on its port and data directory.
+    func restartPrimary() throws {
+        try Self.shell("source scripts/lib/pg-cluster.sh && pg_cluster_run P", environment: environment)
     }
 
     /// `pg_ctl promote` on the standby.
@@ -286,5 +292,50 @@ struct PostgresStoreFailoverTests: FailoverFixture {
         }
         #expect(acknowledged == 5)
         #expect(store.primary.host.port == pair.standbyPort)
+    }
+}
+
+/// The only server down, then back: once a search has found no server, transactions fail at once
+/// with `PostgresFailoverError.noServer` (which the API answers 503 `database_unavailable`)
+/// instead of each waiting out the pool's connection attempts and a search of its own (a request
+/// took 52-76 s, then a 500); a search in the background puts a fresh pool in place as soon as the
+/// server answers again, so the engine recovers without a restart.
+@Suite("PostgreSQL outage: fail at once, recover by itself", .clusterPair, .enabled(if: PostgresClusterPair.available))
+struct PostgresOutageTests: FailoverFixture {
+    @Test func afterASearchFindsNoServerTransactionsFailAtOnceUntilTheServerIsBack() async throws {
+        let pair = try pair
+        let quick = PostgresFailoverPolicy(
+            searchDeadline: .seconds(2), maximumBackoff: .milliseconds(200), probeTimeout: .seconds(10), leaseStall: .milliseconds(500))
+        let primary = try await PostgresPrimary.connect(url: try pair.url([pair.primaryPort]), logger: logger, policy: quick)
+        defer { primary.close() }
+        try await insert(primary, 30)
+        #expect(!primary.isUnavailable)
+
+        try pair.killPrimary()
+        // The transactions that find out fail (a lost connection, or no server after the search).
+        for attempt in 0..<100 where !primary.isUnavailable {
+            _ = try? await insert(primary, 1000 + attempt)
+            if !primary.isUnavailable { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(primary.isUnavailable)
+        let ran = Mutex(false)
+        await #expect(throws: PostgresFailoverError.self) {
+            try await primary.transaction(begin: "BEGIN READ WRITE") { _ in ran.withLock { $0 = true } }
+        }
+        #expect(!ran.withLock { $0 }, "nothing ran: the transaction failed before leasing a connection")
+
+        try pair.restartPrimary()
+        var landed = false
+        for _ in 0..<150 where !landed {
+            do {
+                try await insert(primary, 32)
+                landed = true
+            } catch {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(landed, "the engine found the server again by itself")
+        #expect(!primary.isUnavailable)
+        #expect(try await count(primary) >= 2)
     }
 }

@@ -75,6 +75,15 @@ extension APIError {
         return error
     }()
 
+    /// 503: the database cannot be reached; nothing was done, retry after a second.
+    public static let databaseUnavailable: APIError = {
+        var error = APIError(
+            status: .serviceUnavailable, type: "api_error", code: "database_unavailable",
+            message: "The database cannot be reached; nothing was done. Retry shortly.")
+        error.headers[.retryAfter] = "1"
+        return error
+    }()
+
     /// 403: the key's role may not do this.
     public static func forbidden(role: String) -> APIError {
         APIError(status: .forbidden, type: "permission_error", code: "role_not_allowed", message: "An API key with role '\(role)' may not do this.")

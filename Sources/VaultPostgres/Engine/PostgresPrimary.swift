@@ -61,6 +61,11 @@ public final class PostgresPrimary: Sendable {
         var waiting: Int
         var lastGrant: ContinuousClock.Instant
         var watchdog: Task<Void, Never>?
+        /// Why the last search found no server, while none has been found since: transactions fail
+        /// at once instead of each waiting out a search of its own.
+        var unavailable: String?
+        /// Searches again in the background while the database is unavailable.
+        var recovery: Task<Void, Never>?
     }
 
     private let state: Mutex<State>
@@ -71,7 +76,8 @@ public final class PostgresPrimary: Sendable {
         self.logger = logger
         self.policy = policy
         state = Mutex(State(
-            pool: pool, generation: 0, search: nil, closed: false, waiting: 0, lastGrant: .now, watchdog: nil))
+            pool: pool, generation: 0, search: nil, closed: false, waiting: 0, lastGrant: .now, watchdog: nil, unavailable: nil,
+            recovery: nil))
         let interval = policy.leaseStall / 4
         let watchdog = Task { [weak self] in
             while !Task.isCancelled {
@@ -138,6 +144,7 @@ public final class PostgresPrimary: Sendable {
             state.closed = true
             state.watchdog?.cancel()
             state.search?.cancel()
+            state.recovery?.cancel()
             state.pool.shutdown()
         }
     }
@@ -171,7 +178,11 @@ public final class PostgresPrimary: Sendable {
     ) async throws -> sending T {
         var searches = 0
         while true {
-            let (pool, generation) = state.withLock { ($0.pool, $0.generation) }
+            let (pool, generation, unavailable) = state.withLock { ($0.pool, $0.generation, $0.unavailable) }
+            // A search already found no server: fail now (a 503 the client may retry) rather than
+            // wait out the pool's connection attempts and a search per transaction; the recovery
+            // search in the background makes the next transaction succeed once the server is back.
+            if let unavailable { throw PostgresFailoverError.noServer(unavailable) }
             var began = false
             var granted = false
             leaseRequested()
@@ -193,7 +204,9 @@ public final class PostgresPrimary: Sendable {
                     throw error
                 }
                 // Nothing ran: find the writable server and try once more on it. Two searches
-                // that both end with a pool that fails at once end the retries.
+                // that both end with a pool that fails at once end the retries; a search that
+                // already found no server ends them at once.
+                if let unavailable = state.withLock({ $0.unavailable }) { throw PostgresFailoverError.noServer(unavailable) }
                 searches += 1
                 guard searches <= 2 else { throw error }
                 try await searchAgain(after: generation, because: failure)
@@ -241,7 +254,13 @@ public final class PostgresPrimary: Sendable {
                 // The pool is kept when its host still answers as wanted (one backend ended, a
                 // restart already over): replacing it would break the healthy connections'
                 // transactions.
-                let found = try await PostgresHostPool.search(url: url, keeping: lost, logger: logger, policy: policy)
+                let found: PostgresHostPool
+                do {
+                    found = try await PostgresHostPool.search(url: url, keeping: lost, logger: logger, policy: policy)
+                } catch {
+                    self.markUnavailable(error)
+                    throw error
+                }
                 let replaced = self.state.withLock { state -> PostgresHostPool? in
                     guard !state.closed, found.client !== state.pool.client else { return nil }
                     let old = state.pool
@@ -259,6 +278,60 @@ public final class PostgresPrimary: Sendable {
             }
             state.search = task
             return task
+        }
+    }
+}
+
+extension PostgresPrimary {
+    /// Whether a search found no server and none has been found since (transactions fail at once).
+    public var isUnavailable: Bool {
+        state.withLock { $0.unavailable != nil }
+    }
+
+    /// Records that no server answered and starts the recovery search, which keeps searching (with
+    /// the policy's backoff) until a server answers, then puts a new pool in place: a fresh pool,
+    /// not the old one, whose own connection backoff after a long outage would keep leases waiting.
+    fileprivate func markUnavailable(_ error: any Error) {
+        let reason = (error as? PostgresFailoverError).map { failure -> String in
+            if case .noServer(let reason) = failure { return reason }
+            return "\(failure)"
+        } ?? "\(error)"
+        let dead = state.withLock { state -> PostgresHostPool? in
+            guard !state.closed else { return nil }
+            state.unavailable = reason
+            guard state.recovery == nil else { return nil }
+            logger.warning("database unavailable; requests fail at once until a server answers", metadata: ["reason": "\(reason)"])
+            state.recovery = Task { [self] in await recover() }
+            return state.pool
+        }
+        // Transactions already waiting in the dead pool for a connection fail now too (postgres-nio
+        // would hold them until its own connection attempts give up, a minute later).
+        dead?.shutdown()
+    }
+
+    private func recover() async {
+        while !Task.isCancelled {
+            do {
+                let found = try await PostgresHostPool.search(url: url, keeping: nil, logger: logger, policy: policy)
+                let replaced = state.withLock { state -> PostgresHostPool? in
+                    guard !state.closed else { return found }
+                    let old = state.pool
+                    state.pool = found
+                    state.generation += 1
+                    state.unavailable = nil
+                    state.recovery = nil
+                    return old
+                }
+                if replaced?.client === found.client {
+                    found.shutdown()
+                } else {
+                    logger.notice("database server back", metadata: ["host": "\(found.host.name):\(found.host.port)"])
+                    replaced?.shutdown()
+                }
+                return
+            } catch {
+                try? await Task.sleep(for: policy.maximumBackoff)
+            }
         }
     }
 }

@@ -9,3 +9,14 @@ extension PostgresStoreError: StorageError {
         return false
     }
 }
+
+/// No server answering is an outage the client may retry; a COMMIT whose answer was lost is not
+/// (its outcome is unknown: the idempotency key settles it, as any 5xx).
+extension PostgresFailoverError: StorageError {
+    public var isUniqueViolation: Bool { false }
+
+    public var isUnavailable: Bool {
+        if case .noServer = self { return true }
+        return false
+    }
+}

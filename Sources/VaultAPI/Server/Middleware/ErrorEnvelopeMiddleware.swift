@@ -45,6 +45,11 @@ struct ErrorEnvelopeMiddleware<Context: VaultContext>: RouterMiddleware {
             apiError = .tooLarge(limit: context.maxUploadSize)
         case let error as HTTPError:
             apiError = Self.apiError(for: error)
+        case let error as any StorageError where error.isUnavailable:
+            // The database is unreachable: nothing was done, and the client may retry. Logged as a
+            // warning (the outage is the operator's page, from /readyz and the logs' first line).
+            context.logger.warning("database unavailable", metadata: ["error": "\(String(describing: error))"])
+            apiError = .databaseUnavailable
         case let error as HTTPParserError:
             // The client broke HTTP/1.1 framing (a bad chunk size, CR or LF in a chunk extension):
             // its mistake, a 400, never logged as the server's error.
@@ -54,7 +59,7 @@ struct ErrorEnvelopeMiddleware<Context: VaultContext>: RouterMiddleware {
                 "unhandled error", metadata: ["errorType": "\(String(reflecting: type(of: error)))", "error": "\(String(describing: error))"])
             apiError = .internal(requestID: context.id)
         }
-        if apiError.status.code >= 500, !(error is APIError) {
+        if apiError.status.code >= 500, !(error is APIError), apiError.code != APIError.databaseUnavailable.code {
             context.logger.error("request failed", metadata: ["status": "\(apiError.status.code)"])
         }
         return (try? apiError.response(from: request, context: context)) ?? Response(status: .internalServerError)
