@@ -172,6 +172,7 @@ extension VaultConfiguration {
     /// The `server.` keys of the connection limits, failed-authentication limiter and TLS.
     private static let connectionKeys = [
         "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections", "maxConnectionsPerAddress", "maxSearchesPerMerchant",
+        "captureSessionMinutes",
         "failedAuthLimit", "failedAuthWindowSeconds", "tls", "allowPlaintext",
     ]
 
@@ -182,6 +183,7 @@ extension VaultConfiguration {
         if let value = try node.int("maxConnections", in: 1...1_000_000) { server.maxConnections = value }
         if let value = try node.int("maxConnectionsPerAddress", in: 1...1_000_000) { server.maxConnectionsPerAddress = value }
         if let value = try node.int("maxSearchesPerMerchant", in: 1...1_000) { server.maxSearchesPerMerchant = value }
+        if let value = try node.int("captureSessionMinutes", in: 1...1_440) { server.captureSessionMinutes = value }
         if let value = try node.int("failedAuthLimit", in: 1...1_000_000) { server.failedAuthLimit = value }
         if let value = try node.int("failedAuthWindowSeconds", in: 1...86_400) { server.failedAuthWindowSeconds = value }
         if let value = try node.bool("allowPlaintext") { server.allowPlaintext = value }
