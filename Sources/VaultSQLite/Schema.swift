@@ -425,7 +425,7 @@ public enum Schema {
         // keyed MAC (`CaptureSessionSecrets`); the customer and custom fields sealed.
         Migration(id: 34, name: "capture sessions", sql: """
             CREATE TABLE capture_sessions (
-                id TEXT PRIMARY KEY,
+                id TEXT NOT NULL PRIMARY KEY,
                 merchant_id TEXT NOT NULL REFERENCES merchants(id),
                 status TEXT NOT NULL CHECK (status = 'open' OR status = 'submitting' OR status = 'completed' OR status = 'failed'),
                 secret_mac BLOB NOT NULL,

@@ -2,7 +2,7 @@
  * The vault's hosted card field, for a merchant's web page:
  *
  *   <div id="card"></div>
- *   <script src="https://VAULT/capture/v1.js"></script>
+ *   <script src="(the vault's origin)/capture/v1.js"></script>
  *   <script>VaultCapture.mount(document.getElementById("card"), {clientSecret: "cs_..._secret_..."});</script>
  *
  * The card is typed into an iframe served by the vault and sent by it straight to the vault; this
