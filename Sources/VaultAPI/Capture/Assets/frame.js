@@ -199,8 +199,25 @@
     return "The card could not be saved. Try again.";
   }
 
+  /*
+   * Saved by the button or Enter, never by a form submission: the frame is sandboxed without
+   * allow-forms and its policy has form-action 'none', so the card never leaves as a form post.
+   */
   form.addEventListener("submit", function (event) {
     event.preventDefault();
+  });
+  form.addEventListener("keydown", function (event) {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      save();
+    }
+  });
+  button.addEventListener("click", function (event) {
+    event.preventDefault();
+    save();
+  });
+
+  function save() {
     if (!secret || busy || saved) {
       return;
     }
@@ -266,7 +283,7 @@
       busy = false;
       button.disabled = saved || !secret;
     });
-  });
+  }
 
   window.addEventListener("message", function (event) {
     if (event.origin !== allowedOrigin || event.source !== parentWindow || parentWindow === window) {
