@@ -28,7 +28,7 @@ struct CaptureSessionConformanceTests {
         let fixture = try await StoreFixture()
         let first = Self.sessions(fixture, store: fixture.store, keyring: fixture.keyring)
         let (session, secret) = try await first.create(Self.request("cap-1"), merchant: fixture.merchant, actor: "apikey:k")
-        let numbers = ["4242424242424242", "5555555555554444", "4111111111111111", "378282246310005"]
+        let numbers = ["4242424242424242", "5555555555554444", "4111111111111111", "6011111111111117"]
         let outcomes = try await fixture.withAnotherStore { second in
             let other = Self.sessions(fixture, store: second, keyring: Keyring(masterKeys: fixture.ring, store: second))
             return try await withThrowingTaskGroup(of: String.self) { group in
