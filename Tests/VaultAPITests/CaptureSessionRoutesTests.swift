@@ -56,6 +56,21 @@ import Vault
         }
     }
 
+    @Test func aSessionTakesItsCardForTheConfiguredMinutes() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "server:\n  captureSessionMinutes: 5\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try VaultConfiguration.load(path: path, environment: [:])
+        #expect(VaultConfiguration().server.captureSessionMinutes == 15)
+        let fixture = try await APIFixture { $0.server.captureSessionMinutes = loaded.server.captureSessionMinutes }
+        try await fixture.live { client in
+            let created = try await client.send(.post, "/v1/capture-sessions", key: fixture.adminA, json: Self.session)
+            let expiresAt = try #require((created.json["expiresAt"] as? String).flatMap(Timestamp.parse))
+            let createdAt = try #require((created.json["createdAt"] as? String).flatMap(Timestamp.parse))
+            #expect(expiresAt.timeIntervalSince(createdAt) == 5 * 60)
+        }
+    }
+
     @Test func aSessionThatCouldNeverRegisterItsCardIsRefusedAndNothingIsStored() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
