@@ -261,7 +261,11 @@ def type_card(driver, number, expiry="1230", code="123"):
             element = driver.find_element(By.ID, field)
             element.clear()
             element.send_keys(value)
-        shown = (driver.find_element(By.ID, "card-number").get_attribute("value"), driver.find_element(By.ID, "card-expiry").get_attribute("value"))
+        shown = (
+            driver.find_element(By.ID, "card-number").get_attribute("value"),
+            driver.find_element(By.ID, "card-expiry").get_attribute("value"),
+            driver.find_element(By.ID, "card-brand").text,
+        )
         driver.find_element(By.ID, "save-card").click()
         return shown
 
@@ -306,9 +310,21 @@ def main():
         if status != 200 or body["status"] != "open":
             fail(f"the refused number reached the vault: the session reads {status} {body}")
 
-        shown_number, shown_expiry = type_card(driver, PAN)
-        if shown_number != "4242 4242 4242 4242" or shown_expiry != "12/30":
-            fail(f"the frame did not format what was typed: {shown_number!r} {shown_expiry!r}")
+        def accessible():
+            # The name a screen reader announces: the <label for> of each input, the button's text.
+            return driver.execute_script(
+                "var names = {}; ['card-number', 'card-expiry', 'card-cvc', 'save-card'].forEach(function (id) {"
+                " var e = document.getElementById(id); names[id] = (e.labels && e.labels.length ? e.labels[0] : e).textContent.trim(); });"
+                " return names;"), None
+
+        names, _ = in_frame(driver, accessible)
+        expected = {"card-number": "Card number", "card-expiry": "Expiry date", "card-cvc": "Security code", "save-card": "Save card"}
+        if names != expected:
+            fail(f"the fields' accessible names are {names}, not {expected}")
+
+        shown_number, shown_expiry, shown_brand = type_card(driver, PAN)
+        if shown_number != "4242 4242 4242 4242" or shown_expiry != "12/30" or shown_brand != "Visa":
+            fail(f"the frame did not format what was typed or show its brand: {shown_number!r} {shown_expiry!r} {shown_brand!r}")
         result = wait_for("vault:card-saved on the merchant's element", lambda: driver.find_element(By.ID, "result").text)
         detail = json.loads(result)
         if not detail.get("secureCardReference", "").startswith("sc_") or detail.get("maskedNumber") != "424242******4242" or detail.get("cardType") != "visa":
