@@ -139,7 +139,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
-            resources: [.copy("OpenAPI/openapi.yaml")],
+            resources: [
+                .copy("OpenAPI/openapi.yaml"),
+                // The hosted card field, compiled into the binary: served as they are, no third-party code.
+                .embedInCode("Capture/Assets/capture-v1.js"), .embedInCode("Capture/Assets/frame.html"),
+                .embedInCode("Capture/Assets/frame.js"), .embedInCode("Capture/Assets/frame.css"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The PostgreSQL storage engine: every store protocol over postgres-nio's pool, for

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build needs (libsqlite3-dev, libsodium-dev, pkg-config) when missing.
+# Installs the Debian packages the build needs (libsqlite3-dev, libsodium-dev, pkg-config) and the
+# browser the tests drive (chromium, chromium-driver: scripts/capture_browser_test.py) when missing.
 set -euo pipefail
 
 missing=()
-for package in libsqlite3-dev libsodium-dev pkg-config "$@"; do
+for package in libsqlite3-dev libsodium-dev pkg-config chromium chromium-driver "$@"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

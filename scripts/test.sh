@@ -7,7 +7,8 @@
 #   SWIFT=swift scripts/test.sh
 # With VAULT_TEST_DATABASE_URL already set (a server whose role may CREATE DATABASE) no cluster is
 # started. VAULT_TEST_POSTGRES=off runs the suite without PostgreSQL. The suite runs twice: on
-# SQLite, then with VAULT_TEST_ENGINE=postgres on PostgreSQL.
+# SQLite, then with VAULT_TEST_ENGINE=postgres on PostgreSQL; between the two, the browser test of
+# the hosted card field.
 #
 # Each pass ends after VAULT_TEST_PASS_TIMEOUT seconds (default 1200; a pass takes 1 to 3 minutes
 # on 2 cores), naming the tests that started and never finished, so a hang fails the run in
@@ -45,6 +46,12 @@ run_pass() {
 }
 
 run_pass SQLite $SWIFT test --skip-build "$@"
+
+# The hosted card field in headless Chromium, against `vault serve` on SQLite, from pages on other
+# origins (scripts/capture_browser_test.py). Selenium comes from PyPI; the browser from
+# scripts/install-deps.sh. Without them it fails, unless VAULT_TEST_BROWSER=optional.
+python3 -c 'import selenium' 2>/dev/null || pip install --break-system-packages -q selenium || [ "${VAULT_TEST_BROWSER:-}" = optional ]
+python3 scripts/capture_browser_test.py --vault "$($SWIFT build --show-bin-path)/vault"
 
 # The same suite again on PostgreSQL: every store fixture opens a fresh database copied from a
 # migrated template (Tests/StorageTestSupport). The PostgreSQL-only suites already ran above.

@@ -420,6 +420,30 @@ public enum Schema {
             ALTER TABLE api_keys ADD COLUMN binding BLOB;
             CREATE INDEX api_keys_legacy ON api_keys(id) WHERE secret_scheme = 0;
             """),
+        // Capture sessions: a card registration prepared by the merchant's back end and spent by one
+        // card sent from the cardholder's device with the session's client secret, kept only as a
+        // keyed MAC (`CaptureSessionSecrets`); the customer and custom fields sealed.
+        Migration(id: 34, name: "capture sessions", sql: """
+            CREATE TABLE capture_sessions (
+                id TEXT NOT NULL PRIMARY KEY,
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                status TEXT NOT NULL CHECK (status = 'open' OR status = 'submitting' OR status = 'completed' OR status = 'failed'),
+                secret_mac BLOB NOT NULL,
+                allowed_origin TEXT NOT NULL,
+                merchant_reference TEXT NOT NULL,
+                verify INTEGER,
+                sealed_details BLOB NOT NULL,
+                key_version INTEGER NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                secure_card_reference TEXT,
+                masked_number TEXT,
+                card_type TEXT,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL
+            );
+            CREATE INDEX capture_sessions_merchant ON capture_sessions(merchant_id, created_at);
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

@@ -93,6 +93,7 @@ import VaultSQLite
         ("webhooks:\n  keepDays: 0\n", "webhooks.keepDays"),
         ("webhooks:\n  allowPrivateTargets: yes\n", "webhooks.allowPrivateTargets"),
         ("webhooks:\n  allowPrivateTargets: 1\n", "webhooks.allowPrivateTargets"),
+        ("server:\n  captureSessionMinutes: 0\n", "server.captureSessionMinutes"),
     ])
     func badConfigurationNamesTheKey(yaml: String, key: String) throws {
         let directory = TemporaryDirectory()

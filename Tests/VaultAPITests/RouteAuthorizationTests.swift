@@ -13,6 +13,7 @@ import Vault
     /// What `readonly` keys may call: reads of card metadata, custom fields, transactions, schedules,
     /// statistics and charge runs. Never a write, never the audit trail.
     static let readonlyRoutes: Set<String> = [
+        "GET /v1/capture-sessions/{id}",
         "GET /v1/charge-runs/{id}",
         "GET /v1/custom-fields",
         "GET /v1/schedules",
@@ -28,11 +29,18 @@ import Vault
     /// What `runner` keys may call: start a charge run and follow it.
     static let runnerRoutes: Set<String> = ["POST /v1/charge-runs", "GET /v1/charge-runs/{id}"]
 
-    /// The router's `/v1` routes, each with the roles recorded when it was declared (nil: none declared).
+    /// What is called with a capture session's client secret instead of an API key: the card
+    /// submission, and nothing else.
+    static let clientSecretRoutes: Set<String> = ["POST /v1/capture-sessions/{id}/card"]
+
+    /// The router's `/v1` routes called with API keys, each with the roles recorded when it was
+    /// declared (nil: none declared); the client-secret routes are checked on their own.
     static func declaredRoutes(_ fixture: APIFixture) -> [(route: String, method: HTTPRequest.Method, path: String, roles: Set<APIKeyRole>?)] {
         let (router, authorization) = buildAuthorizedRouter(services: fixture.runtime.apiServices)
+        #expect(authorization.clientSecretRoutes == clientSecretRoutes)
         return router.routes
             .filter { $0.path.description.hasPrefix("/v1/") }
+            .filter { !authorization.clientSecretRoutes.contains("\($0.method) \($0.path.description)") }
             .map { route in
                 let path = route.path.description
                 return ("\(route.method) \(path)", route.method, path, authorization.roles(method: route.method, path: path))
@@ -48,6 +56,22 @@ import Vault
             let roles = try #require(route.roles, "\(route.route) declares no roles")
             #expect(!roles.isEmpty, "\(route.route) admits no role")
             #expect(roles.contains(.admin), "\(route.route) refuses admin keys")
+        }
+    }
+
+    @Test func theClientSecretRoutesAreServedAndRefuseEveryAPIKey() async throws {
+        let fixture = try await APIFixture()
+        let (router, authorization) = buildAuthorizedRouter(services: fixture.runtime.apiServices)
+        let served = Set(router.routes.map { "\($0.method) \($0.path.description)" })
+        #expect(authorization.clientSecretRoutes.isSubset(of: served))
+        for route in authorization.clientSecretRoutes {
+            #expect(authorization.roles(method: .post, path: String(route.dropFirst("POST ".count))) == nil, "\(route) admits API keys")
+        }
+        try await fixture.live { client in
+            for key in [fixture.adminA, fixture.readonlyA, fixture.runnerA] {
+                let response = try await client.send(.post, "/v1/capture-sessions/cs_missing/card", key: key, json: #"{"method": "keyed"}"#)
+                #expect(response.status == .unauthorized)
+            }
         }
     }
 

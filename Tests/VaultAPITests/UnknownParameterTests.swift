@@ -27,6 +27,18 @@ import Vault
             .map { $0.hasPrefix("{") ? "x1" : String($0) }.joined(separator: "/")
     }
 
+    /// The path and bearer to call `template` at `path` with: an admin key; for the card submission,
+    /// which takes a capture session's client secret and no API key, a new session's path and secret.
+    private static func caller(_ template: String, path: String, fixture: APIFixture, client: some TestClientProtocol) async throws
+        -> (path: String, key: String)
+    {
+        guard template == "/v1/capture-sessions/{id}/card" else { return (path, fixture.adminA) }
+        let created = try await client.send(
+            .post, "/v1/capture-sessions", key: fixture.adminA, json: #"{"merchantReference": "cap-1", "allowedOrigin": "https://shop.example"}"#)
+        let id = try #require(created.json["id"] as? String)
+        return ("/v1/capture-sessions/\(id)/card", try #require(created.json["clientSecret"] as? String))
+    }
+
     @Test func aMisspeltFilterIsRefusedAndTheRightOneFilters() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in
@@ -81,8 +93,8 @@ import Vault
         try await fixture.live { client in
             let withBodies = try Self.operations().filter { $0.operation["requestBody"] != nil }
             for (method, template, _) in withBodies {
-                let response = try await client.send(
-                    HTTPRequest.Method(method.uppercased())!, Self.concrete(template), key: fixture.adminA, json: #"{"zzUnknown": 1}"#)
+                let (path, key) = try await Self.caller(template, path: Self.concrete(template), fixture: fixture, client: client)
+                let response = try await client.send(HTTPRequest.Method(method.uppercased())!, path, key: key, json: #"{"zzUnknown": 1}"#)
                 #expect(response.status == .badRequest, "\(method) \(template): \(response.status)")
                 #expect(response.error["code"] as? String == "unknown_parameter", "\(method) \(template)")
                 #expect(response.error["param"] as? String == "zzUnknown", "\(method) \(template)")
@@ -145,13 +157,16 @@ import Vault
                 }
                 #expect(Set(properties.keys).isSubset(of: Set(fields.keys)), "\(method) \(template)")
                 let example = media["example"] as? [String: Any] ?? [:]
-                let path = template.replacingOccurrences(of: "{merchantReference}", with: "cust-1")
-                    .replacingOccurrences(of: "{id}", with: "sch_none").replacingOccurrences(of: "{stepId}", with: "stp_none")
+                let (path, key) = try await Self.caller(
+                    template,
+                    path: template.replacingOccurrences(of: "{merchantReference}", with: "cust-1")
+                        .replacingOccurrences(of: "{id}", with: "sch_none").replacingOccurrences(of: "{stepId}", with: "stp_none"),
+                    fixture: fixture, client: client)
                 for name in properties.keys.sorted() {
                     var body = example
                     body[name] = [[Any]()]
                     let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
-                    let response = try await client.send(HTTPRequest.Method(method.uppercased())!, path, key: fixture.adminA, json: json)
+                    let response = try await client.send(HTTPRequest.Method(method.uppercased())!, path, key: key, json: json)
                     #expect(response.status == .unprocessableContent, "\(method) \(template) \(name): \(response.status) \(response.text)")
                     #expect((response.error["param"] as? String)?.hasPrefix(name) == true, "\(method) \(template) \(name): \(response.text)")
                 }

@@ -56,13 +56,35 @@ public struct SecureCardService: Sendable {
         let reference = try MerchantReference(validating: request.merchantReference)
         let captured = try request.source.capture()
         try Self.checkNotExpired(captured, merchant: merchant, now: now)
-        let customer = try Self.validated(request.customer)
-        let customFields = request.customFields ?? []
+        let (customer, customFields) = try await checkDetails(
+            reference: reference, customer: request.customer, customFields: request.customFields, merchant: merchant, lookUpReference: lookUpReference)
+        return (reference, captured, customer, customFields)
+    }
+
+    /// Checks what a registration carries besides the card, as `register` does: the
+    /// merchantReference (its shape, and that no live card holds it), the customer and the custom
+    /// fields against the merchant's definitions. A capture session runs it when it is created, so
+    /// a session that could never register its card is refused before a card is typed.
+    /// - Returns: the customer as it would be stored (normalised).
+    /// - Throws: `CardDataError` (422) naming the field, `SecureCardError.referenceTaken` (409).
+    public func checkRegistrationDetails(merchantReference: String, customer: Customer?, customFields: [CustomField]?, merchant: Merchant)
+        async throws -> Customer?
+    {
+        let reference = try MerchantReference(validating: merchantReference)
+        return try await checkDetails(reference: reference, customer: customer, customFields: customFields, merchant: merchant, lookUpReference: true)
+            .customer
+    }
+
+    private func checkDetails(reference: MerchantReference, customer: Customer?, customFields: [CustomField]?, merchant: Merchant, lookUpReference: Bool)
+        async throws -> (customer: Customer?, customFields: [CustomField])
+    {
+        let customer = try Self.validated(customer)
+        let customFields = customFields ?? []
         try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
         if lookUpReference, try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
             throw SecureCardError.referenceTaken(reference.value)
         }
-        return (reference, captured, customer, customFields)
+        return (customer, customFields)
     }
 
     /// The live card with this merchantReference.

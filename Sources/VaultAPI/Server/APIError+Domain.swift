@@ -81,3 +81,13 @@ extension PlanValidationError: APIErrorConvertible {
         .invalid(message, code: rule, param: field)
     }
 }
+
+extension CaptureSessionError: APIErrorConvertible {
+    /// The merchant's read of another merchant's or no session is a 404; a refused submission a 401.
+    public var apiError: APIError {
+        switch self {
+        case .notFound: .notFound("capture session", param: "id")
+        case .refused: .captureRefused
+        }
+    }
+}

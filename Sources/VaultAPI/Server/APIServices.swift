@@ -42,6 +42,8 @@ public struct APIServices: Sendable {
     public var idempotencyRetentionHours: Int
     /// The text searches each merchant is running (`server.maxSearchesPerMerchant`).
     public let searchSlots: MerchantSearchSlots
+    /// Capture sessions (cards sent from the cardholder's device), registering through `cards`.
+    public var captureSessions: CaptureSessionService
 
     /// Creates the services.
     public init(
@@ -68,5 +70,6 @@ public struct APIServices: Sendable {
         self.rateLimit = rateLimit
         self.idempotencyRetentionHours = idempotencyRetentionHours
         searchSlots = MerchantSearchSlots(limit: server.maxSearchesPerMerchant)
+        captureSessions = CaptureSessionService(store: store, cards: cards, keyring: keyring, lifetime: TimeInterval(server.captureSessionMinutes * 60))
     }
 }

@@ -106,6 +106,13 @@ func buildAuthorizedRouter(
     TransactionReviewController(reviews: services.transactionReviews, transactions: services.transactions).addRoutes(to: api)
     StatsController(store: services.store).addRoutes(to: api)
     ChargeRunsController(services: services, logger: Logger(label: "vault.runner")).addRoutes(to: api)
+    CaptureSessionsController(sessions: services.captureSessions).addRoutes(to: api)
+    // Called with a session's client secret from the cardholder's device, not with an API key.
+    let capture = router.group("v1").add(middleware: UnknownQueryParameterMiddleware<VaultRequestContext>())
+        .add(middleware: RequestTimeoutMiddleware<VaultRequestContext>(timeout: .seconds(server.requestTimeoutSeconds)))
+    CaptureCardController(sessions: services.captureSessions, limits: limits, maxBodyBytes: server.maxBodyBytes).addRoutes(to: capture)
+    authorization.recordClientSecret(method: .post, path: RouterPath("v1").appendingPath(RouterPath(CaptureCardController.path)))
+    CaptureFrameController(sessions: services.captureSessions).addRoutes(to: operational)
     // After the last route, so it wraps only the router's not-found responder (see the type).
     router.add(middleware: MethodNotAllowedMiddleware(routes: RouteMethods(router.routes)))
     return (router, authorization)

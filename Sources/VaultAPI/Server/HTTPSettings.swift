@@ -30,6 +30,8 @@ public struct HTTPServerSettings: Sendable, Equatable {
     public var failedAuthLimit = 20
     /// Seconds over which a client address's failed-authentication budget refills completely.
     public var failedAuthWindowSeconds = 60
+    /// Minutes a capture session takes its card after it is created.
+    public var captureSessionMinutes = 15
     /// HTTPS certificate and key; nil serves plain HTTP.
     public var tls: TLS?
     /// Whether plain HTTP may be served on an address other than loopback.

@@ -172,6 +172,8 @@ extension VaultConfiguration {
     /// The `server.` keys of the connection limits, failed-authentication limiter and TLS.
     private static let connectionKeys = [
         "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections", "maxConnectionsPerAddress", "maxSearchesPerMerchant", "searchScanLimit",
+        "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections", "maxConnectionsPerAddress", "maxSearchesPerMerchant",
+        "captureSessionMinutes",
         "failedAuthLimit", "failedAuthWindowSeconds", "tls", "allowPlaintext",
     ]
 
@@ -183,6 +185,7 @@ extension VaultConfiguration {
         if let value = try node.int("maxConnectionsPerAddress", in: 1...1_000_000) { server.maxConnectionsPerAddress = value }
         if let value = try node.int("maxSearchesPerMerchant", in: 1...1_000) { server.maxSearchesPerMerchant = value }
         if let value = try node.int("searchScanLimit", in: 100...10_000_000) { server.searchScanLimit = value }
+        if let value = try node.int("captureSessionMinutes", in: 1...1_440) { server.captureSessionMinutes = value }
         if let value = try node.int("failedAuthLimit", in: 1...1_000_000) { server.failedAuthLimit = value }
         if let value = try node.int("failedAuthWindowSeconds", in: 1...86_400) { server.failedAuthWindowSeconds = value }
         if let value = try node.bool("allowPlaintext") { server.allowPlaintext = value }

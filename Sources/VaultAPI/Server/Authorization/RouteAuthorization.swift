@@ -16,6 +16,7 @@ final class RouteAuthorization: Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    private let clientSecretEntries = Mutex<Set<String>>([])
 
     /// An empty table.
     init() {}
@@ -30,6 +31,16 @@ final class RouteAuthorization: Sendable {
     func roles(method: HTTPRequest.Method, path: String) -> Set<APIKeyRole>? {
         entries.withLock { $0[Self.key(method: method, path: path)]?.roles }
     }
+
+    /// Records that `method path` is called with a capture session's client secret, never an API
+    /// key: no role may call it, and the authentication middleware of the API keys is not on it.
+    func recordClientSecret(method: HTTPRequest.Method, path: RouterPath) {
+        let key = Self.key(method: method, path: path.description)
+        clientSecretEntries.withLock { _ = $0.insert(key) }
+    }
+
+    /// The routes recorded as authenticated by a client secret, as `METHOD /path`.
+    var clientSecretRoutes: Set<String> { clientSecretEntries.withLock { $0 } }
 
     /// Every recorded route, by path then method.
     var all: [Entry] {

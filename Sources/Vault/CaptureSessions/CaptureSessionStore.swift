@@ -1,0 +1,14 @@
+/// Where capture sessions are kept. The domain decides every change (``CaptureSessionTransition``);
+/// an engine stores the row and applies a transition as one guarded update.
+public protocol CaptureSessionStore: Sendable {
+    /// Inserts a new session with its `capture_session.created` audit event, in one write.
+    func insertCaptureSession(_ row: CaptureSessionRow, audit: AuditEntry) async throws
+
+    /// The session with this id, of any merchant (a card submission names only the session).
+    func captureSession(id: String) async throws -> CaptureSessionRow?
+
+    /// Applies `transition` if the session still has its `from` status (and has not expired, when
+    /// the transition says so), with its audit event; nothing otherwise.
+    /// - Returns: whether the row changed.
+    func applyCaptureSessionTransition(_ transition: CaptureSessionTransition) async throws -> Bool
+}
