@@ -6,7 +6,8 @@ public struct SecureCardService: Sendable {
     static let detailsKind = "card_details"
 
     private let store: any SecureCardStore & CustomFieldStore
-    private let keyring: Keyring
+    /// The keyring the cards are sealed with (the charge runner binds rows with the same keys).
+    public let keyring: Keyring
     private let verifier: any CardVerifier
     private let names: HolderNameIndex
 
