@@ -351,6 +351,28 @@ public struct SecureCardService: Sendable {
                 .utf8)
     }
 
+    /// Each live card of the merchant with whether its sealed record opens with its bound metadata
+    /// (false: the record or its metadata was altered in the database), in insertion order, for
+    /// `vault audit verify`. Nothing of the card leaves this function; a purged card is not listed.
+    public func integrity(merchantID: String, batchSize: Int = 500) async throws -> [(reference: String, intact: Bool)] {
+        var results: [(reference: String, intact: Bool)] = []
+        var after: Int64?
+        while true {
+            let page = try await store.secureCards(merchantID: merchantID, query: SecureCardQuery(afterSequence: after, limit: batchSize))
+            guard let last = page.last else { return results }
+            for row in page {
+                guard let sealed = row.sealedCard else { continue }
+                do {
+                    _ = try await openCardRecord(sealed, row: row)
+                    results.append((row.reference, true))
+                } catch SecureCardError.integrityFailed {
+                    results.append((row.reference, false))
+                }
+            }
+            after = last.sequence
+        }
+    }
+
     /// Opens a card's sealed PAN and holder name, checking its bound metadata.
     /// - Throws: `SecureCardError.integrityFailed` when the record or its metadata was altered.
     private func openCardRecord(_ sealed: [UInt8], row: SecureCardRow) async throws -> SecureBytes {

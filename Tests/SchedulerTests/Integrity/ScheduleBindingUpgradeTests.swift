@@ -83,7 +83,7 @@ import VaultSQLite
         let id = setup.tampered.schedule.id
         _ = try await setup.fixture.schedules.change(
             id: id, ScheduleChange(amount: 2500), merchant: setup.merchant, actor: "test", now: Tampered.registered)
-        let summary = try await setup.Tampered.runner(fixture).run(ChargeRunner.Options(asOf: Tampered.due))
+        let summary = try await Tampered.runner(setup.fixture).run(ChargeRunner.Options(asOf: Tampered.due))
         #expect(summary.integrityFailures == 0)
         #expect(summary.outcomes[ChargeOutcome.approved.rawValue]?.count == 2)
         #expect(try await setup.fixture.count("SELECT count(*) AS n FROM transactions WHERE schedule_id = \(id) AND amount = 2500") == 1)
