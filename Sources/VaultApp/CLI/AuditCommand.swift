@@ -23,6 +23,11 @@ struct AuditCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print one JSON object: the chain's result and head, and the bound rows checked and failing.")
         var json = false
 
+        @Option(
+            name: .customLong("expect-head"),
+            help: "A head printed by an earlier verify and kept outside the database (repeatable; PostgreSQL's comma-separated list as printed): fail if the chain no longer holds it (the database was rolled back or chains were removed).")
+        var expectedHeads: [String] = []
+
         func run() async throws {
             let configuration = try global.loadConfiguration()
             VaultLogging.bootstrap(configuration.logging)
@@ -44,6 +49,17 @@ struct AuditCommand: AsyncParsableCommand {
                 chain = ["intact": .bool(false), "brokenAt": .int(Int(sequence)), "reason": .string(reason)]
                 chainIntact = false
             }
+            var missing: [String] = []
+            for head in expectedHeads.flatMap({ $0.split(separator: ",").map(String.init) }) {
+                guard let held = try await runtime.store.auditChainHolds(head) else {
+                    throw ValidationError("--expect-head \(head) is not a head as verify prints it")
+                }
+                if !held { missing.append(head) }
+            }
+            if !missing.isEmpty {
+                lines.append("audit chain ROLLED BACK or cut: it no longer holds the kept head(s) \(missing.joined(separator: ", "))")
+                chain["missingHeads"] = .strings(missing)
+            }
             let rows = try await BoundRowCheck(store: runtime.store, keyring: runtime.keyring).run()
             if rows.isIntact {
                 let counts = rows.checked.keys.sorted().map { "\(rows.checked[$0] ?? 0) \($0)" }
@@ -54,14 +70,14 @@ struct AuditCommand: AsyncParsableCommand {
                 }
             }
             if json {
-                let object = VerifyResult(chain: chain, rows: rows, intact: chainIntact && rows.isIntact)
+                let object = VerifyResult(chain: chain, rows: rows, intact: chainIntact && missing.isEmpty && rows.isIntact)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(object), as: UTF8.self))
             } else {
                 lines.forEach { print($0) }
             }
-            if !chainIntact || !rows.isIntact { throw ExitCode.failure }
+            if !chainIntact || !missing.isEmpty || !rows.isIntact { throw ExitCode.failure }
         }
     }
 
@@ -77,6 +93,7 @@ struct AuditCommand: AsyncParsableCommand {
         case bool(Bool)
         case int(Int)
         case string(String)
+        case strings([String])
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
@@ -84,6 +101,7 @@ struct AuditCommand: AsyncParsableCommand {
             case .bool(let value): try container.encode(value)
             case .int(let value): try container.encode(value)
             case .string(let value): try container.encode(value)
+            case .strings(let value): try container.encode(value)
             }
         }
     }
