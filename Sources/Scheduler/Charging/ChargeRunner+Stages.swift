@@ -163,7 +163,6 @@ extension ChargeRunner {
     /// The audit action recording such a refusal, with the reason.
     static let integrityFailedAction = "charge.integrity_failed"
 
-
     /// Writes new attempts in one write (each on its own); none of their gateway calls has started.
     /// Their time is the time they are written: the in-doubt grace period counts from it.
     func recordAttempts(_ charges: [ReadyCharge], owner: String? = nil) async -> RecordedAttempts {
