@@ -6,8 +6,8 @@ extension ScheduleBinding {
 
     /// Binds the schedule and step rows an earlier build wrote without a binding, as they stand,
     /// once per merchant (recorded by a `schedules.bound` audit event in the merchant's keyed chain,
-    /// written with the bindings; a merchant created by this build says so in its `merchant.created`
-    /// event); run at start-up, before serving or charging, as API key rows are.
+    /// written once all its rows are bound; a merchant created by this build says so in its
+    /// `merchant.created` event); run at start-up, before serving or charging, as API key rows are.
     ///
     /// An unbound row of a merchant already bound was not written by an earlier build but inserted
     /// (or stripped of its binding) since, by someone writing to the database: it is left unbound,
@@ -21,9 +21,10 @@ extension ScheduleBinding {
         var left: Set<String> = []
         var refused: [String] = []
         var merchantsBound: [String: Bool] = [:]
+        var upgraded: [String: (schedules: Int, steps: Int)] = [:]
         while true {
             let schedules = try await store.schedulesWithUnboundRows(limit: batchSize + left.count).filter { !left.contains($0.id) }
-            if schedules.isEmpty { return (bound, refused) }
+            if schedules.isEmpty { break }
             for (merchantID, group) in Dictionary(grouping: schedules, by: \.merchantID) {
                 let alreadyBound: Bool
                 if let known = merchantsBound[merchantID] {
@@ -46,12 +47,10 @@ extension ScheduleBinding {
                             if let binding = try await self.bound(step, merchantID: merchantID).binding { stepBindings.append((step.id, binding)) }
                         }
                     }
-                    try await store.bindScheduleRows(
-                        schedules: scheduleBindings, steps: stepBindings,
-                        audit: AuditEntry(
-                            merchantID: merchantID, actor: "system", action: Self.legacyRowsBoundAction, objectType: "merchant", objectID: merchantID,
-                            details: ["schedules": String(scheduleBindings.count), "steps": String(stepBindings.count)]))
+                    try await store.bindScheduleRows(schedules: scheduleBindings, steps: stepBindings, audit: nil)
                     bound += group.count
+                    let done = upgraded[merchantID] ?? (0, 0)
+                    upgraded[merchantID] = (done.schedules + scheduleBindings.count, done.steps + stepBindings.count)
                     // Rows of this merchant found in a later batch belong to the same upgrade.
                     merchantsBound[merchantID] = false
                 } catch KeyringError.keyUnavailable {
@@ -59,6 +58,16 @@ extension ScheduleBinding {
                 }
             }
         }
+        // The record that the merchant's rows are bound is written once all of them are: a start
+        // that stops half-way binds the rest at the next start instead of refusing them.
+        for (merchantID, counts) in upgraded.sorted(by: { $0.key < $1.key }) {
+            try await store.bindScheduleRows(
+                schedules: [], steps: [],
+                audit: AuditEntry(
+                    merchantID: merchantID, actor: "system", action: Self.legacyRowsBoundAction, objectType: "merchant", objectID: merchantID,
+                    details: ["schedules": String(counts.schedules), "steps": String(counts.steps)]))
+        }
+        return (bound, refused)
     }
 
     /// Whether the merchant's schedule rows are known to be bound: its keyed audit chain says it

@@ -17,7 +17,7 @@ extension PostgresStore: ScheduleBindingStore {
     }
 
     public func bindScheduleRows(
-        schedules: [(id: String, binding: [UInt8])], steps: [(id: String, binding: [UInt8])], audit: AuditEntry
+        schedules: [(id: String, binding: [UInt8])], steps: [(id: String, binding: [UInt8])], audit: AuditEntry?
     ) async throws {
         try await write { write in
             for schedule in schedules {
@@ -26,7 +26,7 @@ extension PostgresStore: ScheduleBindingStore {
             for step in steps {
                 _ = try await write.run("UPDATE schedule_steps SET binding = \(bytea(step.binding)) WHERE id = \(step.id) AND binding IS NULL")
             }
-            try await write.appendAudit(PendingAuditEvent(audit))
+            if let audit { try await write.appendAudit(PendingAuditEvent(audit)) }
         }
     }
 

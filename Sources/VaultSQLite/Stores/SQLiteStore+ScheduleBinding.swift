@@ -16,7 +16,7 @@ extension SQLiteStore: ScheduleBindingStore {
     }
 
     public func bindScheduleRows(
-        schedules: [(id: String, binding: [UInt8])], steps: [(id: String, binding: [UInt8])], audit: AuditEntry
+        schedules: [(id: String, binding: [UInt8])], steps: [(id: String, binding: [UInt8])], audit: AuditEntry?
     ) async throws {
         try await database.write { connection in
             for schedule in schedules {
@@ -25,7 +25,7 @@ extension SQLiteStore: ScheduleBindingStore {
             for step in steps {
                 try connection.run("UPDATE schedule_steps SET binding = \(step.binding) WHERE id = \(step.id) AND binding IS NULL")
             }
-            try connection.appendAudit(audit)
+            if let audit { try connection.appendAudit(audit) }
         }
     }
 

@@ -69,6 +69,21 @@ import VaultSQLite
             "SELECT count(*) AS n FROM transactions WHERE step_id = \(legacy.steps[0].id) AND status = 'approved' AND amount = 1500") == 1)
     }
 
+    @Test func aMerchantsRowsBoundInSeveralBatchesAreRecordedOnceAfterTheLastSoAStopHalfWayRefusesNone() async throws {
+        let fixture = try await ChargingFixture()
+        let merchant = try await Self.merchantOfAnEarlierBuild(fixture)
+        for reference in ["one", "two", "three"] {
+            _ = try await Self.unboundSchedule(fixture, merchant: merchant, reference: reference, amount: 1500)
+        }
+        let startUp = try await ScheduleBinding(keyring: fixture.keyring).bindLegacyRows(in: fixture.store, batchSize: 1)
+        #expect(startUp.bound == 3 && startUp.refused.isEmpty)
+        #expect(try await fixture.count(
+            "SELECT count(*) AS n FROM audit_events WHERE action = 'schedules.bound' AND details LIKE '%\"schedules\":\"3\"%'") == 1)
+        #expect(try await fixture.count("SELECT count(*) AS n FROM audit_events WHERE action = 'schedules.bound'") == 1)
+        let summary = try await Tampered.runner(fixture).run(ChargeRunner.Options(asOf: Tampered.due))
+        #expect(summary.outcomes[ChargeOutcome.approved.rawValue]?.count == 3)
+    }
+
     @Test func aMerchantCreatedByThisBuildHasNoRowsToBindAndItsUnboundRowsAreRefused() async throws {
         let fixture = try await ChargingFixture()
         let merchant = try await fixture.merchant("m", zone: "UTC")
