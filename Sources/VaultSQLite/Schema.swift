@@ -420,6 +420,16 @@ public enum Schema {
             ALTER TABLE api_keys ADD COLUMN binding BLOB;
             CREATE INDEX api_keys_legacy ON api_keys(id) WHERE secret_scheme = 0;
             """),
+        // Schedules and steps are bound: each row carries a MAC of the fields that move money
+        // (`ScheduleBinding`), written by the domain with the row and checked before any charge,
+        // so a schedule pointed at another card or a step re-priced in SQL is never charged.
+        // Rows of an earlier build (no binding) are bound at start-up, once per merchant.
+        Migration(id: 33, name: "bound schedules and steps", sql: """
+            ALTER TABLE schedules ADD COLUMN binding BLOB;
+            ALTER TABLE schedule_steps ADD COLUMN binding BLOB;
+            CREATE INDEX schedules_unbound ON schedules(seq) WHERE binding IS NULL;
+            CREATE INDEX schedule_steps_unbound ON schedule_steps(schedule_id) WHERE binding IS NULL;
+            """),
         // Capture sessions: a card registration prepared by the merchant's back end and spent by one
         // card sent from the cardholder's device with the session's client secret, kept only as a
         // keyed MAC (`CaptureSessionSecrets`); the customer and custom fields sealed.

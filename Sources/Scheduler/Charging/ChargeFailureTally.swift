@@ -41,6 +41,8 @@ struct ChargeFailureTally: Sendable {
                 logger.warning("charges not sent: the merchant's gateway is misconfigured", metadata: metadata)
             case .unsettled:
                 logger.warning("charges unsettled: the gateway did not give a final answer", metadata: metadata)
+            case .needsReview where key.code == ChargeRunner.integrityFailedCode:
+                logger.warning("charges refused: the stored schedule or step is not as the vault wrote it; sent to review", metadata: metadata)
             case .needsReview:
                 logger.warning("charges need review: the gateway cannot prove whether they were charged", metadata: metadata)
             case .approved:

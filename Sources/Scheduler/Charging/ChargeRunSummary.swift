@@ -66,6 +66,10 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
     /// by a newer build, or damaged): each is logged with the row and column; a later run (or a
     /// newer build) tries them again.
     public var stepsUnreadable = 0
+    /// Claimed steps refused because their schedule's or their own stored row is not as the vault
+    /// wrote it (a card, amount, currency, plan or due date altered in the database): sent to
+    /// review (`needs_review`, also counted there) with an audit event naming the reason, never charged.
+    public var integrityFailures = 0
     /// Steps not approved, by why: the gateway's decline or error code (`card_declined`,
     /// `gateway_unreachable`, `gateway_not_configured`, ...), or the vault's own (`expired_card`,
     /// `merchant_not_found`, `outcome_not_written`).
@@ -143,6 +147,10 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
         if stepsUnreadable > 0 {
             lines.append("  \(stepsUnreadable) step(s) NOT CHARGED: their stored rows cannot be read by this build (see the log)")
         }
+        if integrityFailures > 0 {
+            lines.append("  \(integrityFailures) step(s) REFUSED: their stored schedule or step was altered in the database (see the audit log, "
+                + "charge.integrity_failed); sent to review, not charged")
+        }
         if stepsInReview > 0 {
             lines.append("  \(stepsInReview) step(s) in review: resolve with POST /v1/schedules/{id}/steps/{stepId}/resolve")
         }
@@ -177,7 +185,7 @@ public struct ChargeRunSummary: Sendable, Codable, Equatable {
 extension ChargeRunSummary {
     enum CodingKeys: String, CodingKey {
         case runId, asOf, dryRun, due, outcomes, schedulesExtended, schedulesCompleted, schedulesPastDue, durationSeconds,
-             chargesPerSecond, settled, stepsInReview, stepsUnreadable, failuresByCode, unreachableMerchants, stoppedBy
+             chargesPerSecond, settled, stepsInReview, stepsUnreadable, integrityFailures, failuresByCode, unreachableMerchants, stoppedBy
     }
 
     /// Decodes a summary; one recorded before `stepsInReview`, `stepsUnreadable`, `failuresByCode`,
@@ -197,6 +205,7 @@ extension ChargeRunSummary {
         settled = try container.decode(Bool.self, forKey: .settled)
         stepsInReview = try container.decodeIfPresent(Int.self, forKey: .stepsInReview) ?? 0
         stepsUnreadable = try container.decodeIfPresent(Int.self, forKey: .stepsUnreadable) ?? 0
+        integrityFailures = try container.decodeIfPresent(Int.self, forKey: .integrityFailures) ?? 0
         failuresByCode = try container.decodeIfPresent([String: Int].self, forKey: .failuresByCode) ?? [:]
         unreachableMerchants = try container.decodeIfPresent([String].self, forKey: .unreachableMerchants) ?? []
         stoppedBy = try container.decodeIfPresent(String.self, forKey: .stoppedBy)

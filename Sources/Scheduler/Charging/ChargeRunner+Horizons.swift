@@ -19,6 +19,12 @@ extension ChargeRunner {
             guard let zone = TimeZone(identifier: schedule.plan.timeZone ?? "UTC"), let through = schedule.materializedThrough else { continue }
             let target = DueInstant.civilDate(of: options.asOf, in: zone).adding(days: options.horizonDays)
             guard target > through else { continue }
+            // New steps take the schedule's amount and are bound: a schedule altered behind the
+            // vault's back gets none (its due steps go to review when claimed).
+            guard await binding.isIntact(schedule) else {
+                logger.error("an open-ended schedule failed its integrity check; it is not extended", metadata: ["schedule": "\(schedule.id)"])
+                continue
+            }
             let rules = PlanRules(defaultTimeZone: zone, maxCount: Int.max, today: .min)
             guard let plan = try? Plan(validating: schedule.plan, rules: rules) else { continue }
             let last: ScheduleStep?
@@ -32,10 +38,12 @@ extension ChargeRunner {
             var updated = schedule
             updated.materializedThrough = target
             updated.updatedAt = Date()
-            let steps = planned.map { step in
-                ScheduleStep(
+            var steps: [ScheduleStep] = []
+            for step in planned {
+                steps.append(try await binding.bound(ScheduleStep(
                     id: OpaqueToken.make(prefix: "stp_", randomBits: 100), scheduleID: schedule.id, sequence: step.sequence, date: step.date,
-                    dueAt: step.dueAt, amount: schedule.amount, currency: schedule.currency, status: .scheduled, attempts: 0, nextAttemptAt: nil)
+                    dueAt: step.dueAt, amount: schedule.amount, currency: schedule.currency, status: .scheduled, attempts: 0, nextAttemptAt: nil),
+                    merchantID: schedule.merchantID))
             }
             do {
                 try await store.saveSchedule(

@@ -151,6 +151,10 @@ extension ChargeRunner {
                         held.append(unreadable.stepID)
                         summary.recordUnreadable()
                     }
+                    for refused in batch.refused {
+                        summary.integrityFailures += 1
+                        count(refused)
+                    }
                 case .attemptsRecorded(let recorded):
                     writingAttempts -= 1
                     attemptsBeingWritten -= recorded.ready.count + recorded.held.count

@@ -47,6 +47,8 @@ extension ChargeRunner {
         var held: [HeldStep] = []
         /// Steps whose rows this build cannot read: not charged, counted, their leases kept until the run ends.
         var unreadable: [UnreadableStep] = []
+        /// Steps whose schedule's or own row failed its integrity check: sent to review, never charged.
+        var refused: [StepResult] = []
     }
 
     /// What writing a group of attempts gave.
@@ -73,7 +75,29 @@ extension ChargeRunner {
         }
         var knownMerchants: [String: Merchant] = [:]
         var openedCards: [String: ChargeCard?] = [:]
+        var checkedSchedules: [String: Bool] = [:]
+        var refusals: [(stepID: String, audit: AuditEntry)] = []
+        var refused: [(step: ScheduleStep, merchantID: String)] = []
         for due in claimed {
+            // Before anything else, and before any gateway call: rows altered behind the vault's
+            // back (another card, another amount, another merchant) are never charged.
+            let scheduleIntact: Bool
+            if let known = checkedSchedules[due.schedule.id] {
+                scheduleIntact = known
+            } else {
+                scheduleIntact = await binding.isIntact(due.schedule)
+                checkedSchedules[due.schedule.id] = scheduleIntact
+            }
+            if let reason = await binding.refusal(due.schedule, step: due.step, scheduleIntact: scheduleIntact) {
+                logger.error(
+                    "a claimed step failed its integrity check; it is sent to review and not charged",
+                    metadata: ["step": "\(due.step.id)", "schedule": "\(due.schedule.id)", "reason": "\(reason)"])
+                refusals.append((due.step.id, AuditEntry(
+                    merchantID: due.schedule.merchantID, actor: run.actor, action: Self.integrityFailedAction, objectType: "schedule_step",
+                    objectID: due.step.id, details: ["schedule": due.schedule.id, "reason": reason, "stepStatus": StepStatus.needsReview.rawValue])))
+                refused.append((due.step, due.schedule.merchantID))
+                continue
+            }
             let merchant: Merchant
             do {
                 if let known = knownMerchants[due.schedule.merchantID] {
@@ -121,8 +145,23 @@ extension ChargeRunner {
             let transaction = newAttempt(due, merchant: merchant, card: card)
             batch.attempts.append(ReadyCharge(due: due, merchant: merchant, transaction: transaction, settlesOpenAttempt: false, card: card))
         }
+        do {
+            try await store.refuseSteps(refusals, owner: run.owner, now: Date())
+            batch.refused = refused.map { step, merchantID in
+                StepResult(
+                    outcome: .needsReview, amount: step.amount, currency: step.currency.code, code: Self.integrityFailedCode, merchantID: merchantID)
+            }
+        } catch {
+            // Not written: the steps stay leased until the run ends and are checked again by the next run.
+            batch.held += refused.map { held($0.step, error) }
+        }
         return batch
     }
+
+    /// The code counted for a step refused because its rows failed their integrity check.
+    static let integrityFailedCode = "integrity_failed"
+    /// The audit action recording such a refusal, with the reason.
+    static let integrityFailedAction = "charge.integrity_failed"
 
     /// Writes new attempts in one write (each on its own); none of their gateway calls has started.
     /// Their time is the time they are written: the in-doubt grace period counts from it.

@@ -60,7 +60,7 @@ public struct ChargeRunner: Sendable {
         }
     }
 
-    let store: any ChargeRunStore & ScheduleStore
+    let store: any ChargeRunStore & ScheduleStore & ScheduleBindingStore
     let cards: SecureCardService
     let gateways: MerchantGateways
     let merchants: any MerchantStore
@@ -69,10 +69,12 @@ public struct ChargeRunner: Sendable {
     /// The cards' stored credentials: the original network transaction id sent with each
     /// scheduled charge (`nil`: charges go out as first payments of their series, none is kept).
     let storedCredentials: StoredCredentials?
+    /// Checks every claimed step and its schedule before anything is sent (``ScheduleBinding``).
+    let binding: ScheduleBinding
 
     /// Creates a runner.
     public init(
-        store: any ChargeRunStore & ScheduleStore, cards: SecureCardService, gateways: MerchantGateways, merchants: any MerchantStore,
+        store: any ChargeRunStore & ScheduleStore & ScheduleBindingStore, cards: SecureCardService, gateways: MerchantGateways, merchants: any MerchantStore,
         policy: RetryPolicy, logger: Logger, storedCredentials: StoredCredentials? = nil
     ) {
         self.storedCredentials = storedCredentials
@@ -82,6 +84,7 @@ public struct ChargeRunner: Sendable {
         self.merchants = merchants
         self.policy = policy
         self.logger = logger
+        self.binding = ScheduleBinding(keyring: cards.keyring)
     }
 
     /// Runs once and returns the summary; `progress` is called after every settled step.

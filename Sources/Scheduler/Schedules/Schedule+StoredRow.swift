@@ -23,7 +23,7 @@ extension Schedule {
             createdAt: try stored.instant("created_at"), updatedAt: try stored.instant("updated_at"),
             confirmedAt: try stored.optionalInstant("confirmed_at"), expiresAt: try stored.optionalInstant("expires_at"),
             pausedAt: try stored.optionalInstant("paused_at"), sequence: try row.int64("seq"),
-            sealedContacts: try row.optionalBlob("sealed_contacts"))
+            sealedContacts: try row.optionalBlob("sealed_contacts"), binding: try row.optionalBlob("binding"))
     }
 
     /// The `schedules.stored_plan` value for `plan`: its stored form (`StoredPlan`), never the API's JSON.
@@ -49,6 +49,6 @@ extension ScheduleStep {
             date: try stored.civilDate("date"), dueAt: try stored.instant("due_at"),
             amount: try row.int64("amount"), currency: try stored.currency("currency"),
             status: try stored.value(StepStatus.self, "status"), attempts: try row.int("attempts"),
-            nextAttemptAt: try stored.optionalInstant("next_attempt_at"))
+            nextAttemptAt: try stored.optionalInstant("next_attempt_at"), binding: try row.optionalBlob("binding"))
     }
 }

@@ -87,13 +87,16 @@ public struct Schedule: Sendable, Equatable {
     /// `receiptEmail` and `receiptPhone` sealed under the merchant's data key, as stored (the clear
     /// columns stay empty); nil when there are none.
     public var sealedContacts: [UInt8]? = nil
+    /// The MAC binding the fields that move money (``ScheduleBinding``), as stored; nil for a row
+    /// not bound yet (written by an earlier build, or inserted behind the vault's back).
+    public var binding: [UInt8]? = nil
 
     /// Creates a value (for the storage engines, which build it from their rows).
     public init(
         id: String, merchantID: String, secureCardReference: String, status: ScheduleStatus, plan: PlanRequest, amount: Int64,
         currency: Currency, description: String?, externalID: String?, receiptEmail: String?, receiptPhone: String?,
         materializedThrough: CivilDate?, createdAt: Date, updatedAt: Date, confirmedAt: Date?, expiresAt: Date?, pausedAt: Date?,
-        sequence: Int64, sealedContacts: [UInt8]? = nil
+        sequence: Int64, sealedContacts: [UInt8]? = nil, binding: [UInt8]? = nil
     ) {
         self.id = id
         self.merchantID = merchantID
@@ -114,6 +117,7 @@ public struct Schedule: Sendable, Equatable {
         self.pausedAt = pausedAt
         self.sequence = sequence
         self.sealedContacts = sealedContacts
+        self.binding = binding
     }
 }
 
@@ -139,11 +143,14 @@ public struct ScheduleStep: Sendable, Equatable {
     public var attempts: Int
     /// When the next attempt is due (retries).
     public var nextAttemptAt: Date?
+    /// The MAC binding the fields that move money (``ScheduleBinding``), as stored; nil for a row
+    /// not bound yet.
+    public var binding: [UInt8]? = nil
 
     /// Creates a value (for the storage engines, which build it from their rows).
     public init(
         id: String, scheduleID: String, sequence: Int, date: CivilDate, dueAt: Date, amount: Int64, currency: Currency,
-        status: StepStatus, attempts: Int, nextAttemptAt: Date?
+        status: StepStatus, attempts: Int, nextAttemptAt: Date?, binding: [UInt8]? = nil
     ) {
         self.id = id
         self.scheduleID = scheduleID
@@ -155,5 +162,6 @@ public struct ScheduleStep: Sendable, Equatable {
         self.status = status
         self.attempts = attempts
         self.nextAttemptAt = nextAttemptAt
+        self.binding = binding
     }
 }

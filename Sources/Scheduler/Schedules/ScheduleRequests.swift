@@ -133,4 +133,7 @@ public enum ScheduleError: Error, Equatable, Sendable {
     /// The schedule's card has no customer-initiated first use of its current number on file with
     /// the merchant's gateway, and none could be made (409): its charges would have nothing to refer to.
     case storedCredentialMissing(secureCardReference: String, merchantReference: String?)
+    /// The schedule's or one of its steps' stored rows are not as the vault wrote them (altered in
+    /// the database): nothing is changed or re-bound, and the runner never charges them (409).
+    case integrityFailed(scheduleID: String)
 }

@@ -46,6 +46,7 @@ public struct ScheduleService: Sendable {
     private let store: any ScheduleStore & SecureCardStore
     private let settings: ScheduleSettings
     private let keyring: Keyring
+    private let binding: ScheduleBinding
     private let firstUse: (any FirstUseCheck)?
 
     /// A service over `store`; receipt contacts are sealed with `keyring`.
@@ -55,6 +56,7 @@ public struct ScheduleService: Sendable {
         self.store = store
         self.settings = settings
         self.keyring = keyring
+        self.binding = ScheduleBinding(keyring: keyring)
         self.firstUse = firstUse
     }
 
@@ -67,8 +69,10 @@ public struct ScheduleService: Sendable {
     /// Creates a schedule in `pending_confirmation` with its steps; nothing is charged until `confirm`.
     public func create(_ request: ScheduleRequest, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
         let view = try await expand(request, merchant: merchant, now: now, id: OpaqueToken.make(prefix: "sch_", randomBits: 100))
+        var steps: [ScheduleStep] = []
+        for step in view.steps { steps.append(try await binding.bound(step, merchantID: merchant.id)) }
         try await store.insertSchedule(
-            try await sealed(view.schedule), steps: view.steps,
+            try await binding.bound(try await sealed(view.schedule)), steps: steps,
             audit: audit(view.schedule, actor: actor, action: "schedule.created",
                          details: ["secureCardReference": view.schedule.secureCardReference, "steps": String(view.steps.count),
                                    "amount": String(view.schedule.amount), "currency": view.schedule.currency.code]))
@@ -184,12 +188,22 @@ public struct ScheduleService: Sendable {
         guard previous.isOpen else { throw ScheduleError.wrongStatus(current: previous, operation: "change") }
         let steps = try await store.steps(scheduleID: id)
         let future = steps.filter { $0.status == .scheduled && $0.dueAt > now }
+        // A change re-binds the schedule (and re-priced steps): rows altered behind the vault's
+        // back are refused first, so re-binding never makes an insider's edit look genuine.
+        guard await binding.isIntact(schedule) else { throw ScheduleError.integrityFailed(scheduleID: id) }
         var updates: [StepUpdate] = []
         var changed: [String] = []
         if let amount = change.amount {
             try Self.checkAmount(amount)
             schedule.amount = amount
-            updates = future.map { StepUpdate(stepID: $0.id, expectedStatus: $0.status, amount: amount) }
+            for step in future {
+                guard await binding.isIntact(step, merchantID: merchant.id) else { throw ScheduleError.integrityFailed(scheduleID: id) }
+                var repriced = step
+                repriced.amount = amount
+                updates.append(StepUpdate(
+                    stepID: step.id, expectedStatus: step.status, amount: amount,
+                    binding: try await binding.bound(repriced, merchantID: merchant.id).binding))
+            }
             changed.append("amount")
         }
         if change.secureCardReference != nil || change.merchantReference != nil {
@@ -219,6 +233,7 @@ public struct ScheduleService: Sendable {
         }
         schedule.updatedAt = now
         if change.receiptEmail != .absent || change.receiptPhone != .absent { schedule = try await sealed(schedule) }
+        schedule = try await binding.bound(schedule)
         try await store.saveSchedule(
             schedule, expectedStatus: previous, stepUpdates: updates, newSteps: [],
             audit: audit(schedule, actor: actor, action: "schedule.changed",

@@ -13,13 +13,16 @@ public struct StepUpdate: Sendable, Equatable {
     public var status: StepStatus?
     /// New amount, if it changes.
     public var amount: Int64?
+    /// The step's new binding (``ScheduleBinding``) when a bound field changes; nil keeps the stored one.
+    public var binding: [UInt8]?
 
     /// Creates an update of a step read in `expectedStatus`.
-    public init(stepID: String, expectedStatus: StepStatus, status: StepStatus? = nil, amount: Int64? = nil) {
+    public init(stepID: String, expectedStatus: StepStatus, status: StepStatus? = nil, amount: Int64? = nil, binding: [UInt8]? = nil) {
         self.stepID = stepID
         self.expectedStatus = expectedStatus
         self.status = status
         self.amount = amount
+        self.binding = binding
     }
 }
 

@@ -6,7 +6,8 @@ public struct SecureCardService: Sendable {
     static let detailsKind = "card_details"
 
     private let store: any SecureCardStore & CustomFieldStore
-    private let keyring: Keyring
+    /// The keyring the cards are sealed with (the charge runner binds rows with the same keys).
+    public let keyring: Keyring
     private let verifier: any CardVerifier
     private let names: HolderNameIndex
 
@@ -370,6 +371,28 @@ public struct SecureCardService: Sendable {
         return Array(
             "card-metadata/v1|\(row.cardType.rawValue)|\(row.maskedNumber)|\(row.expiry.month)/\(row.expiry.year)|\(row.entryMode.rawValue)|\(row.fingerprint)"
                 .utf8)
+    }
+
+    /// Each live card of the merchant with whether its sealed record opens with its bound metadata
+    /// (false: the record or its metadata was altered in the database), in insertion order, for
+    /// `vault audit verify`. Nothing of the card leaves this function; a purged card is not listed.
+    public func integrity(merchantID: String, batchSize: Int = 500) async throws -> [(reference: String, intact: Bool)] {
+        var results: [(reference: String, intact: Bool)] = []
+        var after: Int64?
+        while true {
+            let page = try await store.secureCards(merchantID: merchantID, query: SecureCardQuery(afterSequence: after, limit: batchSize))
+            guard let last = page.last else { return results }
+            for row in page {
+                guard let sealed = row.sealedCard else { continue }
+                do {
+                    _ = try await openCardRecord(sealed, row: row)
+                    results.append((row.reference, true))
+                } catch SecureCardError.integrityFailed {
+                    results.append((row.reference, false))
+                }
+            }
+            after = last.sequence
+        }
     }
 
     /// Opens a card's sealed PAN and holder name, checking its bound metadata.

@@ -71,6 +71,11 @@ extension ScheduleError: APIErrorConvertible {
                     + "present, send the card again with verification (PATCH /v1/secure-cards/\(card) with the card data and "
                     + "\"verify\": true) or register it by a sale, then confirm again.",
                 code: "stored_credential_missing", param: "secureCardReference")
+        case .integrityFailed:
+            return .conflict(
+                "This schedule's stored record failed its integrity check (it was altered); it is not changed and never charged. "
+                    + "Cancel it and create it again.",
+                code: "schedule_integrity_failed", param: "id")
         }
     }
 }

@@ -171,9 +171,8 @@ extension VaultConfiguration {
 
     /// The `server.` keys of the connection limits, failed-authentication limiter and TLS.
     private static let connectionKeys = [
-        "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections", "maxConnectionsPerAddress", "maxSearchesPerMerchant", "searchScanLimit",
         "headerReadTimeoutSeconds", "bodyReadTimeoutSeconds", "idleTimeoutSeconds", "maxConnections", "maxConnectionsPerAddress", "maxSearchesPerMerchant",
-        "captureSessionMinutes",
+        "searchScanLimit", "captureSessionMinutes",
         "failedAuthLimit", "failedAuthWindowSeconds", "tls", "allowPlaintext",
     ]
 

@@ -128,7 +128,7 @@ public struct VaultRuntime: Sendable {
     /// Brings records written before the current at-rest protections up to them, once, before
     /// anything is served (each step finds nothing to do through a partial index once done): idempotency rows
     /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
-    /// clear metadata, schedules with receipt contacts in the clear, API key rows without a binding.
+    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule and step rows without a binding.
     func protectLegacyRecords(logger: Logger) async throws {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
@@ -140,6 +140,13 @@ public struct VaultRuntime: Sendable {
             logger.warning(
                 "API key rows inserted behind the vault's back are refused (shown as tampered by `vault merchant key --list`)",
                 metadata: ["keys": "\(keys.refused.joined(separator: ","))"])
+        }
+        let schedules = try await ScheduleBinding(keyring: keyring).bindLegacyRows(in: store)
+        if schedules.bound > 0 { logger.notice("bound schedule rows written by an earlier build", metadata: ["schedules": "\(schedules.bound)"]) }
+        if !schedules.refused.isEmpty {
+            logger.warning(
+                "schedule rows inserted or altered behind the vault's back are left unbound: their steps go to review instead of being charged",
+                metadata: ["schedules": "\(schedules.refused.joined(separator: ","))"])
         }
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the

@@ -11,12 +11,12 @@ extension PostgresStore: ScheduleStore {
             try await write.run(
                 """
                 INSERT INTO schedules (id, merchant_id, secure_card_id, status, plan, stored_plan, amount, currency, description, external_id, sealed_contacts,
-                    time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at)
+                    time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at, binding)
                 VALUES (\(schedule.id), \(schedule.merchantID), \(schedule.secureCardReference), \(schedule.status.rawValue), \(plan), \(storedPlan),
                     \(schedule.amount), \(schedule.currency.code), \(schedule.description), \(schedule.externalID),
                     \(bytea(schedule.sealedContacts)), \(schedule.plan.timeZone ?? "UTC"), \(schedule.materializedThrough?.iso),
                     \(Timestamp.string(schedule.createdAt)), \(Timestamp.string(schedule.updatedAt)), \(Timestamp.optional(schedule.confirmedAt)),
-                    \(Timestamp.optional(schedule.expiresAt)), \(Timestamp.optional(schedule.pausedAt)))
+                    \(Timestamp.optional(schedule.expiresAt)), \(Timestamp.optional(schedule.pausedAt)), \(bytea(schedule.binding)))
                 """)
             try await Self.insertSteps(steps, merchantID: schedule.merchantID, on: write)
             try await write.appendAudit(PendingAuditEvent(audit))
@@ -33,7 +33,8 @@ extension PostgresStore: ScheduleStore {
                     amount = \(schedule.amount), description = \(schedule.description), receipt_email = NULL, receipt_phone = NULL,
                     sealed_contacts = \(bytea(schedule.sealedContacts)), materialized_through = \(schedule.materializedThrough?.iso),
                     updated_at = \(Timestamp.string(schedule.updatedAt)), confirmed_at = \(Timestamp.optional(schedule.confirmedAt)),
-                    expires_at = \(Timestamp.optional(schedule.expiresAt)), paused_at = \(Timestamp.optional(schedule.pausedAt))
+                    expires_at = \(Timestamp.optional(schedule.expiresAt)), paused_at = \(Timestamp.optional(schedule.pausedAt)),
+                    binding = \(bytea(schedule.binding))
                 WHERE id = \(schedule.id) AND merchant_id = \(schedule.merchantID) AND status = \(expectedStatus.rawValue)
                 RETURNING seq
                 """)
@@ -46,7 +47,8 @@ extension PostgresStore: ScheduleStore {
                 let updated = try await write.run(
                     """
                     UPDATE schedule_steps SET status = coalesce(\(update.status?.rawValue)::text, status),
-                        amount = coalesce(\(update.amount)::bigint, amount), updated_at = \(stamp)
+                        amount = coalesce(\(update.amount)::bigint, amount), binding = coalesce(\(bytea(update.binding))::bytea, binding),
+                        updated_at = \(stamp)
                     WHERE id = \(update.stepID) AND schedule_id = \(schedule.id) AND status = \(update.expectedStatus.rawValue)
                         AND (lease_until IS NULL OR lease_until <= \(stamp))
                     RETURNING 1
@@ -149,14 +151,15 @@ extension PostgresStore: ScheduleStore {
         try await sql.run(
             """
             INSERT INTO schedule_steps (id, schedule_id, merchant_id, sequence, date, due_at, amount, currency, status, attempts,
-                next_attempt_at, updated_at)
+                next_attempt_at, updated_at, binding)
             SELECT s.id, s.schedule_id, \(merchantID), s.sequence, s.date, s.due_at, s.amount, s.currency, s.status, s.attempts,
-                NULLIF(s.next_attempt_at, ''), \(stamp)
+                NULLIF(s.next_attempt_at, ''), \(stamp), decode(NULLIF(s.binding, ''), 'hex')
             FROM unnest(\(steps.map(\.id))::text[], \(steps.map(\.scheduleID))::text[], \(steps.map { Int64($0.sequence) })::bigint[],
                 \(steps.map(\.date.iso))::text[], \(steps.map { Timestamp.string($0.dueAt) })::text[], \(steps.map(\.amount))::bigint[],
                 \(steps.map(\.currency.code))::text[], \(steps.map(\.status.rawValue))::text[], \(steps.map { Int64($0.attempts) })::bigint[],
-                \(steps.map { $0.nextAttemptAt.map(Timestamp.string) ?? "" })::text[])
-                AS s(id, schedule_id, sequence, date, due_at, amount, currency, status, attempts, next_attempt_at)
+                \(steps.map { $0.nextAttemptAt.map(Timestamp.string) ?? "" })::text[],
+                \(steps.map { $0.binding.map { Encoding.hex($0) } ?? "" })::text[])
+                AS s(id, schedule_id, sequence, date, due_at, amount, currency, status, attempts, next_attempt_at, binding)
             ORDER BY s.sequence
             """)
     }

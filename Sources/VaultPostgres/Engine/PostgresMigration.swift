@@ -26,7 +26,10 @@ public struct PostgresMigration: Sendable {
 public enum PostgresSchema {
     /// The migrations, in id order.
     public static var migrations: [PostgresMigration] {
-        [vault] + billingMigrations + [limits, reconciliation, sandboxLedger, merchantCurrency, reversals, storedPlans, idempotencyClaims, boundAPIKeys, captureSessions]
+        [vault] + billingMigrations + [
+            limits, reconciliation, sandboxLedger, merchantCurrency, reversals, storedPlans, idempotencyClaims, boundAPIKeys, boundSchedules,
+            captureSessions,
+        ]
     }
 
     /// The migrations after the Vault module's (2: Payments and Scheduler), in id order; the

@@ -107,6 +107,19 @@ extension PostgresStore: AuditStore {
 
     /// The recorded heads of the chains, for an external anchor: `<chain>=<sequence>:<link>` per
     /// chain, comma-separated in chain order; nil when there are no events.
+    public func auditChainHolds(_ head: String) async throws -> Bool? {
+        let named = head.split(separator: "=", maxSplits: 1)
+        guard named.count == 2 else { return nil }
+        let parts = named[1].split(separator: ":")
+        guard parts.count == 2, let sequence = Int64(parts[0]), let link = try? Encoding.fromHex(String(parts[1])) else { return nil }
+        let chain = String(named[0])
+        return try await read { connection in
+            try await connection.row(
+                "SELECT count(*) AS n FROM audit_events WHERE chain = \(chain) AND chain_seq = \(sequence) AND hash = \(bytea(link))", logger: logger
+            )?.int64("n") == 1
+        }
+    }
+
     public func auditChainHead() async throws -> String? {
         let heads = try await read { connection in
             try await connection.rows("SELECT chain, head FROM audit_chains WHERE head IS NOT NULL ORDER BY chain", logger: logger).map {

@@ -80,6 +80,14 @@ extension SQLiteStore: AuditStore, AuditHeadStore {
         }
     }
 
+    public func auditChainHolds(_ head: String) async throws -> Bool? {
+        let parts = head.split(separator: ":")
+        guard parts.count == 2, let sequence = Int64(parts[0]), let link = try? Encoding.fromHex(String(parts[1])) else { return nil }
+        return try await database.read { connection in
+            try connection.queryOne("SELECT count(*) AS n FROM audit_events WHERE seq = \(sequence) AND hash = \(link)")?.int64("n") == 1
+        }
+    }
+
     /// The recorded head of the chain (`<sequence>:<link>` in hex), for an external anchor; nil when empty.
     public func auditChainHead() async throws -> String? {
         try await database.read { connection in

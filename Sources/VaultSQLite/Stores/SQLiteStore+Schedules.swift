@@ -11,13 +11,13 @@ extension SQLiteStore: ScheduleStore {
             try connection.run(
                 """
                 INSERT INTO schedules (id, merchant_id, secure_card_id, status, plan, stored_plan, amount, currency, description, external_id, sealed_contacts,
-                    time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at)
+                    time_zone, materialized_through, created_at, updated_at, confirmed_at, expires_at, paused_at, binding)
                 VALUES (\(schedule.id), \(schedule.merchantID), \(schedule.secureCardReference), \(schedule.status.rawValue), \(plan), \(storedPlan),
                     \(schedule.amount), \(schedule.currency.code), \(schedule.description), \(schedule.externalID),
                     \(schedule.sealedContacts), \(schedule.plan.timeZone ?? "UTC"), \(schedule.materializedThrough?.iso),
                     \(Timestamp.string(schedule.createdAt)), \(Timestamp.string(schedule.updatedAt)),
                     \(schedule.confirmedAt.map(Timestamp.string)), \(schedule.expiresAt.map(Timestamp.string)),
-                    \(schedule.pausedAt.map(Timestamp.string)))
+                    \(schedule.pausedAt.map(Timestamp.string)), \(schedule.binding))
                 """)
             try Self.insertSteps(steps, merchantID: schedule.merchantID, on: connection)
             try connection.appendAudit(audit)
@@ -34,7 +34,8 @@ extension SQLiteStore: ScheduleStore {
                     amount = \(schedule.amount), description = \(schedule.description), receipt_email = NULL, receipt_phone = NULL,
                     sealed_contacts = \(schedule.sealedContacts), materialized_through = \(schedule.materializedThrough?.iso),
                     updated_at = \(Timestamp.string(schedule.updatedAt)), confirmed_at = \(schedule.confirmedAt.map(Timestamp.string)),
-                    expires_at = \(schedule.expiresAt.map(Timestamp.string)), paused_at = \(schedule.pausedAt.map(Timestamp.string))
+                    expires_at = \(schedule.expiresAt.map(Timestamp.string)), paused_at = \(schedule.pausedAt.map(Timestamp.string)),
+                    binding = \(schedule.binding)
                 WHERE id = \(schedule.id) AND merchant_id = \(schedule.merchantID) AND status = \(expectedStatus.rawValue)
                 """)
             guard connection.changes == 1 else {
@@ -46,7 +47,7 @@ extension SQLiteStore: ScheduleStore {
                 try connection.run(
                     """
                     UPDATE schedule_steps SET status = coalesce(\(update.status?.rawValue), status), amount = coalesce(\(update.amount),
-                        amount), updated_at = \(stamp)
+                        amount), binding = coalesce(\(update.binding), binding), updated_at = \(stamp)
                     WHERE id = \(update.stepID) AND schedule_id = \(schedule.id) AND status = \(update.expectedStatus.rawValue)
                         AND (lease_until IS NULL OR lease_until <= \(stamp))
                     """)
@@ -97,10 +98,10 @@ extension SQLiteStore: ScheduleStore {
             try connection.run(
                 """
                 INSERT INTO schedule_steps (id, schedule_id, merchant_id, sequence, date, due_at, amount, currency, status, attempts,
-                    next_attempt_at, updated_at)
+                    next_attempt_at, updated_at, binding)
                 VALUES (\(step.id), \(step.scheduleID), \(merchantID), \(step.sequence), \(step.date.iso), \(Timestamp.string(step.dueAt)),
                     \(step.amount), \(step.currency.code), \(step.status.rawValue), \(step.attempts),
-                    \(step.nextAttemptAt.map(Timestamp.string)), \(Timestamp.string(Date())))
+                    \(step.nextAttemptAt.map(Timestamp.string)), \(Timestamp.string(Date())), \(step.binding))
                 """)
         }
     }
