@@ -105,7 +105,7 @@ public struct SecureCardService: Sendable {
         switch update.customer {
         case .absent: break
         case .clear: customer = nil
-        case .set(let given): customer = try Self.validated(Self.merge(given, into: customer))
+        case .set(let given): customer = try Self.validated(given.applied(to: customer))
         }
         var customFields = current.customFields
         switch update.customFields {
@@ -465,16 +465,5 @@ public struct SecureCardService: Sendable {
         let normalized = customer.normalized()
         try normalized.validate()
         return normalized
-    }
-
-    static func merge(_ given: Customer, into current: Customer?) -> Customer {
-        var merged = current ?? Customer()
-        if let value = given.email { merged.email = value }
-        if let value = given.mobileNumber { merged.mobileNumber = value }
-        if let value = given.city { merged.city = value }
-        if let value = given.region { merged.region = value }
-        if let value = given.country { merged.country = value }
-        if let value = given.ipAddress { merged.ipAddress = value }
-        return merged
     }
 }
