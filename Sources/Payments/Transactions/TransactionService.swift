@@ -136,7 +136,10 @@ public struct TransactionService: Sendable {
             }
         }
         transaction.apply(result, now: Date())
-        try await store.completeTransaction(transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"))
+        let parties = CallbackParties(holderName: card.holderName, merchantName: merchant.name)
+        try await store.completeTransaction(
+            transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"),
+            notices: try .outcome(of: transaction, parties: parties))
         return result
     }
 
@@ -164,10 +167,11 @@ public struct TransactionService: Sendable {
             }
         } catch {
             // The sale stands; the card was not registered (a concurrent registration took the
-            // reference). The response shows secureCardReference null, and the audit says why.
+            // reference). The response shows secureCardReference null, and the audit says why; the
+            // outcome's callback was queued with the outcome, and is not sent twice.
             try? await store.completeTransaction(
                 transaction, parentUpdate: nil,
-                audit: audit(transaction, actor: actor, action: "transaction.registration_failed"))
+                audit: audit(transaction, actor: actor, action: "transaction.registration_failed"), notices: .none)
         }
     }
 
@@ -286,8 +290,10 @@ public struct TransactionService: Sendable {
             }
         }
         child.apply(result, now: Date())
+        let parties = CallbackParties(holderName: await holderName(of: parent, merchant: merchant), merchantName: merchant.name)
         try await store.completeTransaction(
-            child, parentUpdate: ParentUpdate.approved(child, of: parent), audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"))
+            child, parentUpdate: ParentUpdate.approved(child, of: parent), audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"),
+            notices: try .outcome(of: child, parties: parties))
         switch child.status {
         case .declined: throw TransactionError.declined(child)
         case .error, .inDoubt: throw TransactionError.gatewayFailed(child)
@@ -420,6 +426,13 @@ public struct TransactionService: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The holder name of the stored card `transaction` was paid with; nil for raw card data (its
+    /// name is not kept) or a card that can no longer be read.
+    private func holderName(of transaction: Transaction, merchant: Merchant) async -> String? {
+        guard let reference = transaction.secureCardReference else { return nil }
+        return try? await cards.cardForCharge(reference: reference, merchantID: merchant.id).holderName
+    }
 
     private func storedCard(secureCardReference: String?, merchantReference: String?, merchant: Merchant) async throws
         -> (reference: String, merchantReference: String, pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?)

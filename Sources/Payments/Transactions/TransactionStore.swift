@@ -147,8 +147,9 @@ public protocol TransactionStore: Sendable {
     func insertFollowUp(
         _ transaction: Transaction, check: @escaping @Sendable (_ parent: Transaction, _ followUps: [Transaction]) throws -> Void, audit: AuditEntry
     ) async throws
-    /// Records a gateway outcome (and the original's change, for an approved follow-up).
-    func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws
+    /// Records a gateway outcome (and the original's change, for an approved follow-up), with the
+    /// `notices` the domain built for it (``OutcomeNotices/outcome(of:parties:now:)``) in the same commit.
+    func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices) async throws
     /// Links a transaction to the card registered by its sale.
     func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws
     /// One transaction of a merchant.

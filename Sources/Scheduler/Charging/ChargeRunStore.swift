@@ -75,14 +75,20 @@ public struct AttemptOutcome: Sendable {
     /// never overwrites the outcome of the runner that took the step over. Nil for an operator's
     /// resolution (checked by ``StepOutcome/expectedStepStatus`` instead).
     public var leaseOwner: String?
+    /// The card holder and merchant the outcome's callback names.
+    public var parties: CallbackParties
 
     /// Creates a value.
-    public init(outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry, leaseOwner: String? = nil) {
+    public init(
+        outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry, leaseOwner: String? = nil,
+        parties: CallbackParties = CallbackParties()
+    ) {
         self.outcome = outcome
         self.step = step
         self.schedule = schedule
         self.audit = audit
         self.leaseOwner = leaseOwner
+        self.parties = parties
     }
 }
 

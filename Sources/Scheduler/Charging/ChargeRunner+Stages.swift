@@ -26,6 +26,9 @@ extension ChargeRunner {
         /// The attempt may have been charged and the gateway cannot prove either way: the step
         /// goes to `needs_review`.
         var needsReview = false
+        /// The card's holder name, when the card was opened for this attempt (nil when an open
+        /// attempt is settled by a look-up).
+        var holderName: String?
     }
 
     /// How settling (or sending) an attempt ended.
@@ -181,7 +184,8 @@ extension ChargeRunner {
         }
         var transaction = charge.transaction
         transaction.apply(settled.result, now: Date())
-        return AnsweredCharge(due: charge.due, merchant: charge.merchant, transaction: transaction, needsReview: settled.needsReview)
+        return AnsweredCharge(
+            due: charge.due, merchant: charge.merchant, transaction: transaction, needsReview: settled.needsReview, holderName: charge.card?.holderName)
     }
 
     /// Writes a group of outcomes in one write; a step whose outcome could not be written is held.
@@ -211,7 +215,7 @@ extension ChargeRunner {
                     details: ["step": step.id, "attempt": String(transaction.attempt ?? 0), "schedule": answer.due.schedule.id,
                               "amount": String(transaction.amount), "currency": transaction.currency.code,
                               "stepStatus": outcome.stepStatus.rawValue]),
-                leaseOwner: run.owner))
+                leaseOwner: run.owner, parties: CallbackParties(holderName: answer.holderName, merchantName: answer.merchant.name)))
         }
         let written: [Result<RecordedOutcome, any Error>]
         do {

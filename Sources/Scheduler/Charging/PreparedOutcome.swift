@@ -47,7 +47,7 @@ public struct PreparedOutcome: Sendable {
         // date and is held back.
         let unsettled = item.outcome.stepStatus == .processing
         var webhooks: [PendingWebhookEvent] = []
-        if let event = try PendingWebhookEvent.outcome(of: transaction, now: now) { webhooks.append(event) }
+        if let event = try PendingWebhookEvent.outcome(of: transaction, parties: item.parties, now: now) { webhooks.append(event) }
         if item.outcome.stepStatus == .needsReview {
             webhooks.append(try PendingWebhookEvent.needsReview(transaction, step: item.step, now: now))
         }

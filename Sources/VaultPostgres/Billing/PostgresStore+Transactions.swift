@@ -54,17 +54,16 @@ extension PostgresStore: TransactionStore {
         }
     }
 
-    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws {
-        let event = try PendingWebhookEvent.outcome(of: transaction)
+    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices) async throws {
         try await write { write in
-            try await Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, event: event, on: write)
+            try await Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, notices: notices, on: write)
         }
     }
 
-    /// Writes a transaction's outcome, its original's change, its audit event and its outcome
-    /// webhook `event` (``PendingWebhookEvent/outcome(of:now:)``, built before the write).
+    /// Writes a transaction's outcome, its original's change, its audit event and the `notices` the
+    /// domain built for it (``OutcomeNotices/outcome(of:parties:now:)``), stored as given.
     static func writeCompletion(
-        _ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, event: PendingWebhookEvent?, on write: PostgresWrite
+        _ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices, on write: PostgresWrite
     ) async throws {
         let stamp = Timestamp.string(transaction.updatedAt)
         try await Self.writeOutcome(transaction, on: write, requiringMerchant: true)
@@ -91,8 +90,9 @@ extension PostgresStore: TransactionStore {
             }
         }
         try await write.appendAudit(PendingAuditEvent(audit))
-        if let event {
-            try await write.enqueueWebhook(event, merchantHasCallback: write.merchantHasCallback(transaction.merchantID))
+        if !notices.webhooks.isEmpty {
+            let hasCallback = try await write.merchantHasCallback(transaction.merchantID)
+            for event in notices.webhooks { try await write.enqueueWebhook(event, merchantHasCallback: hasCallback) }
         }
     }
 

@@ -50,14 +50,16 @@ extension SQLiteStore: TransactionStore {
         }
     }
 
-    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws {
+    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices) async throws {
         try await database.write { connection in
-            try Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, on: connection)
+            try Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, notices: notices, on: connection)
         }
     }
 
-    /// Writes a transaction's outcome, its original's change, its audit event and its outcome webhook.
-    package static func writeCompletion(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, on connection: SQLiteConnection) throws {
+    /// Writes a transaction's outcome, its original's change, its audit event and the notices the domain built for it.
+    package static func writeCompletion(
+        _ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices, on connection: SQLiteConnection
+    ) throws {
         try connection.run(
             """
             UPDATE transactions SET status = \(transaction.status.rawValue),
@@ -91,7 +93,7 @@ extension SQLiteStore: TransactionStore {
             }
         }
         try connection.appendAudit(audit)
-        try Self.enqueueOutcome(transaction, on: connection)
+        try Self.enqueue(notices, merchantID: transaction.merchantID, on: connection)
     }
 
     public func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws {
@@ -185,10 +187,11 @@ extension SQLiteStore: TransactionStore {
         }
     }
 
-    /// Queues `transaction.approved` / `transaction.declined` in the outcome's own transaction.
-    package static func enqueueOutcome(_ transaction: Transaction, on connection: SQLiteConnection) throws {
-        guard let event = try PendingWebhookEvent.outcome(of: transaction) else { return }
-        try connection.enqueueWebhook(event, merchantHasCallback: connection.merchantHasCallback(transaction.merchantID))
+    /// Queues an outcome's notices in the outcome's own transaction.
+    package static func enqueue(_ notices: OutcomeNotices, merchantID: String, on connection: SQLiteConnection) throws {
+        guard !notices.webhooks.isEmpty else { return }
+        let hasCallback = try connection.merchantHasCallback(merchantID)
+        for event in notices.webhooks { try connection.enqueueWebhook(event, merchantHasCallback: hasCallback) }
     }
 
     /// Inserts `transaction`; with `resettingOpen`, one already recorded under its id (an open
