@@ -160,7 +160,8 @@ public protocol TransactionStore: Sendable {
         merchantID: String, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int
     ) async throws -> [Transaction]
     /// Count, sum, minimum and maximum of the amounts of a merchant's transactions per period, currency
-    /// and status, aggregated by the store; periods are half-open instants `[start, end)`.
+    /// and status, and the sums of their captured, refunded and voided amounts, aggregated by the
+    /// store; periods are half-open instants `[start, end)`.
     func transactionTotals(merchantID: String, periods: [StatisticsPeriod], selection: StatisticsSelection) async throws -> [StatisticsTotals]
 }
 

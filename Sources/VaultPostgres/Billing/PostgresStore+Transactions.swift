@@ -140,7 +140,9 @@ extension PostgresStore: TransactionStore {
             for row in try await connection.rows(
                 """
                 SELECT p.idx - 1 AS idx, t.currency AS currency, t.type AS type, t.status AS status, count(*) AS n,
-                    sum(t.amount)::bigint AS turnover, min(t.amount) AS smallest, max(t.amount) AS largest
+                    sum(t.amount)::bigint AS turnover, min(t.amount) AS smallest, max(t.amount) AS largest,
+                    sum(t.captured_amount)::bigint AS captured, sum(t.refunded_amount)::bigint AS refunded,
+                    sum(t.voided_amount)::bigint AS voided
                 FROM unnest(\(starts)::text[], \(ends)::text[]) WITH ORDINALITY AS p(lo, hi, idx)
                 JOIN transactions AS t ON t.merchant_id = \(merchantID) AND t.created_at >= p.lo AND t.created_at < p.hi
                 WHERE t.type = ANY(\(types)::text[]) AND (\(currency)::text IS NULL OR t.currency = \(currency))
@@ -155,7 +157,9 @@ extension PostgresStore: TransactionStore {
                         periodIndex: try row.int("idx"), currency: try row.string("currency"), type: type, status: status,
                         summary: AmountSummary(
                             count: try row.int64("n"), turnover: try row.int64("turnover"), minimum: try row.int64("smallest"),
-                            maximum: try row.int64("largest"))))
+                            maximum: try row.int64("largest")),
+                        followUps: FollowUpAmounts(
+                            captured: try row.int64("captured"), refunded: try row.int64("refunded"), voided: try row.int64("voided"))))
             }
             return totals
         }

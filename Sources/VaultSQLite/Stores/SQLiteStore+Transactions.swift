@@ -140,7 +140,8 @@ extension SQLiteStore: TransactionStore {
                     SELECT CAST(key AS INTEGER), json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(\(bounds))
                 )
                 SELECT periods.idx AS idx, t.currency AS currency, t.type AS type, t.status AS status, count(*) AS n, sum(t.amount) AS turnover,
-                    min(t.amount) AS smallest, max(t.amount) AS largest
+                    min(t.amount) AS smallest, max(t.amount) AS largest, sum(t.captured_amount) AS captured,
+                    sum(t.refunded_amount) AS refunded, sum(t.voided_amount) AS voided
                 FROM periods JOIN transactions AS t
                     ON t.merchant_id = \(merchantID) AND t.created_at >= periods.lo AND t.created_at < periods.hi
                 WHERE t.type IN (SELECT value FROM json_each(\(types))) AND (\(currency) IS NULL OR t.currency = \(currency))
@@ -155,7 +156,9 @@ extension SQLiteStore: TransactionStore {
                         periodIndex: try row.int("idx"), currency: try row.string("currency"), type: type, status: status,
                         summary: AmountSummary(
                             count: try row.int64("n"), turnover: try row.int64("turnover"), minimum: try row.int64("smallest"),
-                            maximum: try row.int64("largest"))))
+                            maximum: try row.int64("largest")),
+                        followUps: FollowUpAmounts(
+                            captured: try row.int64("captured"), refunded: try row.int64("refunded"), voided: try row.int64("voided"))))
             }
             return totals
         }
