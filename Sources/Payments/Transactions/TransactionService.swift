@@ -233,6 +233,29 @@ public struct TransactionService: Sendable {
         try await store.transactions(merchantID: merchant.id, filter: filter, beforeSequence: beforeSequence, limit: limit)
     }
 
+    /// The search `filter` with what its free text means beyond plain matching, decided here for
+    /// every storage engine: the blind-index MACs of its words (the holder name of the stored card a
+    /// payment used, never compared in clear) and, when it is a date (`2026-11-26`), that day in the
+    /// merchant's time zone.
+    /// - Throws: `KeyringError.keyUnavailable` for an off-boarded merchant.
+    public func resolvingText(of filter: TransactionFilter, merchant: Merchant) async throws -> TransactionFilter {
+        guard let text = filter.text, !text.isEmpty else { return filter }
+        var filter = filter
+        let macs = try await cards.holderNameMACs(of: text, merchantID: merchant.id)
+        filter.textNameMACs = macs.isEmpty ? nil : macs
+        filter.textDay = Self.day(named: text, in: merchant.zone)
+        return filter
+    }
+
+    /// The instants `[start, end)` of the local day `text` names (`yyyy-MM-dd`) in `zone` (a midnight
+    /// inside a DST gap moves to the gap's end, as statistics periods do); nil when it is no date.
+    static func day(named text: String, in zone: TimeZone) -> Range<Date>? {
+        guard let date = CivilDate(iso: text),
+            let period = StatisticsPeriod.periods(from: date, through: date, grouping: .day, zone: zone).first
+        else { return nil }
+        return period.start..<period.end
+    }
+
     // MARK: - Follow-ups
 
     private func followUp(

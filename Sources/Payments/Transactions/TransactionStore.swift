@@ -99,9 +99,18 @@ public struct TransactionFilter: Sendable, Equatable {
     /// Only this currency.
     public var currency: Currency?
     /// Free text: the transaction id exactly, a merchantReference prefix, a substring of the description
-    /// (both ignoring ASCII case), when it is four digits the last four digits of the card, and when it
-    /// reads as an amount (`19.99`, `20`) that amount in major units of the transaction's currency.
+    /// (both ignoring ASCII case), when it is four digits the last four digits of the card, when it
+    /// reads as an amount (`19.99`, `20`) that amount in major units of the transaction's currency, and
+    /// what ``textNameMACs`` and ``textDay`` say.
     public var text: String?
+    /// The blind-index MACs of the text's words (set by ``TransactionService/resolvingText(of:merchant:)``):
+    /// a payment by a stored card whose holder name has every one of them matches. The name is never
+    /// compared in clear.
+    public var textNameMACs: [[UInt8]]?
+    /// When the text is a date (`2026-11-26`): that day of the merchant's time zone, as instants
+    /// `[start, end)` (set by ``TransactionService/resolvingText(of:merchant:)``); a transaction
+    /// created in it matches.
+    public var textDay: Range<Date>?
 
     /// Creates a filter.
     public init(

@@ -210,6 +210,12 @@ public struct SecureCardService: Sendable {
         return (try await open(deleted), cancelled)
     }
 
+    /// The holder-name blind-index MACs of `text`'s words for one merchant (empty for no word): how
+    /// other searches (transactions by holder name) find a merchant's cards by name without the name.
+    public func holderNameMACs(of text: String, merchantID: String) async throws -> [[UInt8]] {
+        try await names.macs(of: text, merchantID: merchantID)
+    }
+
     /// A page of cards.
     /// - Parameter actor: who asked, for an API read: a `secure_card.listed` (or, with a search
     ///   term or card reference, `secure_card.searched`) event then records the count and ids of the

@@ -116,7 +116,7 @@ extension PostgresStore: TransactionStore {
         merchantID: String, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int
     ) async throws -> [Transaction] {
         var query: PostgresQuery = "SELECT * FROM transactions WHERE merchant_id = \(merchantID)"
-        Self.appendConditions(of: filter, to: &query)
+        Self.appendConditions(of: filter, merchantID: merchantID, to: &query)
         if let afterSequence {
             query.append(order == .newestFirst ? " AND seq < " : " AND seq > ", afterSequence)
         }
@@ -167,7 +167,7 @@ extension PostgresStore: TransactionStore {
 
     /// The `WHERE` conditions of a transaction search, as the SQLite store writes them (LIKE ignoring
     /// ASCII case is `ILIKE` here; the card's last four digits are `right(masked_number, 4)`).
-    static func appendConditions(of filter: TransactionFilter, to query: inout PostgresQuery) {
+    static func appendConditions(of filter: TransactionFilter, merchantID: String, to query: inout PostgresQuery) {
         if let status = filter.status { query.append(" AND status = ", status.rawValue) }
         if let type = filter.type { query.append(" AND type = ", type.rawValue) }
         if let scheduleID = filter.scheduleID { query.append(" AND schedule_id = ", scheduleID) }
@@ -189,6 +189,18 @@ extension PostgresStore: TransactionStore {
         for reading in TransactionFilter.amountReadings(of: text, currency: filter.currency) {
             query.append(" OR (amount = ", reading.minorUnits)
             query.append(" AND currency = ANY(", reading.currencies, "::text[]))")
+        }
+        if let macs = filter.textNameMACs, !macs.isEmpty {
+            // The cards of the merchant whose holder name has every word (the blind index), looked up once.
+            query.append(" OR secure_card_id IN (SELECT secure_card_id FROM secure_card_names WHERE merchant_id = ", merchantID)
+            for (index, mac) in macs.enumerated() {
+                query.append(index == 0 ? " AND token_mac IN (" : ", ", bytea(mac))
+            }
+            query.append(") GROUP BY secure_card_id HAVING count(*) = ", macs.count, ")")
+        }
+        if let day = filter.textDay {
+            query.append(" OR (created_at >= ", Timestamp.string(day.lowerBound))
+            query.append(" AND created_at < ", Timestamp.string(day.upperBound), ")")
         }
         query.sql += ")"
     }

@@ -117,7 +117,7 @@ extension SQLiteStore: TransactionStore {
     ) async throws -> [Transaction] {
         try await database.read { connection in
             var sql: SQLiteQuery = "SELECT * FROM transactions WHERE merchant_id = \(merchantID)"
-            Self.appendConditions(of: filter, to: &sql)
+            Self.appendConditions(of: filter, merchantID: merchantID, to: &sql)
             sql.and(afterSequence) { order == .newestFirst ? "seq < \($0)" : "seq > \($0)" }
             sql += order == .newestFirst ? " ORDER BY seq DESC LIMIT \(limit)" : " ORDER BY seq LIMIT \(limit)"
             return try connection.query(sql).map(Self.transaction)
@@ -165,7 +165,7 @@ extension SQLiteStore: TransactionStore {
     }
 
     /// The `WHERE` conditions of a transaction search, each value bound.
-    package static func appendConditions(of filter: TransactionFilter, to sql: inout SQLiteQuery) {
+    package static func appendConditions(of filter: TransactionFilter, merchantID: String, to sql: inout SQLiteQuery) {
         sql.and(filter.status?.rawValue) { "status = \($0)" }
         sql.and(filter.type?.rawValue) { "type = \($0)" }
         sql.and(filter.scheduleID) { "schedule_id = \($0)" }
@@ -185,6 +185,16 @@ extension SQLiteStore: TransactionStore {
             for reading in TransactionFilter.amountReadings(of: text, currency: filter.currency) {
                 let currencies = "[" + reading.currencies.map { "\"\($0)\"" }.joined(separator: ",") + "]"
                 sql += " OR (amount = \(reading.minorUnits) AND currency IN (SELECT value FROM json_each(\(currencies))))"
+            }
+            if let macs = filter.textNameMACs, !macs.isEmpty {
+                // The cards of the merchant whose holder name has every word (the blind index), looked up once.
+                sql += """
+                     OR secure_card_id IN (SELECT secure_card_id FROM secure_card_names WHERE merchant_id = \(merchantID) \
+                    AND token_mac IN (\(list: macs)) GROUP BY secure_card_id HAVING count(*) = \(macs.count))
+                    """
+            }
+            if let day = filter.textDay {
+                sql += " OR (created_at >= \(Timestamp.string(day.lowerBound)) AND created_at < \(Timestamp.string(day.upperBound)))"
             }
             sql += ")"
         }
