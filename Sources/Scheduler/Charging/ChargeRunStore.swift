@@ -77,11 +77,13 @@ public struct AttemptOutcome: Sendable {
     public var leaseOwner: String?
     /// The card holder and merchant the outcome's callback names.
     public var parties: CallbackParties
+    /// Where an approved charge's text receipt goes (`receipt.sms_requested`); nil for none.
+    public var receipt: ReceiptRequest?
 
     /// Creates a value.
     public init(
         outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry, leaseOwner: String? = nil,
-        parties: CallbackParties = CallbackParties()
+        parties: CallbackParties = CallbackParties(), receipt: ReceiptRequest? = nil
     ) {
         self.outcome = outcome
         self.step = step
@@ -89,6 +91,7 @@ public struct AttemptOutcome: Sendable {
         self.audit = audit
         self.leaseOwner = leaseOwner
         self.parties = parties
+        self.receipt = receipt
     }
 }
 

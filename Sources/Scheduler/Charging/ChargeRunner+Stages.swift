@@ -215,7 +215,8 @@ extension ChargeRunner {
                     details: ["step": step.id, "attempt": String(transaction.attempt ?? 0), "schedule": answer.due.schedule.id,
                               "amount": String(transaction.amount), "currency": transaction.currency.code,
                               "stepStatus": outcome.stepStatus.rawValue]),
-                leaseOwner: run.owner, parties: CallbackParties(holderName: answer.holderName, merchantName: answer.merchant.name)))
+                leaseOwner: run.owner, parties: CallbackParties(holderName: answer.holderName, merchantName: answer.merchant.name),
+                receipt: await receiptRequest(for: answer)))
         }
         let written: [Result<RecordedOutcome, any Error>]
         do {
@@ -235,6 +236,21 @@ extension ChargeRunner {
             case .failure(let error):
                 return .failure(HeldError(held: held(step, error)))
             }
+        }
+    }
+
+    /// Where an approved charge's text receipt goes: its schedule's receipt phone, opened from the
+    /// sealed contacts; nil without a phone, an opener, or an approval. A phone that cannot be read
+    /// is logged (by id) and the charge is recorded without a receipt.
+    private func receiptRequest(for answer: AnsweredCharge) async -> ReceiptRequest? {
+        guard answer.transaction.status == .approved, let contacts, answer.due.schedule.sealedContacts != nil || answer.due.schedule.receiptPhone != nil
+        else { return nil }
+        do {
+            guard let phone = try await contacts.opened(answer.due.schedule).receiptPhone else { return nil }
+            return ReceiptRequest(phone: phone, merchantName: answer.merchant.name, timeZone: answer.merchant.zone)
+        } catch {
+            logger.error("could not open a schedule's receipt contacts", metadata: ["schedule": "\(answer.due.schedule.id)"])
+            return nil
         }
     }
 

@@ -69,13 +69,16 @@ public struct ChargeRunner: Sendable {
     /// The cards' stored credentials: the original network transaction id sent with each
     /// scheduled charge (`nil`: charges go out as first payments of their series, none is kept).
     let storedCredentials: StoredCredentials?
+    /// Opens the schedules' receipt contacts for text receipts (`nil`: no receipt is requested).
+    let contacts: ScheduleContactOpener?
 
     /// Creates a runner.
     public init(
         store: any ChargeRunStore & ScheduleStore, cards: SecureCardService, gateways: MerchantGateways, merchants: any MerchantStore,
-        policy: RetryPolicy, logger: Logger, storedCredentials: StoredCredentials? = nil
+        policy: RetryPolicy, logger: Logger, storedCredentials: StoredCredentials? = nil, contacts: ScheduleContactOpener? = nil
     ) {
         self.storedCredentials = storedCredentials
+        self.contacts = contacts
         self.store = store
         self.cards = cards
         self.gateways = gateways

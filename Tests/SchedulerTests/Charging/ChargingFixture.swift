@@ -53,7 +53,7 @@ struct ChargingFixture {
         let logger = Self.quietLogger
         return ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
-            logger: logger)
+            logger: logger, contacts: ScheduleContactOpener(keyring: keyring))
     }
 
     /// A runner of a second process over the same database: its own store (the caller closes it
