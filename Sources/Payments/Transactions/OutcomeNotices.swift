@@ -4,8 +4,10 @@ public import Vault
 /// The people an outcome callback names besides the card: the card holder and the merchant, as the
 /// vault knows them when it records the outcome (a payment callback carries both).
 public struct CallbackParties: Sendable, Equatable {
-    /// The card holder's name (the stored card's, or the one read from raw card data); nil when
-    /// unknown: no name on the card, or an outcome settled later by the reconciler or an operator.
+    /// The card holder's name (the stored card's, or the one read from raw card data) as a sealed
+    /// marker (``WebhookFieldSeal``: holder data is never stored in the clear, and the deliverer opens
+    /// it when it sends the event); nil when unknown: no name on the card, a verification, or an
+    /// outcome settled later by the reconciler or an operator.
     public var holderName: String?
     /// The merchant's name.
     public var merchantName: String?

@@ -136,7 +136,8 @@ public struct TransactionService: Sendable {
             }
         }
         transaction.apply(result, now: Date())
-        let parties = CallbackParties(holderName: card.holderName, merchantName: merchant.name)
+        let parties = CallbackParties(
+            holderName: try await sealed(card.holderName, merchantID: merchant.id, recordID: transaction.id), merchantName: merchant.name)
         try await store.completeTransaction(
             transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"),
             notices: try .outcome(of: transaction, parties: parties))
@@ -313,7 +314,9 @@ public struct TransactionService: Sendable {
             }
         }
         child.apply(result, now: Date())
-        let parties = CallbackParties(holderName: await holderName(of: parent, merchant: merchant), merchantName: merchant.name)
+        let parties = CallbackParties(
+            holderName: try await sealed(await holderName(of: parent, merchant: merchant), merchantID: merchant.id, recordID: child.id),
+            merchantName: merchant.name)
         try await store.completeTransaction(
             child, parentUpdate: ParentUpdate.approved(child, of: parent), audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"),
             notices: try .outcome(of: child, parties: parties))
@@ -449,6 +452,12 @@ public struct TransactionService: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// `value` sealed for a webhook event about `recordID` (``WebhookFieldSeal``); nil for nil.
+    private func sealed(_ value: String?, merchantID: String, recordID: String) async throws -> String? {
+        guard let value else { return nil }
+        return try await cards.webhookFields.seal(value, merchantID: merchantID, recordID: recordID)
+    }
 
     /// The holder name of the stored card `transaction` was paid with; nil for raw card data (its
     /// name is not kept) or a card that can no longer be read.

@@ -62,7 +62,8 @@ public struct GatewayCardVerifier: CardVerifier {
             description: "card verification", storedCredential: .initial)
         let result = await adapter.verify(request)
         transaction.apply(result, now: Date())
-        let parties = CallbackParties(holderName: card.holderName, merchantName: merchant.name)
+        // A verification's callback names the merchant only: the verifier holds no key to seal the holder's name.
+        let parties = CallbackParties(merchantName: merchant.name)
         try? await store.completeTransaction(
             transaction, parentUpdate: nil, audit: audit("transaction.verify"), notices: (try? .outcome(of: transaction, parties: parties)) ?? .none)
         switch result.outcome {

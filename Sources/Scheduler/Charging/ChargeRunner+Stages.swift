@@ -215,7 +215,7 @@ extension ChargeRunner {
                     details: ["step": step.id, "attempt": String(transaction.attempt ?? 0), "schedule": answer.due.schedule.id,
                               "amount": String(transaction.amount), "currency": transaction.currency.code,
                               "stepStatus": outcome.stepStatus.rawValue]),
-                leaseOwner: run.owner, parties: CallbackParties(holderName: answer.holderName, merchantName: answer.merchant.name),
+                leaseOwner: run.owner, parties: CallbackParties(holderName: await sealedHolderName(of: answer), merchantName: answer.merchant.name),
                 receipt: await receiptRequest(for: answer)))
         }
         let written: [Result<RecordedOutcome, any Error>]
@@ -247,11 +247,19 @@ extension ChargeRunner {
         else { return nil }
         do {
             guard let phone = try await contacts.opened(answer.due.schedule).receiptPhone else { return nil }
-            return ReceiptRequest(phone: phone, merchantName: answer.merchant.name, timeZone: answer.merchant.zone)
+            let sealedPhone = try await cards.webhookFields.seal(phone, merchantID: answer.merchant.id, recordID: answer.transaction.id)
+            return ReceiptRequest(phone: sealedPhone, merchantName: answer.merchant.name, timeZone: answer.merchant.zone)
         } catch {
             logger.error("could not open a schedule's receipt contacts", metadata: ["schedule": "\(answer.due.schedule.id)"])
             return nil
         }
+    }
+
+    /// The charged card's holder name sealed for the callback (``WebhookFieldSeal``); nil when the
+    /// card has none, was not opened for this attempt, or the name cannot be sealed now.
+    private func sealedHolderName(of answer: AnsweredCharge) async -> String? {
+        guard let name = answer.holderName else { return nil }
+        return try? await cards.webhookFields.seal(name, merchantID: answer.merchant.id, recordID: answer.transaction.id)
     }
 
     /// Logs why a step could not be recorded; it stays leased until the run ends, unsettled.

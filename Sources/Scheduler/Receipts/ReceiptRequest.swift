@@ -5,7 +5,8 @@ public import Vault
 /// Where a charge's receipt goes and how it is written: the schedule's receipt phone, the
 /// merchant's name and time zone. Built by the runner from the schedule's opened contacts.
 public struct ReceiptRequest: Sendable, Equatable {
-    /// The schedule's `receiptPhone`, in clear (it is sealed at rest).
+    /// The schedule's `receiptPhone` as a sealed marker (``WebhookFieldSeal``): opened only when the
+    /// event is sent, never stored in the clear.
     public var phone: String
     /// The merchant's name, the receipt's first words.
     public var merchantName: String

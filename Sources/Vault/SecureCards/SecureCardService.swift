@@ -210,6 +210,10 @@ public struct SecureCardService: Sendable {
         return (try await open(deleted), cancelled)
     }
 
+    /// Seals holder data written into webhook events (a holder's name, a receipt phone), under the
+    /// merchants' data keys this service seals cards with.
+    public var webhookFields: WebhookFieldSeal { WebhookFieldSeal(keyring: keyring) }
+
     /// The holder-name blind-index MACs of `text`'s words for one merchant (empty for no word): how
     /// other searches (transactions by holder name) find a merchant's cards by name without the name.
     public func holderNameMACs(of text: String, merchantID: String) async throws -> [[UInt8]] {

@@ -26,7 +26,9 @@ import Vault
             """
             SELECT payload FROM webhook_events WHERE type LIKE 'transaction.%' AND payload LIKE \("%" + transaction.id + "%")
             """)?.string("payload")
-        let body = try #require(payload)
+        let stored = try #require(payload)
+        #expect(!stored.contains("Ada Lovelace"))
+        let body = try await WebhookFieldSeal(keyring: fixture.keyring).open(stored, merchantID: merchant.id)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
         return (fixture, transaction, try #require(object["data"] as? [String: Any]))
     }
