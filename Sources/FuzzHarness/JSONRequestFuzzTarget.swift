@@ -26,7 +26,7 @@ public enum JSONRequestFuzzTarget {
         }
         if let update = try? decoder.decode(SecureCardUpdate.self, from: body), update.source.isPresent {
             try capture(update.source)
-            if case .set(let customer) = update.customer { _ = try? customer.normalized().validate() }
+            if case .set(let customer) = update.customer { _ = try? customer.applied(to: nil)?.normalized().validate() }
         }
         if let transaction = try? decoder.decode(TransactionRequest.self, from: body) {
             if transaction.source.isPresent { try capture(transaction.source) }

@@ -68,14 +68,14 @@ struct ReconciliationClaimConformanceTests {
         approved.apply(GatewayResult(outcome: .approved, transactionID: "gw_1"), now: now)
         let audit = AuditEntry(merchantID: fixture.merchantID, actor: "reconciler", action: "transaction.reconciled", objectType: "transaction",
                                objectID: inDoubt.id)
-        #expect(try await fixture.store.settleTransaction(approved, expecting: .pending, parentUpdate: nil, audit: audit, review: nil) == false)
+        #expect(try await fixture.store.settleTransaction(approved, expecting: .pending, parentUpdate: nil, audit: audit, notices: .none) == false)
         #expect(try await fixture.store.transaction(merchantID: fixture.merchantID, id: inDoubt.id)?.status == .inDoubt)
-        #expect(try await fixture.store.settleTransaction(approved, expecting: .inDoubt, parentUpdate: nil, audit: audit, review: nil))
+        #expect(try await fixture.store.settleTransaction(approved, expecting: .inDoubt, parentUpdate: nil, audit: audit, notices: .none))
         #expect(try await fixture.store.transaction(merchantID: fixture.merchantID, id: inDoubt.id)?.status == .approved)
         // A second settler that read it in doubt writes nothing.
         var declined = inDoubt
         declined.apply(GatewayResult(outcome: .declined(code: "card_declined", category: .hard), transactionID: "gw_2"), now: now)
-        #expect(try await fixture.store.settleTransaction(declined, expecting: .inDoubt, parentUpdate: nil, audit: audit, review: nil) == false)
+        #expect(try await fixture.store.settleTransaction(declined, expecting: .inDoubt, parentUpdate: nil, audit: audit, notices: .none) == false)
         #expect(try await fixture.store.transaction(merchantID: fixture.merchantID, id: inDoubt.id)?.gatewayTransactionID == "gw_1")
         #expect(try await Self.claim(fixture.store, now: now.addingTimeInterval(3600)).isEmpty)
     }

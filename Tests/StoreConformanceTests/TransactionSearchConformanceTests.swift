@@ -64,6 +64,82 @@ struct TransactionSearchConformanceTests {
         #expect(try await fixture.store.transactionTotals(merchantID: fixture.merchantID, periods: [], selection: StatisticsSelection()).isEmpty)
     }
 
+    @Test func totalsSumWhatCapturesRefundsAndVoidsTookFromThePayments() async throws {
+        let fixture = try await StoreFixture()
+        let at = Self.start.addingTimeInterval(3600)
+        func payment(_ type: TransactionType, _ amount: Int64) async throws -> Transaction {
+            var transaction = Transaction(
+                id: Transaction.makeID(at: at), merchantID: fixture.merchantID, type: type, amount: amount, currency: try Currency(code: "USD"),
+                gateway: "sandbox", now: at)
+            try await fixture.store.insertTransaction(
+                transaction, audit: AuditEntry(merchantID: fixture.merchantID, actor: "test", action: "x", objectType: "transaction", objectID: transaction.id))
+            transaction.apply(GatewayResult(outcome: .approved, transactionID: "g-" + transaction.id), now: at)
+            try await fixture.store.completeTransaction(
+                transaction, parentUpdate: nil,
+                audit: AuditEntry(merchantID: fixture.merchantID, actor: "test", action: "x", objectType: "transaction", objectID: transaction.id),
+                notices: .none)
+            return transaction
+        }
+        func followUp(_ type: TransactionType, _ amount: Int64, of parent: Transaction) async throws {
+            var child = Transaction(
+                id: Transaction.makeID(at: at), merchantID: fixture.merchantID, type: type, amount: amount, currency: parent.currency,
+                gateway: "sandbox", now: at)
+            child.parentID = parent.id
+            let audit = AuditEntry(merchantID: fixture.merchantID, actor: "test", action: "x", objectType: "transaction", objectID: child.id)
+            try await fixture.store.insertFollowUp(child, check: { _, _ in }, audit: audit)
+            child.apply(GatewayResult(outcome: .approved, transactionID: "g-" + child.id), now: at)
+            let current = try #require(try await fixture.store.transaction(merchantID: fixture.merchantID, id: parent.id))
+            try await fixture.store.completeTransaction(child, parentUpdate: .approved(child, of: current), audit: audit, notices: .none)
+        }
+        try await followUp(.capture, 3000, of: try await payment(.authorize, 5000))
+        try await followUp(.refund, 400, of: try await payment(.sale, 1500))
+        try await followUp(.void, 250, of: try await payment(.sale, 1000))
+        let period = StatisticsPeriod(
+            label: "d", firstDay: CivilDate(dayNumber: 0), lastDay: CivilDate(dayNumber: 0), start: Self.start, end: Self.start.addingTimeInterval(86_400))
+        let totals = try await fixture.store.transactionTotals(merchantID: fixture.merchantID, periods: [period], selection: StatisticsSelection())
+        func row(_ type: TransactionType, _ status: TransactionStatus) -> StatisticsTotals? {
+            totals.first { $0.type == type && $0.status == status }
+        }
+        #expect(row(.authorize, .captured)?.summary.turnover == 5000)
+        #expect(row(.authorize, .captured)?.followUps == FollowUpAmounts(captured: 3000))
+        #expect(row(.sale, .partiallyRefunded)?.followUps == FollowUpAmounts(refunded: 400))
+        #expect(row(.sale, .approved)?.followUps == FollowUpAmounts(voided: 250))
+        #expect(row(.capture, .approved)?.summary.turnover == 3000)
+    }
+
+    @Test func theTextMatchesAStoredCardsHolderNameThroughTheBlindIndexAndALocalDay() async throws {
+        let fixture = try await StoreFixture()
+        let named = try await fixture.cards.register(
+            SecureCardRegistration(
+                merchantReference: "ada", source: CardSource(method: "ocr", card: CardInput(number: "4242424242424242", expiryDate: "1230", holderName: "Ada Lovelace")),
+                verify: false),
+            merchant: fixture.merchant, actor: "test", now: Date())
+        func record(_ at: String, card: String?) async throws -> Transaction {
+            var transaction = Transaction(
+                id: Transaction.makeID(at: Timestamp.parse(at)!), merchantID: fixture.merchantID, type: .sale, amount: 100,
+                currency: try Currency(code: "USD"), gateway: "sandbox", now: Timestamp.parse(at)!)
+            transaction.secureCardReference = card
+            try await fixture.store.insertTransaction(
+                transaction, audit: AuditEntry(merchantID: fixture.merchantID, actor: "test", action: "x", objectType: "transaction", objectID: transaction.id))
+            return transaction
+        }
+        let byName = try await record("2027-01-01T10:00:00.000Z", card: named.reference)
+        let unnamed = try await record("2027-01-02T10:00:00.000Z", card: fixture.card.reference)
+        func search(_ filter: TransactionFilter) async throws -> [String] {
+            try await fixture.store.transactions(merchantID: fixture.merchantID, filter: filter, beforeSequence: nil, limit: 10).map(\.id)
+        }
+        var filter = TransactionFilter(text: "ada lovelace")
+        filter.textNameMACs = try await fixture.cards.holderNameMACs(of: "ada lovelace", merchantID: fixture.merchantID)
+        #expect(try await search(filter) == [byName.id])
+        filter.textNameMACs = try await fixture.cards.holderNameMACs(of: "ada hopper", merchantID: fixture.merchantID)
+        #expect(try await search(filter).isEmpty)
+        var day = TransactionFilter(text: "2027-01-02")
+        day.textDay = Timestamp.parse("2027-01-02T00:00:00.000Z")!..<Timestamp.parse("2027-01-03T00:00:00.000Z")!
+        #expect(try await search(day) == [unnamed.id])
+        day.textDay = Timestamp.parse("2027-01-02T10:00:00.001Z")!..<Timestamp.parse("2027-01-03T00:00:00.000Z")!
+        #expect(try await search(day).isEmpty)
+    }
+
     @Test func searchFindsAnAmountADescriptionIgnoringCaseAndAReferencePrefixAndPagesBySequence() async throws {
         let fixture = try await StoreFixture()
         var written = try await Self.seed(fixture)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Payments
 import Testing
 import Vault
 @testable import VaultAPI
@@ -19,6 +20,21 @@ import VaultSQLite
         #expect(spec.root["info"]?["title"]?.string?.isEmpty == false)
         #expect(spec.root["paths"]?.object?.isEmpty == false)
         #expect(spec.root["components"]?["schemas"]?["Error"] != nil)
+    }
+
+    @Test func thePaymentCallbackCarriesExactlyTheFieldsTheDocumentDeclaresWithTheHolderAndMerchantNames() throws {
+        let declared = try OpenAPISpec().root["components"]?["schemas"]?["TransactionOutcomeEvent"]?["properties"]?["data"]?["properties"]?.object
+        let declaredNames = Set(try #require(declared).keys)
+        #expect(declaredNames.isSuperset(of: ["holderName", "merchantName"]))
+        var transaction = Transaction(
+            id: "txn_1", merchantID: "m", type: .sale, amount: 500, currency: try Currency(code: "USD"), gateway: "sandbox", now: Date())
+        transaction.apply(GatewayResult(outcome: .declined(code: "card_declined", category: .hard), transactionID: "g1"), now: Date())
+        let event = try #require(try PendingWebhookEvent.outcome(of: transaction, parties: CallbackParties(holderName: "Ada Lovelace", merchantName: "Corner Books")))
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(event.body.utf8)) as? [String: Any])
+        let data = try #require(body["data"] as? [String: Any])
+        #expect(Set(data.keys) == declaredNames)
+        #expect(data["holderName"] as? String == "Ada Lovelace")
+        #expect(data["merchantName"] as? String == "Corner Books")
     }
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsServed() async throws {

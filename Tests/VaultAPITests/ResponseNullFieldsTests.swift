@@ -64,7 +64,7 @@ import Vault
     }
 
     @Test func emptyStatisticsHaveNullFigures() throws {
-        let figures = try Self.object(StatisticsResponse.Figures(AmountSummary()))
+        let figures = try Self.object(StatisticsResponse.Figures(StatusStatistics()))
         #expect(figures["min"] is NSNull)
         #expect(figures["max"] is NSNull)
         #expect(figures["average"] is NSNull)

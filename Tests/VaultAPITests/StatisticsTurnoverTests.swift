@@ -69,7 +69,7 @@ import Vault
                     figures.turnover += entry["turnover"] as? Int ?? 0
                     for (status, value) in entry["byStatus"] as? [String: [String: Any]] ?? [:] {
                         let previous = figures.byStatus[status] ?? (0, 0)
-                        figures.byStatus[status] = (previous.count + (value["count"] as? Int ?? 0), previous.sum + (value["turnover"] as? Int ?? 0))
+                        figures.byStatus[status] = (previous.count + (value["count"] as? Int ?? 0), previous.sum + (value["amount"] as? Int ?? 0))
                     }
                     answered[currency] = figures
                 }
@@ -86,6 +86,46 @@ import Vault
             }
             #expect(answered["USD"]?.turnover == 7249)
             #expect(answered["EUR"]?.turnover == 0)
+        }
+    }
+    @Test func eachStatusFigureIsNamedForWhatItSumsAndCapturesComeFromCapturedAmounts() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            func pay(_ amount: Int, number: String = "4242424242424242", type: String = "sale") async throws -> String {
+                let response = try await client.send(
+                    .post, "/v1/transactions", key: fixture.adminA, json: TransactionRoutesTests.rawSale(number, amount: amount, type: type))
+                return try #require((response.json["id"] ?? (response.json["transaction"] as? [String: Any])?["id"]) as? String, "\(response.text)")
+            }
+            let authorization = try await pay(5000, type: "authorize")
+            let captured = try await client.send(.post, "/v1/transactions/\(authorization)/capture", key: fixture.adminA, json: #"{"amount": 3000}"#)
+            #expect(captured.status == .created, "\(captured.text)")
+            _ = try await pay(2000, number: "4000000000000002")
+            let partly = try await pay(1500)
+            let refund = try await client.send(.post, "/v1/transactions/\(partly)/refund", key: fixture.adminA, json: #"{"amount": 400}"#)
+            #expect(refund.status == .created, "\(refund.text)")
+
+            let today = CivilDate.today(in: TimeZone(identifier: "UTC")!, now: Date())
+            let stats = try await client.send(
+                .get, "/v1/stats?from=\(today.adding(days: -1).iso)&to=\(today.adding(days: 1).iso)&groupBy=year&currency=USD", key: fixture.adminA)
+            #expect(stats.status == .ok, "\(stats.text)")
+            var byStatus: [String: [String: Any]] = [:]
+            for group in stats.json["groups"] as? [[String: Any]] ?? [] {
+                for entry in group["byCurrency"] as? [[String: Any]] ?? [] {
+                    for (status, figures) in entry["byStatus"] as? [String: [String: Any]] ?? [:] { byStatus[status] = figures }
+                }
+            }
+            let capturedFigures = try #require(byStatus["captured"])
+            #expect(capturedFigures["turnover"] == nil)
+            #expect(capturedFigures["amount"] as? Int == 5000)
+            #expect(capturedFigures["capturedAmount"] as? Int == 3000)
+            let declined = try #require(byStatus["declined"])
+            #expect(declined["turnover"] == nil)
+            #expect(declined["amount"] as? Int == 2000)
+            #expect(declined["capturedAmount"] as? Int == 0)
+            let refunded = try #require(byStatus["partially_refunded"])
+            #expect(refunded["amount"] as? Int == 1500)
+            #expect(refunded["refundedAmount"] as? Int == 400)
+            #expect(refunded["voidedAmount"] as? Int == 0)
         }
     }
 }

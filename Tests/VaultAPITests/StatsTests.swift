@@ -108,12 +108,13 @@ import Vault
         return table
     }
 
+    /// `[status: [count, amount, min, max, average]]` of the only currency of `period`.
     static func byStatus(_ response: TestResponse, period: String) -> [String: [Int?]] {
         let group = (response.json["groups"] as? [[String: Any]])?.first { $0["period"] as? String == period }
         let entry = (group?["byCurrency"] as? [[String: Any]])?.first
         var table: [String: [Int?]] = [:]
         for (status, value) in entry?["byStatus"] as? [String: [String: Any]] ?? [:] {
-            table[status] = ["count", "turnover", "min", "max", "average"].map { value[$0] as? Int }
+            table[status] = ["count", "amount", "min", "max", "average"].map { value[$0] as? Int }
         }
         return table
     }

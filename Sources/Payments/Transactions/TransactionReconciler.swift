@@ -81,6 +81,8 @@ public struct TransactionReconciler: Sendable {
             var transaction = claimed
             var parentUpdate: ParentUpdate?
             var review: PendingWebhookEvent?
+            // The reconciler does not open cards: the callback names the merchant, not the holder.
+            let parties = CallbackParties(merchantName: merchant.name)
             let kind: ReconciliationSummary.Verdict
             switch verdict {
             case .settled(let result):
@@ -111,8 +113,10 @@ public struct TransactionReconciler: Sendable {
                 objectType: "transaction", objectID: transaction.id,
                 details: ["type": transaction.type.rawValue, "status": transaction.status.rawValue, "was": claimed.status.rawValue,
                           "amount": String(transaction.amount), "currency": transaction.currency.code])
+            var notices = try OutcomeNotices.outcome(of: transaction, parties: parties, now: now)
+            if let review { notices.webhooks.append(review) }
             let written = try await store.settleTransaction(
-                transaction, expecting: claimed.status, parentUpdate: parentUpdate, audit: audit, review: review)
+                transaction, expecting: claimed.status, parentUpdate: parentUpdate, audit: audit, notices: notices)
             if written, let adapter { await releaseVerificationHold(transaction, adapter: adapter) }
             return written ? kind : nil
         } catch {

@@ -11,11 +11,11 @@ public protocol TransactionReconciliationStore: Sendable {
     func claimTransactionsToReconcile(inDoubtBefore: Date, pendingBefore: Date, now: Date, claimUntil: Date, limit: Int) async throws
         -> [Transaction]
     /// Records the settlement of `transaction` only while its stored status is still `expected`
-    /// (checked in the same write), with its original's change, its audit event and its webhook
-    /// events (the transaction's outcome event, and `review` for one sent to review).
+    /// (checked in the same write), with its original's change, its audit event and the `notices`
+    /// the domain built (its outcome callback, a review notice), stored as given.
     /// - Returns: false, writing nothing, when another writer settled it first.
     func settleTransaction(
-        _ transaction: Transaction, expecting: TransactionStatus, parentUpdate: ParentUpdate?, audit: AuditEntry, review: PendingWebhookEvent?
+        _ transaction: Transaction, expecting: TransactionStatus, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices
     ) async throws -> Bool
     /// How many one-off transactions wait for the gateway (`in_doubt`, and `pending` older than
     /// `pendingBefore`) and for an operator (`needs_review`), of `merchantID` when given.

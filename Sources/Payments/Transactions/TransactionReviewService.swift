@@ -44,7 +44,8 @@ public struct TransactionReviewService: Sendable {
         }
         let audit = AuditEntry(
             merchantID: merchant.id, actor: actor, action: "transaction.resolved", objectType: "transaction", objectID: transaction.id, details: details)
-        guard try await store.settleTransaction(transaction, expecting: .needsReview, parentUpdate: parentUpdate, audit: audit, review: nil) else {
+        let notices = try OutcomeNotices.outcome(of: transaction, parties: CallbackParties(merchantName: merchant.name), now: now)
+        guard try await store.settleTransaction(transaction, expecting: .needsReview, parentUpdate: parentUpdate, audit: audit, notices: notices) else {
             let current = try await store.transaction(merchantID: merchant.id, id: id)
             throw Self.notInReview(current ?? transaction)
         }

@@ -136,7 +136,11 @@ public struct TransactionService: Sendable {
             }
         }
         transaction.apply(result, now: Date())
-        try await store.completeTransaction(transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"))
+        let parties = CallbackParties(
+            holderName: try await sealed(card.holderName, merchantID: merchant.id, recordID: transaction.id), merchantName: merchant.name)
+        try await store.completeTransaction(
+            transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"),
+            notices: try .outcome(of: transaction, parties: parties))
         return result
     }
 
@@ -164,10 +168,11 @@ public struct TransactionService: Sendable {
             }
         } catch {
             // The sale stands; the card was not registered (a concurrent registration took the
-            // reference). The response shows secureCardReference null, and the audit says why.
+            // reference). The response shows secureCardReference null, and the audit says why; the
+            // outcome's callback was queued with the outcome, and is not sent twice.
             try? await store.completeTransaction(
                 transaction, parentUpdate: nil,
-                audit: audit(transaction, actor: actor, action: "transaction.registration_failed"))
+                audit: audit(transaction, actor: actor, action: "transaction.registration_failed"), notices: .none)
         }
     }
 
@@ -248,6 +253,29 @@ public struct TransactionService: Sendable {
         return TransactionSearchPage(transactions: found, resumeAfter: order == .newestFirst ? stop + 1 : stop - 1)
     }
 
+    /// The search `filter` with what its free text means beyond plain matching, decided here for
+    /// every storage engine: the blind-index MACs of its words (the holder name of the stored card a
+    /// payment used, never compared in clear) and, when it is a date (`2026-11-26`), that day in the
+    /// merchant's time zone.
+    /// - Throws: `KeyringError.keyUnavailable` for an off-boarded merchant.
+    public func resolvingText(of filter: TransactionFilter, merchant: Merchant) async throws -> TransactionFilter {
+        guard let text = filter.text, !text.isEmpty else { return filter }
+        var filter = filter
+        let macs = try await cards.holderNameMACs(of: text, merchantID: merchant.id)
+        filter.textNameMACs = macs.isEmpty ? nil : macs
+        filter.textDay = Self.day(named: text, in: merchant.zone)
+        return filter
+    }
+
+    /// The instants `[start, end)` of the local day `text` names (`yyyy-MM-dd`) in `zone` (a midnight
+    /// inside a DST gap moves to the gap's end, as statistics periods do); nil when it is no date.
+    static func day(named text: String, in zone: TimeZone) -> Range<Date>? {
+        guard let date = CivilDate(iso: text),
+            let period = StatisticsPeriod.periods(from: date, through: date, grouping: .day, zone: zone).first
+        else { return nil }
+        return period.start..<period.end
+    }
+
     // MARK: - Follow-ups
 
     private func followUp(
@@ -305,8 +333,12 @@ public struct TransactionService: Sendable {
             }
         }
         child.apply(result, now: Date())
+        let parties = CallbackParties(
+            holderName: try await sealed(await holderName(of: parent, merchant: merchant), merchantID: merchant.id, recordID: child.id),
+            merchantName: merchant.name)
         try await store.completeTransaction(
-            child, parentUpdate: ParentUpdate.approved(child, of: parent), audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"))
+            child, parentUpdate: ParentUpdate.approved(child, of: parent), audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"),
+            notices: try .outcome(of: child, parties: parties))
         switch child.status {
         case .declined: throw TransactionError.declined(child)
         case .error, .inDoubt: throw TransactionError.gatewayFailed(child)
@@ -439,6 +471,19 @@ public struct TransactionService: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// `value` sealed for a webhook event about `recordID` (``WebhookFieldSeal``); nil for nil.
+    private func sealed(_ value: String?, merchantID: String, recordID: String) async throws -> String? {
+        guard let value else { return nil }
+        return try await cards.webhookFields.seal(value, merchantID: merchantID, recordID: recordID)
+    }
+
+    /// The holder name of the stored card `transaction` was paid with; nil for raw card data (its
+    /// name is not kept) or a card that can no longer be read.
+    private func holderName(of transaction: Transaction, merchant: Merchant) async -> String? {
+        guard let reference = transaction.secureCardReference else { return nil }
+        return try? await cards.cardForCharge(reference: reference, merchantID: merchant.id).holderName
+    }
 
     private func storedCard(secureCardReference: String?, merchantReference: String?, merchant: Merchant) async throws
         -> (reference: String, merchantReference: String, pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?)

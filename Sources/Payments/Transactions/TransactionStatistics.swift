@@ -153,6 +153,49 @@ public struct AmountSummary: Sendable, Equatable {
     }
 }
 
+/// What follow-ups took from a set of payments: the sums of their captured, refunded and voided amounts.
+public struct FollowUpAmounts: Sendable, Equatable {
+    /// Captured from authorizations (a sale's own amount is not a capture).
+    public var captured: Int64
+    /// Refunded.
+    public var refunded: Int64
+    /// Voided (reversed).
+    public var voided: Int64
+
+    /// Creates sums (zero by default).
+    public init(captured: Int64 = 0, refunded: Int64 = 0, voided: Int64 = 0) {
+        self.captured = captured
+        self.refunded = refunded
+        self.voided = voided
+    }
+
+    /// Adds another set's sums (each saturates rather than overflowing).
+    public mutating func add(_ other: FollowUpAmounts) {
+        func sum(_ a: Int64, _ b: Int64) -> Int64 {
+            let (value, overflow) = a.addingReportingOverflow(b)
+            return overflow ? .max : value
+        }
+        captured = sum(captured, other.captured)
+        refunded = sum(refunded, other.refunded)
+        voided = sum(voided, other.voided)
+    }
+}
+
+/// The figures of the payments in one status: their amounts as asked (an authorization's authorized
+/// amount) and what follow-ups took from them.
+public struct StatusStatistics: Sendable, Equatable {
+    /// Count, sum, smallest, largest and average of the payments' own amounts.
+    public var amounts: AmountSummary
+    /// What captures, refunds and voids took from them.
+    public var followUps: FollowUpAmounts
+
+    /// Creates figures (empty by default).
+    public init(amounts: AmountSummary = AmountSummary(), followUps: FollowUpAmounts = FollowUpAmounts()) {
+        self.amounts = amounts
+        self.followUps = followUps
+    }
+}
+
 /// One aggregated row of the store: the summary of one period, currency, type and status.
 public struct StatisticsTotals: Sendable, Equatable {
     /// Index into the periods asked for.
@@ -165,14 +208,20 @@ public struct StatisticsTotals: Sendable, Equatable {
     public var status: TransactionStatus
     /// Their amounts.
     public var summary: AmountSummary
+    /// The sums of their captured, refunded and voided amounts.
+    public var followUps: FollowUpAmounts
 
     /// Creates a row.
-    public init(periodIndex: Int, currency: String, type: TransactionType, status: TransactionStatus, summary: AmountSummary) {
+    public init(
+        periodIndex: Int, currency: String, type: TransactionType, status: TransactionStatus, summary: AmountSummary,
+        followUps: FollowUpAmounts = FollowUpAmounts()
+    ) {
         self.periodIndex = periodIndex
         self.currency = currency
         self.type = type
         self.status = status
         self.summary = summary
+        self.followUps = followUps
     }
 }
 
@@ -186,10 +235,12 @@ public struct CurrencyStatistics: Sendable, Equatable {
     /// The approved refunds' sum.
     public var refunded: Int64
     /// Per status, of the selected types (declined, voided and failed ones included).
-    public var byStatus: [TransactionStatus: AmountSummary]
+    public var byStatus: [TransactionStatus: StatusStatistics]
 
     /// An empty entry for `currency`.
-    public init(currency: String, payments: AmountSummary = AmountSummary(), refunded: Int64 = 0, byStatus: [TransactionStatus: AmountSummary] = [:]) {
+    public init(
+        currency: String, payments: AmountSummary = AmountSummary(), refunded: Int64 = 0, byStatus: [TransactionStatus: StatusStatistics] = [:]
+    ) {
         self.currency = currency
         self.payments = payments
         self.refunded = refunded
@@ -271,7 +322,8 @@ public struct TransactionStatistics: Sendable, Equatable {
         for row in totals where periods.indices.contains(row.periodIndex) && currencies.contains(row.currency) {
             var entry = table[row.periodIndex][row.currency] ?? CurrencyStatistics(currency: row.currency)
             if selection.types.contains(row.type) {
-                entry.byStatus[row.status, default: AmountSummary()].add(row.summary)
+                entry.byStatus[row.status, default: StatusStatistics()].amounts.add(row.summary)
+                entry.byStatus[row.status, default: StatusStatistics()].followUps.add(row.followUps)
             }
             if selection.turnoverTypes.contains(row.type) {
                 switch StatisticsSelection.direction(of: row.type, status: row.status) {

@@ -99,12 +99,21 @@ public struct TransactionFilter: Sendable, Equatable {
     /// Only this currency.
     public var currency: Currency?
     /// Free text: the transaction id exactly, a merchantReference prefix, a substring of the description
-    /// (both ignoring ASCII case), when it is four digits the last four digits of the card, and when it
-    /// reads as an amount (`19.99`, `20`) that amount in major units of the transaction's currency.
+    /// (both ignoring ASCII case), when it is four digits the last four digits of the card, when it
+    /// reads as an amount (`19.99`, `20`) that amount in major units of the transaction's currency, and
+    /// what ``textNameMACs`` and ``textDay`` say.
     public var text: String?
     /// Only transactions before this sequence in the page's order (above it newest first, below it
     /// oldest first): the first transaction beyond a bounded search window (``TransactionSearchWindow``).
     public var windowStop: Int64?
+    /// The blind-index MACs of the text's words (set by ``TransactionService/resolvingText(of:merchant:)``):
+    /// a payment by a stored card whose holder name has every one of them matches. The name is never
+    /// compared in clear.
+    public var textNameMACs: [[UInt8]]?
+    /// When the text is a date (`2026-11-26`): that day of the merchant's time zone, as instants
+    /// `[start, end)` (set by ``TransactionService/resolvingText(of:merchant:)``); a transaction
+    /// created in it matches.
+    public var textDay: Range<Date>?
 
     /// Creates a filter.
     public init(
@@ -150,8 +159,9 @@ public protocol TransactionStore: Sendable {
     func insertFollowUp(
         _ transaction: Transaction, check: @escaping @Sendable (_ parent: Transaction, _ followUps: [Transaction]) throws -> Void, audit: AuditEntry
     ) async throws
-    /// Records a gateway outcome (and the original's change, for an approved follow-up).
-    func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws
+    /// Records a gateway outcome (and the original's change, for an approved follow-up), with the
+    /// `notices` the domain built for it (``OutcomeNotices/outcome(of:parties:now:)``) in the same commit.
+    func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices) async throws
     /// Links a transaction to the card registered by its sale.
     func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws
     /// One transaction of a merchant.
@@ -166,7 +176,8 @@ public protocol TransactionStore: Sendable {
     /// beyond a search window of `offset` transactions. A walk of the merchant's sequence index only.
     func transactionSequence(merchantID: String, order: TransactionSortOrder, afterSequence: Int64?, offset: Int) async throws -> Int64?
     /// Count, sum, minimum and maximum of the amounts of a merchant's transactions per period, currency
-    /// and status, aggregated by the store; periods are half-open instants `[start, end)`.
+    /// and status, and the sums of their captured, refunded and voided amounts, aggregated by the
+    /// store; periods are half-open instants `[start, end)`.
     func transactionTotals(merchantID: String, periods: [StatisticsPeriod], selection: StatisticsSelection) async throws -> [StatisticsTotals]
 }
 

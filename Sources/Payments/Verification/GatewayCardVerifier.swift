@@ -62,7 +62,10 @@ public struct GatewayCardVerifier: CardVerifier {
             description: "card verification", storedCredential: .initial)
         let result = await adapter.verify(request)
         transaction.apply(result, now: Date())
-        try? await store.completeTransaction(transaction, parentUpdate: nil, audit: audit("transaction.verify"))
+        // A verification's callback names the merchant only: the verifier holds no key to seal the holder's name.
+        let parties = CallbackParties(merchantName: merchant.name)
+        try? await store.completeTransaction(
+            transaction, parentUpdate: nil, audit: audit("transaction.verify"), notices: (try? .outcome(of: transaction, parties: parties)) ?? .none)
         switch result.outcome {
         case .approved:
             await keepCredential(result, card: card, secureCardReference: secureCardReference, merchant: merchant, gateway: adapter.name, transactionID: transaction.id)

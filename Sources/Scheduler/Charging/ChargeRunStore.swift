@@ -75,14 +75,23 @@ public struct AttemptOutcome: Sendable {
     /// never overwrites the outcome of the runner that took the step over. Nil for an operator's
     /// resolution (checked by ``StepOutcome/expectedStepStatus`` instead).
     public var leaseOwner: String?
+    /// The card holder and merchant the outcome's callback names.
+    public var parties: CallbackParties
+    /// Where an approved charge's text receipt goes (`receipt.sms_requested`); nil for none.
+    public var receipt: ReceiptRequest?
 
     /// Creates a value.
-    public init(outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry, leaseOwner: String? = nil) {
+    public init(
+        outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry, leaseOwner: String? = nil,
+        parties: CallbackParties = CallbackParties(), receipt: ReceiptRequest? = nil
+    ) {
         self.outcome = outcome
         self.step = step
         self.schedule = schedule
         self.audit = audit
         self.leaseOwner = leaseOwner
+        self.parties = parties
+        self.receipt = receipt
     }
 }
 

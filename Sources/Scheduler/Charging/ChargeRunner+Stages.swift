@@ -26,6 +26,9 @@ extension ChargeRunner {
         /// The attempt may have been charged and the gateway cannot prove either way: the step
         /// goes to `needs_review`.
         var needsReview = false
+        /// The card's holder name, when the card was opened for this attempt (nil when an open
+        /// attempt is settled by a look-up).
+        var holderName: String?
     }
 
     /// How settling (or sending) an attempt ended.
@@ -220,7 +223,8 @@ extension ChargeRunner {
         }
         var transaction = charge.transaction
         transaction.apply(settled.result, now: Date())
-        return AnsweredCharge(due: charge.due, merchant: charge.merchant, transaction: transaction, needsReview: settled.needsReview)
+        return AnsweredCharge(
+            due: charge.due, merchant: charge.merchant, transaction: transaction, needsReview: settled.needsReview, holderName: charge.card?.holderName)
     }
 
     /// Writes a group of outcomes in one write; a step whose outcome could not be written is held.
@@ -250,7 +254,8 @@ extension ChargeRunner {
                     details: ["step": step.id, "attempt": String(transaction.attempt ?? 0), "schedule": answer.due.schedule.id,
                               "amount": String(transaction.amount), "currency": transaction.currency.code,
                               "stepStatus": outcome.stepStatus.rawValue]),
-                leaseOwner: run.owner))
+                leaseOwner: run.owner, parties: CallbackParties(holderName: await sealedHolderName(of: answer), merchantName: answer.merchant.name),
+                receipt: await receiptRequest(for: answer)))
         }
         let written: [Result<RecordedOutcome, any Error>]
         do {
@@ -271,6 +276,29 @@ extension ChargeRunner {
                 return .failure(HeldError(held: held(step, error)))
             }
         }
+    }
+
+    /// Where an approved charge's text receipt goes: its schedule's receipt phone, opened from the
+    /// sealed contacts; nil without a phone, an opener, or an approval. A phone that cannot be read
+    /// is logged (by id) and the charge is recorded without a receipt.
+    private func receiptRequest(for answer: AnsweredCharge) async -> ReceiptRequest? {
+        guard answer.transaction.status == .approved, let contacts, answer.due.schedule.sealedContacts != nil || answer.due.schedule.receiptPhone != nil
+        else { return nil }
+        do {
+            guard let phone = try await contacts.opened(answer.due.schedule).receiptPhone else { return nil }
+            let sealedPhone = try await cards.webhookFields.seal(phone, merchantID: answer.merchant.id, recordID: answer.transaction.id)
+            return ReceiptRequest(phone: sealedPhone, merchantName: answer.merchant.name, timeZone: answer.merchant.zone)
+        } catch {
+            logger.error("could not open a schedule's receipt contacts", metadata: ["schedule": "\(answer.due.schedule.id)"])
+            return nil
+        }
+    }
+
+    /// The charged card's holder name sealed for the callback (``WebhookFieldSeal``); nil when the
+    /// card has none, was not opened for this attempt, or the name cannot be sealed now.
+    private func sealedHolderName(of answer: AnsweredCharge) async -> String? {
+        guard let name = answer.holderName else { return nil }
+        return try? await cards.webhookFields.seal(name, merchantID: answer.merchant.id, recordID: answer.transaction.id)
     }
 
     /// Logs why a step could not be recorded; it stays leased until the run ends, unsettled.

@@ -71,13 +71,16 @@ public struct ChargeRunner: Sendable {
     let storedCredentials: StoredCredentials?
     /// Checks every claimed step and its schedule before anything is sent (``ScheduleBinding``).
     let binding: ScheduleBinding
+    /// Opens the schedules' receipt contacts for text receipts (`nil`: no receipt is requested).
+    let contacts: ScheduleContactOpener?
 
     /// Creates a runner.
     public init(
         store: any ChargeRunStore & ScheduleStore & ScheduleBindingStore, cards: SecureCardService, gateways: MerchantGateways, merchants: any MerchantStore,
-        policy: RetryPolicy, logger: Logger, storedCredentials: StoredCredentials? = nil
+        policy: RetryPolicy, logger: Logger, storedCredentials: StoredCredentials? = nil, contacts: ScheduleContactOpener? = nil
     ) {
         self.storedCredentials = storedCredentials
+        self.contacts = contacts
         self.store = store
         self.cards = cards
         self.gateways = gateways

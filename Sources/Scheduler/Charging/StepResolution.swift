@@ -106,7 +106,9 @@ public struct StepReviewService: Sendable {
         details["stepStatus"] = outcome.stepStatus.rawValue
         let audit = AuditEntry(
             merchantID: merchant.id, actor: actor, action: "charge.resolved", objectType: "transaction", objectID: transaction.id, details: details)
-        let written = try await store.recordOutcomes([AttemptOutcome(outcome: outcome, step: step, schedule: schedule, audit: audit)])
+        let written = try await store.recordOutcomes([
+            AttemptOutcome(outcome: outcome, step: step, schedule: schedule, audit: audit, parties: CallbackParties(merchantName: merchant.name))
+        ])
         if case .failure(let error) = written.first { throw error }
         guard let resolved = try await store.steps(scheduleID: scheduleID).first(where: { $0.id == stepID }) else {
             throw StepReviewError.notFound("step")

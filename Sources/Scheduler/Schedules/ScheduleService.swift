@@ -350,13 +350,7 @@ public struct ScheduleService: Sendable {
     /// The receipt contacts opened from `sealedContacts` (rows written before sealing keep their
     /// clear values until `sealLegacyContacts` runs).
     private func opened(_ schedule: Schedule) async throws -> Schedule {
-        guard let sealed = schedule.sealedContacts else { return schedule }
-        var schedule = schedule
-        let contacts = try await keyring.openRecord(sealed, merchantID: schedule.merchantID, kind: Self.contactsKind, recordID: schedule.id)
-            .decodeJSON(SealedContacts.self)
-        schedule.receiptEmail = contacts.receiptEmail
-        schedule.receiptPhone = contacts.receiptPhone
-        return schedule
+        try await ScheduleContactOpener(keyring: keyring).opened(schedule)
     }
 
     /// Re-encrypts a merchant's sealed receipt contacts under its newest data key (`keys rotate

@@ -139,7 +139,15 @@ public struct WebhookDeliverer: Sendable {
             try await recordFailure(event, reason: reason, clock: clock, metadata: metadata)
             return .failed
         case .ready(let url, let key):
-            let body = Array(event.body.utf8)
+            // Holder data travels sealed in the stored body and is opened only here, to be sent.
+            let opened: String
+            do {
+                opened = try await WebhookFieldSeal(keyring: keyring).open(event.body, merchantID: event.merchantID)
+            } catch {
+                try await recordFailure(event, reason: "sealed field unavailable", clock: clock, metadata: metadata)
+                return .failed
+            }
+            let body = Array(opened.utf8)
             let timestamp = Int64(clock.now.timeIntervalSince1970.rounded(.down))
             let headers: [(name: String, value: String)] = [
                 ("Content-Type", "application/json"),

@@ -1,8 +1,10 @@
 extension MagneticStripe {
     /// Track 1 (IATA, format code `B`): PAN, name, expiry, service code.
     public struct Track1: Sendable, Equatable {
-        /// Longest track 1 content between the sentinels (79 characters with sentinels and LRC).
-        public static let maximumContentLength = 76
+        /// Longest track 1 content between the sentinels: 77, so a track of 79 characters with its
+        /// sentinels passes. ISO/IEC 7813's 79 counts the LRC too, but readers strip the LRC and
+        /// deliver up to 79 characters without it (the Lilitab sample swipe is such a track).
+        public static let maximumContentLength = 77
 
         /// The validated PAN (Amex track 1 may space its digits; the spaces are removed).
         public let pan: PrimaryAccountNumber
@@ -49,8 +51,9 @@ extension MagneticStripe {
 
     /// Track 2 (ABA): PAN, expiry, service code.
     public struct Track2: Sendable, Equatable {
-        /// Longest track 2 content between the sentinels (40 characters with sentinels and LRC).
-        public static let maximumContentLength = 37
+        /// Longest track 2 content between the sentinels: 38, so a track of 40 characters with its
+        /// sentinels passes (the reader-delivered length, LRC stripped, as for track 1).
+        public static let maximumContentLength = 38
 
         /// The validated PAN.
         public let pan: PrimaryAccountNumber

@@ -156,17 +156,18 @@ extension KeyedDecodingContainer {
         contains(key) ? try decode(Value.self, forKey: key) : nil
     }
 
-    /// Refuses a null or blank member of the object at `key`, whose documented fields are none
-    /// nullable and none empty (`customer`: `{"region": null}` or `{"email": ""}` was taken for an
-    /// absent field, and in an update cleared it): a 422 naming `key.member`. Only the API's request
-    /// decoders call it; stored data and `Customer.normalized()` keep their lenient reading.
-    func refuseNullOrBlankMembers(forKey key: Key) throws {
+    /// Refuses a blank member of the object at `key`, and a null one unless `allowingNull` (a
+    /// registration's `customer` has no nullable field; an update's takes null to clear one):
+    /// `{"email": ""}` was taken for an absent field. A 422 naming `key.member`. Only the API's
+    /// request decoders call it; stored data and `Customer.normalized()` keep their lenient reading.
+    func refuseNullOrBlankMembers(forKey key: Key, allowingNull: Bool = false) throws {
         guard contains(key), try !decodeNil(forKey: key),
             let object = try? nestedContainer(keyedBy: MemberKey.self, forKey: key)
         else { return }
         for member in object.allKeys {
             let context = DecodingError.Context(codingPath: object.codingPath + [member], debugDescription: "")
             if try object.decodeNil(forKey: member) {
+                if allowingNull { continue }
                 throw DecodingError.valueNotFound(String.self, context)
             }
             if let text = try? object.decode(String.self, forKey: member), text.trimmedWhitespace.isEmpty {
@@ -195,15 +196,16 @@ struct MemberKey: CodingKey {
 public struct SecureCardUpdate: Sendable, Decodable {
     /// New card data, if any.
     public var source: CardSource
-    /// Customer details: each given sub-field replaces, null clears them all.
-    public var customer: PatchField<Customer>
+    /// Customer details: each given sub-field replaces, a null sub-field clears that field, null
+    /// clears them all.
+    public var customer: PatchField<CustomerUpdate>
     /// The whole list replaces, null clears.
     public var customFields: PatchField<[CustomField]>
     /// Verify new card data with the gateway; nil takes the merchant's default.
     public var verify: Bool?
 
     /// Creates an update.
-    public init(source: CardSource = CardSource(method: nil), customer: PatchField<Customer> = .absent,
+    public init(source: CardSource = CardSource(method: nil), customer: PatchField<CustomerUpdate> = .absent,
                 customFields: PatchField<[CustomField]> = .absent, verify: Bool? = nil) {
         self.source = source
         self.customer = customer
@@ -220,8 +222,8 @@ public struct SecureCardUpdate: Sendable, Decodable {
                 forKey: .merchantReference, in: container, debugDescription: "merchantReference cannot be changed.")
         }
         source = try CardSource(from: container)
-        try container.refuseNullOrBlankMembers(forKey: .customer)
-        customer = try container.decodePatch(Customer.self, forKey: .customer)
+        try container.refuseNullOrBlankMembers(forKey: .customer, allowingNull: true)
+        customer = try container.decodePatch(CustomerUpdate.self, forKey: .customer)
         customFields = try container.decodePatch([CustomField].self, forKey: .customFields)
         verify = try container.decodeIfPresent(Bool.self, forKey: .verify)
     }

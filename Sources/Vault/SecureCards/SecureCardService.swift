@@ -128,7 +128,7 @@ public struct SecureCardService: Sendable {
         switch update.customer {
         case .absent: break
         case .clear: customer = nil
-        case .set(let given): customer = try Self.validated(Self.merge(given, into: customer))
+        case .set(let given): customer = try Self.validated(given.applied(to: customer))
         }
         var customFields = current.customFields
         switch update.customFields {
@@ -231,6 +231,16 @@ public struct SecureCardService: Sendable {
             throw SecureCardError.notFound
         }
         return (try await open(deleted), cancelled)
+    }
+
+    /// Seals holder data written into webhook events (a holder's name, a receipt phone), under the
+    /// merchants' data keys this service seals cards with.
+    public var webhookFields: WebhookFieldSeal { WebhookFieldSeal(keyring: keyring) }
+
+    /// The holder-name blind-index MACs of `text`'s words for one merchant (empty for no word): how
+    /// other searches (transactions by holder name) find a merchant's cards by name without the name.
+    public func holderNameMACs(of text: String, merchantID: String) async throws -> [[UInt8]] {
+        try await names.macs(of: text, merchantID: merchantID)
     }
 
     /// A page of cards.
@@ -510,16 +520,5 @@ public struct SecureCardService: Sendable {
         let normalized = customer.normalized()
         try normalized.validate()
         return normalized
-    }
-
-    static func merge(_ given: Customer, into current: Customer?) -> Customer {
-        var merged = current ?? Customer()
-        if let value = given.email { merged.email = value }
-        if let value = given.mobileNumber { merged.mobileNumber = value }
-        if let value = given.city { merged.city = value }
-        if let value = given.region { merged.region = value }
-        if let value = given.country { merged.country = value }
-        if let value = given.ipAddress { merged.ipAddress = value }
-        return merged
     }
 }

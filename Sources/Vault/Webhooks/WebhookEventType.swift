@@ -20,4 +20,6 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     case secureCardUpdated = "secure_card.updated"
     /// A secure card was deleted.
     case secureCardDeleted = "secure_card.deleted"
+    /// An approved charge's text receipt, for the merchant's SMS provider to send to the receipt phone.
+    case receiptSMSRequested = "receipt.sms_requested"
 }

@@ -16,7 +16,8 @@ extension VaultRuntime {
     public func chargeRunner(logger: Logger) -> ChargeRunner {
         ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: gateways, merchants: merchants), merchants: store,
-            policy: retryPolicy, logger: logger, storedCredentials: StoredCredentials(store: store, keyring: keyring))
+            policy: retryPolicy, logger: logger, storedCredentials: StoredCredentials(store: store, keyring: keyring),
+            contacts: ScheduleContactOpener(keyring: keyring))
     }
 
     /// Resolves steps in review under the configuration's retry policy.

@@ -28,18 +28,14 @@ extension PostgresStore: TransactionReconciliationStore {
     }
 
     public func settleTransaction(
-        _ transaction: Transaction, expecting: TransactionStatus, parentUpdate: ParentUpdate?, audit: AuditEntry, review: PendingWebhookEvent?
+        _ transaction: Transaction, expecting: TransactionStatus, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices
     ) async throws -> Bool {
-        let event = try PendingWebhookEvent.outcome(of: transaction)
-        return try await write { write in
+        try await write { write in
             // The row lock holds off a late answer (or another settlement) until this one commits.
             let stored = try await write.row(
                 "SELECT status FROM transactions WHERE id = \(transaction.id) AND merchant_id = \(transaction.merchantID) FOR UPDATE")
             guard try stored?.string("status") == expecting.rawValue else { return false }
-            try await Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, event: event, on: write)
-            if let review {
-                try await write.enqueueWebhook(review, merchantHasCallback: write.merchantHasCallback(transaction.merchantID))
-            }
+            try await Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, notices: notices, on: write)
             return true
         }
     }

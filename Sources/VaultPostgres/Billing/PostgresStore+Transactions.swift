@@ -54,17 +54,16 @@ extension PostgresStore: TransactionStore {
         }
     }
 
-    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws {
-        let event = try PendingWebhookEvent.outcome(of: transaction)
+    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices) async throws {
         try await write { write in
-            try await Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, event: event, on: write)
+            try await Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, notices: notices, on: write)
         }
     }
 
-    /// Writes a transaction's outcome, its original's change, its audit event and its outcome
-    /// webhook `event` (``PendingWebhookEvent/outcome(of:now:)``, built before the write).
+    /// Writes a transaction's outcome, its original's change, its audit event and the `notices` the
+    /// domain built for it (``OutcomeNotices/outcome(of:parties:now:)``), stored as given.
     static func writeCompletion(
-        _ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, event: PendingWebhookEvent?, on write: PostgresWrite
+        _ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices, on write: PostgresWrite
     ) async throws {
         let stamp = Timestamp.string(transaction.updatedAt)
         try await Self.writeOutcome(transaction, on: write, requiringMerchant: true)
@@ -91,8 +90,9 @@ extension PostgresStore: TransactionStore {
             }
         }
         try await write.appendAudit(PendingAuditEvent(audit))
-        if let event {
-            try await write.enqueueWebhook(event, merchantHasCallback: write.merchantHasCallback(transaction.merchantID))
+        if !notices.webhooks.isEmpty {
+            let hasCallback = try await write.merchantHasCallback(transaction.merchantID)
+            for event in notices.webhooks { try await write.enqueueWebhook(event, merchantHasCallback: hasCallback) }
         }
     }
 
@@ -116,7 +116,7 @@ extension PostgresStore: TransactionStore {
         merchantID: String, filter: TransactionFilter, order: TransactionSortOrder, afterSequence: Int64?, limit: Int
     ) async throws -> [Transaction] {
         var query: PostgresQuery = "SELECT * FROM transactions WHERE merchant_id = \(merchantID)"
-        Self.appendConditions(of: filter, to: &query)
+        Self.appendConditions(of: filter, merchantID: merchantID, to: &query)
         if let afterSequence {
             query.append(order == .newestFirst ? " AND seq < " : " AND seq > ", afterSequence)
         }
@@ -155,7 +155,9 @@ extension PostgresStore: TransactionStore {
             for row in try await connection.rows(
                 """
                 SELECT p.idx - 1 AS idx, t.currency AS currency, t.type AS type, t.status AS status, count(*) AS n,
-                    sum(t.amount)::bigint AS turnover, min(t.amount) AS smallest, max(t.amount) AS largest
+                    sum(t.amount)::bigint AS turnover, min(t.amount) AS smallest, max(t.amount) AS largest,
+                    sum(t.captured_amount)::bigint AS captured, sum(t.refunded_amount)::bigint AS refunded,
+                    sum(t.voided_amount)::bigint AS voided
                 FROM unnest(\(starts)::text[], \(ends)::text[]) WITH ORDINALITY AS p(lo, hi, idx)
                 JOIN transactions AS t ON t.merchant_id = \(merchantID) AND t.created_at >= p.lo AND t.created_at < p.hi
                 WHERE t.type = ANY(\(types)::text[]) AND (\(currency)::text IS NULL OR t.currency = \(currency))
@@ -170,7 +172,9 @@ extension PostgresStore: TransactionStore {
                         periodIndex: try row.int("idx"), currency: try row.string("currency"), type: type, status: status,
                         summary: AmountSummary(
                             count: try row.int64("n"), turnover: try row.int64("turnover"), minimum: try row.int64("smallest"),
-                            maximum: try row.int64("largest"))))
+                            maximum: try row.int64("largest")),
+                        followUps: FollowUpAmounts(
+                            captured: try row.int64("captured"), refunded: try row.int64("refunded"), voided: try row.int64("voided"))))
             }
             return totals
         }
@@ -178,7 +182,7 @@ extension PostgresStore: TransactionStore {
 
     /// The `WHERE` conditions of a transaction search, as the SQLite store writes them (LIKE ignoring
     /// ASCII case is `ILIKE` here; the card's last four digits are `right(masked_number, 4)`).
-    static func appendConditions(of filter: TransactionFilter, to query: inout PostgresQuery) {
+    static func appendConditions(of filter: TransactionFilter, merchantID: String, to query: inout PostgresQuery) {
         if let status = filter.status { query.append(" AND status = ", status.rawValue) }
         if let type = filter.type { query.append(" AND type = ", type.rawValue) }
         if let scheduleID = filter.scheduleID { query.append(" AND schedule_id = ", scheduleID) }
@@ -200,6 +204,18 @@ extension PostgresStore: TransactionStore {
         for reading in TransactionFilter.amountReadings(of: text, currency: filter.currency) {
             query.append(" OR (amount = ", reading.minorUnits)
             query.append(" AND currency = ANY(", reading.currencies, "::text[]))")
+        }
+        if let macs = filter.textNameMACs, !macs.isEmpty {
+            // The cards of the merchant whose holder name has every word (the blind index), looked up once.
+            query.append(" OR secure_card_id IN (SELECT secure_card_id FROM secure_card_names WHERE merchant_id = ", merchantID)
+            for (index, mac) in macs.enumerated() {
+                query.append(index == 0 ? " AND token_mac IN (" : ", ", bytea(mac))
+            }
+            query.append(") GROUP BY secure_card_id HAVING count(*) = ", macs.count, ")")
+        }
+        if let day = filter.textDay {
+            query.append(" OR (created_at >= ", Timestamp.string(day.lowerBound))
+            query.append(" AND created_at < ", Timestamp.string(day.upperBound), ")")
         }
         query.sql += ")"
     }

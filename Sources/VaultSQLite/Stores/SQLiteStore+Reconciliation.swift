@@ -28,16 +28,13 @@ extension SQLiteStore: TransactionReconciliationStore {
     }
 
     public func settleTransaction(
-        _ transaction: Transaction, expecting: TransactionStatus, parentUpdate: ParentUpdate?, audit: AuditEntry, review: PendingWebhookEvent?
+        _ transaction: Transaction, expecting: TransactionStatus, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices
     ) async throws -> Bool {
         try await database.write { connection in
             let stored = try connection.queryOne(
                 "SELECT status FROM transactions WHERE id = \(transaction.id) AND merchant_id = \(transaction.merchantID)")
             guard try stored?.string("status") == expecting.rawValue else { return false }
-            try Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, on: connection)
-            if let review {
-                try connection.enqueueWebhook(review, merchantHasCallback: connection.merchantHasCallback(transaction.merchantID))
-            }
+            try Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, notices: notices, on: connection)
             return true
         }
     }

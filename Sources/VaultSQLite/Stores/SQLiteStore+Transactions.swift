@@ -50,14 +50,16 @@ extension SQLiteStore: TransactionStore {
         }
     }
 
-    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry) async throws {
+    public func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices) async throws {
         try await database.write { connection in
-            try Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, on: connection)
+            try Self.writeCompletion(transaction, parentUpdate: parentUpdate, audit: audit, notices: notices, on: connection)
         }
     }
 
-    /// Writes a transaction's outcome, its original's change, its audit event and its outcome webhook.
-    package static func writeCompletion(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, on connection: SQLiteConnection) throws {
+    /// Writes a transaction's outcome, its original's change, its audit event and the notices the domain built for it.
+    package static func writeCompletion(
+        _ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices, on connection: SQLiteConnection
+    ) throws {
         try connection.run(
             """
             UPDATE transactions SET status = \(transaction.status.rawValue),
@@ -91,7 +93,7 @@ extension SQLiteStore: TransactionStore {
             }
         }
         try connection.appendAudit(audit)
-        try Self.enqueueOutcome(transaction, on: connection)
+        try Self.enqueue(notices, merchantID: transaction.merchantID, on: connection)
     }
 
     public func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws {
@@ -115,7 +117,7 @@ extension SQLiteStore: TransactionStore {
     ) async throws -> [Transaction] {
         try await database.read { connection in
             var sql: SQLiteQuery = "SELECT * FROM transactions WHERE merchant_id = \(merchantID)"
-            Self.appendConditions(of: filter, to: &sql)
+            Self.appendConditions(of: filter, merchantID: merchantID, to: &sql)
             sql.and(afterSequence) { order == .newestFirst ? "seq < \($0)" : "seq > \($0)" }
             sql.and(filter.windowStop) { order == .newestFirst ? "seq > \($0)" : "seq < \($0)" }
             sql += order == .newestFirst ? " ORDER BY seq DESC LIMIT \(limit)" : " ORDER BY seq LIMIT \(limit)"
@@ -148,7 +150,8 @@ extension SQLiteStore: TransactionStore {
                     SELECT CAST(key AS INTEGER), json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(\(bounds))
                 )
                 SELECT periods.idx AS idx, t.currency AS currency, t.type AS type, t.status AS status, count(*) AS n, sum(t.amount) AS turnover,
-                    min(t.amount) AS smallest, max(t.amount) AS largest
+                    min(t.amount) AS smallest, max(t.amount) AS largest, sum(t.captured_amount) AS captured,
+                    sum(t.refunded_amount) AS refunded, sum(t.voided_amount) AS voided
                 FROM periods JOIN transactions AS t
                     ON t.merchant_id = \(merchantID) AND t.created_at >= periods.lo AND t.created_at < periods.hi
                 WHERE t.type IN (SELECT value FROM json_each(\(types))) AND (\(currency) IS NULL OR t.currency = \(currency))
@@ -163,14 +166,16 @@ extension SQLiteStore: TransactionStore {
                         periodIndex: try row.int("idx"), currency: try row.string("currency"), type: type, status: status,
                         summary: AmountSummary(
                             count: try row.int64("n"), turnover: try row.int64("turnover"), minimum: try row.int64("smallest"),
-                            maximum: try row.int64("largest"))))
+                            maximum: try row.int64("largest")),
+                        followUps: FollowUpAmounts(
+                            captured: try row.int64("captured"), refunded: try row.int64("refunded"), voided: try row.int64("voided"))))
             }
             return totals
         }
     }
 
     /// The `WHERE` conditions of a transaction search, each value bound.
-    package static func appendConditions(of filter: TransactionFilter, to sql: inout SQLiteQuery) {
+    package static func appendConditions(of filter: TransactionFilter, merchantID: String, to sql: inout SQLiteQuery) {
         sql.and(filter.status?.rawValue) { "status = \($0)" }
         sql.and(filter.type?.rawValue) { "type = \($0)" }
         sql.and(filter.scheduleID) { "schedule_id = \($0)" }
@@ -191,14 +196,25 @@ extension SQLiteStore: TransactionStore {
                 let currencies = "[" + reading.currencies.map { "\"\($0)\"" }.joined(separator: ",") + "]"
                 sql += " OR (amount = \(reading.minorUnits) AND currency IN (SELECT value FROM json_each(\(currencies))))"
             }
+            if let macs = filter.textNameMACs, !macs.isEmpty {
+                // The cards of the merchant whose holder name has every word (the blind index), looked up once.
+                sql += """
+                     OR secure_card_id IN (SELECT secure_card_id FROM secure_card_names WHERE merchant_id = \(merchantID) \
+                    AND token_mac IN (\(list: macs)) GROUP BY secure_card_id HAVING count(*) = \(macs.count))
+                    """
+            }
+            if let day = filter.textDay {
+                sql += " OR (created_at >= \(Timestamp.string(day.lowerBound)) AND created_at < \(Timestamp.string(day.upperBound)))"
+            }
             sql += ")"
         }
     }
 
-    /// Queues `transaction.approved` / `transaction.declined` in the outcome's own transaction.
-    package static func enqueueOutcome(_ transaction: Transaction, on connection: SQLiteConnection) throws {
-        guard let event = try PendingWebhookEvent.outcome(of: transaction) else { return }
-        try connection.enqueueWebhook(event, merchantHasCallback: connection.merchantHasCallback(transaction.merchantID))
+    /// Queues an outcome's notices in the outcome's own transaction.
+    package static func enqueue(_ notices: OutcomeNotices, merchantID: String, on connection: SQLiteConnection) throws {
+        guard !notices.webhooks.isEmpty else { return }
+        let hasCallback = try connection.merchantHasCallback(merchantID)
+        for event in notices.webhooks { try connection.enqueueWebhook(event, merchantHasCallback: hasCallback) }
     }
 
     /// Inserts `transaction`; with `resettingOpen`, one already recorded under its id (an open

@@ -53,7 +53,7 @@ struct ChargingFixture {
         let logger = Self.quietLogger
         return ChargeRunner(
             store: store, cards: cards, gateways: MerchantGateways(registry: registry, merchants: merchants), merchants: store, policy: policy,
-            logger: logger)
+            logger: logger, contacts: ScheduleContactOpener(keyring: keyring))
     }
 
     /// A runner of a second process over the same database: its own store (the caller closes it
@@ -75,9 +75,13 @@ struct ChargingFixture {
         try await merchants.create(name: name, role: .admin, settings: .init(timeZone: zone, verifyOnRegistration: false), actor: "test").merchant
     }
 
-    func card(_ reference: String, pan: String, expiry: String = "1230", merchant: Merchant, now: Date) async throws -> SecureCard {
+    func card(_ reference: String, pan: String, expiry: String = "1230", holderName: String? = nil, merchant: Merchant, now: Date) async throws
+        -> SecureCard
+    {
         try await cards.register(
-            SecureCardRegistration(merchantReference: reference, source: CardSource(method: "ocr", card: CardInput(number: pan, expiryDate: expiry)), verify: false),
+            SecureCardRegistration(
+                merchantReference: reference, source: CardSource(method: "ocr", card: CardInput(number: pan, expiryDate: expiry, holderName: holderName)),
+                verify: false),
             merchant: merchant, actor: "test", now: now)
     }
 

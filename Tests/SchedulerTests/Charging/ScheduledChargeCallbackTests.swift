@@ -14,7 +14,7 @@ import Vault
         let fixture = try await ChargingFixture()
         let now = Timestamp.parse("2027-01-01T00:00:00Z")!
         let merchant = try await fixture.merchant("callbacks", zone: "UTC")
-        let card = try await fixture.card("customer-7", pan: pan, merchant: merchant, now: now)
+        let card = try await fixture.card("customer-7", pan: pan, holderName: "Ada Lovelace", merchant: merchant, now: now)
         let schedule = try await fixture.schedule(
             card, amount: 1999, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-01-02"), merchant: merchant, now: now)
         var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-01-02"))
@@ -26,7 +26,9 @@ import Vault
             """
             SELECT payload FROM webhook_events WHERE type LIKE 'transaction.%' AND payload LIKE \("%" + transaction.id + "%")
             """)?.string("payload")
-        let body = try #require(payload)
+        let stored = try #require(payload)
+        #expect(!stored.contains("Ada Lovelace"))
+        let body = try await WebhookFieldSeal(keyring: fixture.keyring).open(stored, merchantID: merchant.id)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
         return (fixture, transaction, try #require(object["data"] as? [String: Any]))
     }
@@ -41,6 +43,14 @@ import Vault
         #expect(data["subState"] as? Int == 411)
         #expect(data["errorCode"] is NSNull)
         #expect(data["errorMessage"] is NSNull)
+    }
+
+    @Test func aScheduledChargesCallbackNamesTheCardHolderAndTheMerchant() async throws {
+        for pan in ["4242424242424242", "4000000000000002"] {
+            let (_, _, data) = try await Self.chargeOnce(pan: pan)
+            #expect(data["holderName"] as? String == "Ada Lovelace")
+            #expect(data["merchantName"] as? String == "callbacks")
+        }
     }
 
     @Test func aDeclinedScheduledChargesWebhookCarriesTheErrorCodeAndText() async throws {

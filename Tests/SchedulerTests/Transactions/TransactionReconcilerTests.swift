@@ -221,12 +221,13 @@ import VaultSQLite
         var late = sale
         late.apply(GatewayResult(outcome: .approved, transactionID: "late"), now: Date())
         try await setup.fixture.store.completeTransaction(
-            late, parentUpdate: nil, audit: AuditEntry(merchantID: setup.merchant.id, actor: "test", action: "late", objectType: "transaction", objectID: sale.id))
+            late, parentUpdate: nil, audit: AuditEntry(merchantID: setup.merchant.id, actor: "test", action: "late", objectType: "transaction", objectID: sale.id),
+            notices: .none)
         var reconciled = sale
         reconciled.apply(.error("not_charged", retryable: false), now: Date())
         let written = try await setup.fixture.store.settleTransaction(
             reconciled, expecting: .inDoubt, parentUpdate: nil,
-            audit: AuditEntry(merchantID: setup.merchant.id, actor: "test", action: "x", objectType: "transaction", objectID: sale.id), review: nil)
+            audit: AuditEntry(merchantID: setup.merchant.id, actor: "test", action: "x", objectType: "transaction", objectID: sale.id), notices: .none)
         #expect(!written)
         #expect(try await setup.transaction(sale.id).gatewayTransactionID == "late")
     }

@@ -45,6 +45,24 @@ import Vault
         await fixture.tearDown()
     }
 
+    @Test func aSealedHolderFieldIsStoredSealedAndSentOpenedUnderTheSignature() async throws {
+        let fixture = try await WebhookDeliveryFixture()
+        let marker = try await WebhookFieldSeal(keyring: fixture.keyring).seal("Zoë \"O'Brien\"", merchantID: fixture.merchant.id, recordID: "txn_1")
+        let id = try await fixture.enqueue(.transactionApproved, data: ["transactionId": "txn_1", "holderName": .string(marker)])
+        let stored = try #require(try await fixture.event(id))
+        #expect(!stored.body.contains("Brien"))
+        let now = WebhookDeliveryFixture.now
+        #expect(try await fixture.deliverer().deliverDue(now: now) == WebhookDeliveryReport(delivered: 1, failed: 0, expired: 0))
+        let webhook = try #require(fixture.receiver.received.first)
+        #expect(webhook.text.contains(#""holderName":"Zoë \"O'Brien\"""#))
+        #expect(!webhook.text.contains("sealed:"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(webhook.body)) as? [String: Any])
+        #expect((object["data"] as? [String: Any])?["holderName"] as? String == "Zoë \"O'Brien\"")
+        let signature = try #require(webhook.headers["vault-signature"])
+        #expect(WebhookSignature.isValid(header: signature, body: webhook.body, key: try await fixture.signingKey(), now: now))
+        await fixture.tearDown()
+    }
+
     @Test func aFailedAttemptIsRetriedAfterItsBackoffAndCounted() async throws {
         let fixture = try await WebhookDeliveryFixture()
         let id = try await fixture.enqueue()

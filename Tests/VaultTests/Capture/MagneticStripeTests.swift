@@ -91,6 +91,28 @@ import Testing
         #expect(card.serviceCode == nil)
     }
 
+    /// The Lilitab sample swipe's track 1, 79 characters as the reader delivers it (LRC stripped),
+    /// with a Luhn-valid Amex number of the same shape in place of the sample's number.
+    static let seedTrack1 = "%B378282246310005^LASTNAME/FIRSTNAME I^1309^" + String(repeating: "1", count: 34) + "?"
+
+    @Test("the sample swipe's 79-character track 1 (LRC stripped) is accepted, alone and with its LRC")
+    func seedTrack1AsDelivered() throws {
+        #expect(Self.seedTrack1.count == 79)
+        for raw in [Self.seedTrack1, "T1 = " + Self.seedTrack1 + "\n", Self.seedTrack1 + Self.lrc(Self.seedTrack1)] {
+            let tracks = try MagneticStripe.parse(raw)
+            #expect(tracks.holderName == "FIRSTNAME I LASTNAME")
+            #expect(tracks.pan.masked == "378282*****0005")
+            #expect(tracks.expiry == (try CardExpiry(month: 9, year: 2013)))
+        }
+    }
+
+    @Test("a track 2 of 40 characters with its sentinels is accepted")
+    func fortyCharacterTrack2() throws {
+        let track2 = ";4111111111111111=3012101" + String(repeating: "0", count: 14) + "?"
+        #expect(track2.count == 40)
+        #expect(try MagneticStripe.parse(track2).pan.last4 == "1111")
+    }
+
     @Test("name normalisation", arguments: [
         ("LASTNAME/FIRSTNAME I", "FIRSTNAME I LASTNAME"), ("DOE/JOHN", "JOHN DOE"), ("DOE/JOHN M.MR", "MR JOHN M DOE"),
         ("DOE/JOHN.", "JOHN DOE"), ("DOE/", "DOE"), ("/JOHN", "JOHN"), ("/", nil), ("   ", nil), ("", nil),
@@ -159,6 +181,10 @@ import Testing
         SecretInputVector("letters in track 1 PAN", "%B41111111X1111111^DOE/JOHN^3012101?", field: "track",
                           code: "invalid_track", secrets: ["41111111X1111111"]),
         SecretInputVector("track 1 too long", "%B4111111111111111^DOE/JOHN^3012101" + String(repeating: "0", count: 60) + "?",
+                          field: "track", code: "invalid_track", secrets: ["4111111111111111"]),
+        SecretInputVector("track 1 of 80 characters", "%B378282246310005^LASTNAME/FIRSTNAME I^1309^" + String(repeating: "1", count: 35) + "?",
+                          field: "track", code: "invalid_track", secrets: ["378282246310005"]),
+        SecretInputVector("track 2 of 41 characters", ";4111111111111111=3012101" + String(repeating: "0", count: 15) + "?",
                           field: "track", code: "invalid_track", secrets: ["4111111111111111"]),
         SecretInputVector("no separator in track 2", ";4111111111111111?", field: "track",
                           code: "invalid_track", secrets: ["4111111111111111"]),

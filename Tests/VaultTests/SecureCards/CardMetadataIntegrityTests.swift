@@ -38,7 +38,7 @@ import VaultSQLite
         let service = fixture.cards()
         let card = try await service.register(registration("a", pan: "4242424242424242"), merchant: merchant, actor: "test")
         _ = try await service.update(
-            merchantReference: "a", with: SecureCardUpdate(customer: .set(Customer(city: "Arlington"))), merchant: merchant, actor: "test")
+            merchantReference: "a", with: SecureCardUpdate(customer: .set(CustomerUpdate(setting: Customer(city: "Arlington")))), merchant: merchant, actor: "test")
         _ = try await fixture.merchants.rotateDataKey(merchantID: merchant.id, actor: "test")
         #expect(try await service.resealAll(merchantID: merchant.id) == 1)
         #expect(try await service.retrieve(reference: card.reference, merchant: merchant).keyVersion == 2)

@@ -177,9 +177,12 @@ func registration(_ reference: String, pan: String, expiry: String = "1230") -> 
         let service = fixture.cards()
         let original = try await service.register(registration("a", pan: "4242424242424242"), merchant: merchant, actor: "test")
         let merged = try await service.update(
-            merchantReference: "a", with: SecureCardUpdate(customer: .set(Customer(city: "Arlington"))), merchant: merchant, actor: "test")
+            merchantReference: "a", with: SecureCardUpdate(customer: .set(CustomerUpdate(setting: Customer(city: "Arlington")))), merchant: merchant, actor: "test")
         #expect(merged.customer == Customer(email: "grace@example.com", city: "Arlington", country: "US"))
         #expect(merged.reference == original.reference)
+        let oneCleared = try await service.update(
+            merchantReference: "a", with: SecureCardUpdate(customer: .set(CustomerUpdate(country: .clear))), merchant: merchant, actor: "test")
+        #expect(oneCleared.customer == Customer(email: "grace@example.com", city: "Arlington"))
         let cleared = try await service.update(merchantReference: "a", with: SecureCardUpdate(customer: .clear), merchant: merchant, actor: "test")
         #expect(cleared.customer == nil)
         #expect(cleared.holderName == "Grace Hopper")

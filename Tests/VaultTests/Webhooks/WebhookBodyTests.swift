@@ -46,6 +46,7 @@ import Testing
         #expect(WebhookEventType.allCases.map(\.rawValue) == [
             "transaction.approved", "transaction.declined", "schedule.completed", "schedule.past_due", "charge.needs_review",
             "transaction.needs_review",            "secure_card.registered", "secure_card.updated", "secure_card.deleted",
+            "receipt.sms_requested",
         ])
     }
 }

@@ -6,8 +6,10 @@ import Vault
 
 /// `GET /v1/stats`: the merchant's payments per period (`groupBy` day, month, quarter or year on the
 /// merchant's calendar) and currency: `turnover` is approved sales and captures less approved refunds;
-/// `count`, `min`, `max` and `average` describe the approved payments; `byStatus` counts and sums the
-/// selected types per status (declined, voided and failed ones included), apart from the turnover.
+/// `count`, `min`, `max` and `average` describe the approved payments; `byStatus` gives per status of the
+/// selected types (declined, voided and failed ones included), apart from the turnover, the count and
+/// `amount` (the payments' own amounts: an authorization's authorized amount) and what captures,
+/// refunds and voids took from them (`capturedAmount`, `refundedAmount`, `voidedAmount`).
 ///
 /// `from` and `to` are required local dates (inclusive). Every period between them is answered,
 /// empty ones included. Without `currency` the figures are split per currency (amounts of different
@@ -48,19 +50,27 @@ struct StatsController {
 
 /// The JSON of `GET /v1/stats`.
 struct StatisticsResponse: Encodable {
+    /// One status's figures, each named for what it sums.
     struct Figures: Encodable {
         var count: Int64
-        var turnover: Int64
+        /// The payments' own amounts (an authorization's authorized amount), not money taken.
+        var amount: Int64
         @ExplicitNull var min: Int64?
         @ExplicitNull var max: Int64?
         @ExplicitNull var average: Int64?
+        var capturedAmount: Int64
+        var refundedAmount: Int64
+        var voidedAmount: Int64
 
-        init(_ summary: AmountSummary) {
-            count = summary.count
-            turnover = summary.turnover
-            min = summary.minimum
-            max = summary.maximum
-            average = summary.average
+        init(_ figures: StatusStatistics) {
+            count = figures.amounts.count
+            amount = figures.amounts.turnover
+            min = figures.amounts.minimum
+            max = figures.amounts.maximum
+            average = figures.amounts.average
+            capturedAmount = figures.followUps.captured
+            refundedAmount = figures.followUps.refunded
+            voidedAmount = figures.followUps.voided
         }
     }
 
@@ -74,12 +84,12 @@ struct StatisticsResponse: Encodable {
         var byStatus: [String: Figures]
 
         init(_ statistics: CurrencyStatistics) {
-            let payments = Figures(statistics.payments)
+            let payments = statistics.payments
             currency = statistics.currency
             count = payments.count
             turnover = statistics.turnover
-            min = payments.min
-            max = payments.max
+            min = payments.minimum
+            max = payments.maximum
             average = payments.average
             byStatus = Dictionary(uniqueKeysWithValues: statistics.byStatus.map { ($0.key.rawValue, Figures($0.value)) })
         }

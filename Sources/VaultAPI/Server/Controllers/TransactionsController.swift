@@ -28,12 +28,14 @@ struct TransactionsController {
             let cursors = try await cursorKeys.cursors(merchantID: context.merchant.id, list: "transactions")
             let page = try PageRequest(query: request.uri, cursors: cursors)
             let search = try TransactionSearch(parameters: request.uri.queryParameters, page: page, merchant: context.merchant)
+            // The domain decides what the free text also means (a holder name, a local date); the store only matches it.
+            let filter = try await transactions.resolvingText(of: search.filter, merchant: context.merchant)
             let read = {
                 try await transactions.search(
-                    merchant: context.merchant, filter: search.filter, order: search.order, afterSequence: search.afterSequence,
+                    merchant: context.merchant, filter: filter, order: search.order, afterSequence: search.afterSequence,
                     limit: page.limit + 1, window: searchWindow)
             }
-            let found = search.filter.text == nil ? try await read() : try await searchSlots.run(merchantID: context.merchant.id, read)
+            let found = filter.text == nil ? try await read() : try await searchSlots.run(merchantID: context.merchant.id, read)
             let order = search.order
             let responses = await transactions.responses(found.transactions, merchant: context.merchant)
             var listing = try Page(fetched: responses, limit: page.limit) {

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Keeps holder data (a card holder's name, a receipt phone) out of the stored webhook outbox: such
+/// a value is written into an event's body as a sealed marker, `"sealed:v1:<record>:<base64>"`,
+/// sealed under the merchant's data key, and opened only when the body is sent.
+///
+/// The stored body stays canonical JSON (the marker is a plain string value), so lists of events
+/// show the marker, never the value; the deliverer replaces each marker by the opened value as a
+/// JSON string just before signing, the same bytes on every attempt.
+public struct WebhookFieldSeal: Sendable {
+    /// The `kind` of sealed webhook fields (bound into each seal).
+    public static let kind = "webhook_field"
+    static let prefix = "sealed:v1:"
+
+    private let keyring: Keyring
+
+    /// A seal over the merchants' data keys.
+    public init(keyring: Keyring) {
+        self.keyring = keyring
+    }
+
+    /// The marker of `value` for one of `merchantID`'s events about `recordID` (a transaction id).
+    /// - Throws: `KeyringError` when the merchant's data key is unavailable.
+    public func seal(_ value: String, merchantID: String, recordID: String) async throws -> String {
+        let sealed = try await keyring.sealRecord(Array(value.utf8), merchantID: merchantID, kind: Self.kind, recordID: recordID)
+        return Self.prefix + recordID + ":" + Data(sealed).base64EncodedString()
+    }
+
+    /// `body` with every marker replaced by its opened value, JSON-escaped (`body` when it has none).
+    /// - Throws: `KeyringError` or a crypto error when a marker does not open for `merchantID`.
+    public func open(_ body: String, merchantID: String) async throws -> String {
+        let quotedPrefix = "\"" + Self.prefix
+        guard body.contains(quotedPrefix) else { return body }
+        var output = ""
+        var rest = Substring(body)
+        while let start = rest.range(of: quotedPrefix) {
+            output += rest[..<start.lowerBound]
+            let afterPrefix = rest[start.upperBound...]
+            guard let end = afterPrefix.firstIndex(of: "\""), let colon = afterPrefix[..<end].firstIndex(of: ":"),
+                let blob = Data(base64Encoded: String(afterPrefix[afterPrefix.index(after: colon)..<end]))
+            else { throw CryptoError.malformedCiphertext }
+            let recordID = String(afterPrefix[..<colon])
+            let opened = try await keyring.openRecord([UInt8](blob), merchantID: merchantID, kind: Self.kind, recordID: recordID)
+            var escaped: [UInt8] = []
+            CanonicalJSON.append(string: String(decoding: opened.copyToArray(), as: UTF8.self), to: &escaped)
+            output += String(decoding: escaped, as: UTF8.self)
+            rest = afterPrefix[afterPrefix.index(after: end)...]
+        }
+        return output + rest
+    }
+}
