@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import Scheduler
+
+/// End to end: the receipt piped to `msmtp` (a real sendmail-compatible client, Debian package
+/// `msmtp`) reaches a local SMTP server (scripts/smtp_sink.py, aiosmtpd from PyPI) on loopback as
+/// written. Without those tools the test fails, unless `VAULT_TEST_MAIL=optional`, when it says
+/// so and passes (a developer machine without them).
+@Suite struct MsmtpReceiptTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let msmtp = "/usr/bin/msmtp"
+
+    /// The tools that are missing, by name.
+    static func missingTools() -> [String] {
+        var missing: [String] = []
+        if !FileManager.default.isExecutableFile(atPath: msmtp) { missing.append("msmtp") }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import aiosmtpd"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        if (try? probe.run()) == nil { return missing + ["python3"] }
+        probe.waitUntilExit()
+        if probe.terminationStatus != 0 { missing.append("aiosmtpd") }
+        return missing
+    }
+
+    @Test func aReceiptPipedToMsmtpReachesTheSMTPServerAsWritten() async throws {
+        let missing = Self.missingTools()
+        if !missing.isEmpty {
+            guard ProcessInfo.processInfo.environment["VAULT_TEST_MAIL"] == "optional" else {
+                let advice = "run scripts/install-deps.sh and pip install aiosmtpd, or set VAULT_TEST_MAIL=optional"
+                Issue.record("missing \(missing.joined(separator: ", ")): \(advice)")
+                return
+            }
+            print("msmtp receipt test: skipped (VAULT_TEST_MAIL=optional): missing \(missing.joined(separator: ", "))")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-sink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let sink = Process()
+        sink.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sink.arguments = ["python3", Self.root.appendingPathComponent("scripts/smtp_sink.py").path, directory.path]
+        let control = Pipe()
+        let announcement = Pipe()
+        sink.standardInput = control
+        sink.standardOutput = announcement
+        try sink.run()
+        defer {
+            try? control.fileHandleForWriting.close()
+            sink.waitUntilExit()
+        }
+        // The sink prints its port once it accepts connections: reading the line is the wait.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")), let byte = try announcement.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+            line += byte
+        }
+        let announced = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try #require(announced.split(separator: " ").last.flatMap { Int($0) })
+
+        let mail = try ReceiptMailTests.mail(merchantName: "Café Corner\r\nBcc: victim@example.net")
+        let message = mail.message(of: try ReceiptMailTests.approved())
+        let command = try SendmailCommand(
+            "\(Self.msmtp) --host=127.0.0.1 --port=\(port) --auth=off --tls=off --from=receipts@vault.example -t -i")
+        try command.checkRunnable()
+        #expect(await command.send(message) == .accepted)
+
+        let received = try String(contentsOf: directory.appendingPathComponent("message-0.eml"), encoding: .utf8)
+        let envelope = try String(contentsOf: directory.appendingPathComponent("envelope-0.txt"), encoding: .utf8)
+        #expect(envelope == "receipts@vault.example\nada@example.org\n")
+        let normalized = received.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(normalized == message)
+        #expect(!normalized.lowercased().contains("\nbcc:"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("message-1.eml").path))
+        if ProcessInfo.processInfo.environment["VAULT_TEST_MAIL_SHOW"] != nil { print(received) }
+    }
+}
