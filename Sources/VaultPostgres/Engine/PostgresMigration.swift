@@ -26,7 +26,7 @@ public struct PostgresMigration: Sendable {
 public enum PostgresSchema {
     /// The migrations, in id order.
     public static var migrations: [PostgresMigration] {
-        [vault] + billingMigrations + [limits, reconciliation, sandboxLedger, merchantCurrency, reversals, storedPlans, idempotencyClaims, boundAPIKeys]
+        [vault] + billingMigrations + [limits, reconciliation, sandboxLedger, merchantCurrency, reversals, storedPlans, idempotencyClaims, boundAPIKeys, apiKeyAccounting]
     }
 
     /// The migrations after the Vault module's (2: Payments and Scheduler), in id order; the
