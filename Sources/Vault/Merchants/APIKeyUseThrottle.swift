@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Decides when an API key's last use is written: at most once per ``interval`` per key and
