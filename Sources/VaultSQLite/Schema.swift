@@ -454,6 +454,13 @@ public enum Schema {
             );
             CREATE INDEX capture_sessions_merchant ON capture_sessions(merchant_id, created_at);
             """),
+        // API keys an auditor can account for: a label, an optional expiry (bound into the row's
+        // MAC when set) and the last use, recorded at most once a minute per key.
+        Migration(id: 36, name: "API key label, expiry and last use", sql: """
+            ALTER TABLE api_keys ADD COLUMN label TEXT;
+            ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+            ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

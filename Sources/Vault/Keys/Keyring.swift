@@ -118,17 +118,7 @@ public final class Keyring: Sendable {
     private func checkMasterKey(now: Date, upgradingUnkeyedAuditChain: Bool) async throws {
         let ring = masterKeys.ring.withLock { $0 }
         let known = try await store.kekVersions()
-        for record in known {
-            guard let key = ring.key(version: record.version) else {
-                if record.retiredAt == nil { throw KeyringError.missingMasterKeyVersion(record.version) }
-                continue
-            }
-            do {
-                _ = try RecordCipher.open(record.checkValue, key: key, associatedData: Self.checkAD(record.version))
-            } catch {
-                throw KeyringError.wrongMasterKey(version: record.version)
-            }
-        }
+        try Self.check(ring, opens: known)
         try await store.checkAuditKey(upgradingUnkeyedChain: upgradingUnkeyedAuditChain)
         if !known.contains(where: { $0.version == ring.currentVersion }) {
             try await store.registerKEKVersion(try checkRecord(ring: ring, version: ring.currentVersion, now: now))
@@ -336,6 +326,24 @@ public final class Keyring: Sendable {
         guard let key = ring.key(version: version) else { throw KeyringError.missingMasterKeyVersion(version) }
         let check = try RecordCipher.seal(Self.checkPlaintext, key: key, associatedData: Self.checkAD(version))
         return KEKVersionRecord(version: version, checkValue: check, createdAt: now)
+    }
+
+    /// Checks `ring` against a database's master key versions: every version the ring holds must
+    /// open its check value, and every version not retired (still wrapping keys) must be held.
+    /// The rule start-up applies, and the one a restore applies to a backup before writing anything.
+    /// - Throws: `KeyringError.wrongMasterKey`, `.missingMasterKeyVersion`.
+    public static func check(_ ring: MasterKeyRing, opens known: [KEKVersionRecord]) throws {
+        for record in known {
+            guard let key = ring.key(version: record.version) else {
+                if record.retiredAt == nil { throw KeyringError.missingMasterKeyVersion(record.version) }
+                continue
+            }
+            do {
+                _ = try RecordCipher.open(record.checkValue, key: key, associatedData: Self.checkAD(record.version))
+            } catch {
+                throw KeyringError.wrongMasterKey(version: record.version)
+            }
+        }
     }
 
     private static func checkAD(_ version: Int) -> [UInt8] { Array("vault/kek-check/v\(version)".utf8) }

@@ -24,14 +24,31 @@ public struct APIKeyRecord: Sendable, Equatable, Codable {
     public var createdAt: Date
     /// When it was revoked, if it was.
     public var revokedAt: Date?
+    /// What the operator called it (who holds it, what for), if anything; not bound: it grants nothing.
+    public var label: String?
+    /// When it stops authenticating, if ever. Bound into the row (``APIKeyBinding``): it grants access.
+    public var expiresAt: Date?
+    /// When it last authenticated a request, recorded at most once a minute; not bound.
+    public var lastUsedAt: Date?
 
     /// Creates a record.
-    public init(id: String, merchantID: String, role: APIKeyRole, createdAt: Date, revokedAt: Date? = nil) {
+    public init(
+        id: String, merchantID: String, role: APIKeyRole, createdAt: Date, revokedAt: Date? = nil, label: String? = nil,
+        expiresAt: Date? = nil, lastUsedAt: Date? = nil
+    ) {
         self.id = id
         self.merchantID = merchantID
         self.role = role
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.label = label
+        self.expiresAt = expiresAt
+        self.lastUsedAt = lastUsedAt
+    }
+
+    /// Whether the key has expired at `now` (an expired key is refused like a revoked one).
+    public func isExpired(at now: Date) -> Bool {
+        expiresAt.map { $0 <= now } ?? false
     }
 }
 
@@ -81,10 +98,12 @@ public struct StoredAPIKey: Sendable, Equatable {
 /// row; ``APIKeyBinding`` issues keys and checks a bearer against its row.
 public enum APIKeys {
     /// A new random bearer and its record for `merchantID` with `role` (not yet bound: see ``APIKeyBinding/issue(merchantID:role:now:)``).
-    static func newKey(merchantID: String, role: APIKeyRole, now: Date) -> (record: APIKeyRecord, bearer: String) {
+    static func newKey(
+        merchantID: String, role: APIKeyRole, now: Date, label: String? = nil, expiresAt: Date? = nil
+    ) -> (record: APIKeyRecord, bearer: String) {
         let id = Encoding.base32(RandomBytes.make(10))
         let secret = Encoding.base32(RandomBytes.make(20))
-        let record = APIKeyRecord(id: "key_" + id, merchantID: merchantID, role: role, createdAt: now)
+        let record = APIKeyRecord(id: "key_" + id, merchantID: merchantID, role: role, createdAt: now, label: label, expiresAt: expiresAt)
         return (record, "vk_\(id)_\(secret)")
     }
 

@@ -7,7 +7,9 @@ public import Foundation
 /// merchant's fingerprint key, which exists only wrapped under the master key:
 /// - the **secret**: a MAC of the bearer's SHA-256 (of the hash, so rows of an earlier build, which
 ///   kept the plain SHA-256, are upgraded in place without the bearer);
-/// - the **binding**: a MAC of the row's id, merchant, role, creation and revocation.
+/// - the **binding**: a MAC of the row's id, merchant, role, creation, revocation and expiry (the
+///   expiry only when the key has one, so rows bound before keys could expire keep their MAC).
+///   Label and last use grant nothing and are not bound.
 ///
 /// A key inserted in SQL, moved to another merchant (the MACs are under the other merchant's
 /// key), raised to another role or un-revoked fails one of them and authenticates nobody. An
@@ -29,8 +31,10 @@ public struct APIKeyBinding: Sendable {
     /// A new key for `merchantID` with `role`, its secret and row already bound.
     /// - Parameter fingerprintKey: the merchant's fingerprint key when it is not stored yet (a new
     ///   merchant's first key); nil to use the stored one.
-    public func issue(merchantID: String, role: APIKeyRole, now: Date = Date(), fingerprintKey: SecureBytes? = nil) async throws -> IssuedAPIKey {
-        let (record, bearer) = APIKeys.newKey(merchantID: merchantID, role: role, now: now)
+    public func issue(
+        merchantID: String, role: APIKeyRole, now: Date = Date(), label: String? = nil, expiresAt: Date? = nil, fingerprintKey: SecureBytes? = nil
+    ) async throws -> IssuedAPIKey {
+        let (record, bearer) = APIKeys.newKey(merchantID: merchantID, role: role, now: now, label: label, expiresAt: expiresAt)
         let key =
             if let fingerprintKey {
                 try SubkeyDerivation.derive(from: fingerprintKey, id: 1, context: Self.context)
@@ -83,10 +87,12 @@ public struct APIKeyBinding: Sendable {
     }
 
     static func rowMAC(_ record: APIKeyRecord, key: SecureBytes) throws -> [UInt8] {
-        let fields = [
+        var fields = [
             "api-key-row", record.id, record.merchantID, record.role.rawValue, Timestamp.string(record.createdAt),
             record.revokedAt.map(Timestamp.string) ?? "-",
         ]
+        // Only when set: a key without expiry keeps the MAC it had before keys could expire.
+        if let expiresAt = record.expiresAt { fields.append("expires " + Timestamp.string(expiresAt)) }
         return try KeyedHash.blake2b(Array(fields.joined(separator: "\n").utf8), key: key, length: 32)
     }
 }

@@ -6,7 +6,9 @@ extension APIKeyRecord {
     public init<Row: StoredRow>(storedRow stored: TableRow<Row>, prefix: String) throws {
         self.init(
             id: stored.id, merchantID: try stored.row.string(prefix + "merchant_id"), role: try stored.value(APIKeyRole.self, prefix + "role"),
-            createdAt: try stored.instant(prefix + "created_at"), revokedAt: try stored.optionalInstant(prefix + "revoked_at"))
+            createdAt: try stored.instant(prefix + "created_at"), revokedAt: try stored.optionalInstant(prefix + "revoked_at"),
+            label: try stored.row.optionalString(prefix + "label"), expiresAt: try stored.optionalInstant(prefix + "expires_at"),
+            lastUsedAt: try stored.optionalInstant(prefix + "last_used_at"))
     }
 }
 

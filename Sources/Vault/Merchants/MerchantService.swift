@@ -56,6 +56,7 @@ public struct MerchantService: Sendable {
     private let allowPrivateCallbackTargets: Bool
     private let gateways: MerchantGatewayRules
     private let apiKeys: APIKeyBinding
+    private let keyUses = APIKeyUseThrottle()
 
     /// A service over `store`, sealing with `keyring`.
     /// - Parameters:
@@ -122,13 +123,24 @@ public struct MerchantService: Sendable {
         return merchant
     }
 
-    /// Issues another API key for a merchant.
-    public func issueKey(merchantName: String, role: APIKeyRole, actor: String, now: Date = Date()) async throws -> IssuedAPIKey {
+    /// Issues another API key for a merchant, with an optional label and expiry.
+    /// - Throws: `MerchantError.notFound`; `MerchantSettingError` for a label that breaks
+    ///   ``APIKeyLabel`` or an expiry not in the future.
+    public func issueKey(
+        merchantName: String, role: APIKeyRole, label: String? = nil, expiresAt: Date? = nil, actor: String, now: Date = Date()
+    ) async throws -> IssuedAPIKey {
         let merchant = try await existing(merchantName)
-        let key = try await apiKeys.issue(merchantID: merchant.id, role: role, now: now)
+        if let label { try APIKeyLabel.check(label) }
+        if let expiresAt, expiresAt <= now {
+            throw MerchantSettingError(setting: "expires", message: "the expiry \(Timestamp.string(expiresAt)) is not in the future")
+        }
+        let key = try await apiKeys.issue(merchantID: merchant.id, role: role, now: now, label: label, expiresAt: expiresAt)
+        var details = ["role": role.rawValue]
+        if let label { details["label"] = label }
+        if let expiresAt { details["expiresAt"] = Timestamp.string(expiresAt) }
         try await store.addAPIKey(
             key, audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "api_key.created", objectType: "api_key", objectID: key.record.id,
-                                   details: ["role": role.rawValue]))
+                                   details: details))
         return key
     }
 
@@ -138,6 +150,7 @@ public struct MerchantService: Sendable {
         guard let (stored, _) = try await store.apiKeyCredential(id: keyID), stored.record.merchantID == merchant.id else {
             throw MerchantError.apiKeyNotFound(keyID)
         }
+        if let revokedAt = stored.record.revokedAt { throw MerchantError.apiKeyAlreadyRevoked(keyID, at: revokedAt) }
         var record = stored.record
         record.revokedAt = now
         let revoked = try await store.revokeAPIKey(
@@ -269,13 +282,20 @@ public struct MerchantService: Sendable {
     }
 
     /// The merchant and key a bearer token belongs to, or nil when the token is unknown, revoked,
-    /// its merchant is off-boarded, or its row fails its binding (``APIKeyBinding``).
-    public func authenticate(bearer: String) async throws -> (merchant: Merchant, key: APIKeyRecord)? {
+    /// expired, its merchant is off-boarded, or its row fails its binding (``APIKeyBinding``, which
+    /// covers the expiry: one extended in SQL fails it).
+    ///
+    /// Records the key's last use at most once per ``APIKeyUseThrottle/interval`` per key, so a
+    /// busy key costs one write a minute, not one per request; a failed record does not fail the request.
+    public func authenticate(bearer: String, now: Date = Date()) async throws -> (merchant: Merchant, key: APIKeyRecord)? {
         guard let keyID = APIKeys.keyID(ofBearer: bearer),
             let (stored, merchant) = try await store.apiKeyCredential(id: keyID),
-            stored.record.revokedAt == nil, let merchant, merchant.status == .active,
+            stored.record.revokedAt == nil, !stored.record.isExpired(at: now), let merchant, merchant.status == .active,
             await apiKeys.verify(bearer: bearer, stored)
         else { return nil }
+        if keyUses.shouldRecord(keyID: keyID, lastRecorded: stored.record.lastUsedAt, now: now) {
+            try? await store.recordAPIKeyUse(id: keyID, at: now, unlessUsedSince: now.addingTimeInterval(-APIKeyUseThrottle.interval))
+        }
         return (merchant, stored.record)
     }
 

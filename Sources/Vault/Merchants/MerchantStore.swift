@@ -10,6 +10,8 @@ public enum MerchantError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidName(String)
     /// No key with that id for the merchant.
     case apiKeyNotFound(String)
+    /// The key was revoked before (at that instant): nothing changed.
+    case apiKeyAlreadyRevoked(String, at: Date)
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum MerchantError: Error, Equatable, Sendable, CustomStringConvertible {
             "merchant name \(CardNumberShape.contains(name) ? "" : "'\(name)' ")must be 1-64 characters of letters, digits, '.', '_' or '-', "
                 + "and not a card number"
         case .apiKeyNotFound(let id): "no API key '\(id)'"
+        case .apiKeyAlreadyRevoked(let id, let at): "API key \(id) was already revoked at \(Timestamp.string(at)); nothing changed"
         }
     }
 }
@@ -52,6 +55,10 @@ public protocol MerchantStore: Sendable {
     /// The key row and owning merchant for an id, read together (one read transaction:
     /// authentication is on every request's path).
     func apiKeyCredential(id: String) async throws -> (key: StoredAPIKey, merchant: Merchant?)?
+
+    /// Records that key `id` authenticated a request at `at`, unless its recorded last use is
+    /// `notBefore` or later (so several servers write at most about once a minute per key).
+    func recordAPIKeyUse(id: String, at: Date, unlessUsedSince notBefore: Date) async throws
     /// The merchant's keys, newest first.
     func apiKeys(merchantID: String) async throws -> [StoredAPIKey]
     /// Up to `limit` rows still holding an unkeyed SHA-256 and no binding (of an earlier build).

@@ -68,6 +68,7 @@ func buildAuthorizedRouter(
     let router = Router(context: VaultRequestContext.self)
     // Outside the error envelope, so it counts the status the access line records.
     router.add(middleware: RequestMetricsMiddleware(factory: PrometheusMetricsFactory(registry: registry)))
+    router.add(middleware: RequestIDMiddleware())
     router.add(middleware: ErrorEnvelopeMiddleware())
     let operational = router.group().add(middleware: UnknownQueryParameterMiddleware<VaultRequestContext>())
     HealthController(store: services.store, keyring: services.keyring).addRoutes(to: operational)

@@ -34,13 +34,14 @@ struct KeysCommand: AsyncParsableCommand {
             abstract: "Make a new master key version and rewrap every merchant key under it; the server may keep running.",
             discussion: """
                 With a key file, a new version is added to it, keys are rewrapped in batches, and older versions are \
-                then removed from the file (unless --keep-old). With VAULT_MASTER_KEY, give the new key as the highest \
+                then moved from the file to retired.key beside it (unless --keep-old), which servers never read and \
+                `vault restore` reads to open backups taken before the rotation. With VAULT_MASTER_KEY, give the new key as the highest \
                 version ("1:OLD,2:NEW"); rotation rewraps onto it and you may then drop the old one.
                 """)
 
         @OptionGroup var global: GlobalOptions
 
-        @Flag(help: "Keep retired versions in the key file.")
+        @Flag(help: "Keep retired versions in the key file (instead of moving them to retired.key).")
         var keepOld = false
 
         @Flag(help: "Rotate the merchants' data keys instead: a new data key each, then re-encrypt every record in batches.")
@@ -79,8 +80,16 @@ struct KeysCommand: AsyncParsableCommand {
             let count = try await runtime.keyring.rewrapAll(actor: "cli")
             print("rewrapped \(count) merchant keys under master key version \(runtime.keyring.currentMasterKeyVersion)")
             if case .file(let path) = source, !keepOld {
+                // Archived before they leave the key file: a backup taken before this rotation
+                // still has its keys wrapped under them, and `vault restore` reads the archive.
+                let archive = RetiredKeyArchive.path(besideKeyFile: path)
+                let archived = try RetiredKeyArchive.archive(versionsBelowCurrentOf: ring, at: archive)
                 try MasterKeyFile.write(ring.removing(versionsBelow: ring.currentVersion), to: path)
                 print("removed retired versions from \(path)")
+                if !archived.isEmpty {
+                    print("kept retired version(s) \(archived.map(String.init).joined(separator: ", ")) in \(archive): back it up with the key file, "
+                        + "a backup taken before this rotation needs it to be restored")
+                }
             }
         }
 
@@ -133,6 +142,9 @@ struct KeysCommand: AsyncParsableCommand {
             let merchants = try await runtime.store.merchants()
             let dataKeys = try await runtime.store.dataKeySummary()
             let auditKEK = try await runtime.store.auditKeyKEKVersion()
+            let current = runtime.keyring.currentMasterKeyVersion
+            let period = configuration.keys.cryptoperiodDays
+            let age = versions.first { $0.version == current }.map { CryptoperiodCheck(createdAt: $0.createdAt, cryptoperiodDays: period) }
             if json {
                 let object: [String: Any] = [
                     "source": runtime.keySource.summary,
@@ -148,13 +160,19 @@ struct KeysCommand: AsyncParsableCommand {
                         "live": dataKeys.live, "supersededInUse": dataKeys.supersededLive, "destroyedAfterRotation": dataKeys.destroyedAfterRotation,
                     ],
                     "auditKeyWrappedUnder": auditKEK ?? 0,
+                    "cryptoperiodDays": period,
+                    "currentVersionAgeDays": age?.ageDays ?? 0,
+                    "pastCryptoperiod": age?.isPast ?? false,
                 ]
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
                 return
             }
             print("master key source: \(runtime.keySource.summary)")
-            print("current version:   \(runtime.keyring.currentMasterKeyVersion)")
+            print("current version:   \(current)" + (age.map { ", \($0.ageDays) days old (cryptoperiod \(period) days)" } ?? ""))
+            if let age, age.isPast {
+                print("warning: master key version \(current) is \(age.ageDays) days old, past keys.cryptoperiodDays (\(period)): run `vault keys rotate`")
+            }
             for record in versions {
                 let state = record.retiredAt.map { "retired \(Timestamp.string($0))" } ?? "active"
                 print("  version \(record.version): \(state), wraps \(counts[record.version] ?? 0) merchant keys")

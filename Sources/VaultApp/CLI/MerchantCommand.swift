@@ -5,11 +5,11 @@ import Payments
 import Scheduler
 public import Vault
 
-/// `vault merchant create|update|list|key|offboard`.
+/// `vault merchant create|update|list|show|key|offboard`.
 struct MerchantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merchant", abstract: "Merchants and their API keys.",
-        subcommands: [Create.self, Update.self, List.self, Key.self, Offboard.self])
+        subcommands: [Create.self, Update.self, List.self, Show.self, Key.self, Offboard.self])
 
     /// Settings shared by create and update.
     struct SettingOptions: ParsableArguments {
@@ -124,7 +124,12 @@ struct MerchantCommand: AsyncParsableCommand {
 
     struct Key: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Issue a new API key for a merchant (printed once), list its keys, or revoke one.")
+            abstract: "Issue a new API key for a merchant (printed once), list its keys, or revoke one.",
+            discussion: """
+                --list shows each key's id, role, status (active, revoked, expired, or tampered for a row altered in the \
+                database), label, creation, last use (recorded at most once a minute) and expiry. An expired key is refused \
+                like a revoked one. Revoking a key already revoked says so, changes nothing and exits 0.
+                """)
 
         @OptionGroup var global: GlobalOptions
 
@@ -143,32 +148,109 @@ struct MerchantCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
+        @Option(help: "A label for the new key (who holds it, what for; 1-100 characters).")
+        var label: String?
+
+        @Option(help: "The new key expires after this long: a number of days (90d) or hours (12h).")
+        var expiresIn: String?
+
+        @Option(help: "The new key expires at this instant (ISO 8601, e.g. 2027-01-31T00:00:00Z).")
+        var expiresAt: String?
+
+        func validate() throws {
+            if expiresIn != nil && expiresAt != nil { throw ValidationError("give --expires-in or --expires-at, not both") }
+            if revoke != nil || list, label != nil || expiresIn != nil || expiresAt != nil {
+                throw ValidationError("--label, --expires-in and --expires-at go with issuing a key")
+            }
+            if let expiresIn, APIKeyExpiry.duration(expiresIn) == nil {
+                throw ValidationError("--expires-in takes a number of days or hours, e.g. 90d or 12h")
+            }
+            if let expiresAt, Timestamp.parse(expiresAt) == nil {
+                throw ValidationError("--expires-at takes an ISO 8601 instant, e.g. 2027-01-31T00:00:00Z")
+            }
+        }
+
         func run() async throws {
             try await withRuntime(global) { runtime in
                 if let revoke {
-                    try await runtime.merchants.revokeKey(merchantName: name, keyID: revoke, actor: "cli")
+                    do {
+                        try await runtime.merchants.revokeKey(merchantName: name, keyID: revoke, actor: "cli")
+                    } catch let error as MerchantError {
+                        guard case .apiKeyAlreadyRevoked = error else { throw error }
+                        if json { printJSON(["alreadyRevoked": revoke]) } else { print(error.description) }
+                        return
+                    }
                     if json { printJSON(["revoked": revoke]) } else { print("revoked \(revoke)") }
                 } else if list {
-                    // A row altered behind the vault's back (inserted, moved, raised, un-revoked) is
-                    // shown as `tampered`: it authenticates nobody.
-                    let keys = try await runtime.merchants.keys(merchantName: name)
-                    func status(_ key: (record: APIKeyRecord, intact: Bool)) -> String {
-                        !key.intact ? "tampered" : key.record.revokedAt == nil ? "active" : "revoked"
-                    }
-                    if json {
-                        printJSON(keys.map { ["id": $0.record.id, "role": $0.record.role.rawValue, "status": status($0)] })
-                    } else {
-                        for key in keys { print("\(key.record.id)\t\(key.record.role.rawValue)\t\(status(key))") }
-                    }
+                    try await listKeys(runtime)
                 } else {
-                    let key = try await runtime.merchants.issueKey(merchantName: name, role: role, actor: "cli")
+                    let now = Date()
+                    let expiry = expiresAt.flatMap(Timestamp.parse) ?? expiresIn.flatMap(APIKeyExpiry.duration).map { now.addingTimeInterval($0) }
+                    let key = try await runtime.merchants.issueKey(
+                        merchantName: name, role: role, label: label, expiresAt: expiry, actor: "cli", now: now)
                     if json {
                         printJSON(["merchantId": key.record.merchantID, "apiKey": key.bearer, "keyId": key.record.id])
                     } else {
-                        print("API key \(key.record.id) (\(role.rawValue), shown once): \(key.bearer)")
+                        let expiry = key.record.expiresAt.map { ", expires \(Timestamp.string($0))" } ?? ""
+                        print("API key \(key.record.id) (\(role.rawValue)\(expiry), shown once): \(key.bearer)")
                     }
                 }
             }
+        }
+
+        private func listKeys(_ runtime: VaultRuntime) async throws {
+            let now = Date()
+            // A row altered behind the vault's back (inserted, moved, raised, un-revoked, its expiry
+            // changed) is shown as `tampered`: it authenticates nobody.
+            let keys = try await runtime.merchants.keys(merchantName: name)
+            func status(_ key: (record: APIKeyRecord, intact: Bool)) -> String {
+                !key.intact ? "tampered" : key.record.revokedAt != nil ? "revoked" : key.record.isExpired(at: now) ? "expired" : "active"
+            }
+            if json {
+                printJSON(keys.map { key in
+                    ListedKey(
+                        id: key.record.id, role: key.record.role.rawValue, status: status(key), label: key.record.label,
+                        createdAt: Timestamp.string(key.record.createdAt), lastUsedAt: key.record.lastUsedAt.map(Timestamp.string),
+                        expiresAt: key.record.expiresAt.map(Timestamp.string), revokedAt: key.record.revokedAt.map(Timestamp.string))
+                })
+                return
+            }
+            print(["id", "role", "status", "created", "last used", "expires", "label"].joined(separator: "\t"))
+            for key in keys {
+                let record = key.record
+                print([
+                    record.id, record.role.rawValue, status(key), Timestamp.string(record.createdAt),
+                    record.lastUsedAt.map(Timestamp.string) ?? "never", record.expiresAt.map(Timestamp.string) ?? "never", record.label ?? "-",
+                ].joined(separator: "\t"))
+            }
+        }
+    }
+
+    /// One key of `merchant key --list --json` (optional fields are null when unset).
+    struct ListedKey: Encodable {
+        var id: String
+        var role: String
+        var status: String
+        var label: String?
+        var createdAt: String
+        var lastUsedAt: String?
+        var expiresAt: String?
+        var revokedAt: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(role, forKey: .role)
+            try container.encode(status, forKey: .status)
+            try container.encode(label, forKey: .label)
+            try container.encode(createdAt, forKey: .createdAt)
+            try container.encode(lastUsedAt, forKey: .lastUsedAt)
+            try container.encode(expiresAt, forKey: .expiresAt)
+            try container.encode(revokedAt, forKey: .revokedAt)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, role, status, label, createdAt, lastUsedAt, expiresAt, revokedAt
         }
     }
 

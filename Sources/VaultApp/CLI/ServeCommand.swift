@@ -31,12 +31,28 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let reload = Self.reloadKeysOnSIGHUP(runtime: runtime, logger: logger)
         defer { reload.cancel() }
+        let rotationWatch = Task { await Self.logMasterKeyRotations(runtime: runtime, logger: logger) }
+        defer { rotationWatch.cancel() }
         let app = try buildApplication(runtime: runtime, logger: logger) { port in
             print("vault listening on \(configuration.server.tls == nil ? "http" : "https")://\(configuration.server.host):\(port)")
             fflush(nil)
         }
         try await app.runService()
         logger.info("server stopped")
+    }
+
+    /// Logs once each time the server starts using a new master key version (after `keys rotate`
+    /// by another process, picked up on the first key it could not open, at `/readyz` or on
+    /// SIGHUP), so the on-call sees when every server has moved. Reads a value in memory each second.
+    private static func logMasterKeyRotations(runtime: VaultRuntime, logger: Logger) async {
+        var inUse = runtime.keyring.currentMasterKeyVersion
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let now = runtime.keyring.currentMasterKeyVersion
+            guard now != inUse else { continue }
+            logger.notice("master key rotation picked up", metadata: ["version": "\(now)", "previousVersion": "\(inUse)"])
+            inUse = now
+        }
     }
 
     /// SIGHUP reads the master key source again (after `keys rotate` by another process); keys

@@ -75,8 +75,9 @@ extension VaultConfiguration {
             if let value = try node.string("passwordFile"), !value.isEmpty { database.passwordFile = value }
         }
         if let node = try document.section("keys") {
-            try node.allow(["directory"])
+            try node.allow(["directory", "cryptoperiodDays"])
             if let value = try node.string("directory") { keys.directory = value }
+            if let value = try node.int("cryptoperiodDays", in: 1...3650) { keys.cryptoperiodDays = value }
         }
         if let node = try document.section("defaults") {
             try node.allow(["timeZone", "gateway", "hour", "minute"])

@@ -37,6 +37,9 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var masterKeyFromEnvironment: String?
         /// Passphrase turned into the KEK with Argon2id (salt kept in the keys directory).
         public var passphraseFromEnvironment: String?
+        /// How long a master key version should stay current before `keys rotate` (days):
+        /// `keys status` warns past it.
+        public var cryptoperiodDays = 365
     }
 
     /// Defaults for new merchants and schedules.

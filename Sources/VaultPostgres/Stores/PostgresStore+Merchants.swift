@@ -104,13 +104,25 @@ extension PostgresStore: MerchantStore {
                 """
                 SELECT m.*, m.id IS NOT NULL AS has_merchant, k.id AS key_id, k.merchant_id AS key_merchant_id, k.role AS key_role,
                     k.secret_hash AS key_secret_hash, k.created_at AS key_created_at, k.revoked_at AS key_revoked_at,
-                    k.secret_scheme AS key_secret_scheme, k.binding AS key_binding
+                    k.secret_scheme AS key_secret_scheme, k.binding AS key_binding, k.label AS key_label,
+                    k.expires_at AS key_expires_at, k.last_used_at AS key_last_used_at
                 FROM api_keys k LEFT JOIN merchants m ON m.id = k.merchant_id WHERE k.id = \(id)
                 """, logger: logger)
             else { return nil }
             let key = try StoredAPIKey(storedRow: row.table("api_keys", idColumn: "key_id"), prefix: "key_")
             let merchant = try row.bool("has_merchant") ? try Self.merchant(row) : nil
             return (key, merchant)
+        }
+    }
+
+    public func recordAPIKeyUse(id: String, at date: Date, unlessUsedSince notBefore: Date) async throws {
+        let (stamp, since) = (Timestamp.string(date), Timestamp.string(notBefore))
+        try await write { transaction in
+            _ = try await transaction.run(
+                """
+                UPDATE api_keys SET last_used_at = \(stamp)
+                WHERE id = \(id) AND (last_used_at IS NULL OR last_used_at < \(since))
+                """)
         }
     }
 
@@ -147,9 +159,10 @@ extension PostgresStore: MerchantStore {
     static func insertAPIKey(_ key: IssuedAPIKey, on transaction: PostgresWrite) async throws {
         try await transaction.run(
             """
-            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at, secret_scheme, binding)
+            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at, secret_scheme, binding, label, expires_at)
             VALUES (\(key.record.id), \(key.record.merchantID), \(key.record.role.rawValue), \(bytea(key.storedSecret)),
-                \(Timestamp.string(key.record.createdAt)), \(StoredAPIKey.SecretScheme.bound.rawValue), \(bytea(key.binding)))
+                \(Timestamp.string(key.record.createdAt)), \(StoredAPIKey.SecretScheme.bound.rawValue), \(bytea(key.binding)),
+                \(key.record.label), \(key.record.expiresAt.map(Timestamp.string)))
             """)
     }
 

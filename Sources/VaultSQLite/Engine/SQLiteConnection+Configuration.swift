@@ -14,6 +14,10 @@ extension SQLiteConnection {
         guard defensive == SQLITE_OK else {
             throw SQLiteError.last(on: handle, code: defensive, sql: nil)
         }
+        if role == .inspector {
+            try execute("PRAGMA query_only=ON")
+            return
+        }
         let journalModeSQL = "PRAGMA journal_mode=WAL"
         guard case .text(let mode) = try singleValue(journalModeSQL), mode.lowercased() == "wal" else {
             throw SQLiteError(
@@ -31,7 +35,7 @@ extension SQLiteConnection {
         switch role {
         case .writer: try execute("PRAGMA cache_size=-\(Self.writerCacheKibibytes)")
         case .reader: try execute("PRAGMA cache_size=-\(Self.readerCacheKibibytes)")
-        case .checkpointer: break
+        case .checkpointer, .backup, .inspector: break
         }
         if role == .reader {
             try execute("PRAGMA query_only=ON")

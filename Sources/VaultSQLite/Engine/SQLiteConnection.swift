@@ -14,6 +14,11 @@ public final class SQLiteConnection {
         case reader
         /// The background checkpointer's: copies the WAL into the database file, nothing else.
         case checkpointer
+        /// A backup's (`VACUUM INTO`): reads the live database in one snapshot, writes only the copy.
+        case backup
+        /// Reads a file nothing else uses (a backup before restore): opened read-only and immutable,
+        /// never switched to WAL, so inspecting it changes not a byte and creates no `-wal`/`-shm`.
+        case inspector
     }
 
     /// The `sqlite3` handle; `nil` once closed.
@@ -40,8 +45,13 @@ public final class SQLiteConnection {
         if role == .writer {
             flags |= SQLITE_OPEN_CREATE
         }
+        var name = path
+        if role == .inspector {
+            flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+            name = Self.immutableURI(path)
+        }
         var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        let code = sqlite3_open_v2(name, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = handle.map { SQLiteError.last(on: $0, code: code, sql: nil) }
                 ?? SQLiteError(extendedCode: code, message: String(cString: sqlite3_errstr(code)))
@@ -55,6 +65,21 @@ public final class SQLiteConnection {
 
     deinit {
         close()
+    }
+
+    /// `file:<path>?immutable=1`, the path percent-encoded where a URI needs it.
+    private static func immutableURI(_ path: String) -> String {
+        var encoded = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                encoded.append(Character(UnicodeScalar(byte)))
+            default:
+                encoded += (byte < 16 ? "%0" : "%") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return "file:\(encoded)?immutable=1"
     }
 
     /// SQLite's process-wide settings, applied once before the first connection opens: no memory

@@ -99,6 +99,16 @@ extension SQLiteStore: MerchantStore {
         }
     }
 
+    public func recordAPIKeyUse(id: String, at date: Date, unlessUsedSince notBefore: Date) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE api_keys SET last_used_at = \(Timestamp.string(date))
+                WHERE id = \(id) AND (last_used_at IS NULL OR last_used_at < \(Timestamp.string(notBefore)))
+                """)
+        }
+    }
+
     public func apiKeys(merchantID: String) async throws -> [StoredAPIKey] {
         try await database.read { connection in
             try connection.query("SELECT * FROM api_keys WHERE merchant_id = \(merchantID) ORDER BY created_at DESC, id").map(Self.apiKey)
@@ -128,9 +138,10 @@ extension SQLiteStore: MerchantStore {
     static func insertAPIKey(_ key: IssuedAPIKey, on connection: SQLiteConnection) throws {
         try connection.run(
             """
-            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at, secret_scheme, binding)
+            INSERT INTO api_keys (id, merchant_id, role, secret_hash, created_at, secret_scheme, binding, label, expires_at)
             VALUES (\(key.record.id), \(key.record.merchantID), \(key.record.role.rawValue), \(key.storedSecret),
-                \(Timestamp.string(key.record.createdAt)), \(StoredAPIKey.SecretScheme.bound.rawValue), \(key.binding))
+                \(Timestamp.string(key.record.createdAt)), \(StoredAPIKey.SecretScheme.bound.rawValue), \(key.binding),
+                \(key.record.label), \(key.record.expiresAt.map(Timestamp.string)))
             """)
     }
 

@@ -52,10 +52,15 @@ import VaultSQLite
         _ = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
         let second = try await fixture.merchants.issueKey(merchantName: "acme", role: .readonly, actor: "test")
         #expect(try await fixture.merchants.authenticate(bearer: second.bearer) != nil)
-        try await fixture.merchants.revokeKey(merchantName: "acme", keyID: second.record.id, actor: "test")
+        let revokedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+        try await fixture.merchants.revokeKey(merchantName: "acme", keyID: second.record.id, actor: "test", now: revokedAt)
         #expect(try await fixture.merchants.authenticate(bearer: second.bearer) == nil)
-        await #expect(throws: MerchantError.apiKeyNotFound(second.record.id)) {
+        // A second revocation says when the first was, and changes nothing.
+        await #expect(throws: MerchantError.apiKeyAlreadyRevoked(second.record.id, at: revokedAt)) {
             try await fixture.merchants.revokeKey(merchantName: "acme", keyID: second.record.id, actor: "test")
+        }
+        await #expect(throws: MerchantError.apiKeyNotFound("key_unknown")) {
+            try await fixture.merchants.revokeKey(merchantName: "acme", keyID: "key_unknown", actor: "test")
         }
     }
 
