@@ -19,6 +19,7 @@ public struct TransactionReconciler: Sendable {
     private let merchants: any MerchantStore
     private let policy: InDoubtPolicy
     private let logger: Logger
+    private let bindings: TransactionBinding
 
     /// How long a request's gateway call may still be running after its transaction was recorded:
     /// a `pending` transaction older than the grace period and this is taken as left by a process
@@ -35,8 +36,9 @@ public struct TransactionReconciler: Sendable {
     /// Creates a reconciler.
     public init(
         store: any TransactionStore & TransactionReconciliationStore, gateways: MerchantGateways, merchants: any MerchantStore,
-        policy: InDoubtPolicy, logger: Logger
+        policy: InDoubtPolicy, keyring: Keyring, logger: Logger
     ) {
+        bindings = TransactionBinding(keyring: keyring)
         self.store = store
         self.gateways = gateways
         self.merchants = merchants
@@ -113,6 +115,9 @@ public struct TransactionReconciler: Sendable {
                 objectType: "transaction", objectID: transaction.id,
                 details: ["type": transaction.type.rawValue, "status": transaction.status.rawValue, "was": claimed.status.rawValue,
                           "amount": String(transaction.amount), "currency": transaction.currency.code])
+            // The outcome may bring the gateway's id: bound again (a merchant off-boarded meanwhile
+            // keeps the old binding, and with its keys destroyed nothing of its is sent anyway).
+            transaction = (try? await bindings.bound(transaction)) ?? transaction
             var notices = try OutcomeNotices.outcome(of: transaction, parties: parties, now: now)
             if let review { notices.webhooks.append(review) }
             let written = try await store.settleTransaction(

@@ -5,10 +5,13 @@ public import Vault
 /// records (by the transaction's order reference), an operator says whether the customer was charged.
 public struct TransactionReviewService: Sendable {
     private let store: any TransactionStore & TransactionReconciliationStore
+    private let bindings: TransactionBinding
 
-    /// A service over `store`.
-    public init(store: any TransactionStore & TransactionReconciliationStore) {
+    /// A service over `store`; a resolved transaction is bound (``TransactionBinding``) with the
+    /// merchants' keys from `keyring`.
+    public init(store: any TransactionStore & TransactionReconciliationStore, keyring: Keyring) {
         self.store = store
+        bindings = TransactionBinding(keyring: keyring)
     }
 
     /// Resolves a transaction in review, in one write with its audit event (`transaction.resolved`),
@@ -42,6 +45,7 @@ public struct TransactionReviewService: Sendable {
             transaction.apply(.error("not_charged", retryable: false, text: "Resolved by an operator: not charged."), now: now)
             details["outcome"] = "not_charged"
         }
+        transaction = try await bindings.bound(transaction)
         let audit = AuditEntry(
             merchantID: merchant.id, actor: actor, action: "transaction.resolved", objectType: "transaction", objectID: transaction.id, details: details)
         let notices = try OutcomeNotices.outcome(of: transaction, parties: CallbackParties(merchantName: merchant.name), now: now)

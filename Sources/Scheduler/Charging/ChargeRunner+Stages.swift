@@ -170,11 +170,14 @@ extension ChargeRunner {
     /// Their time is the time they are written: the in-doubt grace period counts from it.
     func recordAttempts(_ charges: [ReadyCharge], owner: String? = nil) async -> RecordedAttempts {
         let now = Date()
-        let stamped = charges.map { charge in
-            var charge = charge
+        var stamped: [ReadyCharge] = []
+        for var charge in charges {
             charge.transaction.createdAt = now
             charge.transaction.updatedAt = now
-            return charge
+            // A merchant whose keys were destroyed meanwhile gets an unbound row: nothing of its
+            // can be refunded or captured anyway.
+            charge.transaction = (try? await transactionBinding.bound(charge.transaction)) ?? charge.transaction
+            stamped.append(charge)
         }
         var recorded = RecordedAttempts()
         do {
@@ -232,7 +235,8 @@ extension ChargeRunner {
         var outcomes: [AttemptOutcome] = []
         var summaries: [ChargeOutcome] = []
         for answer in answers {
-            let transaction = answer.transaction
+            // The outcome may bring the gateway's id: the row is bound again.
+            let transaction = (try? await transactionBinding.bound(answer.transaction)) ?? answer.transaction
             let step = answer.due.step
             var (outcome, summary) = answer.needsReview
                 ? (StepOutcome(transaction: transaction, stepStatus: .needsReview), ChargeOutcome.needsReview)

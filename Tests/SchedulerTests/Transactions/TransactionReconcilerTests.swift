@@ -28,7 +28,7 @@ import VaultSQLite
         func reconciler(store: (any VaultStorage)? = nil) -> TransactionReconciler {
             TransactionReconciler(
                 store: store ?? fixture.store, gateways: gateways, merchants: store ?? fixture.store,
-                policy: InDoubtPolicy(grace: TransactionReconcilerTests.grace), logger: TransactionReconcilerTests.silent)
+                policy: InDoubtPolicy(grace: TransactionReconcilerTests.grace), keyring: fixture.keyring, logger: TransactionReconcilerTests.silent)
         }
 
         /// A sale of `amount` on the card whose answer is lost the way `quirk` loses it.
@@ -132,7 +132,7 @@ import VaultSQLite
         #expect(later.total == 0, "a transaction in review waits for a person")
         #expect(setup.fake.receivedTypes == ["sale"])
 
-        let reviews = TransactionReviewService(store: setup.fixture.store)
+        let reviews = TransactionReviewService(store: setup.fixture.store, keyring: setup.fixture.keyring)
         let charged = try #require(setup.fake.transactions(orderID: sale.orderReference).first)
         let resolved = try await reviews.resolve(id: sale.id, .charged(gatewayTransactionID: charged.transactionID), merchant: setup.merchant, actor: "operator")
         #expect(resolved.status == .approved && resolved.gatewayTransactionID == charged.transactionID)
