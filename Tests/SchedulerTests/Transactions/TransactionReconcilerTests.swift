@@ -143,6 +143,30 @@ import VaultSQLite
         #expect(try await setup.transaction(sale.id).status == .approved, "a second resolution changes nothing")
     }
 
+    @Test func aSaleInDoubtAlteredInSQLIsNotLookedUpGoesToReviewAndCannotBeResolved() async throws {
+        let setup = try await Self.setUp()
+        defer { Task { await setup.fake.stop() } }
+        let sale = try await setup.saleInDoubt(1234, quirk: .garbageAfterProcessing)
+        try await setup.fixture.database.sql.run("UPDATE transactions SET amount = 8000000 WHERE id = \(sale.id)")
+        let summary = try await setup.reconciler().reconcile(now: Self.afterGrace)
+        #expect(summary.needsReview == 1)
+        #expect(setup.lookups == 0, "nothing asked of the gateway for an altered row")
+        let inReview = try await setup.transaction(sale.id)
+        #expect(inReview.status == .needsReview && inReview.errorCode == TransactionReconciler.integrityFailedCode)
+        #expect(try await setup.fixture.count(
+            "SELECT count(*) AS n FROM audit_events WHERE action = 'transaction.integrity_failed' AND object_id = \(sale.id)") == 1)
+
+        let reviews = TransactionReviewService(store: setup.fixture.store, keyring: setup.fixture.keyring)
+        let charged = try #require(setup.fake.transactions(orderID: sale.orderReference).first)
+        do {
+            _ = try await reviews.resolve(id: sale.id, .charged(gatewayTransactionID: charged.transactionID), merchant: setup.merchant, actor: "operator")
+            Issue.record("an altered row was resolved")
+        } catch TransactionError.notAllowed(let code, _) {
+            #expect(code == "transaction_integrity_failed")
+        }
+        #expect(try await setup.transaction(sale.id).status == .needsReview, "the refusal changes nothing")
+    }
+
     @Test func aRefundInDoubtHoldsItsAmountAndIsSettledAgainstItsOriginalOnce() async throws {
         let setup = try await Self.setUp()
         defer { Task { await setup.fake.stop() } }
@@ -178,6 +202,7 @@ import VaultSQLite
         var pending = Transaction(id: Transaction.makeID(at: now), merchantID: setup.merchant.id, type: .sale, amount: 4200,
                                   currency: try Currency(code: "USD"), gateway: "nmi", now: now)
         pending.secureCardReference = setup.card.reference
+        pending = try await TransactionBinding(keyring: setup.fixture.keyring).bound(pending)
         try await setup.fixture.store.insertTransaction(
             pending, audit: AuditEntry(merchantID: setup.merchant.id, actor: "test", action: "transaction.created", objectType: "transaction", objectID: pending.id))
         let adapter = try await setup.gateways.adapter(for: setup.merchant)
