@@ -91,7 +91,12 @@ extension ChargeRunner {
                 scheduleIntact = await binding.isIntact(due.schedule)
                 checkedSchedules[due.schedule.id] = scheduleIntact
             }
-            if let reason = await binding.refusal(due.schedule, step: due.step, scheduleIntact: scheduleIntact) {
+            var refusal = await binding.refusal(due.schedule, step: due.step, scheduleIntact: scheduleIntact)
+            if refusal == nil, let open = due.openAttempt, await !transactionBinding.isIntact(open) {
+                // Settling it would look up, or send again, the altered row's amount and card.
+                refusal = Self.openAttemptAltered
+            }
+            if let reason = refusal {
                 logger.error(
                     "a claimed step failed its integrity check; it is sent to review and not charged",
                     metadata: ["step": "\(due.step.id)", "schedule": "\(due.schedule.id)", "reason": "\(reason)"])
@@ -160,6 +165,9 @@ extension ChargeRunner {
         }
         return batch
     }
+
+    /// Why a step whose open attempt was altered in the database is refused.
+    static let openAttemptAltered = "the step's open attempt (its transaction) is not as the vault wrote it"
 
     /// The code counted for a step refused because its rows failed their integrity check.
     static let integrityFailedCode = "integrity_failed"
