@@ -37,7 +37,7 @@ public struct TransactionBinding: Sendable {
     }
 
     static func fields(of transaction: Transaction) -> [String] {
-        // An absent optional field is encoded apart from any value (a value is never empty-prefixed "-").
+        // An absent field ("-") never encodes like a present one ("+" and its value, even empty).
         func optional(_ value: String?) -> String { value.map { "+" + $0 } ?? "-" }
         return [
             transaction.id, transaction.type.rawValue, optional(transaction.secureCardReference), transaction.currency.code,
