@@ -454,6 +454,13 @@ public enum Schema {
             );
             CREATE INDEX capture_sessions_merchant ON capture_sessions(merchant_id, created_at);
             """),
+        // Transactions are bound: each row carries a MAC of the fields that decide what a follow-up
+        // moves and where (`TransactionBinding`), written by the domain and checked before a
+        // capture, void or refund is sent, so an amount or gateway id edited in SQL moves no money.
+        Migration(id: 35, name: "bound transactions", sql: """
+            ALTER TABLE transactions ADD COLUMN binding BLOB;
+            CREATE INDEX transactions_unbound ON transactions(seq) WHERE binding IS NULL;
+            """),
         // API keys an auditor can account for: a label, an optional expiry (bound into the row's
         // MAC when set) and the last use, recorded at most once a minute per key.
         Migration(id: 36, name: "API key label, expiry and last use", sql: """

@@ -10,7 +10,8 @@ public import Vault
 public struct StoredCredentials: Sendable {
     static let kind = "stored_credential"
     private let store: any StoredCredentialStore
-    private let keyring: Keyring
+    /// The keyring credentials are sealed with (the card verifier binds its rows with the same keys).
+    let keyring: Keyring
 
     /// Creates the service over `store`, sealing with `keyring`.
     public init(store: any StoredCredentialStore, keyring: Keyring) {

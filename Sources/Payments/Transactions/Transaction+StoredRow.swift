@@ -38,6 +38,7 @@ extension Transaction {
         transaction.voidedAmount = try row.int64("voided_amount")
         transaction.updatedAt = try stored.optionalInstant("updated_at") ?? transaction.createdAt
         transaction.sequence = try row.int64("seq")
+        transaction.binding = try row.optionalBlob("binding")
         self = transaction
     }
 }

@@ -126,6 +126,9 @@ public struct Transaction: Sendable, Equatable {
     public var sequence: Int64
     /// The keyed MAC duplicate protection compares (``DuplicateTransactionCheck``); written, never read back.
     public var duplicateMAC: [UInt8]?
+    /// The keyed MAC of the fields that decide what a follow-up of this transaction moves and where
+    /// (``TransactionBinding``); nil for a row of an earlier build not yet bound.
+    public var binding: [UInt8]?
 
     /// Creates a pending transaction.
     public init(

@@ -19,6 +19,7 @@ public struct TransactionReconciler: Sendable {
     private let merchants: any MerchantStore
     private let policy: InDoubtPolicy
     private let logger: Logger
+    private let bindings: TransactionBinding
 
     /// How long a request's gateway call may still be running after its transaction was recorded:
     /// a `pending` transaction older than the grace period and this is taken as left by a process
@@ -35,8 +36,9 @@ public struct TransactionReconciler: Sendable {
     /// Creates a reconciler.
     public init(
         store: any TransactionStore & TransactionReconciliationStore, gateways: MerchantGateways, merchants: any MerchantStore,
-        policy: InDoubtPolicy, logger: Logger
+        policy: InDoubtPolicy, keyring: Keyring, logger: Logger
     ) {
+        bindings = TransactionBinding(keyring: keyring)
         self.store = store
         self.gateways = gateways
         self.merchants = merchants
@@ -67,6 +69,9 @@ public struct TransactionReconciler: Sendable {
         }
     }
 
+    /// The error code of a transaction sent to review because its row, or its original's, was altered.
+    public static let integrityFailedCode = "integrity_failed"
+
     /// Looks up one transaction and records what the gateway proves; nil when nothing was written.
     private func reconcile(_ claimed: Transaction, now: Date) async -> ReconciliationSummary.Verdict? {
         do {
@@ -76,8 +81,18 @@ public struct TransactionReconciler: Sendable {
                 parent = try await store.transaction(merchantID: merchant.id, id: parentID)
             }
             let adapter = try? await gateways.adapter(for: merchant)
-            let lookup = await adapter?.lookup(Self.query(for: claimed, parent: parent)) ?? .unavailable("gateway_not_configured")
-            let verdict = policy.verdict(lookup, for: claimed, now: now)
+            // A row altered in the database (or whose original was) is not looked up: what the
+            // look-up asks and what its answer would change come from the altered row. It goes to
+            // review as it stands, its binding left failing so no resolution launders it.
+            var intact = await bindings.isIntact(claimed)
+            if intact, let parent { intact = await bindings.isIntact(parent) }
+            let verdict: InDoubtVerdict
+            if intact {
+                let lookup = await adapter?.lookup(Self.query(for: claimed, parent: parent)) ?? .unavailable("gateway_not_configured")
+                verdict = policy.verdict(lookup, for: claimed, now: now)
+            } else {
+                verdict = .needsReview(reason: Self.integrityFailedCode)
+            }
             var transaction = claimed
             var parentUpdate: ParentUpdate?
             var review: PendingWebhookEvent?
@@ -108,11 +123,16 @@ public struct TransactionReconciler: Sendable {
                                metadata: ["transaction": "\(transaction.id)", "merchant": "\(merchant.id)", "reason": "\(reason)",
                                           "orderReference": "\(transaction.orderReference)"])
             }
+            let action = !intact ? TransactionService.integrityFailedAction
+                : kind == .needsReview ? "transaction.needs_review" : "transaction.reconciled"
             let audit = AuditEntry(
-                merchantID: merchant.id, actor: actor, action: kind == .needsReview ? "transaction.needs_review" : "transaction.reconciled",
+                merchantID: merchant.id, actor: actor, action: action,
                 objectType: "transaction", objectID: transaction.id,
                 details: ["type": transaction.type.rawValue, "status": transaction.status.rawValue, "was": claimed.status.rawValue,
                           "amount": String(transaction.amount), "currency": transaction.currency.code])
+            // The outcome may bring the gateway's id: bound again (a merchant off-boarded meanwhile
+            // keeps the old binding, and with its keys destroyed nothing of its is sent anyway).
+            if intact { transaction = (try? await bindings.bound(transaction)) ?? transaction }
             var notices = try OutcomeNotices.outcome(of: transaction, parties: parties, now: now)
             if let review { notices.webhooks.append(review) }
             let written = try await store.settleTransaction(

@@ -5,10 +5,13 @@ public import Vault
 /// records (by the transaction's order reference), an operator says whether the customer was charged.
 public struct TransactionReviewService: Sendable {
     private let store: any TransactionStore & TransactionReconciliationStore
+    private let bindings: TransactionBinding
 
-    /// A service over `store`.
-    public init(store: any TransactionStore & TransactionReconciliationStore) {
+    /// A service over `store`; a resolved transaction is bound (``TransactionBinding``) with the
+    /// merchants' keys from `keyring`.
+    public init(store: any TransactionStore & TransactionReconciliationStore, keyring: Keyring) {
         self.store = store
+        bindings = TransactionBinding(keyring: keyring)
     }
 
     /// Resolves a transaction in review, in one write with its audit event (`transaction.resolved`),
@@ -17,7 +20,8 @@ public struct TransactionReviewService: Sendable {
     /// would); `notCharged` records it as an error (`not_charged`). Nothing is sent to the gateway.
     /// - Returns: the transaction as resolved.
     /// - Throws: `TransactionError.notFound` (404); `TransactionError.notAllowed` (409) when it is not
-    ///   in review, or is a schedule step's attempt (resolved through its step).
+    ///   in review, is a schedule step's attempt (resolved through its step), or its stored row was
+    ///   altered in the database (`transaction_integrity_failed`).
     public func resolve(id: String, _ resolution: ReviewResolution, merchant: Merchant, actor: String, now: Date = Date()) async throws
         -> Transaction
     {
@@ -28,6 +32,13 @@ public struct TransactionReviewService: Sendable {
                 message: "This transaction is an attempt of a schedule step; resolve the step: POST /v1/schedules/\(scheduleID)/steps/\(stepID)/resolve.")
         }
         guard transaction.status == .needsReview else { throw Self.notInReview(transaction) }
+        // A row altered in the database is never resolved: resolving re-binds it.
+        guard await bindings.isIntact(transaction) else {
+            throw TransactionError.notAllowed(
+                code: TransactionService.integrityFailedCode,
+                message: "The stored record of transaction \(transaction.id) failed its integrity check (it was altered in the database); "
+                    + "it is not resolved. Check it against the gateway's records.")
+        }
         var parentUpdate: ParentUpdate?
         var details = ["type": transaction.type.rawValue, "amount": String(transaction.amount), "currency": transaction.currency.code]
         switch resolution {
@@ -42,6 +53,7 @@ public struct TransactionReviewService: Sendable {
             transaction.apply(.error("not_charged", retryable: false, text: "Resolved by an operator: not charged."), now: now)
             details["outcome"] = "not_charged"
         }
+        transaction = try await bindings.bound(transaction)
         let audit = AuditEntry(
             merchantID: merchant.id, actor: actor, action: "transaction.resolved", objectType: "transaction", objectID: transaction.id, details: details)
         let notices = try OutcomeNotices.outcome(of: transaction, parties: CallbackParties(merchantName: merchant.name), now: now)

@@ -7,12 +7,13 @@ public import Vault
 /// derived from its id, and updated with the outcome after: a crash in between leaves a
 /// `pending` row that can be settled with the same key, never charged twice.
 public struct TransactionService: Sendable {
-    private let store: any TransactionStore
+    private let store: any TransactionStore & AuditStore
     private let cards: SecureCardService
     private let gateways: MerchantGateways
     private let reversalWindow: TimeInterval
     private let storedCredentials: StoredCredentials?
     private let duplicates: DuplicateTransactionCheck?
+    private let bindings: TransactionBinding
 
     /// The default reversal window: a void is allowed within 24 hours of the authorization.
     public static let defaultReversalWindow: TimeInterval = 24 * 3600
@@ -22,7 +23,7 @@ public struct TransactionService: Sendable {
     ///   - reversalWindow: how long after its authorization a payment may still be voided (reversed).
     ///   - storedCredentials: keeps the network transaction id of a registration by sale (none is kept without it).
     ///   - duplicates: duplicate protection of sales, authorizations and credits; nil for none.
-    public init(store: any TransactionStore, cards: SecureCardService, gateways: MerchantGateways,
+    public init(store: any TransactionStore & AuditStore, cards: SecureCardService, gateways: MerchantGateways,
                 reversalWindow: TimeInterval = TransactionService.defaultReversalWindow, storedCredentials: StoredCredentials? = nil,
                 duplicates: DuplicateTransactionCheck? = nil) {
         self.duplicates = duplicates
@@ -31,6 +32,7 @@ public struct TransactionService: Sendable {
         self.gateways = gateways
         self.reversalWindow = reversalWindow
         self.storedCredentials = storedCredentials
+        bindings = TransactionBinding(keyring: cards.keyring)
     }
 
     /// Runs a sale, authorization, verification or credit whose rules ``NewTransaction`` checked:
@@ -112,6 +114,7 @@ public struct TransactionService: Sendable {
                 type: type, amount: order.amount, currency: order.currency, pan: card.pan, merchantID: merchant.id)
             duplicatesSince = order.allowDuplicate ? nil : duplicates.comparedSince(now)
         }
+        transaction = try await bindings.bound(transaction)
         try await store.insertTransaction(
             transaction, refusingDuplicatesSince: duplicatesSince, audit: audit(transaction, actor: actor, action: "transaction.created"))
 
@@ -136,6 +139,7 @@ public struct TransactionService: Sendable {
             }
         }
         transaction.apply(result, now: Date())
+        transaction = try await bindings.bound(transaction)
         let parties = CallbackParties(
             holderName: try await sealed(card.holderName, merchantID: merchant.id, recordID: transaction.id), merchantName: merchant.name)
         try await store.completeTransaction(
@@ -156,11 +160,14 @@ public struct TransactionService: Sendable {
                     merchantReference: registration.merchantReference, source: source, customer: registration.customer,
                     customFields: registration.customFields, verify: false),
                 merchant: merchant, actor: actor, now: now)
+            var attached = transaction
+            attached.secureCardReference = registered.reference
+            attached.merchantReference = registered.merchantReference
+            attached = try await bindings.bound(attached)
             try await store.attachSecureCard(
                 transactionID: transaction.id, merchantID: merchant.id, secureCardReference: registered.reference,
-                merchantReference: registered.merchantReference)
-            transaction.secureCardReference = registered.reference
-            transaction.merchantReference = registered.merchantReference
+                merchantReference: registered.merchantReference, binding: attached.binding ?? [])
+            transaction = attached
             if let network = networkTransactionID {
                 _ = try? await storedCredentials?.record(
                     network, secureCardReference: registered.reference, merchantID: merchant.id, gateway: merchant.gateway.name,
@@ -298,6 +305,7 @@ public struct TransactionService: Sendable {
             throw TransactionError.gatewayNotConfigured("\(error)")
         }
         let amount = try Self.followUpAmount(type, parent: parent, requested: requested, partialVoid: adapter.supportsPartialVoid)
+        try await checkIntegrity(of: parent, before: type, merchant: merchant, actor: actor)
         var child = Transaction(
             id: childID ?? Transaction.makeID(at: now), merchantID: merchant.id, type: type, amount: amount, currency: parent.currency,
             gateway: parent.gateway, now: now)
@@ -313,6 +321,7 @@ public struct TransactionService: Sendable {
             try Self.checkFollowUp(type, amount: amount, parent: parent, followUps: followUps)
             if let reversal { try Self.checkReversalWindow(reversal, now: now) }
         }
+        child = try await bindings.bound(child)
         try await store.insertFollowUp(child, check: check, audit: audit(child, actor: actor, action: "transaction.created"))
         let request = FollowUpRequest(
             idempotencyKey: child.idempotencyKey, reference: child.orderReference, gatewayTransactionID: parent.gatewayTransactionID ?? "",
@@ -333,6 +342,7 @@ public struct TransactionService: Sendable {
             }
         }
         child.apply(result, now: Date())
+        child = try await bindings.bound(child)
         let parties = CallbackParties(
             holderName: try await sealed(await holderName(of: parent, merchant: merchant), merchantID: merchant.id, recordID: child.id),
             merchantName: merchant.name)
@@ -345,6 +355,28 @@ public struct TransactionService: Sendable {
         default: return child
         }
     }
+
+    /// Refuses a follow-up of an original whose stored row is not as the vault wrote it (its
+    /// amount, card, currency, gateway id or original changed in the database, or its binding
+    /// removed): nothing is recorded and nothing is sent to the gateway, and the refusal is audited
+    /// (`transaction.integrity_failed`) so the operator sees the row that was altered.
+    /// - Throws: `TransactionError.notAllowed` `transaction_integrity_failed` (409).
+    private func checkIntegrity(of parent: Transaction, before type: TransactionType, merchant: Merchant, actor: String) async throws {
+        guard await !bindings.isIntact(parent) else { return }
+        try await store.appendAudit(
+            AuditEntry(
+                merchantID: merchant.id, actor: actor, action: Self.integrityFailedAction, objectType: "transaction", objectID: parent.id,
+                details: ["followUp": type.rawValue]))
+        throw TransactionError.notAllowed(
+            code: Self.integrityFailedCode,
+            message: "The stored record of transaction \(parent.id) failed its integrity check (it was altered in the database); "
+                + "no \(type.rawValue) was recorded or sent. Check it against the gateway's records.")
+    }
+
+    /// The error code of a follow-up refused because its original's stored row was altered.
+    public static let integrityFailedCode = "transaction_integrity_failed"
+    /// The audit action recording such a refusal.
+    public static let integrityFailedAction = "transaction.integrity_failed"
 
     /// The amount a follow-up moves: the one requested, or by default everything that remains
     /// (``Transaction/voidableAmount``, ``Transaction/refundableAmount``, an authorization's

@@ -162,8 +162,11 @@ public protocol TransactionStore: Sendable {
     /// Records a gateway outcome (and the original's change, for an approved follow-up), with the
     /// `notices` the domain built for it (``OutcomeNotices/outcome(of:parties:now:)``) in the same commit.
     func completeTransaction(_ transaction: Transaction, parentUpdate: ParentUpdate?, audit: AuditEntry, notices: OutcomeNotices) async throws
-    /// Links a transaction to the card registered by its sale.
-    func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws
+    /// Links a transaction to the card registered by its sale, with its binding recomputed by the
+    /// domain over the new card token (``TransactionBinding``).
+    func attachSecureCard(
+        transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String, binding: [UInt8]
+    ) async throws
     /// One transaction of a merchant.
     func transaction(merchantID: String, id: String) async throws -> Transaction?
     /// A page of a merchant's transactions in `order`, starting after the transaction with sequence

@@ -50,7 +50,9 @@ public struct GatewayCardVerifier: CardVerifier {
             AuditEntry(merchantID: merchant.id, actor: "system", action: action, objectType: "transaction", objectID: transaction.id,
                        details: ["type": "verify", "last4": card.pan.last4])
         }
+        let bindings = TransactionBinding(keyring: storedCredentials.keyring)
         do {
+            transaction = try await bindings.bound(transaction)
             try await store.insertTransaction(transaction, audit: audit("transaction.created"))
         } catch {
             logger.error("could not record a verification", metadata: ["merchant": "\(merchant.id)", "error": "\(error)"])
@@ -62,6 +64,7 @@ public struct GatewayCardVerifier: CardVerifier {
             description: "card verification", storedCredential: .initial)
         let result = await adapter.verify(request)
         transaction.apply(result, now: Date())
+        transaction = (try? await bindings.bound(transaction)) ?? transaction
         // A verification's callback names the merchant only: the verifier holds no key to seal the holder's name.
         let parties = CallbackParties(merchantName: merchant.name)
         try? await store.completeTransaction(

@@ -91,7 +91,12 @@ extension ChargeRunner {
                 scheduleIntact = await binding.isIntact(due.schedule)
                 checkedSchedules[due.schedule.id] = scheduleIntact
             }
-            if let reason = await binding.refusal(due.schedule, step: due.step, scheduleIntact: scheduleIntact) {
+            var refusal = await binding.refusal(due.schedule, step: due.step, scheduleIntact: scheduleIntact)
+            if refusal == nil, let open = due.openAttempt, await !transactionBinding.isIntact(open) {
+                // Settling it would look up, or send again, the altered row's amount and card.
+                refusal = Self.openAttemptAltered
+            }
+            if let reason = refusal {
                 logger.error(
                     "a claimed step failed its integrity check; it is sent to review and not charged",
                     metadata: ["step": "\(due.step.id)", "schedule": "\(due.schedule.id)", "reason": "\(reason)"])
@@ -161,6 +166,9 @@ extension ChargeRunner {
         return batch
     }
 
+    /// Why a step whose open attempt was altered in the database is refused.
+    static let openAttemptAltered = "the step's open attempt (its transaction) is not as the vault wrote it"
+
     /// The code counted for a step refused because its rows failed their integrity check.
     static let integrityFailedCode = "integrity_failed"
     /// The audit action recording such a refusal, with the reason.
@@ -170,11 +178,14 @@ extension ChargeRunner {
     /// Their time is the time they are written: the in-doubt grace period counts from it.
     func recordAttempts(_ charges: [ReadyCharge], owner: String? = nil) async -> RecordedAttempts {
         let now = Date()
-        let stamped = charges.map { charge in
-            var charge = charge
+        var stamped: [ReadyCharge] = []
+        for var charge in charges {
             charge.transaction.createdAt = now
             charge.transaction.updatedAt = now
-            return charge
+            // A merchant whose keys were destroyed meanwhile gets an unbound row: nothing of its
+            // can be refunded or captured anyway.
+            charge.transaction = (try? await transactionBinding.bound(charge.transaction)) ?? charge.transaction
+            stamped.append(charge)
         }
         var recorded = RecordedAttempts()
         do {
@@ -232,7 +243,8 @@ extension ChargeRunner {
         var outcomes: [AttemptOutcome] = []
         var summaries: [ChargeOutcome] = []
         for answer in answers {
-            let transaction = answer.transaction
+            // The outcome may bring the gateway's id: the row is bound again.
+            let transaction = (try? await transactionBinding.bound(answer.transaction)) ?? answer.transaction
             let step = answer.due.step
             var (outcome, summary) = answer.needsReview
                 ? (StepOutcome(transaction: transaction, stepStatus: .needsReview), ChargeOutcome.needsReview)

@@ -71,6 +71,8 @@ public struct ChargeRunner: Sendable {
     let storedCredentials: StoredCredentials?
     /// Checks every claimed step and its schedule before anything is sent (``ScheduleBinding``).
     let binding: ScheduleBinding
+    /// Binds every attempt's transaction row as it is written (``TransactionBinding``).
+    let transactionBinding: TransactionBinding
     /// Opens the schedules' receipt contacts for text receipts (`nil`: no receipt is requested).
     let contacts: ScheduleContactOpener?
 
@@ -88,6 +90,7 @@ public struct ChargeRunner: Sendable {
         self.policy = policy
         self.logger = logger
         self.binding = ScheduleBinding(keyring: cards.keyring)
+        self.transactionBinding = TransactionBinding(keyring: cards.keyring)
     }
 
     /// Runs once and returns the summary; `progress` is called after every settled step.

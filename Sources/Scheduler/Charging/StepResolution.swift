@@ -51,11 +51,14 @@ public protocol StepReviewStore: Sendable {
 public struct StepReviewService: Sendable {
     private let store: any ChargeRunStore & ScheduleStore & StepReviewStore
     private let policy: RetryPolicy
+    private let bindings: TransactionBinding
 
-    /// A service over `store`; `not_charged` steps fall due again under `policy`.
-    public init(store: any ChargeRunStore & ScheduleStore & StepReviewStore, policy: RetryPolicy) {
+    /// A service over `store`; `not_charged` steps fall due again under `policy`; the resolved
+    /// attempt is bound (``TransactionBinding``) with the merchants' keys from `keyring`.
+    public init(store: any ChargeRunStore & ScheduleStore & StepReviewStore, policy: RetryPolicy, keyring: Keyring) {
         self.store = store
         self.policy = policy
+        bindings = TransactionBinding(keyring: keyring)
     }
 
     /// Resolves a step in review, in one write with its audit event (`charge.resolved`) and webhooks.
@@ -87,6 +90,7 @@ public struct StepReviewService: Sendable {
             transaction.gatewayTransactionID = gatewayTransactionID
             transaction.errorCode = nil
             transaction.responseText = "Resolved by an operator: charged."
+            transaction = try await bindings.bound(transaction)
             outcome = StepOutcome(transaction: transaction, stepStatus: .approved)
             details["outcome"] = "charged"
             details["gatewayTransactionId"] = gatewayTransactionID

@@ -1,10 +1,11 @@
 public import Vault
+import Payments
 
 /// Which bound rows are not as the vault wrote them (`vault audit verify`): ids only, never card data.
 public struct BoundRowReport: Sendable, Codable, Equatable {
-    /// Rows checked, by kind (`secure_cards`, `api_keys`, `schedules`, `schedule_steps`).
+    /// Rows checked, by kind (`secure_cards`, `api_keys`, `schedules`, `schedule_steps`, `transactions`).
     public var checked: [String: Int] = [:]
-    /// The ids of rows that fail their check, by kind (card tokens, key ids, schedule and step ids).
+    /// The ids of rows that fail their check, by kind (card tokens, key ids, schedule, step and transaction ids).
     public var tampered: [String: [String]] = [:]
 
     /// Whether every row checked is intact.
@@ -20,7 +21,7 @@ public struct BoundRowReport: Sendable, Codable, Equatable {
 }
 
 /// Checks every bound row of every merchant in service: cards (their sealed record with its bound
-/// metadata), API keys, schedules and steps (``ScheduleBinding``). Off-boarded merchants' rows are
+/// metadata), API keys, schedules and steps (``ScheduleBinding``), transactions (``TransactionBinding``). Off-boarded merchants' rows are
 /// not checked: their keys are destroyed, so nothing of theirs can be charged or authenticate.
 ///
 /// A row bound by no key (inserted, moved, re-priced or stripped of its binding in the database) is
@@ -30,6 +31,7 @@ public struct BoundRowCheck: Sendable {
     private let cards: SecureCardService
     private let apiKeys: APIKeyBinding
     private let schedules: ScheduleBinding
+    private let transactions: TransactionBinding
 
     /// A check of `store`'s rows with the merchants' keys from `keyring`.
     public init(store: any VaultStorage, keyring: Keyring) {
@@ -37,6 +39,7 @@ public struct BoundRowCheck: Sendable {
         cards = SecureCardService(store: store, keyring: keyring, verifier: NoCardVerifier())
         apiKeys = APIKeyBinding(keyring: keyring)
         schedules = ScheduleBinding(keyring: keyring)
+        transactions = TransactionBinding(keyring: keyring)
     }
 
     /// Reads and checks every bound row.
@@ -60,6 +63,16 @@ public struct BoundRowCheck: Sendable {
                     }
                 }
                 after = last.sequence
+            }
+            var afterTransaction: Int64?
+            while true {
+                let page = try await store.transactions(
+                    merchantID: merchant.id, filter: TransactionFilter(), order: .oldestFirst, afterSequence: afterTransaction, limit: batchSize)
+                guard let last = page.last else { break }
+                for transaction in page {
+                    report.count("transactions", id: transaction.id, intact: await transactions.isIntact(transaction))
+                }
+                afterTransaction = last.sequence
             }
         }
         return report

@@ -23,6 +23,6 @@ public protocol StorageEngine: Sendable {
 /// and VaultAPI already depend on it. Domain services keep taking their narrow protocols.
 public protocol VaultStorage:
     KeyStore & MerchantStore & AuditStore & AuditHeadStore & KeyStatusStore & IdempotencyStore & WebhookStore & CustomFieldStore
-    & SecureCardStore & TransactionStore & TransactionReconciliationStore & StoredCredentialStore & ScheduleStore & ScheduleBindingStore
+    & SecureCardStore & TransactionStore & TransactionReconciliationStore & StoredCredentialStore & ScheduleStore & ScheduleBindingStore & TransactionBindingStore
     & ChargeRunStore & StepReviewStore & CaptureSessionStore & StorageEngine
 {}

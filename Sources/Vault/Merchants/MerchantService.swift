@@ -97,7 +97,7 @@ public struct MerchantService: Sendable {
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.created", objectType: "merchant", objectID: merchant.id,
                               details: [
                     "name": name, "gateway": merchant.gateway.name, "apiKey": apiKey.record.id, "role": role.rawValue,
-                    Self.keysBoundDetail: "true", Self.schedulesBoundDetail: "true",
+                    Self.keysBoundDetail: "true", Self.schedulesBoundDetail: "true", Self.transactionsBoundDetail: "true",
                 ]))
         return (merchant, apiKey)
     }
@@ -177,6 +177,9 @@ public struct MerchantService: Sendable {
     /// The `merchant.created` detail of a merchant whose schedule and step rows are bound from the
     /// start (created by this build or later): an unbound row of it was inserted behind the vault's back.
     public static let schedulesBoundDetail = "schedulesBound"
+    /// The `merchant.created` detail of a merchant whose transaction rows are bound from the start
+    /// (created by this build or later): an unbound row of it was inserted behind the vault's back.
+    public static let transactionsBoundDetail = "transactionsBound"
 
     /// Whether the merchant's keys are known to be bound: its keyed audit chain says it was created
     /// with bound keys, or that its legacy rows were bound.

@@ -22,7 +22,7 @@ extension VaultRuntime {
 
     /// Resolves steps in review under the configuration's retry policy.
     public var stepReviews: StepReviewService {
-        StepReviewService(store: store, policy: retryPolicy)
+        StepReviewService(store: store, policy: retryPolicy, keyring: keyring)
     }
 
     /// The rule for transactions whose answer was lost, from `runner.inDoubtGraceSeconds` and `reconcile.heldForReviewDays`.
@@ -36,12 +36,12 @@ extension VaultRuntime {
     public func reconciler(logger: Logger) -> TransactionReconciler {
         TransactionReconciler(
             store: store, gateways: MerchantGateways(registry: gateways, merchants: merchants), merchants: store, policy: inDoubtPolicy,
-            logger: logger)
+            keyring: keyring, logger: logger)
     }
 
     /// Resolves one-off transactions in review.
     public var transactionReviews: TransactionReviewService {
-        TransactionReviewService(store: store)
+        TransactionReviewService(store: store, keyring: keyring)
     }
 
     /// Runner options from the configuration, as of `asOf`.

@@ -128,7 +128,7 @@ public struct VaultRuntime: Sendable {
     /// Brings records written before the current at-rest protections up to them, once, before
     /// anything is served (each step finds nothing to do through a partial index once done): idempotency rows
     /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
-    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule and step rows without a binding.
+    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and transaction rows without a binding.
     func protectLegacyRecords(logger: Logger) async throws {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
@@ -147,6 +147,13 @@ public struct VaultRuntime: Sendable {
             logger.warning(
                 "schedule rows inserted or altered behind the vault's back are left unbound: their steps go to review instead of being charged",
                 metadata: ["schedules": "\(schedules.refused.joined(separator: ","))"])
+        }
+        let transactions = try await TransactionBinding(keyring: keyring).bindLegacyRows(in: store)
+        if transactions.bound > 0 { logger.notice("bound transaction rows written by an earlier build", metadata: ["transactions": "\(transactions.bound)"]) }
+        if !transactions.refused.isEmpty {
+            logger.warning(
+                "transaction rows inserted or altered behind the vault's back are left unbound: no capture, void or refund of them is sent",
+                metadata: ["transactions": "\(transactions.refused.joined(separator: ","))"])
         }
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the

@@ -31,7 +31,7 @@ extension PostgresStore {
             ("card_type", "text"), ("masked_number", "text"), ("schedule_id", "text"), ("step_id", "text"), ("attempt", "bigint"),
             ("parent_id", "text"), ("idempotency_key", "text"), ("order_reference", "text"), ("description", "text"), ("gateway", "text"),
             ("gateway_transaction_id", "text"), ("created_at", "text"), ("updated_at", "text"), ("stored_credential", "text"),
-            ("duplicate_mac", "bytea"),
+            ("duplicate_mac", "bytea"), ("binding", "bytea"),
         ])
         for attempt in attempts {
             let transaction = attempt.transaction
@@ -43,6 +43,7 @@ extension PostgresStore {
                 transaction.idempotencyKey, transaction.orderReference, transaction.description, transaction.gateway,
                 transaction.gatewayTransactionID, Timestamp.string(transaction.createdAt), Timestamp.string(transaction.updatedAt),
                 transaction.storedCredential?.rawValue, transaction.duplicateMAC.map { Encoding.hex($0) },
+                transaction.binding.map { Encoding.hex($0) },
             ])
         }
         let transitions = attempts.map(\.stepTransition)
@@ -55,10 +56,10 @@ extension PostgresStore {
             , opened AS (
                 INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
                     masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
-                    gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac)
+                    gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac, binding)
                 SELECT id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
                     masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
-                    gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac
+                    gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac, binding
                 FROM i WHERE i.target_step IN (SELECT id FROM written) ORDER BY i.ord
                 ON CONFLICT (id) DO UPDATE SET status =
             """, TransactionStatus.pending.rawValue, ", error_code = NULL, updated_at = excluded.updated_at")
@@ -92,7 +93,7 @@ extension PostgresStore {
         var rows = PostgresRowSet([
             ("target_step", "text"), ("stamp", "text"), ("id", "text"), ("status", "text"), ("gateway_transaction_id", "text"), ("auth_code", "text"),
             ("response_code", "text"), ("response_text", "text"), ("avs_result", "text"), ("cvv_result", "text"), ("decline_code", "text"),
-            ("decline_category", "text"), ("error_code", "text"), ("network_transaction_id", "text"),
+            ("decline_category", "text"), ("error_code", "text"), ("network_transaction_id", "text"), ("binding", "bytea"),
         ])
         for item in items {
             let transaction = item.transaction
@@ -100,6 +101,7 @@ extension PostgresStore {
                 item.step.id, Timestamp.string(transaction.updatedAt), transaction.id, transaction.status.rawValue, transaction.gatewayTransactionID,
                 transaction.authCode, transaction.responseCode, transaction.responseText, transaction.avsResult, transaction.cvvResult,
                 transaction.declineCode, transaction.declineCategory, transaction.errorCode, transaction.networkTransactionID,
+                transaction.binding.map { Encoding.hex($0) },
             ])
         }
         let transitions = items.map(\.stepTransition)
@@ -112,7 +114,7 @@ extension PostgresStore {
                 UPDATE transactions t SET status = i.status, gateway_transaction_id = i.gateway_transaction_id, auth_code = i.auth_code,
                     response_code = i.response_code, response_text = i.response_text, avs_result = i.avs_result, cvv_result = i.cvv_result,
                     decline_code = i.decline_code, decline_category = i.decline_category, error_code = i.error_code, updated_at = i.stamp,
-                    network_transaction_id = i.network_transaction_id
+                    network_transaction_id = i.network_transaction_id, binding = i.binding
                 FROM i WHERE t.id = i.id AND i.target_step IN (SELECT id FROM written)
                 RETURNING 1)
             SELECT id FROM stepped

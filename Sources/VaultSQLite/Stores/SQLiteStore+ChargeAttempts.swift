@@ -51,7 +51,8 @@ extension SQLiteStore {
                 response_text = \(transaction.responseText),
                 avs_result = \(transaction.avsResult), cvv_result = \(transaction.cvvResult), decline_code = \(transaction.declineCode),
                 decline_category = \(transaction.declineCategory), error_code = \(transaction.errorCode),
-                updated_at = \(Timestamp.string(transaction.updatedAt)), network_transaction_id = \(transaction.networkTransactionID)
+                updated_at = \(Timestamp.string(transaction.updatedAt)), network_transaction_id = \(transaction.networkTransactionID),
+                binding = \(transaction.binding)
             WHERE id = \(transaction.id)
             """)
         var recorded = RecordedOutcome()

@@ -68,7 +68,7 @@ extension SQLiteStore: TransactionStore {
                 avs_result = \(transaction.avsResult), cvv_result = \(transaction.cvvResult),
                 decline_code = \(transaction.declineCode), decline_category = \(transaction.declineCategory),
                 error_code = \(transaction.errorCode), updated_at = \(Timestamp.string(transaction.updatedAt)),
-                network_transaction_id = \(transaction.networkTransactionID)
+                network_transaction_id = \(transaction.networkTransactionID), binding = \(transaction.binding)
             WHERE id = \(transaction.id) AND merchant_id = \(transaction.merchantID)
             """)
         if let update = parentUpdate {
@@ -96,11 +96,14 @@ extension SQLiteStore: TransactionStore {
         try Self.enqueue(notices, merchantID: transaction.merchantID, on: connection)
     }
 
-    public func attachSecureCard(transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String) async throws {
+    public func attachSecureCard(
+        transactionID: String, merchantID: String, secureCardReference: String, merchantReference: String, binding: [UInt8]
+    ) async throws {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE transactions SET secure_card_id = \(secureCardReference), merchant_reference = \(merchantReference)
+                UPDATE transactions SET secure_card_id = \(secureCardReference), merchant_reference = \(merchantReference),
+                    binding = \(binding)
                     WHERE id = \(transactionID) AND merchant_id = \(merchantID)
                 """)
         }
@@ -223,14 +226,14 @@ extension SQLiteStore: TransactionStore {
         var sql: SQLiteQuery = """
             INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
                 masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
-                gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac)
+                gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac, binding)
             VALUES (\(transaction.id), \(transaction.merchantID), \(transaction.type.rawValue), \(transaction.status.rawValue),
                 \(transaction.amount), \(transaction.currency.code), \(transaction.secureCardReference), \(transaction.merchantReference),
                 \(transaction.cardType), \(transaction.maskedNumber), \(transaction.scheduleID), \(transaction.stepID),
                 \(transaction.attempt), \(transaction.parentID), \(transaction.idempotencyKey), \(transaction.orderReference),
                 \(transaction.description), \(transaction.gateway), \(transaction.gatewayTransactionID),
                 \(Timestamp.string(transaction.createdAt)), \(Timestamp.string(transaction.updatedAt)),
-                \(transaction.storedCredential?.rawValue), \(transaction.duplicateMAC))
+                \(transaction.storedCredential?.rawValue), \(transaction.duplicateMAC), \(transaction.binding))
             """
         if resettingOpen {
             sql += " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"

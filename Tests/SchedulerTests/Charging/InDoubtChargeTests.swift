@@ -120,6 +120,26 @@ import Vault
         #expect(keys == 1)
     }
 
+    @Test func anOpenAttemptRaisedInSQLIsNeitherLookedUpNorSentAgainAndItsStepGoesToReview() async throws {
+        let calls = SaleCalls(failure: .timeoutBeforeProcessing, failing: 1)
+        let setup = try await Self.setUp(calls, grace: 0)
+        let runner = setup.fixture.runner()
+        let first = try await runner.run(setup.options)
+        #expect(first.outcomes[ChargeOutcome.unsettled.rawValue]?.count == 1)
+        #expect(try await setup.fixture.database.sql.run("UPDATE transactions SET amount = 8000000 WHERE step_id = \(setup.stepID)") == 1)
+
+        let second = try await runner.run(setup.options)
+        #expect(second.integrityFailures == 1)
+        #expect(calls.count == 1, "the altered attempt is not sent again")
+        #expect(try await setup.fixture.sandbox.transactionCount == 0)
+        #expect(try await step(setup).status == .needsReview)
+        #expect(try await setup.fixture.count(
+            """
+            SELECT count(*) AS n FROM audit_events WHERE action = 'charge.integrity_failed' AND object_id = \(setup.stepID)
+                AND details LIKE '%open attempt%'
+            """) == 1)
+    }
+
     @Test func aGatewayAnswering503IsRetriedABoundedNumberOfTimesThenHeldBack() async throws {
         let calls = SaleCalls(failure: .serverError, failing: .max)
         let setup = try await Self.setUp(calls, grace: 3600)

@@ -13,7 +13,7 @@ import VaultSQLite
     typealias Lost = LostAnswerLookupTests
 
     func service(_ setup: Lost.Setup, policy: RetryPolicy = RetryPolicy()) -> StepReviewService {
-        StepReviewService(store: setup.fixture.store, policy: policy)
+        StepReviewService(store: setup.fixture.store, policy: policy, keyring: setup.fixture.keyring)
     }
 
     @Test func resolvedAsChargedRecordsTheTransactionAndSettlesTheStep() async throws {

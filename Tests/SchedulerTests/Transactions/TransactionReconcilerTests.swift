@@ -28,7 +28,7 @@ import VaultSQLite
         func reconciler(store: (any VaultStorage)? = nil) -> TransactionReconciler {
             TransactionReconciler(
                 store: store ?? fixture.store, gateways: gateways, merchants: store ?? fixture.store,
-                policy: InDoubtPolicy(grace: TransactionReconcilerTests.grace), logger: TransactionReconcilerTests.silent)
+                policy: InDoubtPolicy(grace: TransactionReconcilerTests.grace), keyring: fixture.keyring, logger: TransactionReconcilerTests.silent)
         }
 
         /// A sale of `amount` on the card whose answer is lost the way `quirk` loses it.
@@ -132,7 +132,7 @@ import VaultSQLite
         #expect(later.total == 0, "a transaction in review waits for a person")
         #expect(setup.fake.receivedTypes == ["sale"])
 
-        let reviews = TransactionReviewService(store: setup.fixture.store)
+        let reviews = TransactionReviewService(store: setup.fixture.store, keyring: setup.fixture.keyring)
         let charged = try #require(setup.fake.transactions(orderID: sale.orderReference).first)
         let resolved = try await reviews.resolve(id: sale.id, .charged(gatewayTransactionID: charged.transactionID), merchant: setup.merchant, actor: "operator")
         #expect(resolved.status == .approved && resolved.gatewayTransactionID == charged.transactionID)
@@ -141,6 +141,30 @@ import VaultSQLite
             _ = try await reviews.resolve(id: sale.id, .notCharged, merchant: setup.merchant, actor: "operator")
         }
         #expect(try await setup.transaction(sale.id).status == .approved, "a second resolution changes nothing")
+    }
+
+    @Test func aSaleInDoubtAlteredInSQLIsNotLookedUpGoesToReviewAndCannotBeResolved() async throws {
+        let setup = try await Self.setUp()
+        defer { Task { await setup.fake.stop() } }
+        let sale = try await setup.saleInDoubt(1234, quirk: .garbageAfterProcessing)
+        try await setup.fixture.database.sql.run("UPDATE transactions SET amount = 8000000 WHERE id = \(sale.id)")
+        let summary = try await setup.reconciler().reconcile(now: Self.afterGrace)
+        #expect(summary.needsReview == 1)
+        #expect(setup.lookups == 0, "nothing asked of the gateway for an altered row")
+        let inReview = try await setup.transaction(sale.id)
+        #expect(inReview.status == .needsReview && inReview.errorCode == TransactionReconciler.integrityFailedCode)
+        #expect(try await setup.fixture.count(
+            "SELECT count(*) AS n FROM audit_events WHERE action = 'transaction.integrity_failed' AND object_id = \(sale.id)") == 1)
+
+        let reviews = TransactionReviewService(store: setup.fixture.store, keyring: setup.fixture.keyring)
+        let charged = try #require(setup.fake.transactions(orderID: sale.orderReference).first)
+        do {
+            _ = try await reviews.resolve(id: sale.id, .charged(gatewayTransactionID: charged.transactionID), merchant: setup.merchant, actor: "operator")
+            Issue.record("an altered row was resolved")
+        } catch TransactionError.notAllowed(let code, _) {
+            #expect(code == "transaction_integrity_failed")
+        }
+        #expect(try await setup.transaction(sale.id).status == .needsReview, "the refusal changes nothing")
     }
 
     @Test func aRefundInDoubtHoldsItsAmountAndIsSettledAgainstItsOriginalOnce() async throws {
@@ -178,6 +202,7 @@ import VaultSQLite
         var pending = Transaction(id: Transaction.makeID(at: now), merchantID: setup.merchant.id, type: .sale, amount: 4200,
                                   currency: try Currency(code: "USD"), gateway: "nmi", now: now)
         pending.secureCardReference = setup.card.reference
+        pending = try await TransactionBinding(keyring: setup.fixture.keyring).bound(pending)
         try await setup.fixture.store.insertTransaction(
             pending, audit: AuditEntry(merchantID: setup.merchant.id, actor: "test", action: "transaction.created", objectType: "transaction", objectID: pending.id))
         let adapter = try await setup.gateways.adapter(for: setup.merchant)
