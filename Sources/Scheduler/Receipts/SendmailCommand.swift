@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A sendmail-compatible program and its arguments (configuration `receipts.sendmailCommand`,
 /// `/usr/sbin/sendmail -t -i` by default), run without a shell: the configured line is split at
@@ -60,33 +63,66 @@ public struct SendmailCommand: Sendable, Equatable {
     /// input would otherwise end the vault with it when the message is written.
     private static let brokenPipesIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-    /// Runs the program with `message` on its standard input and waits for it to exit. The
-    /// message (a receipt, a few kilobytes) fits in the pipe's buffer, so writing it never waits
-    /// on the program.
+    /// Runs the program with `message` on its standard input and waits for it to exit, on a thread
+    /// of its own (the wait blocks). Started with `posix_spawn`, not Foundation's `Process`, whose
+    /// launch crashed here under concurrent tests. The message (a receipt, a few kilobytes) fits in
+    /// the pipe's buffer, so writing it never waits on the program.
     public func send(_ message: String) async -> Outcome {
         Self.brokenPipesIgnored
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let status: Int32? = await withCheckedContinuation { continuation in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(returning: nil)
-                return
+        let program = program
+        let arguments = arguments
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Self.run(program: program, arguments: arguments, input: Array(message.utf8)))
             }
-            // A program that exits without reading its input closes the pipe: the write then fails
-            // and the exit status says what happened.
-            try? input.fileHandleForWriting.write(contentsOf: Data(message.utf8))
-            try? input.fileHandleForWriting.close()
         }
-        guard let status else { return .refused("could not start \(program)") }
+    }
+
+    private static func run(program: String, arguments: [String], input: [UInt8]) -> Outcome {
+        var pipeEnds: [Int32] = [0, 0]
+        // Close-on-exec: a program started by another thread meanwhile must not inherit the write end
+        // (this one would then never see its input end).
+        guard pipe(&pipeEnds) == 0 else { return .refused("could not start \(program): no pipe") }
+        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
+        posix_spawn_file_actions_addclose(&actions, writeEnd)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        close(readEnd)
+        guard spawned == 0 else {
+            close(writeEnd)
+            return .refused("could not start \(program)")
+        }
+        // A program that exits without reading its input closes the pipe: the write then fails
+        // (EPIPE, SIGPIPE being ignored) and the exit status says what happened.
+        input.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(writeEnd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+        }
+        close(writeEnd)
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+        // WIFEXITED: the low seven bits are zero; the exit status is the next byte.
+        guard raw & 0x7f == 0 else { return .refused("\(program) ended by signal \(raw & 0x7f)") }
+        let status = (raw >> 8) & 0xff
         return status == 0 ? .accepted : .refused("\(program) exited with status \(status)")
     }
 }
