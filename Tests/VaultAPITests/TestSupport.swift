@@ -62,6 +62,11 @@ struct APIFixture {
         configuration.keys.masterKeyFromEnvironment = Encoding.base64(RandomBytes.make(32))
         configuration.server.port = 0
         configuration.metrics.port = 0
+        // A test's client keeps its connection while the test works the store directly (a
+        // reconciliation, SQL as an insider); on a loaded machine that took longer than the
+        // 10 s default and the server closed the idle connection under the next request. Tests of
+        // the idle timeout set their own.
+        configuration.server.idleTimeoutSeconds = 300
         configure(&configuration)
         let handler = logs
         var logger = Logger(label: "test", factory: { _ in handler })
