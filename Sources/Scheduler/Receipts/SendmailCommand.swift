@@ -96,7 +96,16 @@ public struct SendmailCommand: Sendable, Equatable {
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        var spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        // ETXTBSY: the program file is still open for writing somewhere, typically a copy of a
+        // descriptor another thread's child inherited for the instant before its own exec (a
+        // program written just before, as a freshly installed one). It passes within moments.
+        var tries = 0
+        while spawned == ETXTBSY && tries < 100 {
+            tries += 1
+            usleep(10_000)
+            spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        }
         close(readEnd)
         guard spawned == 0 else {
             close(writeEnd)

@@ -19,9 +19,16 @@ import Testing
             exit \(exitStatus)
 
             """
+        // Written through a close-on-exec descriptor: a program another test starts meanwhile must
+        // not inherit it open for writing, or running this one fails with ETXTBSY ("text file
+        // busy") for as long as that program lives (Foundation's writers do not set O_CLOEXEC).
         let path = directory.appendingPathComponent("sendmail").path
-        try script.write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let bytes = Array(script.utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
         return directory
     }
 
