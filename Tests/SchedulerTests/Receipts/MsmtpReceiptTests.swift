@@ -26,8 +26,27 @@ import Testing
         return missing
     }
 
+    /// Runs `body` on a thread of its own: starting Python and waiting for its line or its exit
+    /// blocks, and a blocked thread of Swift's cooperative pool (two on two cores) stalls every
+    /// other test's in-process server.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// The sink started and the port it listens on, once it accepts connections.
+    final class Sink: @unchecked Sendable {
+        // Safe: the process and pipes are touched by one thread at a time (started, read, then
+        // stopped, each awaited before the next).
+        let process = Process()
+        let control = Pipe()
+        let announcement = Pipe()
+        var port = 0
+    }
+
     @Test func aReceiptPipedToMsmtpReachesTheSMTPServerAsWritten() async throws {
-        let missing = Self.missingTools()
+        let missing = try await Self.offPool { Self.missingTools() }
         if !missing.isEmpty {
             guard ProcessInfo.processInfo.environment["VAULT_TEST_MAIL"] == "optional" else {
                 let advice = "run scripts/install-deps.sh and pip install aiosmtpd, or set VAULT_TEST_MAIL=optional"
@@ -41,25 +60,34 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let sink = Process()
-        sink.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sink.arguments = ["python3", Self.root.appendingPathComponent("scripts/smtp_sink.py").path, directory.path]
-        let control = Pipe()
-        let announcement = Pipe()
-        sink.standardInput = control
-        sink.standardOutput = announcement
-        try sink.run()
-        defer {
-            try? control.fileHandleForWriting.close()
-            sink.waitUntilExit()
+        let sink = Sink()
+        let sinkArguments = ["python3", Self.root.appendingPathComponent("scripts/smtp_sink.py").path, directory.path]
+        try await Self.offPool {
+            sink.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            sink.process.arguments = sinkArguments
+            sink.process.standardInput = sink.control
+            sink.process.standardOutput = sink.announcement
+            try sink.process.run()
+            // The sink prints its port once it accepts connections: reading the line is the wait.
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")), let byte = try sink.announcement.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+                line += byte
+            }
+            let announced = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            sink.port = announced.split(separator: " ").last.flatMap { Int($0) } ?? 0
         }
-        // The sink prints its port once it accepts connections: reading the line is the wait.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")), let byte = try announcement.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
-            line += byte
+        func stopSink() async throws {
+            try await Self.offPool {
+                try? sink.control.fileHandleForWriting.close()
+                sink.process.waitUntilExit()
+            }
         }
-        let announced = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let port = try #require(announced.split(separator: " ").last.flatMap { Int($0) })
+        let port = sink.port
+        guard port > 0 else {
+            try await stopSink()
+            Issue.record("the SMTP sink announced no port")
+            return
+        }
 
         let mail = try ReceiptMailTests.mail(merchantName: "Café Corner\r\nBcc: victim@example.net")
         let message = mail.message(of: try ReceiptMailTests.approved())
@@ -76,5 +104,6 @@ import Testing
         #expect(!normalized.lowercased().contains("\nbcc:"))
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("message-1.eml").path))
         if ProcessInfo.processInfo.environment["VAULT_TEST_MAIL_SHOW"] != nil { print(received) }
+        try await stopSink()
     }
 }
