@@ -62,18 +62,18 @@ import VaultSQLite
         fake.core.enqueue(.holdAfterProcessing)
 
         let dying = try setup.vault.start(["serve"], environment: environment)
-        let dyingPort = try #require(try ServerProcess.waitForPort(dying))
+        let dyingPort = try #require(try await ServerProcess.waitForPort(dying))
         let lost = Task { try? await Self.sale(port: dyingPort, apiKey: setup.apiKey, key: "order-7") }
         await fake.core.waitUntilHolding(1)
         kill(dying.pid, SIGKILL)
-        _ = dying.waitUntilExit()
+        _ = await dying.exited()
         fake.core.releaseHeldResponses()
         #expect(await lost.value == nil, "the client never heard back")
         #expect(fake.chargeCount == 1)
 
         let server = try setup.vault.start(["serve"], environment: environment)
         defer { kill(server.pid, SIGTERM) }
-        let port = try #require(try ServerProcess.waitForPort(server))
+        let port = try #require(try await ServerProcess.waitForPort(server))
         let runtime = try await setup.runtime()
         defer { runtime.close() }
 
@@ -123,7 +123,7 @@ import VaultSQLite
 
         let server = try setup.vault.start(["serve"], environment: setup.environment.merging(["VAULT_PORT": "0"]) { _, new in new })
         defer { kill(server.pid, SIGTERM) }
-        let port = try #require(try ServerProcess.waitForPort(server))
+        let port = try #require(try await ServerProcess.waitForPort(server))
         let early = try await Self.sale(port: port, apiKey: setup.apiKey, key: "order-8")
         #expect(early.status == 409 && early.errorCode == "idempotency_key_in_use")
         #expect(fake.receivedTypes.isEmpty)

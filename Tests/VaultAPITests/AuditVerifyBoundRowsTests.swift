@@ -9,9 +9,9 @@ import VaultSQLite
 @Suite struct AuditVerifyBoundRowsTests {
     @Test func aKeyRaisedInSQLFailsVerifyNamingItsIdInTextAndJSON() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.initialize()
-        try vault.run(["merchant", "create", "acme"])
-        let intact = try vault.run(["audit", "verify", "--json"])
+        try await vault.initialize()
+        try await vault.run(["merchant", "create", "acme"])
+        let intact = try await vault.run(["audit", "verify", "--json"])
         #expect(intact.status == 0, "\(intact.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(intact.stdout.utf8)) as? [String: Any]
         #expect(object?["intact"] as? Bool == true)
@@ -24,11 +24,11 @@ import VaultSQLite
             try await TestSQL(store).run("UPDATE api_keys SET role = 'readonly' WHERE id = \(key)")
             return key
         }
-        let text = try vault.run(["audit", "verify"])
+        let text = try await vault.run(["audit", "verify"])
         #expect(text.status == 1)
         #expect(text.stdout.contains("audit chain intact: "), "the chain itself is untouched")
         #expect(text.stdout.contains("bound rows ALTERED in api_keys: \(key)"), "\(text.stdout)")
-        let json = try vault.run(["audit", "verify", "--json"])
+        let json = try await vault.run(["audit", "verify", "--json"])
         #expect(json.status == 1)
         let failed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(failed?["intact"] as? Bool == false)
@@ -36,42 +36,42 @@ import VaultSQLite
     }
 
     /// The head `verify --json` prints.
-    static func head(_ vault: VaultProcess) throws -> String {
-        let result = try vault.run(["audit", "verify", "--json"])
+    static func head(_ vault: VaultProcess) async throws -> String {
+        let result = try await vault.run(["audit", "verify", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return ((object?["chain"] as? [String: Any])?["head"] as? String) ?? ""
     }
 
     @Test func aKeptHeadTheChainStillHoldsPassesAndOneItNoLongerHoldsFails() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.initialize()
-        try vault.run(["merchant", "create", "acme"])
-        let kept = try Self.head(vault)
-        try vault.run(["merchant", "create", "beta"])
-        #expect(try vault.run(["audit", "verify", "--expect-head", kept]).status == 0, "an earlier head stays in the chain")
+        try await vault.initialize()
+        try await vault.run(["merchant", "create", "acme"])
+        let kept = try await Self.head(vault)
+        try await vault.run(["merchant", "create", "beta"])
+        #expect(try await vault.run(["audit", "verify", "--expect-head", kept]).status == 0, "an earlier head stays in the chain")
         let forged = String(kept.dropLast()) + (kept.hasSuffix("0") ? "1" : "0")
-        let refused = try vault.run(["audit", "verify", "--expect-head", forged])
+        let refused = try await vault.run(["audit", "verify", "--expect-head", forged])
         #expect(refused.status == 1)
         #expect(refused.stdout.contains("ROLLED BACK or cut"), "\(refused.stdout)")
-        #expect(try vault.run(["audit", "verify", "--expect-head", "not-a-head"]).status != 0)
+        #expect(try await vault.run(["audit", "verify", "--expect-head", "not-a-head"]).status != 0)
     }
 
     @Test(.sqliteOnly("a rollback of the SQLite file to a copy taken earlier"))
     func aRollbackOfTheWholeDatabaseToAnEarlierConsistentStateIsFoundAgainstAKeptHead() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.initialize()
-        try vault.run(["merchant", "create", "acme"])
+        try await vault.initialize()
+        try await vault.run(["merchant", "create", "acme"])
         let files = ["data/vault.sqlite", "data/vault.sqlite-wal", "data/vault.sqlite-shm"].map(vault.directory.file)
         let fileManager = FileManager.default
         for file in files where fileManager.fileExists(atPath: file) { try fileManager.copyItem(atPath: file, toPath: file + ".earlier") }
-        try vault.run(["merchant", "create", "beta"])
-        let kept = try Self.head(vault)
+        try await vault.run(["merchant", "create", "beta"])
+        let kept = try await Self.head(vault)
         for file in files {
             try? fileManager.removeItem(atPath: file)
             if fileManager.fileExists(atPath: file + ".earlier") { try fileManager.moveItem(atPath: file + ".earlier", toPath: file) }
         }
-        #expect(try vault.run(["audit", "verify"]).status == 0, "the earlier state is consistent in itself")
-        let rolledBack = try vault.run(["audit", "verify", "--expect-head", kept])
+        #expect(try await vault.run(["audit", "verify"]).status == 0, "the earlier state is consistent in itself")
+        let rolledBack = try await vault.run(["audit", "verify", "--expect-head", kept])
         #expect(rolledBack.status == 1)
         #expect(rolledBack.stdout.contains("ROLLED BACK or cut: it no longer holds the kept head(s) \(kept)"), "\(rolledBack.stdout)")
     }
@@ -79,16 +79,16 @@ import VaultSQLite
     @Test(.enabled(if: TestEngine.current == .postgres, "PostgreSQL keeps one chain per merchant; SQLite's one chain is cut by the rollback test"))
     func aMerchantsWholeChainRemovedIsFoundAgainstAKeptHead() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.initialize()
-        try vault.run(["merchant", "create", "acme"])
-        try vault.run(["merchant", "create", "beta"])
-        let kept = try Self.head(vault)
+        try await vault.initialize()
+        try await vault.run(["merchant", "create", "acme"])
+        try await vault.run(["merchant", "create", "beta"])
+        let kept = try await Self.head(vault)
         try await vault.withStore { store in
             let beta = try await store.merchant(named: "beta")!
             try await TestSQL(store).run("DELETE FROM audit_events WHERE merchant_id = \(beta.id)")
             try await TestSQL(store).run("DELETE FROM audit_chains WHERE chain LIKE \(beta.id + "%")")
         }
-        let removed = try vault.run(["audit", "verify", "--expect-head", kept])
+        let removed = try await vault.run(["audit", "verify", "--expect-head", kept])
         #expect(removed.status == 1)
         #expect(removed.stdout.contains("ROLLED BACK or cut"), "\(removed.stdout)")
     }

@@ -126,12 +126,12 @@ import Vault
 
     @Test func theCommandLineRefusesACardNumberAsMerchantNameWithoutPrintingIt() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.initialize()
-        let refused = try vault.run(["merchant", "create", "4111-1111-1111-1111"])
+        try await vault.initialize()
+        let refused = try await vault.run(["merchant", "create", "4111-1111-1111-1111"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("card number"))
         #expect(!refused.stderr.contains("1111-1111") && !refused.stdout.contains("1111-1111"))
-        let missing = try vault.run(["merchant", "update", "4111111111111111", "--time-zone", "UTC"])
+        let missing = try await vault.run(["merchant", "update", "4111111111111111", "--time-zone", "UTC"])
         #expect(missing.status == 1)
         #expect(!missing.stderr.contains("4111111111111111"))
     }

@@ -29,7 +29,7 @@ import Vault
         try "runner:\n  inDoubtGraceSeconds: 1\n".write(toFile: file, atomically: true, encoding: .utf8)
         // The grace period: a gateway may still be processing a request that has just arrived.
         try await Task.sleep(for: .milliseconds(1_100))
-        let run = try setup.vault.run(["charge", "run", "--config", file, "--json"], environment: setup.environment)
+        let run = try await setup.vault.run(["charge", "run", "--config", file, "--json"], environment: setup.environment)
         #expect(run.status == 0, "\(run.stderr)")
 
         let settled = try await setup.vault.withStore { store in try await store.transaction(merchantID: merchant.id, id: id) }

@@ -46,15 +46,12 @@ import VaultSQLite
         let arguments = ["charge", "run", "--config", config, "--as-of", "2030-03-02T00:00:00Z", "--concurrency", "1", "--json"]
         let process = try setup.vault.start(arguments, environment: setup.environment)
         defer {
-            if process.isRunning {
-                kill(process.pid, SIGKILL)
-                _ = process.waitUntilExit()
-            }
+            process.killAndReap()
         }
         // The first sale is at the gateway, its answer held: the run is mid-call.
         await fake.core.waitUntilHolding(1)
         kill(process.pid, SIGTERM)
-        let noticed = process.standardError.wait(until: Date().addingTimeInterval(30)) { $0.contains("SIGTERM: stopping the charge run") ? true : nil }
+        let noticed = await process.standardError.wait(until: Date().addingTimeInterval(30)) { $0.contains("SIGTERM: stopping the charge run") ? true : nil }
         #expect(noticed == true, "\(process.standardError.text)")
         fake.core.releaseHeldResponses()
         let status = await process.exited()
@@ -65,7 +62,7 @@ import VaultSQLite
             let text = try decoder.singleValueContainer().decode(String.self)
             return Timestamp.parse(text) ?? .distantPast
         }
-        let summary = try decoder.decode(ChargeRunSummary.self, from: Data(process.standardOutput.readToEnd().utf8))
+        let summary = try decoder.decode(ChargeRunSummary.self, from: Data(await process.standardOutput.readToEnd().utf8))
         #expect(summary.stoppedBy == "signal")
         #expect(!summary.settled)
         let approved = summary.outcomes[ChargeOutcome.approved.rawValue]?.count ?? 0
@@ -81,7 +78,7 @@ import VaultSQLite
         #expect(notBegun >= 1)
 
         // The next run charges the rest, each once.
-        let next = try await setup.vault.runOffPool(arguments.filter { $0 != "--json" }, environment: setup.environment)
+        let next = try await setup.vault.run(arguments.filter { $0 != "--json" }, environment: setup.environment)
         #expect(next.status == 0, "\(next.stderr.suffix(2000))")
         #expect(fake.chargeCount == 5)
     }
@@ -98,10 +95,7 @@ import VaultSQLite
             ["charge", "run", "--config", config, "--as-of", "2030-03-02T00:00:00Z", "--concurrency", "1", "--max-duration", "1s"],
             environment: setup.environment)
         defer {
-            if process.isRunning {
-                kill(process.pid, SIGKILL)
-                _ = process.waitUntilExit()
-            }
+            process.killAndReap()
         }
         await fake.core.waitUntilHolding(1)
         // Held past the deadline: when the answer comes, the run sees its time is up.
@@ -109,15 +103,15 @@ import VaultSQLite
         fake.core.releaseHeldResponses()
         let status = await process.exited()
         #expect(status == ChargeRunExitCode.unsettled, "\(process.standardError.text.suffix(2000))")
-        let table = process.standardOutput.readToEnd()
+        let table = await process.standardOutput.readToEnd()
         #expect(table.contains("STOPPED EARLY (max_duration)"), "\(table)")
         // The call in flight and the attempts already written finish; the steps not begun do not.
         #expect(fake.chargeCount < 5)
     }
 
     @Test(arguments: ["0", "-5m", "soon", "2d"])
-    func aMaxDurationThatIsNotAPositiveDurationIsAUsageError(_ value: String) throws {
+    func aMaxDurationThatIsNotAPositiveDurationIsAUsageError(_ value: String) async throws {
         let vault = VaultProcess()
-        #expect(try vault.run(["charge", "run", "--max-duration", value]).status == 2)
+        #expect(try await vault.run(["charge", "run", "--max-duration", value]).status == 2)
     }
 }

@@ -41,8 +41,8 @@ import VaultSQLite
         return Int(response.status.code)
     }
 
-    static func createMerchant(_ vault: VaultProcess, _ name: String) throws -> String {
-        let created = try vault.run(["merchant", "create", name, "--json"])
+    static func createMerchant(_ vault: VaultProcess, _ name: String) async throws -> String {
+        let created = try await vault.run(["merchant", "create", name, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any]
         return try #require(object?["apiKey"] as? String, "\(created.stderr)")
     }
@@ -55,15 +55,18 @@ import VaultSQLite
 
     @Test func rotatingTheMasterKeyUnderLoadAnswersNo5xx() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.initialize().status == 0)
-        let warm = try (0..<2).map { try Self.createMerchant(vault, "warm-\($0)") }
-        let cold = try (0..<2).map { try Self.createMerchant(vault, "cold-\($0)") }
+        #expect(try await vault.initialize().status == 0)
+        var merchants: (warm: [String], cold: [String]) = ([], [])
+        for index in 0..<2 {
+            merchants.warm.append(try await Self.createMerchant(vault, "warm-\(index)"))
+            merchants.cold.append(try await Self.createMerchant(vault, "cold-\(index)"))
+        }
+        let (warm, cold) = merchants
         let server = try vault.start(["serve"], environment: ["VAULT_PORT": "0"])
         defer {
-            server.terminate()
-            _ = server.waitUntilExit()
+            server.terminateAndReap()
         }
-        let port = try #require(try ServerProcess.waitForPort(server))
+        let port = try #require(try await ServerProcess.waitForPort(server))
         let base = "http://127.0.0.1:\(port)/v1/secure-cards"
         let tally = Tally()
         for (index, key) in warm.enumerated() {
@@ -74,7 +77,7 @@ import VaultSQLite
         let rotating = vault
         let rotation = Task.detached {
             defer { rotated.raise() }
-            return try rotating.run(["keys", "rotate"])
+            return try await rotating.run(["keys", "rotate"])
         }
         // Sixteen clients keep registering and retrieving until the rotation has finished, then a few rounds more.
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -97,7 +100,7 @@ import VaultSQLite
         #expect(outcome.stdout.contains("removed retired versions"))
 
         // Keys the server never unwrapped before: rewrapped under version 2, and a merchant created after the rotation.
-        let created = try Self.createMerchant(vault, "after-rotation")
+        let created = try await Self.createMerchant(vault, "after-rotation")
         for (index, key) in (cold + [created]).enumerated() {
             try await Self.registerAndRetrieve(base: base, key: key, reference: "new-\(index)", tally: tally)
         }
@@ -114,17 +117,16 @@ import VaultSQLite
 
     @Test func aServerIdleThroughARotationIsReadyAfterItWithoutARequestOrSIGHUP() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.initialize().status == 0)
-        _ = try Self.createMerchant(vault, "acme")
+        #expect(try await vault.initialize().status == 0)
+        _ = try await Self.createMerchant(vault, "acme")
         let server = try vault.start(["serve"], environment: ["VAULT_PORT": "0"])
         defer {
-            server.terminate()
-            _ = server.waitUntilExit()
+            server.terminateAndReap()
         }
-        let port = try #require(try ServerProcess.waitForPort(server))
+        let port = try #require(try await ServerProcess.waitForPort(server))
         let readyz = "http://127.0.0.1:\(port)/readyz"
         #expect(try await Self.send(.GET, readyz, key: "") == 200)
-        let rotation = try await vault.runOffPool(["keys", "rotate"])
+        let rotation = try await vault.run(["keys", "rotate"])
         #expect(rotation.status == 0, "\(rotation.stderr)")
         // Behind a readiness probe nothing else reaches the server: the probe itself must recover.
         #expect(try await Self.send(.GET, readyz, key: "") == 200)

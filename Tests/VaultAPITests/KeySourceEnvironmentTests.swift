@@ -14,10 +14,9 @@ import Vault
         let key = Encoding.base64(RandomBytes.make(32))
         let process = try vault.start(["serve"], environment: ["VAULT_MASTER_KEY": key, "VAULT_PORT": "0"])
         defer {
-            process.terminate()
-            _ = process.waitUntilExit()
+            process.terminateAndReap()
         }
-        _ = try #require(try ServerProcess.waitForPort(process))
+        _ = try #require(try await ServerProcess.waitForPort(process))
         // The initial environment block, as another process of the same user (or a core dump) sees it.
         let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.pid)/environ"))
         #expect(!environ.isEmpty)
@@ -34,8 +33,8 @@ import Vault
 enum ServerProcess {
     /// Waits until the server prints its port on standard output (nil if it exits first or takes
     /// over 60 s).
-    static func waitForPort(_ process: Subprocess) throws -> Int? {
-        process.standardOutput.wait(until: Date().addingTimeInterval(60)) { printed in
+    static func waitForPort(_ process: Subprocess) async throws -> Int? {
+        await process.standardOutput.wait(until: Date().addingTimeInterval(60)) { printed in
             printed.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression).flatMap {
                 Int(printed[$0].split(separator: ":").last ?? "")
             }

@@ -11,7 +11,7 @@ import Testing
 /// `server.allowPlaintext` says so.
 @Suite struct ListenerSecurityTests {
     /// A throwaway self-signed certificate for `localhost` and 127.0.0.1, made with the openssl CLI.
-    static func selfSignedCertificate(in directory: TemporaryDirectory) throws -> VaultConfiguration.Server.TLS {
+    static func selfSignedCertificate(in directory: TemporaryDirectory) async throws -> VaultConfiguration.Server.TLS {
         let files = VaultConfiguration.Server.TLS(certificateFile: directory.file("cert.pem"), keyFile: directory.file("key.pem"))
         let openssl = try Subprocess(
             executable: "/usr/bin/openssl",
@@ -21,7 +21,7 @@ import Testing
                 "-keyout", files.keyFile, "-out", files.certificateFile,
             ],
             environment: ProcessInfo.processInfo.environment)
-        let finished = openssl.finish()
+        let finished = await openssl.finish()
         #expect(finished.status == 0, "\(finished.standardError)")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: files.keyFile)
         return files
@@ -29,7 +29,7 @@ import Testing
 
     @Test func theServerAnswersHTTPSWithTheConfiguredCertificate() async throws {
         let certificates = TemporaryDirectory()
-        let tls = try Self.selfSignedCertificate(in: certificates)
+        let tls = try await Self.selfSignedCertificate(in: certificates)
         let fixture = try await APIFixture { $0.server.tls = tls }
         var clientTLS = TLSConfiguration.makeClientConfiguration()
         clientTLS.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(tls.certificateFile))
@@ -84,9 +84,9 @@ import Testing
         try VaultHTTPServer.checkPlaintext(settings)
     }
 
-    @Test func unusableTLSFilesAreRefusedNamingTheSetting() throws {
+    @Test func unusableTLSFilesAreRefusedNamingTheSetting() async throws {
         let directory = TemporaryDirectory()
-        let tls = try Self.selfSignedCertificate(in: directory)
+        let tls = try await Self.selfSignedCertificate(in: directory)
         try "not a certificate".write(toFile: directory.file("bad.pem"), atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError(key: "server.tls.certificateFile", message: "cannot be read as a PEM certificate chain (\(directory.file("bad.pem")))")) {
             _ = try VaultHTTPServer.tlsConfiguration(.init(certificateFile: directory.file("bad.pem"), keyFile: tls.keyFile))
@@ -99,7 +99,7 @@ import Testing
         _ = try VaultHTTPServer.tlsConfiguration(tls)
     }
 
-    @Test func theListenerSettingsAreReadAndChecked() throws {
+    @Test func theListenerSettingsAreReadAndChecked() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("vault.yaml")
         try """
@@ -141,8 +141,8 @@ import Testing
 
     @Test func vaultServeOnAllInterfacesWithoutTLSExitsNamingTheSetting() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.run(["keys", "init"])
-        let refused = try vault.run(["serve"], environment: ["VAULT_HOST": "0.0.0.0", "VAULT_PORT": "0"])
+        try await vault.run(["keys", "init"])
+        let refused = try await vault.run(["serve"], environment: ["VAULT_HOST": "0.0.0.0", "VAULT_PORT": "0"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("server.allowPlaintext"))
         #expect(!FileManager.default.fileExists(atPath: vault.directory.file("data/vault.sqlite")))

@@ -7,21 +7,21 @@ import Vault
 @Suite struct MerchantCurrencyCommandTests {
     @Test func theCurrencyIsSetAtCreationChangedByUpdateAndRefusedWhenUnknown() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.initialize()
-        #expect(try vault.run(["merchant", "create", "plain"]).status == 0)
-        let created = try vault.run(["merchant", "create", "acme", "--currency", "CAD"])
+        try await vault.initialize()
+        #expect(try await vault.run(["merchant", "create", "plain"]).status == 0)
+        let created = try await vault.run(["merchant", "create", "acme", "--currency", "CAD"])
         #expect(created.status == 0, "\(created.stderr)")
-        func currencies() throws -> [String: String] {
-            let merchants = try MerchantEndpointCommandTests.merchantList(vault)
+        func currencies() async throws -> [String: String] {
+            let merchants = try await MerchantEndpointCommandTests.merchantList(vault)
             return Dictionary(uniqueKeysWithValues: merchants.compactMap { merchant in
                 (merchant["name"] as? String).map { ($0, merchant["currency"] as? String ?? "-") }
             })
         }
-        #expect(try currencies() == ["plain": "USD", "acme": "CAD"])
-        let refused = try vault.run(["merchant", "update", "acme", "--currency", "XYZ"])
+        #expect(try await currencies() == ["plain": "USD", "acme": "CAD"])
+        let refused = try await vault.run(["merchant", "update", "acme", "--currency", "XYZ"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("currency"))
-        #expect(try vault.run(["merchant", "update", "acme", "--currency", "EUR"]).status == 0)
-        #expect(try currencies() == ["plain": "USD", "acme": "EUR"])
+        #expect(try await vault.run(["merchant", "update", "acme", "--currency", "EUR"]).status == 0)
+        #expect(try await currencies() == ["plain": "USD", "acme": "EUR"])
     }
 }

@@ -48,11 +48,11 @@ import Vault
 
     @Test func theCommandRefusesAnNMIMerchantWithoutItsSecurityKey() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        try vault.initialize()
-        let refused = try vault.run(["merchant", "create", "shop", "--gateway", "nmi"])
+        try await vault.initialize()
+        let refused = try await vault.run(["merchant", "create", "shop", "--gateway", "nmi"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("gateway-credential: gateway nmi needs security_key"), "\(refused.stderr)")
-        let list = try vault.run(["merchant", "list", "--json"])
+        let list = try await vault.run(["merchant", "list", "--json"])
         #expect(!list.stdout.contains("shop"))
     }
 }

@@ -17,8 +17,8 @@ import VaultSQLite
 
     @Test func aMigratedDatabaseHasNothingPendingAndExitsZero() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.initialize().status == 0)
-        let outcome = try vault.run(["migrate", "--status"])
+        #expect(try await vault.initialize().status == 0)
+        let outcome = try await vault.run(["migrate", "--status"])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.stdout.contains("is at migration \(newest(vault).id)"))
         #expect(outcome.stdout.contains("no migration pending"))
@@ -26,36 +26,36 @@ import VaultSQLite
 
     @Test func aPendingMigrationIsListedByNumberAndNameWithExitThreeAndIsNotApplied() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.initialize().status == 0)
+        #expect(try await vault.initialize().status == 0)
         let last = newest(vault)
         try await vault.withStore { store in _ = try await TestSQL(store).run("DELETE FROM schema_migrations WHERE id = \(last.id)") }
-        let outcome = try vault.run(["migrate", "--status"])
+        let outcome = try await vault.run(["migrate", "--status"])
         #expect(outcome.status == MigrateCommand.pendingExitCode)
         #expect(outcome.stdout.contains("1 pending"))
         #expect(outcome.stdout.contains("  \(last.id) \(last.name)"))
-        let json = try vault.run(["migrate", "--status", "--json"])
+        let json = try await vault.run(["migrate", "--status", "--json"])
         #expect(json.status == MigrateCommand.pendingExitCode)
         #expect(json.stdout.contains("\"id\":\(last.id)"))
         // Nothing was applied: asked again, the same migration is pending.
-        let again = try vault.run(["migrate", "--status"])
+        let again = try await vault.run(["migrate", "--status"])
         #expect(again.status == MigrateCommand.pendingExitCode)
         #expect(again.stdout.contains("  \(last.id) \(last.name)"))
     }
 
     @Test func aDatabaseMigratedByANewerBuildSaysSoWithExitFour() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.initialize().status == 0)
+        #expect(try await vault.initialize().status == 0)
         try await vault.withStore { store in
             _ = try await TestSQL(store).run("INSERT INTO schema_migrations (id, name, applied_at) VALUES (9999, 'from the future', '2030-01-01T00:00:00Z')")
         }
-        let outcome = try vault.run(["migrate", "--status"])
+        let outcome = try await vault.run(["migrate", "--status"])
         #expect(outcome.status == MigrateCommand.newerDatabaseExitCode)
         #expect(outcome.stdout.contains("9999"))
     }
 
-    @Test func aMissingSQLiteDatabaseHasEveryMigrationPendingAndIsNotCreated() throws {
+    @Test func aMissingSQLiteDatabaseHasEveryMigrationPendingAndIsNotCreated() async throws {
         let vault = VaultProcess()
-        let outcome = try vault.run(["migrate", "--status"])
+        let outcome = try await vault.run(["migrate", "--status"])
         #expect(outcome.status == MigrateCommand.pendingExitCode)
         #expect(outcome.stdout.contains("is at migration 0"))
         #expect(outcome.stdout.contains("  1 "))

@@ -17,9 +17,9 @@ import VaultSQLite
         try await ChargeRunStopTests.seed(setup, steps: 3)
         let name = setup.merchant.name
 
-        let refused = try await setup.vault.runOffPool(["merchant", "offboard", name], environment: setup.environment)
+        let refused = try await setup.vault.run(["merchant", "offboard", name], environment: setup.environment)
         #expect(refused.status != 0, "not without --yes")
-        let offboarded = try await setup.vault.runOffPool(["merchant", "offboard", name, "--yes"], environment: setup.environment)
+        let offboarded = try await setup.vault.run(["merchant", "offboard", name, "--yes"], environment: setup.environment)
         #expect(offboarded.status == 0, "\(offboarded.stderr.suffix(1000))")
         #expect(offboarded.stdout.contains("3 open schedules cancelled"))
 
@@ -33,7 +33,7 @@ import VaultSQLite
         #expect(schedules == 0 && waiting == 0)
         #expect(cancelledEvents == 3)
 
-        let run = try await setup.vault.runOffPool(
+        let run = try await setup.vault.run(
             ["charge", "run", "--as-of", "2030-03-02T00:00:00Z", "--json"], environment: setup.environment)
         #expect(run.status == 0, "\(run.stderr.suffix(1000))")
         let summary = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]

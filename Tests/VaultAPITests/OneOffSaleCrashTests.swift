@@ -40,7 +40,7 @@ import Vault
         for _ in 0..<2 { fake.core.enqueue(.garbage) }
 
         let server = try setup.vault.start(["serve"], environment: setup.environment.merging(["VAULT_PORT": "0"]) { _, new in new })
-        let port = try #require(try ServerProcess.waitForPort(server))
+        let port = try #require(try await ServerProcess.waitForPort(server))
         let answered = Counter()
         let requests = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -66,7 +66,7 @@ import Vault
         }
         #expect(answered.count == Self.sales - Self.held)
         kill(server.pid, SIGKILL)
-        _ = server.waitUntilExit()
+        _ = await server.exited()
         fake.core.releaseHeldResponses()
         await requests.value
 

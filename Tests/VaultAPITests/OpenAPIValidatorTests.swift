@@ -31,12 +31,12 @@ import Testing
         let script = Self.repositoryRoot.appendingPathComponent("scripts/validate-openapi.py").path
         #expect(FileManager.default.fileExists(atPath: script), "scripts/validate-openapi.py is missing")
 
-        let (status, output) = try Self.run(python, arguments: [script, document])
+        let (status, output) = try await Self.run(python, arguments: [script, document])
         #expect(status == 0, "scripts/validate-openapi.py rejected the served document:\n\(output)")
         #expect(output.contains("valid: OpenAPI 3.1"), "unexpected validator output:\n\(output)")
     }
 
-    @Test func theValidatorRejectsABrokenDocument() throws {
+    @Test func theValidatorRejectsABrokenDocument() async throws {
         guard let python = Self.executable(named: "python3") else {
             Issue.record("python3 is not on PATH: this test runs scripts/validate-openapi.py with it (apt-get install python3)")
             return
@@ -46,7 +46,7 @@ import Testing
         try Data(#"{"openapi": "3.1.0", "info": {"version": "1"}, "paths": {"/x": {"get": {"responses": {"200": {}}}}}}"#.utf8)
             .write(to: URL(fileURLWithPath: broken))
         let script = Self.repositoryRoot.appendingPathComponent("scripts/validate-openapi.py").path
-        let (status, output) = try Self.run(python, arguments: [script, broken])
+        let (status, output) = try await Self.run(python, arguments: [script, broken])
         #expect(status == 1, "a document without info.title and a response without description passed:\n\(output)")
         #expect(output.contains("title"))
     }
@@ -58,9 +58,9 @@ import Testing
     }
 
     /// Runs `executable` and returns its exit status and its standard output and error together.
-    static func run(_ executable: String, arguments: [String]) throws -> (Int32, String) {
+    static func run(_ executable: String, arguments: [String]) async throws -> (Int32, String) {
         let process = try Subprocess(executable: executable, arguments: arguments, environment: ProcessInfo.processInfo.environment)
-        let finished = process.finish()
+        let finished = await process.finish()
         return (finished.status, finished.standardOutput + finished.standardError)
     }
 }

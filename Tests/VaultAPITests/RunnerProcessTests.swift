@@ -69,13 +69,9 @@ struct DueStepsVault {
         }
     }
 
-    /// Runs `vault charge run ARGUMENTS` on a thread of its own (off the cooperative pool).
+    /// Runs `vault charge run ARGUMENTS` (its wait is off the cooperative pool).
     func chargeRun(_ arguments: [String]) async throws -> VaultProcess.Outcome {
-        let vault = vault
-        let environment = environment
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try vault.run(["charge", "run"] + arguments, environment: environment) }) }.start()
-        }
+        try await vault.run(["charge", "run"] + arguments, environment: environment)
     }
 
     /// An integer the query answers as `n`.

@@ -16,14 +16,14 @@ import VaultPostgres
         return path
     }
 
-    @Test func aCredentialComesFromAFileOrStandardInputOrTheArgument() throws {
+    @Test func aCredentialComesFromAFileOrStandardInputOrTheArgument() async throws {
         let path = try Self.file("s3cr3t-from-file\n")
         let parsed = try CredentialArguments.parse(
             ["security_key=@" + path, "name=-", "transactionKey=plain"], readStandardInput: { Data("s3cr3t-from-stdin\r\n".utf8) })
         #expect(parsed == ["security_key": "s3cr3t-from-file", "name": "s3cr3t-from-stdin", "transactionKey": "plain"])
     }
 
-    @Test func badCredentialArgumentsAreRefusedNamingTheKeyNeverAValue() throws {
+    @Test func badCredentialArgumentsAreRefusedNamingTheKeyNeverAValue() async throws {
         let empty = try Self.file("\n")
         let cases: [([String], String, String)] = [
             (["security_key"], "", "KEY=VALUE"), (["=x"], "", "KEY=VALUE"), (["security_key=@/nonexistent/secret"], "", "security_key"),
@@ -42,15 +42,15 @@ import VaultPostgres
 
     @Test func theCommandTakesTheCredentialFromAFileAndFromStandardInput() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.initialize().status == 0)
+        #expect(try await vault.initialize().status == 0)
         let path = try Self.file("nmi-key-from-file\n")
-        let fromFile = try vault.run(["merchant", "create", "from-file", "--gateway", "nmi", "--gateway-credential", "security_key=@" + path])
+        let fromFile = try await vault.run(["merchant", "create", "from-file", "--gateway", "nmi", "--gateway-credential", "security_key=@" + path])
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
         // Standard input, through a shell pipe as an operator would give it.
         var environment = ProcessInfo.processInfo.environment
         for key in environment.keys where key.hasPrefix("VAULT_") { environment[key] = nil }
         if let postgres = vault.postgres { environment["VAULT_DATABASE_URL"] = postgres.urlText }
-        let piped = try Subprocess(
+        let piped = try await Subprocess(
             executable: "/bin/sh",
             arguments: ["-c", #"printf 'nmi-key-from-stdin\n' | "$0" merchant create from-stdin --gateway nmi --gateway-credential security_key=-"#,
                         VaultProcess.executable.path],
@@ -68,7 +68,7 @@ import VaultPostgres
         }
     }
 
-    @Test func theDatabasePasswordComesFromAFile() throws {
+    @Test func theDatabasePasswordComesFromAFile() async throws {
         let password = try Self.file("pg-pass-word\n")
         let config = try Self.file("database:\n  url: postgres://vault@127.0.0.1:5432/vault\n  passwordFile: \(password)\n")
         let loaded = try VaultConfiguration.load(path: config, environment: [:])

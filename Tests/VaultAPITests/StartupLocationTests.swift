@@ -10,8 +10,8 @@ import Testing
     @Test(arguments: [["charge", "run"], ["merchant", "list"], ["audit", "verify"], ["keys", "status"], ["status"]])
     func aCommandOtherThanMigrateOrServeRefusesAMissingDatabaseAndCreatesNone(arguments: [String]) async throws {
         let vault = try await VaultProcess.onTestEngine(emptyDatabase: true)
-        #expect(try vault.run(["keys", "init"]).status == 0)
-        let refused = try vault.run(arguments)
+        #expect(try await vault.run(["keys", "init"]).status == 0)
+        let refused = try await vault.run(arguments)
         #expect(refused.status == 1, "\(arguments): \(refused.stderr)")
         #expect(refused.stderr.contains("no database at "), "\(refused.stderr)")
         #expect(refused.stderr.contains("run `vault migrate` first"))
@@ -22,24 +22,24 @@ import Testing
             #expect(refused.stderr.contains("no database at PostgreSQL "))
         }
         // Once migrated, the same command runs.
-        #expect(try vault.run(["migrate"]).status == 0)
-        let accepted = try vault.run(arguments)
+        #expect(try await vault.run(["migrate"]).status == 0)
+        let accepted = try await vault.run(arguments)
         #expect(accepted.status == 0, "\(arguments): \(accepted.stderr)")
     }
 
-    @Test func aConfigurationFileNamedByVAULT_CONFIGOrConfigThatDoesNotExistIsAnError() throws {
+    @Test func aConfigurationFileNamedByVAULT_CONFIGOrConfigThatDoesNotExistIsAnError() async throws {
         let vault = VaultProcess()
         let missing = vault.directory.file("etc/vault.yaml")
-        let fromEnvironment = try vault.run(["keys", "init"], environment: ["VAULT_CONFIG": missing])
+        let fromEnvironment = try await vault.run(["keys", "init"], environment: ["VAULT_CONFIG": missing])
         #expect(fromEnvironment.status == 1)
         #expect(fromEnvironment.stderr.contains("no such configuration file (named by VAULT_CONFIG"), "\(fromEnvironment.stderr)")
-        let fromOption = try vault.run(["status", "--config", missing])
+        let fromOption = try await vault.run(["status", "--config", missing])
         #expect(fromOption.status == 1)
         #expect(fromOption.stderr.contains("no such configuration file (named by --config"), "\(fromOption.stderr)")
         #expect(!FileManager.default.fileExists(atPath: vault.directory.file("keys")))
     }
 
-    @Test func theFileVAULT_CONFIGNamesIsUsedAndShownByStatus() throws {
+    @Test func theFileVAULT_CONFIGNamesIsUsedAndShownByStatus() async throws {
         let vault = VaultProcess()
         let config = vault.directory.file("etc/vault.yaml")
         try FileManager.default.createDirectory(atPath: vault.directory.file("etc"), withIntermediateDirectories: true)
@@ -47,11 +47,11 @@ import Testing
         try "database:\n  path: \(database)\nkeys:\n  directory: \(vault.directory.file("secrets"))\nlogging:\n  level: notice\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
         let environment = ["VAULT_CONFIG": config]
-        let created = try vault.run(["keys", "init"], environment: environment)
+        let created = try await vault.run(["keys", "init"], environment: environment)
         #expect(created.stdout.contains("created key file \(vault.directory.file("secrets/master.key")) (configuration: \(config))"), "\(created.stdout)")
-        #expect(try vault.run(["migrate"], environment: environment).status == 0)
+        #expect(try await vault.run(["migrate"], environment: environment).status == 0)
         #expect(FileManager.default.fileExists(atPath: database))
-        let status = try vault.run(["status", "--json"], environment: environment)
+        let status = try await vault.run(["status", "--json"], environment: environment)
         #expect(status.status == 0, "\(status.stderr)")
         let shown = try JSONDecoder().decode(RuntimeDescription.self, from: Data(status.stdout.utf8))
         #expect(shown.configuration == config)
@@ -61,19 +61,19 @@ import Testing
         #expect(shown.logLevel == "notice")
     }
 
-    @Test func withoutAConfigurationFileTheStartLineAndStatusSayBuiltInDefaultsAndNoSecret() throws {
+    @Test func withoutAConfigurationFileTheStartLineAndStatusSayBuiltInDefaultsAndNoSecret() async throws {
         let vault = VaultProcess()
         let masterKey = "c2VjcmV0LW1hc3Rlci1rZXktMzItYnl0ZXMtbG9uZyE="
         let environment = ["VAULT_MASTER_KEY": masterKey]
-        #expect(try vault.run(["migrate"], environment: environment).status == 0)
-        let run = try vault.run(["charge", "run"], environment: environment)
+        #expect(try await vault.run(["migrate"], environment: environment).status == 0)
+        let run = try await vault.run(["charge", "run"], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
         let start = try #require(run.stderr.split(separator: "\n").first { $0.contains("\"vault started\"") })
         #expect(start.contains("built-in defaults"))
         #expect(start.contains("SQLite \(vault.directory.file("data/vault.sqlite"))"))
         #expect(start.contains("environment variable VAULT_MASTER_KEY"))
         #expect(!run.stderr.contains(masterKey))
-        let status = try vault.run(["status"], environment: environment)
+        let status = try await vault.run(["status"], environment: environment)
         #expect(status.stdout.contains("configuration:  built-in defaults"), "\(status.stdout)")
         #expect(!status.stdout.contains(masterKey))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StorageTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,11 +75,19 @@ final class Subprocess: @unchecked Sendable {
         standardError = Capture(descriptor: error.read, reads: !unreadStandardError)
     }
 
-    /// Waits for the child and for the ends of both its outputs.
-    func finish() -> (status: Int32, standardOutput: String, standardError: String) {
-        let output = standardOutput.readToEnd()
-        let errors = standardError.readToEnd()
-        return (waitUntilExit(), output, errors)
+    /// Waits for the child and for the ends of both its outputs, on a thread of its own.
+    func finish() async -> (status: Int32, standardOutput: String, standardError: String) {
+        await Self.offPool {
+            let output = self.standardOutput.readToEndBlocking()
+            let errors = self.standardError.readToEndBlocking()
+            return (self.waitUntilExit(), output, errors)
+        }
+    }
+
+    /// Every wait for a child (its exit, the end or a line of its output) runs off Swift's
+    /// cooperative pool (see `OffPool`).
+    static func offPool<T: Sendable>(_ wait: @escaping @Sendable () -> T) async -> T {
+        await OffPool.run(wait)
     }
 
     private static func pipe() throws -> (read: Int32, write: Int32) {
@@ -88,15 +97,15 @@ final class Subprocess: @unchecked Sendable {
         return (ends[0], ends[1])
     }
 
-    /// `waitUntilExit()` on a thread of its own: for async tests whose process talks to servers in
-    /// this process (a fake gateway), which need the cooperative pool the wait would otherwise hold.
+    /// Waits, off the cooperative pool, for the child; its exit status, or 128 + the signal that ended it.
+    @discardableResult
     func exited() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.waitUntilExit()) }.start()
-        }
+        await Self.offPool { self.waitUntilExit() }
     }
 
-    /// Waits for the child; its exit status, or 128 + the signal that ended it.
+    /// Blocks the calling thread until the child exits; only for threads of the tests' own (async
+    /// code uses ``exited()``).
+    @available(*, noasync, message: "use exited(): a blocked cooperative thread stalls every test server")
     @discardableResult
     func waitUntilExit() -> Int32 {
         lock.lock()
@@ -111,8 +120,10 @@ final class Subprocess: @unchecked Sendable {
 
     /// True when the child ended by calling `exit` (not by a signal); waits for it.
     var exitedNormally: Bool {
-        waitUntilExit()
-        return lock.withLock { exitStatus?.exited ?? false }
+        get async {
+            await exited()
+            return lock.withLock { exitStatus?.exited ?? false }
+        }
     }
 
     /// Whether the child is still running.
@@ -129,6 +140,29 @@ final class Subprocess: @unchecked Sendable {
     /// Sends SIGTERM.
     func terminate() {
         kill(pid, SIGTERM)
+    }
+
+    /// Sends SIGTERM and reaps the child on a thread of its own, without waiting (for `defer`
+    /// blocks, which cannot await).
+    func terminateAndReap() {
+        guard isRunning else { return }
+        terminate()
+        let thread = Thread { self.waitUntilExit() }
+        thread.name = "subprocess reap"
+        thread.start()
+    }
+
+    /// Sends SIGKILL to a child still running and reaps it: for `defer` blocks, which cannot
+    /// await (a killed child is reaped at once, so the calling thread waits only for the kernel).
+    func killAndReap() {
+        guard isRunning else { return }
+        kill(pid, SIGKILL)
+        var raw: Int32 = 0
+        lock.lock()
+        defer { lock.unlock() }
+        guard exitStatus == nil else { return }
+        while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+        exitStatus = Self.decode(raw)
     }
 
     private static func decode(_ raw: Int32) -> (status: Int32, exited: Bool) {
@@ -188,17 +222,28 @@ extension Subprocess {
             return String(decoding: bytes, as: UTF8.self)
         }
 
-        /// Waits until the output ends; everything written, as text.
-        func readToEnd() -> String {
+        /// Waits, off the cooperative pool, until the output ends; everything written, as text.
+        func readToEnd() async -> String {
+            await Subprocess.offPool { self.readToEndBlocking() }
+        }
+
+        /// Blocks the calling thread until the output ends.
+        @available(*, noasync, message: "use readToEnd() async")
+        func readToEndBlocking() -> String {
             condition.lock()
             defer { condition.unlock() }
             while !ended { condition.wait() }
             return String(decoding: bytes, as: UTF8.self)
         }
 
-        /// Waits until the text written so far satisfies `found` (its answer returned), the output
-        /// ends, or `deadline` passes (nil then).
-        func wait<T>(until deadline: Date, for found: (String) -> T?) -> T? {
+        /// Waits, off the cooperative pool, until the text written so far satisfies `found` (its
+        /// answer returned), the output ends, or `deadline` passes (nil then).
+        func wait<T: Sendable>(until deadline: Date, for found: @escaping @Sendable (String) -> T?) async -> T? {
+            await Subprocess.offPool { self.waitBlocking(until: deadline, for: found) }
+        }
+
+        @available(*, noasync, message: "use wait(until:for:) async")
+        private func waitBlocking<T>(until deadline: Date, for found: (String) -> T?) -> T? {
             condition.lock()
             defer { condition.unlock() }
             while true {

@@ -79,13 +79,6 @@ extension VaultProcess {
         try Data("webhooks:\n  allowPrivateTargets: true\n".utf8).write(to: URL(fileURLWithPath: directory.file("config/vault.yaml")))
     }
 
-    /// `run` on a thread of its own, so the cooperative pool stays free to serve the in-process
-    /// endpoint the command delivers to.
-    func runOffPool(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try self.run(arguments, environment: environment) }) }.start()
-        }
-    }
 }
 
 @Suite struct WebhookDeliveryTests {
@@ -94,8 +87,8 @@ extension VaultProcess {
         try await endpoint.start()
         let vault = try await VaultProcess.onTestEngine()
         try vault.allowPrivateCallbackTargets()
-        try vault.initialize()
-        let created = try vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
+        try await vault.initialize()
+        let created = try await vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
         #expect(created.status == 0, "\(created.stderr)")
         let merchantID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["merchantId"] as? String)
 
@@ -104,13 +97,13 @@ extension VaultProcess {
                 store, [(.transactionApproved, merchantID, ["transactionId": "txn_1"]), (.scheduleCompleted, merchantID, ["scheduleId": "sch_1"])])
         }
 
-        let delivered = try await vault.runOffPool(["webhooks", "deliver", "--json"])
+        let delivered = try await vault.run(["webhooks", "deliver", "--json"])
         #expect(delivered.status == 0, "\(delivered.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(delivered.stdout.utf8)) as? [String: Int]
         #expect(report == ["delivered": 2, "failed": 0, "expired": 0, "purged": 0])
         #expect(Set(endpoint.received.compactMap(\.eventID)) == Set(ids))
 
-        let secret = try vault.run(["webhooks", "secret", "acme"])
+        let secret = try await vault.run(["webhooks", "secret", "acme"])
         #expect(secret.status == 0)
         #expect(secret.stderr.contains("sensitive"))
         let key = try Encoding.fromBase64(secret.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -120,7 +113,7 @@ extension VaultProcess {
             #expect(WebhookSignature.isValid(header: header, body: delivery.body, key: key))
         }
 
-        let again = try await vault.runOffPool(["webhooks", "deliver"])
+        let again = try await vault.run(["webhooks", "deliver"])
         #expect(again.status == 0)
         #expect(again.stdout.contains("0 delivered, 0 failed, 0 expired"))
         #expect(endpoint.received.count == 2)
@@ -133,19 +126,19 @@ extension VaultProcess {
         endpoint.answer(500)
         let vault = try await VaultProcess.onTestEngine()
         try vault.allowPrivateCallbackTargets()
-        try vault.initialize()
-        let created = try vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
+        try await vault.initialize()
+        let created = try await vault.run(["merchant", "create", "acme", "--callback-url", endpoint.url, "--json"])
         let merchantID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["merchantId"] as? String)
         let id = try await vault.withStore { store in
             try await enqueueWebhooks(store, [(.transactionDeclined, merchantID, ["transactionId": "txn_2"])])[0]
         }
 
-        let failed = try await vault.runOffPool(["webhooks", "deliver", "--json"])
+        let failed = try await vault.run(["webhooks", "deliver", "--json"])
         #expect(failed.status == 1)
         let report = try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Int]
         #expect(report == ["delivered": 0, "failed": 1, "expired": 0, "purged": 0])
 
-        let listed = try vault.run(["webhooks", "list", "--merchant", "acme", "--json"])
+        let listed = try await vault.run(["webhooks", "list", "--merchant", "acme", "--json"])
         #expect(listed.status == 0)
         let events = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
         #expect(events?.count == 1)

@@ -20,7 +20,7 @@ import Vault
             .map { $0.hasPrefix("  ") ? String($0.dropFirst(2)) : String($0) }.joined(separator: "\n")
     }
 
-    @Test func theReadmeSnippetVerifiesARealSignatureAndOnlyWithTheDecodedSecret() throws {
+    @Test func theReadmeSnippetVerifiesARealSignatureAndOnlyWithTheDecodedSecret() async throws {
         let python = ["/usr/bin/python3", "/usr/local/bin/python3", "/root/.pyenv/shims/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
         let snippet = try Self.snippet()
         #expect(snippet.contains("base64.b64decode"))
@@ -43,7 +43,7 @@ import Vault
         let process = try Subprocess(
             executable: python, arguments: [directory.file("verify.py"), secretText, header, body],
             environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path])
-        let (status, output, errors) = process.finish()
+        let (status, output, errors) = await process.finish()
         #expect(status == 0, "\(errors)")
         #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "True False False", "\(output) \(errors)")
     }

@@ -5,6 +5,7 @@ import Glibc
 import Logging
 import PostgresNIO
 import Synchronization
+import StorageTestSupport
 import Testing
 @testable import VaultPostgres
 
@@ -65,7 +66,12 @@ final class PostgresClusterPair: Sendable {
         let status: Int32
     }
 
-    init() throws {
+    /// Starts the pair off Swift's cooperative pool (it takes seconds; see `OffPool`).
+    static func start() async throws -> PostgresClusterPair {
+        try await OffPool.run { try PostgresClusterPair() }
+    }
+
+    private init() throws {
         let line = try Self.shell("""
             source scripts/lib/pg-cluster.sh
             pg_cluster_start_primary P failovertest >/dev/null || exit 1
@@ -87,22 +93,28 @@ final class PostgresClusterPair: Sendable {
     }
 
     /// SIGKILL to the primary's processes.
-    func killPrimary() throws {
-        try Self.shell("source scripts/lib/pg-cluster.sh && pg_cluster_kill P", environment: environment)
+    func killPrimary() async throws {
+        try await run("source scripts/lib/pg-cluster.sh && pg_cluster_kill P")
     }
 
     /// Starts the primary again (after `killPrimary`), on its port and data directory.
-    func restartPrimary() throws {
-        try Self.shell("source scripts/lib/pg-cluster.sh && pg_cluster_run P", environment: environment)
+    func restartPrimary() async throws {
+        try await run("source scripts/lib/pg-cluster.sh && pg_cluster_run P")
     }
 
     /// `pg_ctl promote` on the standby.
-    func promoteStandby() throws {
-        try Self.shell("source scripts/lib/pg-cluster.sh && pg_cluster_promote S", environment: environment)
+    func promoteStandby() async throws {
+        try await run("source scripts/lib/pg-cluster.sh && pg_cluster_promote S")
     }
 
-    func stop() {
-        _ = try? Self.shell("source scripts/lib/pg-cluster.sh && pg_cluster_stop S; pg_cluster_stop P", environment: environment)
+    func stop() async {
+        _ = try? await run("source scripts/lib/pg-cluster.sh && pg_cluster_stop S; pg_cluster_stop P")
+    }
+
+    /// `shell` with the pair's environment, off Swift's cooperative pool.
+    private func run(_ script: String) async throws {
+        let environment = environment
+        _ = try await OffPool.run { try Self.shell(script, environment: environment) }
     }
 
     /// `postgres://vault@127.0.0.1:PORT,...` over the given ports, with `target_session_attrs=read-write`.
@@ -118,9 +130,14 @@ struct ClusterPairScope: SuiteTrait, TestScoping {
     var isRecursive: Bool { false }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        let pair = try PostgresClusterPair()
-        defer { pair.stop() }
-        try await PostgresClusterPair.$current.withValue(pair) { try await function() }
+        let pair = try await PostgresClusterPair.start()
+        do {
+            try await PostgresClusterPair.$current.withValue(pair) { try await function() }
+        } catch {
+            await pair.stop()
+            throw error
+        }
+        await pair.stop()
     }
 }
 
@@ -249,8 +266,8 @@ struct PostgresPromotionTests: FailoverFixture {
         defer { primary.close() }
         try await insert(primary, 10)
         let before = try await count(primary)
-        try pair.killPrimary()
-        try pair.promoteStandby()
+        try await pair.killPrimary()
+        try await pair.promoteStandby()
         // The pool's connections died with the primary while idle: the write waits for a
         // connection, the stalled pool starts a search, which finds the promoted standby; the
         // acknowledged row is there (the standby was synchronous).
@@ -273,8 +290,8 @@ struct PostgresStoreFailoverTests: FailoverFixture {
         for value in 20..<25 {
             try await store.write { write in try await write.run("INSERT INTO acknowledged VALUES (\(value))") }
         }
-        try pair.killPrimary()
-        try pair.promoteStandby()
+        try await pair.killPrimary()
+        try await pair.promoteStandby()
         // The first transactions after the kill may fail (their connection died under them); the
         // engine searches meanwhile, and a write soon lands on the promoted standby.
         var landed = false
@@ -311,7 +328,7 @@ struct PostgresOutageTests: FailoverFixture {
         try await insert(primary, 30)
         #expect(!primary.isUnavailable)
 
-        try pair.killPrimary()
+        try await pair.killPrimary()
         // The transactions that find out fail (a lost connection, or no server after the search).
         for attempt in 0..<100 where !primary.isUnavailable {
             _ = try? await insert(primary, 1000 + attempt)
@@ -324,7 +341,7 @@ struct PostgresOutageTests: FailoverFixture {
         }
         #expect(!ran.withLock { $0 }, "nothing ran: the transaction failed before leasing a connection")
 
-        try pair.restartPrimary()
+        try await pair.restartPrimary()
         var landed = false
         for _ in 0..<150 where !landed {
             do {

@@ -114,7 +114,9 @@ import Scheduler
             for number in 0..<20 {
                 store.recordRead(AuditEntry(merchantID: nil, actor: "apikey:ak_x", action: "secure_card.retrieved", objectType: "secure_card", objectID: "sc_\(number)"))
             }
-            store.close()
+            // Closing waits for the queued reads' flush, a task that needs a thread of the
+            // cooperative pool: the blocking wait runs on a thread of its own.
+            await OffPool.run { store.close() }
         }
         let reopened = database.storage
         let keyring = Keyring(masterKeys: ring, store: reopened)
