@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import InMemoryLogging
 import Logging
 import PostgresNIO
 import Scheduler
@@ -24,7 +25,12 @@ import VaultSQLite
         if: !(ProcessInfo.processInfo.environment["VAULT_TEST_DATABASE_URL"] ?? "").isEmpty,
         "needs a PostgreSQL server: set VAULT_TEST_DATABASE_URL (make test starts one)"))
 struct SQLiteToPostgresMoveTests {
-    static let quiet = Logger(label: "vault.test.move") { _ in SwiftLogNoOpLogHandler() }
+    /// Writes nothing, but keeps metadata (Hummingbird reads each request's id back from it).
+    static let quiet: Logger = {
+        var logger = Logger(label: "vault.test.move") { _ in InMemoryLogHandler() }
+        logger.logLevel = .critical
+        return logger
+    }()
 
     /// A SQLite vault in a directory of its own, opened through the runtime as `vault serve` opens it.
     struct SourceVault {
@@ -198,6 +204,19 @@ struct SQLiteToPostgresMoveTests {
                 Issue.record("the audit chains do not verify through PostgreSQL")
                 return
             }
+            // The moved vault takes writes: identities go on past the copied rows, and the
+            // merchant's events go to its own chain beside the imported one.
+            let registration = SecureCardRegistration(
+                merchantReference: "after-move",
+                source: CardSource(method: "keyed", card: CardInput(number: "4242424242424242", expiryDate: "1230")), verify: false)
+            _ = try await moved.cards.register(registration, merchant: cards[0].merchant, actor: "test")
+            guard case .intact(let events) = try await moved.store.verifyAuditChain() else {
+                Issue.record("the audit chains do not verify after a write on PostgreSQL")
+                return
+            }
+            #expect(events > Int64(source["audit_events"] ?? 0))
+            let newest = try await moved.sql.count("SELECT max(seq) AS n FROM secure_cards")
+            #expect(newest > source["secure_cards"] ?? 0)
             // The copied chain is checked, not merely present: one edited event breaks it.
             try await moved.sql.run(
                 "UPDATE audit_events SET details = '{}' WHERE chain = \(PostgresAuditChains.importedFromSQLite) AND chain_seq = 2")
