@@ -61,7 +61,8 @@ python3 scripts/capture_browser_test.py --vault "$($SWIFT build --show-bin-path)
 # The release tarball's packaging, from the debug build (CI never builds release): packed by
 # scripts/dist.sh and installed into a temporary prefix by scripts/install-test.sh, which runs
 # `vault --version`, `keys init`, `migrate` and `serve` there and reads /healthz.
-scripts/install-test.sh "$(SWIFT=$SWIFT CONFIGURATION=debug scripts/dist.sh)"
+tarball=$(SWIFT=$SWIFT CONFIGURATION=debug scripts/dist.sh)
+scripts/install-test.sh "$tarball"
 
 # The same suite again on PostgreSQL: every store fixture opens a fresh database copied from a
 # migrated template (Tests/StorageTestSupport). The PostgreSQL-only suites already ran above.
