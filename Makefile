@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VAULT_RELEASE := .build/release/vault
 
-.PHONY: deps build run test lint benchmarks crash-test runner-benchmark runner-benchmark-pg failover-test fuzz load contract clients clean
+.PHONY: deps build run test lint dist benchmarks crash-test runner-benchmark runner-benchmark-pg failover-test fuzz load contract clients clean
 
 deps:
 	@scripts/install-deps.sh
@@ -21,6 +21,14 @@ run: deps
 ## (scripts/test.sh; VAULT_TEST_POSTGRES=off runs the rest without PostgreSQL).
 test: deps
 	SWIFT="$(SWIFT)" scripts/test.sh
+
+## The installable tarball dist/vault-VERSION-linux-ARCH.tar.gz (scripts/dist.sh): `vault` with the
+## Swift runtime linked in, stripped, with config/vault.yaml, the systemd units in packaging/, a
+## sample environment file and INSTALL.md. A release build (10+ minutes on 2 cores);
+## CONFIGURATION=debug packs the debug build, as `make test` does before scripts/install-test.sh.
+CONFIGURATION ?= release
+dist: deps
+	SWIFT="$(SWIFT)" CONFIGURATION="$(CONFIGURATION)" scripts/dist.sh
 
 ## swift format's rules enabled in .swift-format (also the first step of `make test`).
 lint:

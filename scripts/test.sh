@@ -58,6 +58,12 @@ run_pass SQLite $SWIFT test --skip-build "$@"
 python3 -c 'import selenium' 2>/dev/null || pip install --break-system-packages -q selenium || [ "${VAULT_TEST_BROWSER:-}" = optional ]
 python3 scripts/capture_browser_test.py --vault "$($SWIFT build --show-bin-path)/vault"
 
+# The release tarball's packaging, from the debug build (CI never builds release): packed by
+# scripts/dist.sh and installed into a temporary prefix by scripts/install-test.sh, which runs
+# `vault --version`, `keys init`, `migrate` and `serve` there and reads /healthz.
+tarball=$(SWIFT=$SWIFT CONFIGURATION=debug scripts/dist.sh)
+scripts/install-test.sh "$tarball"
+
 # The same suite again on PostgreSQL: every store fixture opens a fresh database copied from a
 # migrated template (Tests/StorageTestSupport). The PostgreSQL-only suites already ran above.
 if [ "${VAULT_TEST_POSTGRES:-on}" != "off" ]; then

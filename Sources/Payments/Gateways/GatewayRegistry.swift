@@ -14,6 +14,8 @@ public final class GatewayRegistry: Sendable {
     /// How long one exchange with a gateway may take (`runner.gatewayTimeoutSeconds`): the
     /// timeout of every adapter ``MerchantGateways`` builds.
     public let timeout: Duration
+    /// Told of every call of every adapter this registry builds (metrics), when set.
+    public let observer: (any GatewayCallObserver)?
     private let logger: Logger
 
     /// The process-wide client for gateway calls. `HTTPClient.shared` keeps at most 8 connections
@@ -52,12 +54,15 @@ public final class GatewayRegistry: Sendable {
     ///   - sandbox: The sandbox every `sandbox` merchant uses.
     ///   - logger: The logger adapters log to (never card data or credentials).
     ///   - timeout: How long one gateway exchange may take (30 s by default).
+    ///   - observer: Told of every call of the adapters built here (the server's gateway metrics).
     public init(httpClient: HTTPClient = GatewayRegistry.sharedClient, sandbox: SandboxGateway = SandboxGateway(),
-                logger: Logger = Logger(label: "vault.gateways"), timeout: Duration = GatewayConfiguration.defaultTimeout) {
+                logger: Logger = Logger(label: "vault.gateways"), timeout: Duration = GatewayConfiguration.defaultTimeout,
+                observer: (any GatewayCallObserver)? = nil) {
         self.httpClient = httpClient
         self.sandbox = sandbox
         self.logger = logger
         self.timeout = timeout
+        self.observer = observer
     }
 
     /// The adapter for a configuration, built by its ``GatewayCatalogue`` entry.
@@ -81,7 +86,9 @@ public final class GatewayRegistry: Sendable {
             guard GatewayURL.isValid(url) else { throw .invalidURL(gateway: entry.name) }
             endpoint = entry.urlRule.apply(url)
         }
-        return entry.makeAdapter(GatewayAdapterContext(credentials: credentials, endpoint: endpoint, httpClient: httpClient,
-                                                       timeout: configuration.timeout, logger: logger, sandbox: sandbox))
+        let adapter = entry.makeAdapter(GatewayAdapterContext(credentials: credentials, endpoint: endpoint, httpClient: httpClient,
+                                                              timeout: configuration.timeout, logger: logger, sandbox: sandbox))
+        guard let observer else { return adapter }
+        return ObservedGateway(base: adapter, observer: observer)
     }
 }

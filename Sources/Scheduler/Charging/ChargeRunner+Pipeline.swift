@@ -20,6 +20,8 @@ extension ChargeRunner {
         var code: String?
         /// The step's merchant, for the run's warnings.
         var merchantID: String?
+        /// The merchant's gateway, for the run's warnings.
+        var gateway: String?
         /// Declined by the card's issuer or the vault (the customer's card), not a gateway or vault error.
         var cardDeclined = false
 

@@ -130,7 +130,7 @@ extension ChargeRunner {
                 // nothing is written or sent, the step stays due for the next run.
                 batch.held.append(HeldStep(stepID: due.step.id, result: StepResult(
                     outcome: .unsettled, amount: due.step.amount, currency: due.step.currency.code, code: Self.unreachableCode,
-                    merchantID: merchant.id)))
+                    merchantID: merchant.id, gateway: merchant.gateway.name)))
                 continue
             }
             if await run.context.configurationProblem(of: merchant, gateways: gateways) != nil {
@@ -138,7 +138,7 @@ extension ChargeRunner {
                 // (its lease is released when the run ends), for the first run after the fix.
                 batch.held.append(HeldStep(stepID: due.step.id, result: StepResult(
                     outcome: .configurationError, amount: due.step.amount, currency: due.step.currency.code,
-                    code: Self.configurationErrorCode, merchantID: merchant.id)))
+                    code: Self.configurationErrorCode, merchantID: merchant.id, gateway: merchant.gateway.name)))
                 continue
             }
             // A card charged for several steps of the batch is opened once.
@@ -283,7 +283,7 @@ extension ChargeRunner {
                 return .success(StepResult(
                     outcome: outcome.0, amount: step.amount, currency: step.currency.code, recorded: recorded,
                     code: outcome.0 == .approved ? nil : transaction.declineCode ?? transaction.errorCode, merchantID: answer.merchant.id,
-                    cardDeclined: transaction.status == .declined))
+                    gateway: answer.merchant.gateway.name, cardDeclined: transaction.status == .declined))
             case .failure(let error):
                 return .failure(HeldError(held: held(step, error)))
             }

@@ -63,16 +63,24 @@ public struct WebhookDeliverer: Sendable {
     public func deliverDue(now: Date = Date(), while shouldContinue: () -> Bool = { true }) async throws -> WebhookDeliveryReport {
         let clock = DeliveryClock(start: now)
         var report = WebhookDeliveryReport()
+        var failures = OperatorWarningTally()
         report.expired = try await store.expireWebhookEvents(now: now)
         report.purged = try await store.purgeWebhookEvents(settledBefore: now.addingTimeInterval(-settings.keepSettled), limit: 10_000)
         while shouldContinue() {
             let batch = try await store.claimWebhookEvents(
                 now: now, leaseUntil: clock.now.addingTimeInterval(settings.lease), limit: settings.batchSize)
             if batch.isEmpty { break }
-            let outcomes = try await deliver(batch, clock: clock)
-            report.delivered += outcomes.filter { $0 == .delivered }.count
-            report.failed += outcomes.filter { $0 == .failed }.count
+            for (event, outcome) in zip(batch, try await deliver(batch, clock: clock)) {
+                switch outcome {
+                case .delivered: report.delivered += 1
+                case .failed(let reason):
+                    report.failed += 1
+                    failures.add(Self.failureCause(merchantID: event.merchantID, reason: reason))
+                case .skipped: break
+                }
+            }
         }
+        failures.log(to: logger, countLabel: "events")
         if !report.isEmpty {
             logger.info(
                 "webhook delivery round",
@@ -85,8 +93,16 @@ public struct WebhookDeliverer: Sendable {
     /// How one claimed event left a batch.
     enum AttemptOutcome: Sendable, Equatable {
         case delivered
-        case failed
+        case failed(reason: String)
         case skipped
+    }
+
+    /// A failed delivery as the round's warning counts it: by merchant and reason (`http 503`,
+    /// `connection refused`, ...), never by event.
+    static func failureCause(merchantID: String, reason: String) -> OperatorWarningTally.Cause {
+        OperatorWarningTally.Cause(
+            merchantID: merchantID, gateway: "webhook", code: reason,
+            message: "webhook deliveries failed: the merchant's receiver did not accept them; they are retried with backoff")
     }
 
     /// Where a merchant's events go, or why they cannot go now.
@@ -96,20 +112,21 @@ public struct WebhookDeliverer: Sendable {
         case unavailable(reason: String)
     }
 
+    /// The outcomes of `batch`, in its order.
     private func deliver(_ batch: [WebhookEvent], clock: DeliveryClock) async throws -> [AttemptOutcome] {
         var recipients: [String: Recipient] = [:]
         for merchantID in Set(batch.map(\.merchantID)) {
             recipients[merchantID] = try await recipient(merchantID)
         }
         let limit = settings.concurrency
-        return try await withThrowingTaskGroup(of: AttemptOutcome.self) { group in
-            var outcomes: [AttemptOutcome] = []
+        return try await withThrowingTaskGroup(of: (Int, AttemptOutcome).self) { group in
+            var outcomes = [AttemptOutcome](repeating: .skipped, count: batch.count)
             for (index, event) in batch.enumerated() {
-                if index >= limit, let outcome = try await group.next() { outcomes.append(outcome) }
+                if index >= limit, let finished = try await group.next() { outcomes[finished.0] = finished.1 }
                 let recipient = recipients[event.merchantID] ?? .skip(reason: WebhookEvent.noCallbackError)
-                group.addTask { try await self.attempt(event, recipient: recipient, clock: clock) }
+                group.addTask { (index, try await self.attempt(event, recipient: recipient, clock: clock)) }
             }
-            for try await outcome in group { outcomes.append(outcome) }
+            for try await (done, outcome) in group { outcomes[done] = outcome }
             return outcomes
         }
     }
@@ -137,7 +154,7 @@ public struct WebhookDeliverer: Sendable {
             return .skipped
         case .unavailable(let reason):
             try await recordFailure(event, reason: reason, clock: clock, metadata: metadata)
-            return .failed
+            return .failed(reason: reason)
         case .ready(let url, let key):
             // Holder data travels sealed in the stored body and is opened only here, to be sent.
             let opened: String
@@ -145,7 +162,7 @@ public struct WebhookDeliverer: Sendable {
                 opened = try await WebhookFieldSeal(keyring: keyring).open(event.body, merchantID: event.merchantID)
             } catch {
                 try await recordFailure(event, reason: "sealed field unavailable", clock: clock, metadata: metadata)
-                return .failed
+                return .failed(reason: "sealed field unavailable")
             }
             let body = Array(opened.utf8)
             let timestamp = Int64(clock.now.timeIntervalSince1970.rounded(.down))
@@ -165,10 +182,10 @@ public struct WebhookDeliverer: Sendable {
                 return .delivered
             case .answered(let status):
                 try await recordFailure(event, reason: "http \(status)", clock: clock, metadata: metadata)
-                return .failed
+                return .failed(reason: "http \(status)")
             case .failed(let reason):
                 try await recordFailure(event, reason: reason, clock: clock, metadata: metadata)
-                return .failed
+                return .failed(reason: reason)
             }
         }
     }
@@ -180,7 +197,8 @@ public struct WebhookDeliverer: Sendable {
         var metadata = metadata
         metadata["reason"] = "\(reason)"
         metadata["nextAttemptAt"] = "\(Timestamp.string(next))"
-        logger.info("webhook delivery failed", metadata: metadata)
+        // Per event at debug only: the round logs one warning per merchant and reason, with the count.
+        logger.debug("webhook delivery failed", metadata: metadata)
     }
 }
 

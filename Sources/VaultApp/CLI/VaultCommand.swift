@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Foundation
+import VaultAPI
 
 /// Ends the process with `code` (the C library exit; the name clashes with ParsableCommand.exit).
 private func terminate(_ code: Int32) -> Never {
@@ -13,6 +14,7 @@ public struct VaultCommand: AsyncParsableCommand {
         commandName: "vault",
         abstract: "Secure-card token vault with recurring billing.",
         discussion: "Exit codes: 0 ok, 1 failure, 2 usage; `vault charge run` adds 3 (some steps unsettled: run again later) and 4 (some steps need an operator); `vault migrate --status` 3 (migrations pending) and 4 (the database is newer than this build).",
+        version: VaultVersion.current,
         subcommands: [ServeCommand.self, MigrateCommand.self, BackupCommand.self, RestoreCommand.self, StatusCommand.self, KeysCommand.self, MerchantCommand.self, AuditCommand.self, ChargeCommand.self, WebhooksCommand.self]
     )
 

@@ -40,8 +40,8 @@ public struct ReconcileService: Service {
                 summary.count()
                 let counts = try await store.unsettledTransactionCounts(
                     merchantID: nil, pendingBefore: now.addingTimeInterval(-TransactionReconciler.requestBound))
-                Gauge(label: "vault_transactions_in_doubt").record(counts.inDoubt)
-                Gauge(label: "vault_transactions_needs_review").record(counts.needsReview)
+                Gauge(label: VaultMetricNames.transactionsInDoubt).record(counts.inDoubt)
+                Gauge(label: VaultMetricNames.transactionsNeedsReview).record(counts.needsReview)
             } catch {
                 logger.warning("reconciliation pass failed", metadata: ["error": "\(error)"])
             }

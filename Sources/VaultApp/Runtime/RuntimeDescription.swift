@@ -1,9 +1,12 @@
 public import Logging
+import VaultAPI
 
 /// What a process runs with, logged at start by every command and shown by `vault status`: the
 /// configuration file, database, master key source, migration level and log level. Never a
 /// secret: the PostgreSQL URL is shown without its password, the key source by name.
 public struct RuntimeDescription: Sendable, Equatable, Codable {
+    /// The build's version (`vault --version`).
+    public var version: String
     /// The configuration file (absolute path), or "built-in defaults" when none was read.
     public var configuration: String
     /// The database: `SQLite <absolute path>` or `PostgreSQL <url without password>`.
@@ -17,6 +20,7 @@ public struct RuntimeDescription: Sendable, Equatable, Codable {
 
     /// The description of `configuration` before its database is opened (migration 0).
     public init(configuration: VaultConfiguration, keySource: MasterKeySource, migration: Int = 0) {
+        self.version = VaultVersion.current
         self.configuration = configuration.fileSummary
         self.database = configuration.database.summary
         self.keySource = keySource.summary
@@ -27,7 +31,7 @@ public struct RuntimeDescription: Sendable, Equatable, Codable {
     /// The fields as log metadata.
     public var metadata: Logger.Metadata {
         [
-            "configuration": "\(configuration)", "database": "\(database)", "keySource": "\(keySource)",
+            "version": "\(version)", "configuration": "\(configuration)", "database": "\(database)", "keySource": "\(keySource)",
             "migration": "\(migration)", "logLevel": "\(logLevel)",
         ]
     }
@@ -35,7 +39,7 @@ public struct RuntimeDescription: Sendable, Equatable, Codable {
     /// One `name: value` line per field, for a terminal.
     public var lines: [String] {
         [
-            "configuration:  \(configuration)", "database:       \(database)", "key source:     \(keySource)",
+            "version:        \(version)", "configuration:  \(configuration)", "database:       \(database)", "key source:     \(keySource)",
             "migration:      \(migration)", "log level:      \(logLevel)",
         ]
     }

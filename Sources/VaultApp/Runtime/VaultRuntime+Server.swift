@@ -19,7 +19,8 @@ extension VaultRuntime {
 }
 
 /// The HTTP application over an opened runtime, with what runs beside it: the metrics listener,
-/// webhook delivery, the reconciler of transactions in doubt and the charge runs started over HTTP.
+/// webhook delivery, the reconciler of transactions in doubt, the charge runs started over HTTP
+/// and the refresh of the on-call gauges.
 /// - Throws: `ConfigurationError` when the listener settings are refused.
 public func buildApplication(
     runtime: VaultRuntime, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
@@ -36,6 +37,7 @@ public func buildApplication(
                 reconciler: runtime.reconciler(logger: reconcilerLogger), store: runtime.store,
                 interval: .seconds(runtime.configuration.reconcile.intervalSeconds), logger: reconcilerLogger),
             ChargeRunService(queue: runtime.chargeRuns, store: runtime.store, logger: logger) { runtime.chargeRunner(logger: logger) },
+            OperationsMetricsService(store: runtime.store, logger: logger),
         ],
         logger: logger, onServerRunning: onServerRunning, onMetricsRunning: onMetricsRunning)
 }

@@ -43,7 +43,8 @@ public struct VaultRuntime: Sendable {
     /// - Throws: key-file, `DatabaseFiles.InsecurePermissions`, configuration, SQLite and `KeyringError` errors.
     /// - Parameter gateways: the adapters to use (tests pass a sandbox with injected behaviour); by
     ///   default a registry whose sandbox keeps its ledger in the opened database, so every process
-    ///   on it (server, runner) sees the same sandbox transactions, across restarts.
+    ///   on it (server, runner) sees the same sandbox transactions, across restarts, and whose
+    ///   adapters report every call to the gateway metrics (``GatewayMetrics``).
     /// - Parameter upgradingUnkeyedAuditChain: key an audit chain written by a build before the keyed chain (`vault audit upgrade`).
     /// - Parameter database: whether a missing database is created (`vault migrate`, `vault serve`)
     ///   or refused with ``DatabaseMissing`` (every other command: a runner started in the wrong
@@ -57,7 +58,8 @@ public struct VaultRuntime: Sendable {
         let store = try await StorageOpener.open(configuration.database, creation: creation, logger: logger)
         let keyring = Keyring(masterKeys: ring, store: store)
         let gateways = gateways ?? GatewayRegistry(
-            sandbox: SandboxGateway(ledger: store as? any SandboxLedgerStore), timeout: .seconds(configuration.runner.gatewayTimeoutSeconds))
+            sandbox: SandboxGateway(ledger: store as? any SandboxLedgerStore), timeout: .seconds(configuration.runner.gatewayTimeoutSeconds),
+            observer: GatewayMetrics())
         if case .passphrase = source, let weakness = PassphraseStrength.weakness(of: configuration.keys.passphraseFromEnvironment ?? "") {
             logger.warning("weak master passphrase: with a copy of the database and the salt it can be guessed offline", metadata: ["reason": "\(weakness)"])
         }

@@ -46,7 +46,8 @@ extension PostgresStore: AuditStore {
         return .intact(events: total)
     }
 
-    /// Walks every audit chain (a merchant's, its overflow chains, `platform` for events of none) in one snapshot and
+    /// Walks every audit chain (a merchant's, its overflow chains, `platform` for events of none, the
+    /// chain copied from a SQLite vault) in one snapshot and
     /// reports each: links, MACs under the audit key, the chain's recorded head (events deleted from
     /// its end), events whose merchant is not their chain's, and events of no known chain.
     public func auditChainReports() async throws -> [AuditChainReport] {
@@ -152,20 +153,23 @@ struct AuditChainVerifier {
     func walk(_ connection: PostgresConnection, logger: Logger) async throws -> AuditVerification {
         var previous = AuditChain.genesis
         var expected: Int64 = 1
+        // The chain copied from SQLite holds every merchant's events, each MAC over its own merchant.
+        let imported = chain == PostgresAuditChains.importedFromSQLite
         let rows = try await connection.checkedQuery(
             "SELECT * FROM audit_events WHERE chain = \(chain) ORDER BY chain_seq", logger: logger)
         for try await raw in rows {
             let row = PostgresRowReader(raw)
             let sequence = try row.int64("chain_seq")
             guard sequence == expected else { return .broken(sequence: expected, reason: "event \(expected) is missing") }
-            guard try row.optionalString("merchant_id") == merchantID else {
+            let eventMerchantID = imported ? try row.optionalString("merchant_id") : merchantID
+            guard try row.optionalString("merchant_id") == eventMerchantID else {
                 return .broken(sequence: sequence, reason: "the event belongs to another merchant's chain (moved)")
             }
             guard try row.blob("prev_hash") == previous else { return .broken(sequence: sequence, reason: "does not link to the event before it") }
             guard let key else { return .broken(sequence: sequence, reason: "the audit key is missing, so the event cannot be authenticated") }
             let link = try AuditChain.mac(
                 key: key, previous: previous, sequence: sequence, id: try row.string("id"), occurredAt: try row.string("occurred_at"),
-                merchantID: merchantID, actor: try row.string("actor"), action: try row.string("action"),
+                merchantID: eventMerchantID, actor: try row.string("actor"), action: try row.string("action"),
                 objectType: try row.string("object_type"), objectID: try row.optionalString("object_id"), details: try row.string("details"))
             guard constantTimeEquals(try row.blob("hash"), link) else {
                 return .broken(sequence: sequence, reason: "its contents do not match its hash (edited)")

@@ -222,7 +222,7 @@ extension SQLiteStore: ChargeRunStore {
     }
 
     /// A run as read; a `running` run whose process is gone from this host shows as `failed`.
-    private static func chargeRun(_ row: SQLiteRow) throws -> ChargeRunRecord {
+    static func chargeRun(_ row: SQLiteRow) throws -> ChargeRunRecord {
         let stored = try row.table("charge_runs")
         var record = ChargeRunRecord(
             id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),

@@ -9,7 +9,7 @@ import VaultSQLite
 /// A merchant whose gateway cannot be used as configured (here NMI without its `security_key`,
 /// as a merchant stored before credentials were checked): the run sends nothing, writes no
 /// attempt, leaves the steps due, counts them as configuration errors by code (not as in doubt),
-/// and logs one warning for the merchant with the count and the reason.
+/// and logs one warning for the merchant and gateway with the count and the reason.
 @Suite struct MisconfiguredGatewayChargeTests {
     static let now = Timestamp.parse("2027-03-01T00:00:00Z")!
 
@@ -54,6 +54,7 @@ import VaultSQLite
         #expect(warnings.count == 1, "\(warnings)")
         #expect(warnings.first?.contains("\"steps\": 3") == true, "\(warnings)")
         #expect(warnings.first?.contains(merchant.id) == true)
+        #expect(warnings.first?.contains("\"gateway\": nmi") == true, "the cause names the gateway: \(warnings)")
         #expect(warnings.first?.contains("security_key") == true, "the reason names the missing credential: \(warnings)")
 
         // Fixed, the next run charges every step once.

@@ -63,6 +63,29 @@ import Vault
         await fixture.tearDown()
     }
 
+    @Test func failedDeliveriesOfARoundAreOneWarningPerMerchantAndReasonWithTheirCount() async throws {
+        let fixture = try await WebhookDeliveryFixture()
+        var ids: [String] = []
+        for _ in 0..<3 { ids.append(try await fixture.enqueue()) }
+        fixture.receiver.answer(503, 503, 503)
+        let report = try await fixture.deliverer(concurrency: 1).deliverDue(now: WebhookDeliveryFixture.now)
+        #expect(report == WebhookDeliveryReport(delivered: 0, failed: 3))
+        let lines = fixture.logs.text.split(separator: "\n")
+        let warnings = lines.filter { $0.hasPrefix("warning ") }
+        #expect(warnings.count == 1, "\(warnings)")
+        let warning = try #require(warnings.first)
+        #expect(warning.hasPrefix("warning webhook deliveries failed"))
+        #expect(warning.contains("\"events\": 3"), "\(warning)")
+        #expect(warning.contains(fixture.merchant.id))
+        #expect(warning.contains("\"code\": http 503"), "\(warning)")
+        #expect(warning.contains("\"gateway\": webhook"), "\(warning)")
+        // No line per event above debug: the ids are in the debug lines only.
+        for id in ids {
+            #expect(!lines.filter { !$0.hasPrefix("debug ") && !$0.hasPrefix("trace ") }.contains { $0.contains(id) })
+        }
+        await fixture.tearDown()
+    }
+
     @Test func aFailedAttemptIsRetriedAfterItsBackoffAndCounted() async throws {
         let fixture = try await WebhookDeliveryFixture()
         let id = try await fixture.enqueue()

@@ -3,7 +3,7 @@ import Scheduler
 import Synchronization
 import Vault
 
-/// `/healthz` (the process answers) and `/readyz` (database and keys usable).
+/// `/healthz` (the process answers, and which build: ``VaultVersion``) and `/readyz` (database and keys usable).
 ///
 /// `/readyz` answers within ``readinessLimit`` whatever its dependencies do: a database that
 /// stopped answering (a PostgreSQL host down, its connection slots all taken) makes each check
@@ -30,7 +30,7 @@ struct HealthController {
 
     func addRoutes(to router: RouterGroup<VaultRequestContext>) {
         router.get("healthz") { _, _ in
-            try JSONCoding.response(["status": "ok"])
+            try JSONCoding.response(["status": "ok", "version": VaultVersion.current])
         }
         router.get("readyz") { _, _ in
             let databaseReady = await Self.within(readinessLimit, databaseReachable)
