@@ -274,15 +274,15 @@ struct SQLiteToPostgresMoveTests {
         }
     }
 
-    @Test func fromTakesOnlySqliteAndAPathAndAnythingElseIsAUsageError() throws {
+    @Test func fromTakesOnlySqliteAndAPathAndAnythingElseIsAUsageError() async throws {
         #expect(SQLiteMove.sourcePath(from: "sqlite:data/vault.sqlite") == "data/vault.sqlite")
         #expect(SQLiteMove.sourcePath(from: "sqlite:") == nil)
         #expect(SQLiteMove.sourcePath(from: "data/vault.sqlite") == nil)
         let vault = VaultProcess()
-        #expect(try vault.run(["migrate", "--from", "postgres://vault@127.0.0.1:1/vault"]).status == 2)
-        #expect(try vault.run(["migrate", "--from", "sqlite:a.sqlite", "--status"]).status == 2)
+        #expect(try await vault.run(["migrate", "--from", "postgres://vault@127.0.0.1:1/vault"]).status == 2)
+        #expect(try await vault.run(["migrate", "--from", "sqlite:a.sqlite", "--status"]).status == 2)
         // Without a PostgreSQL destination configured: refused, nothing created.
-        let refused = try vault.run(["migrate", "--from", "sqlite:missing.sqlite"])
+        let refused = try await vault.run(["migrate", "--from", "sqlite:missing.sqlite"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("VAULT_DATABASE_URL"), "\(refused.stderr)")
     }
