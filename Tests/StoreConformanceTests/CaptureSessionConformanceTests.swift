@@ -15,8 +15,8 @@ struct CaptureSessionConformanceTests {
             store: store, cards: SecureCardService(store: store, keyring: keyring, verifier: StoreFixture.NoVerification()), keyring: keyring)
     }
 
-    static func request(_ reference: String) -> CaptureSessionRequest {
-        CaptureSessionRequest(
+    static func request(_ reference: String) -> NewCaptureSession {
+        NewCaptureSession(
             merchantReference: reference, allowedOrigin: "https://shop.example", customer: Customer(email: "ada@example.com"), verify: false)
     }
 

@@ -6,33 +6,8 @@ public import Vault
 /// the same answer as for a one-off transaction in review.
 public typealias StepResolution = ReviewResolution
 
-/// The body of `POST /v1/schedules/{id}/steps/{stepId}/resolve`:
-/// `{"outcome": "charged", "gatewayTransactionId": "..."}` or `{"outcome": "not_charged"}`
-/// (``ReviewResolutionRequest``, whose rule violations are ``StepReviewError/invalid(field:rule:message:)`` here).
-public struct StepResolutionRequest: Decodable, Sendable {
-    /// The resolution asked for.
-    public var resolution: StepResolution
-
-    /// Creates a request.
-    public init(resolution: StepResolution) {
-        self.resolution = resolution
-    }
-
-    /// Decodes and checks the body as ``ReviewResolutionRequest`` does.
-    /// - Throws: ``StepReviewError/invalid(field:rule:message:)``.
-    public init(from decoder: any Decoder) throws {
-        do {
-            resolution = try ReviewResolutionRequest(from: decoder).resolution
-        } catch let ReviewResolutionError.invalid(field, rule, message) {
-            throw StepReviewError.invalid(field: field, rule: rule, message: message)
-        }
-    }
-}
-
 /// Why a step could not be resolved.
 public enum StepReviewError: Error, Equatable, Sendable {
-    /// The body breaks a rule (422).
-    case invalid(field: String, rule: String, message: String)
     /// No such schedule or step for this merchant (404).
     case notFound(String)
     /// The step is not in review (409).

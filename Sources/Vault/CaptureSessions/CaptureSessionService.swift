@@ -37,7 +37,7 @@ public struct CaptureSessionService: Sendable {
     /// that could never register its card is refused now, not after a card was typed).
     /// - Returns: the session and its client secret, which exists only in this answer.
     /// - Throws: `CardDataError` (422) naming the field, `SecureCardError.referenceTaken` (409).
-    public func create(_ request: CaptureSessionRequest, merchant: Merchant, actor: String, now: Date = Date()) async throws
+    public func create(_ request: NewCaptureSession, merchant: Merchant, actor: String, now: Date = Date()) async throws
         -> (session: CaptureSession, clientSecret: String)
     {
         let origin = try CaptureOrigin(validating: request.allowedOrigin)

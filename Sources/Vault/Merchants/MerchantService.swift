@@ -181,56 +181,32 @@ public struct MerchantService: Sendable {
     /// (created by this build or later): an unbound row of it was inserted behind the vault's back.
     public static let transactionsBoundDetail = "transactionsBound"
 
-    /// Whether the merchant's keys are known to be bound: its keyed audit chain says it was created
-    /// with bound keys, or that its legacy rows were bound.
-    private func keysAreBound(merchantID: String) async throws -> Bool {
-        let upgraded = try await store.auditEvents(
-            merchantID: merchantID, filter: AuditFilter(action: Self.legacyKeysBoundAction), before: nil, limit: 1)
-        if !upgraded.isEmpty { return true }
-        let created = try await store.auditEvents(merchantID: merchantID, filter: AuditFilter(action: "merchant.created"), before: nil, limit: 1)
-        return created.contains { $0.details[Self.keysBoundDetail] == "true" }
-    }
-
     /// Binds the API key rows an earlier build stored with a plain SHA-256 and no binding, as they
-    /// stand, once per merchant (recorded by an `api_keys.bound` audit event in the merchant's keyed
-    /// chain, written with the binding; a merchant created by this build says so in its
-    /// `merchant.created` event); run at start-up, before serving. The audit chain is what makes the
-    /// record trustworthy: deleting or editing those events breaks it (`vault audit verify`).
+    /// stand, once per merchant (``LegacyRowBinder``: an `api_keys.bound` audit event in the
+    /// merchant's keyed chain once all its rows are bound; a merchant created by this build says so
+    /// in its `merchant.created` event); run at start-up, before serving.
     ///
     /// A legacy-shaped row of a merchant already bound was not written by an earlier build but
     /// inserted since, by someone writing to the database: it is left unbound (it authenticates
     /// nobody; `merchant key --list` shows it `tampered`) and returned in `refused`. Rows of
     /// off-boarded merchants (keys destroyed) are left: they can never authenticate.
     public func bindLegacyAPIKeys(batchSize: Int = 500) async throws -> (bound: Int, refused: [String]) {
-        var bound = 0
-        var left: Set<String> = []
-        var refused: [String] = []
-        while true {
-            let rows = try await store.legacyAPIKeys(limit: batchSize + left.count).filter { !left.contains($0.record.id) }
-            if rows.isEmpty { return (bound, refused) }
-            for (merchantID, keys) in Dictionary(grouping: rows, by: \.record.merchantID) {
-                guard try await !keysAreBound(merchantID: merchantID) else {
-                    left.formUnion(keys.map(\.record.id))
-                    refused += keys.map(\.record.id)
-                    continue
+        let store = self.store
+        let apiKeys = self.apiKeys
+        let binder = LegacyRowBinder<StoredAPIKey>(
+            markerAction: Self.legacyKeysBoundAction, boundAtCreation: Self.keysBoundDetail,
+            identity: { ($0.record.id, $0.record.merchantID) },
+            unboundRows: { try await store.legacyAPIKeys(limit: $0) },
+            bind: { keys, _ in
+                var upgraded: [(id: String, secret: [UInt8], binding: [UInt8])] = []
+                for key in keys {
+                    let (secret, binding) = try await apiKeys.upgraded(key)
+                    upgraded.append((key.record.id, secret, binding))
                 }
-                do {
-                    var upgraded: [(id: String, secret: [UInt8], binding: [UInt8])] = []
-                    for key in keys {
-                        let (secret, binding) = try await apiKeys.upgraded(key)
-                        upgraded.append((key.record.id, secret, binding))
-                    }
-                    try await store.bindLegacyAPIKeys(
-                        upgraded,
-                        audit: AuditEntry(
-                            merchantID: merchantID, actor: "system", action: Self.legacyKeysBoundAction, objectType: "merchant", objectID: merchantID,
-                            details: ["keys": keys.map(\.record.id).sorted().joined(separator: ",")]))
-                    bound += keys.count
-                } catch KeyringError.keyUnavailable {
-                    left.formUnion(keys.map(\.record.id))
-                }
-            }
-        }
+                try await store.bindLegacyAPIKeys(upgraded)
+                return ["keys": upgraded.count]
+            })
+        return try await binder.run(audit: store, batchSize: batchSize)
     }
 
     /// Off-boards a merchant: destroys its keys (every card becomes unreadable at once) and revokes its API keys.

@@ -63,6 +63,7 @@ public protocol MerchantStore: Sendable {
     func apiKeys(merchantID: String) async throws -> [StoredAPIKey]
     /// Up to `limit` rows still holding an unkeyed SHA-256 and no binding (of an earlier build).
     func legacyAPIKeys(limit: Int) async throws -> [StoredAPIKey]
-    /// Replaces legacy rows' secrets and bindings by their bound forms, with `audit`, in one write.
-    func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])], audit: AuditEntry) async throws
+    /// Replaces legacy rows' secrets and bindings by their bound forms, in one write (the
+    /// merchant's `api_keys.bound` event is appended once all its rows are: ``LegacyRowBinder``).
+    func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])]) async throws
 }

@@ -160,7 +160,7 @@ extension KeyedDecodingContainer {
     /// registration's `customer` has no nullable field; an update's takes null to clear one):
     /// `{"email": ""}` was taken for an absent field. A 422 naming `key.member`. Only the API's
     /// request decoders call it; stored data and `Customer.normalized()` keep their lenient reading.
-    func refuseNullOrBlankMembers(forKey key: Key, allowingNull: Bool = false) throws {
+    public func refuseNullOrBlankMembers(forKey key: Key, allowingNull: Bool = false) throws {
         guard contains(key), try !decodeNil(forKey: key),
             let object = try? nestedContainer(keyedBy: MemberKey.self, forKey: key)
         else { return }

@@ -142,7 +142,7 @@ extension PostgresStore: MerchantStore {
         }
     }
 
-    public func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])], audit: AuditEntry) async throws {
+    public func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])]) async throws {
         try await write { transaction in
             for key in keys {
                 try await transaction.run(
@@ -152,7 +152,6 @@ extension PostgresStore: MerchantStore {
                     WHERE id = \(key.id) AND secret_scheme = \(StoredAPIKey.SecretScheme.legacySHA256.rawValue)
                     """)
             }
-            try await transaction.appendAudit(PendingAuditEvent(audit))
         }
     }
 

@@ -121,7 +121,7 @@ extension SQLiteStore: MerchantStore {
         }
     }
 
-    public func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])], audit: AuditEntry) async throws {
+    public func bindLegacyAPIKeys(_ keys: [(id: String, secret: [UInt8], binding: [UInt8])]) async throws {
         try await database.write { connection in
             for key in keys {
                 try connection.run(
@@ -131,7 +131,6 @@ extension SQLiteStore: MerchantStore {
                     WHERE id = \(key.id) AND secret_scheme = \(StoredAPIKey.SecretScheme.legacySHA256.rawValue)
                     """)
             }
-            try connection.appendAudit(audit)
         }
     }
 

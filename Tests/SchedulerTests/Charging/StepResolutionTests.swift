@@ -105,35 +105,4 @@ import VaultSQLite
         }
         #expect(try await setup.step().status == .scheduled)
     }
-
-    static func decode(_ json: String) throws -> StepResolutionRequest {
-        try JSONDecoder().decode(StepResolutionRequest.self, from: Data(json.utf8))
-    }
-
-    @Test func theBodyIsChargedWithATransactionIDOrNotCharged() throws {
-        #expect(try Self.decode(#"{"outcome":"charged","gatewayTransactionId":"40000000123"}"#).resolution
-            == .charged(gatewayTransactionID: "40000000123"))
-        #expect(try Self.decode(#"{"outcome":"not_charged"}"#).resolution == .notCharged)
-    }
-
-    @Test(arguments: [
-        (#"{}"#, "outcome"),
-        (#"{"outcome":"maybe"}"#, "outcome"),
-        (#"{"outcome":7}"#, "outcome"),
-        (#"{"outcome":"charged"}"#, "gatewayTransactionId"),
-        (#"{"outcome":"charged","gatewayTransactionId":""}"#, "gatewayTransactionId"),
-        (#"{"outcome":"charged","gatewayTransactionId":"a b"}"#, "gatewayTransactionId"),
-        (#"{"outcome":"charged","gatewayTransactionId":12}"#, "gatewayTransactionId"),
-        (#"{"outcome":"charged","gatewayTransactionId":"4111111111111111"}"#, "gatewayTransactionId"),
-        (#"{"outcome":"not_charged","gatewayTransactionId":"1"}"#, "gatewayTransactionId"),
-    ])
-    func aBadBodyIsRefusedNamingTheField(json: String, field: String) throws {
-        do {
-            _ = try Self.decode(json)
-            Issue.record("accepted a bad body")
-        } catch let StepReviewError.invalid(name, _, message) {
-            #expect(name == field)
-            #expect(!message.contains("4111111111111111"))
-        }
-    }
 }

@@ -93,4 +93,31 @@ import VaultSQLite
         #expect(try await fixture.merchants.bindLegacyAPIKeys().refused == ["key_" + String(repeating: "F", count: 16)])
         #expect(try await fixture.merchants.authenticate(bearer: forged.bearer) == nil)
     }
+
+    @Test func aStartStoppedAfterTheFirstBatchOfKeysBindsTheRestAtTheNextStartAndEveryKeyAuthenticates() async throws {
+        let fixture = try await VaultFixture()
+        let (merchant, first) = try await Self.merchantOfAnEarlierBuild(fixture)
+        var bearers = [first]
+        for _ in 0..<4 {
+            let (record, bearer) = APIKeys.newKey(merchantID: merchant.id, role: .admin, now: Date())
+            try await fixture.store.addAPIKey(
+                IssuedAPIKey(record: record, bearer: bearer, storedSecret: Digest.sha256(Array(bearer.utf8)), binding: []),
+                audit: AuditEntry(merchantID: merchant.id, actor: "cli", action: "api_key.issued", objectType: "api_key", objectID: record.id))
+            _ = try await fixture.sql.run("UPDATE api_keys SET secret_scheme = 0, binding = NULL WHERE id = \(record.id)")
+            bearers.append(bearer)
+        }
+        // The third key in the order rows are read holds a value this build cannot read: the start
+        // binds the first batch of two, then stops on the second.
+        let ids = bearers.compactMap(APIKeys.keyID(ofBearer:)).sorted()
+        _ = try await fixture.sql.run("UPDATE api_keys SET last_used_at = 'not a time' WHERE id = \(ids[2])")
+        await #expect(throws: StoredRowError.self) { _ = try await fixture.merchants.bindLegacyAPIKeys(batchSize: 2) }
+        #expect(try await fixture.sql.count("SELECT count(*) AS n FROM api_keys WHERE secret_scheme = 0") == 3)
+
+        // Once the row is readable again, the next start binds the rest and records the merchant once.
+        _ = try await fixture.sql.run("UPDATE api_keys SET last_used_at = NULL WHERE id = \(ids[2])")
+        let restart = try await fixture.merchants.bindLegacyAPIKeys(batchSize: 2)
+        #expect(restart.bound == 3 && restart.refused.isEmpty)
+        for bearer in bearers { #expect(try await fixture.merchants.authenticate(bearer: bearer)?.merchant.id == merchant.id) }
+        #expect(try await fixture.sql.count("SELECT count(*) AS n FROM audit_events WHERE action = 'api_keys.bound'") == 1)
+    }
 }

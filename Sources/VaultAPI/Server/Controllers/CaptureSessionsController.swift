@@ -10,7 +10,7 @@ struct CaptureSessionsController {
     func addRoutes(to api: APIRoutes) {
         api.adminOnly.post("capture-sessions") { request, context in
             let body = try await JSONCoding.decode(CaptureSessionRequest.self, from: request)
-            let (session, clientSecret) = try await sessions.create(body, merchant: context.merchant, actor: context.identity.actor)
+            let (session, clientSecret) = try await sessions.create(body.session, merchant: context.merchant, actor: context.identity.actor)
             var response = CaptureSessionResponse(session, now: Date())
             response.clientSecret = clientSecret
             return try JSONCoding.response(response, status: .created)

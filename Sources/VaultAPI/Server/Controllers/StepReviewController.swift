@@ -23,11 +23,9 @@ struct StepReviewController {
 }
 
 extension StepReviewError: APIErrorConvertible {
-    /// 422 for a bad body, 404 for a missing schedule or step, 409 for a step not in review.
+    /// 404 for a missing schedule or step, 409 for a step not in review.
     public var apiError: APIError {
         switch self {
-        case .invalid(let field, let rule, let message):
-            return .invalid(message, code: rule, param: field)
         case .notFound(let what):
             return .notFound(what, param: what == "step" ? "stepId" : "id")
         case .wrongStatus(let current):

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-public import Payments
+import Payments
 import Vault
 
 /// `POST /v1/transactions/{id}/resolve`: an operator settles a one-off transaction in review
