@@ -468,6 +468,10 @@ public enum Schema {
             ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
             ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
             """),
+        // A webhook signing key replaced by a rotation keeps signing beside the new one until then.
+        Migration(id: 38, name: "webhook keys signing until the end of a rotation's overlap", sql: """
+            ALTER TABLE merchant_keys ADD COLUMN signs_until TEXT;
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

@@ -1,4 +1,5 @@
 import Foundation
+@testable import GatewayFakes
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -212,6 +213,69 @@ import VaultSQLite
             try spec.expectDocumented(await client.send(.get, "/v1/transactions?type=sale&limit=1", key: fixture.readonlyA), "get", "/v1/transactions")
             try spec.expectDocumented(await client.send(.get, "/v1/transactions/\(authID)", key: fixture.readonlyA), "get", "/v1/transactions/{id}")
             try spec.expectDocumented(await client.send(.get, "/v1/transactions/txn_none", key: fixture.adminA), "get", "/v1/transactions/{id}")
+        }
+    }
+
+    @Test func theReviewQueueAnswersExactlyTheDocumentedFields() async throws {
+        let setup = try await InDoubtTransactionRoutesTests.setUp()
+        defer { Task { await setup.fake.stop() } }
+        try await setup.fixture.live { client in
+            let spec = try OpenAPISpec()
+            let id = try await ReviewQueueRoutesTests.transactionInReview(setup, client: client)
+            let page = try spec.expectDocumented(await client.send(.get, "/v1/review-queue", key: setup.readonly), "get", "/v1/review-queue")
+            let item = try #require(page["data"]?.array?.first?.object)
+            let itemSchema = try #require(spec.pointer("#/components/schemas/ReviewQueueItem"))
+            #expect(Set(item.keys) == spec.declaredKeys(itemSchema).properties)
+            try spec.expectDocumented(await client.send(.get, "/v1/review-queue?cursor=x", key: setup.admin), "get", "/v1/review-queue")
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/review-queue/lookup", key: setup.admin, json: #"{"items": [{"kind": "transaction", "id": "\#(id)"}, {"kind": "step", "id": "stp_x"}]}"#),
+                "post", "/v1/review-queue/lookup")
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/review-queue/lookup", key: setup.admin, json: #"{"items": []}"#), "post", "/v1/review-queue/lookup")
+            try spec.expectDocumented(
+                await client.send(
+                    .post, "/v1/review-queue/resolve", key: setup.admin,
+                    json: #"{"items": [{"kind": "transaction", "id": "\#(id)", "outcome": "not_charged"}, {"kind": "step", "id": "stp_x", "outcome": "not_charged"}]}"#),
+                "post", "/v1/review-queue/resolve")
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/review-queue/resolve", key: setup.readonly, json: #"{"items": []}"#), "post", "/v1/review-queue/resolve")
+        }
+    }
+
+    @Test func theChargeRunListAnswersExactlyTheDocumentedFields() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let spec = try OpenAPISpec()
+            let started = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA)
+            _ = try await ChargeRunRoutesTests.waitForRun(client, key: fixture.adminA, id: try #require(started.json["id"] as? String))
+            _ = try await ChargeRunListRoutesTests.recordCLIRun(fixture, merchantID: nil, summary: nil)
+            let page = try spec.expectDocumented(await client.send(.get, "/v1/charge-runs", key: fixture.readonlyA), "get", "/v1/charge-runs")
+            let runs = try #require(page["data"]?.array)
+            let itemSchema = try #require(spec.pointer("#/components/schemas/ChargeRunListItem"))
+            #expect(runs.count == 2)
+            for run in runs { #expect(Set(run.object?.keys.map { $0 } ?? []) == spec.declaredKeys(itemSchema).properties) }
+            try spec.expectDocumented(await client.send(.get, "/v1/charge-runs?limit=0", key: fixture.adminA), "get", "/v1/charge-runs")
+            try spec.expectDocumented(await client.send(.get, "/v1/charge-runs", key: fixture.runnerA), "get", "/v1/charge-runs")
+        }
+    }
+
+    @Test func theWebhookEventsAnswerExactlyTheDocumentedFields() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let spec = try OpenAPISpec()
+            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("hook-1", verify: false)).status == .created)
+            let page = try spec.expectDocumented(await client.send(.get, "/v1/webhook-events", key: fixture.readonlyA), "get", "/v1/webhook-events")
+            let event = try #require(page["data"]?.array?.first?.object)
+            let schema = try #require(spec.pointer("#/components/schemas/WebhookEventDelivery"))
+            #expect(Set(event.keys) == spec.declaredKeys(schema).properties)
+            let id = try #require(event["id"]?.string)
+            try spec.expectDocumented(await client.send(.get, "/v1/webhook-events?status=x", key: fixture.adminA), "get", "/v1/webhook-events")
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/webhook-events/\(id)/resend", key: fixture.adminA), "post", "/v1/webhook-events/{id}/resend")
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/webhook-events/evt_none/resend", key: fixture.adminA), "post", "/v1/webhook-events/{id}/resend")
+            try spec.expectDocumented(
+                await client.send(.post, "/v1/webhook-events/\(id)/resend", key: fixture.readonlyA), "post", "/v1/webhook-events/{id}/resend")
         }
     }
 

@@ -11,11 +11,13 @@ import Vault
 /// refused (403, the error envelope) before anything is read or changed.
 @Suite struct RouteAuthorizationTests {
     /// What `readonly` keys may call: reads of card metadata, custom fields, transactions, schedules,
-    /// statistics and charge runs. Never a write, never the audit trail.
+    /// statistics, charge runs and the review queue. Never a write, never the audit trail.
     static let readonlyRoutes: Set<String> = [
         "GET /v1/capture-sessions/{id}",
+        "GET /v1/charge-runs",
         "GET /v1/charge-runs/{id}",
         "GET /v1/custom-fields",
+        "GET /v1/review-queue",
         "GET /v1/schedules",
         "GET /v1/schedules/{id}",
         "GET /v1/schedules/{id}/steps",
@@ -24,6 +26,7 @@ import Vault
         "GET /v1/stats",
         "GET /v1/transactions",
         "GET /v1/transactions/{id}",
+        "GET /v1/webhook-events",
     ]
 
     /// What `runner` keys may call: start a charge run and follow it.

@@ -159,8 +159,8 @@ public struct TransactionReconciler: Sendable {
     }
 
     /// What to look up for `transaction`: a charge by its order reference; a follow-up by its kind and
-    /// its original's gateway id.
-    static func query(for transaction: Transaction, parent: Transaction?) -> GatewayLookupQuery {
+    /// its original's gateway id. Operators' look-ups of transactions in review ask the same.
+    public static func query(for transaction: Transaction, parent: Transaction?) -> GatewayLookupQuery {
         let amount = Money(minorUnits: transaction.amount, currency: transaction.currency)
         let parentID = parent?.gatewayTransactionID ?? ""
         let kind: GatewayLookupQuery.Kind = switch transaction.type {

@@ -107,7 +107,8 @@ public struct WebhookDeliverer: Sendable {
 
     /// Where a merchant's events go, or why they cannot go now.
     enum Recipient: Sendable {
-        case ready(url: String, key: SecureBytes)
+        /// `keys`: every key that signs now, newest first (two during a rotation's overlap).
+        case ready(url: String, keys: [SecureBytes])
         case skip(reason: String)
         case unavailable(reason: String)
     }
@@ -116,7 +117,7 @@ public struct WebhookDeliverer: Sendable {
     private func deliver(_ batch: [WebhookEvent], clock: DeliveryClock) async throws -> [AttemptOutcome] {
         var recipients: [String: Recipient] = [:]
         for merchantID in Set(batch.map(\.merchantID)) {
-            recipients[merchantID] = try await recipient(merchantID)
+            recipients[merchantID] = try await recipient(merchantID, now: clock.now)
         }
         let limit = settings.concurrency
         return try await withThrowingTaskGroup(of: (Int, AttemptOutcome).self) { group in
@@ -131,13 +132,13 @@ public struct WebhookDeliverer: Sendable {
         }
     }
 
-    private func recipient(_ merchantID: String) async throws -> Recipient {
+    private func recipient(_ merchantID: String, now: Date) async throws -> Recipient {
         guard let merchant = try await merchants.merchant(id: merchantID), merchant.status == .active else {
             return .skip(reason: "merchant not active")
         }
         guard let url = merchant.callbackURL else { return .skip(reason: WebhookEvent.noCallbackError) }
         do {
-            return .ready(url: url, key: try await keyring.key(merchantID: merchantID, purpose: .webhook).key)
+            return .ready(url: url, keys: try await keyring.webhookSigningKeys(merchantID: merchantID, now: now))
         } catch {
             return .unavailable(reason: "signing key unavailable")
         }
@@ -155,7 +156,7 @@ public struct WebhookDeliverer: Sendable {
         case .unavailable(let reason):
             try await recordFailure(event, reason: reason, clock: clock, metadata: metadata)
             return .failed(reason: reason)
-        case .ready(let url, let key):
+        case .ready(let url, let keys):
             // Holder data travels sealed in the stored body and is opened only here, to be sent.
             let opened: String
             do {
@@ -172,7 +173,7 @@ public struct WebhookDeliverer: Sendable {
                 ("Vault-Event-Id", event.id),
                 ("Vault-Event-Type", event.type),
                 ("Vault-Delivery-Attempt", String(event.attempts + 1)),
-                (WebhookSignature.headerName, WebhookSignature.header(body: body, timestamp: timestamp, key: key)),
+                (WebhookSignature.headerName, WebhookSignature.header(body: body, timestamp: timestamp, keys: keys)),
             ]
             switch await transport.post(url: url, headers: headers, body: body, timeout: settings.timeout) {
             case .answered(let status) where (200..<300).contains(status):

@@ -140,8 +140,25 @@ public final class Keyring: Sendable {
     /// A new version of a merchant's data key, wrapped under the current KEK (record re-encryption
     /// moves records onto it).
     public func newDataKeyVersion(merchantID: String, version: Int, now: Date = Date()) throws -> WrappedKey {
+        try newKeyVersion(merchantID: merchantID, purpose: .data, version: version, now: now)
+    }
+
+    /// A new version of a merchant's key of `purpose`, fresh and random, wrapped under the current KEK.
+    public func newKeyVersion(merchantID: String, purpose: KeyPurpose, version: Int, now: Date = Date()) throws -> WrappedKey {
         let key = try SecureBytes.random(count: RecordCipher.keyLength)
-        return try wrap(key, merchantID: merchantID, purpose: .data, version: version, now: now)
+        return try wrap(key, merchantID: merchantID, purpose: purpose, version: version, now: now)
+    }
+
+    /// The keys that sign a merchant's webhook delivery at `now`, newest first: the newest webhook
+    /// key and, while a rotation's overlap lasts, the ones before it (``WebhookKeyStore``).
+    /// - Throws: `KeyringError.keyUnavailable` when the merchant has no webhook key.
+    public func webhookSigningKeys(merchantID: String, now: Date = Date()) async throws -> [SecureBytes] {
+        guard let versions = try await (store as? any WebhookKeyStore)?.webhookSigningVersions(merchantID: merchantID, now: now),
+            !versions.isEmpty
+        else { return [try await key(merchantID: merchantID, purpose: .webhook).key] }
+        var keys: [SecureBytes] = []
+        for version in versions { keys.append(try await key(merchantID: merchantID, purpose: .webhook, version: version).key) }
+        return keys
     }
 
     /// The unwrapped key of a merchant (newest version when `version` is nil), from the cache or the store.

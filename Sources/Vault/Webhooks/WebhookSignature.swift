@@ -13,8 +13,17 @@ public enum WebhookSignature {
 
     /// The header value signing `body` at `timestamp` with `key`.
     public static func header(body: some Collection<UInt8>, timestamp: Int64, key: SecureBytes) -> String {
-        let mac = key.withUnsafeBytes { keyBytes in Digest.hmacSHA256(signedPayload(body: body, timestamp: timestamp), key: keyBytes) }
-        return "t=\(timestamp),\(scheme)=\(Encoding.hex(mac))"
+        header(body: body, timestamp: timestamp, keys: [key])
+    }
+
+    /// The header value signing `body` at `timestamp` with each of `keys`, newest first: one `v1`
+    /// entry per key, so a receiver holding any one of them accepts it (a secret's rotation overlap).
+    public static func header(body: some Collection<UInt8>, timestamp: Int64, keys: [SecureBytes]) -> String {
+        let payload = signedPayload(body: body, timestamp: timestamp)
+        let entries = keys.map { key in
+            "\(scheme)=" + Encoding.hex(key.withUnsafeBytes { keyBytes in Digest.hmacSHA256(payload, key: keyBytes) })
+        }
+        return (["t=\(timestamp)"] + entries).joined(separator: ",")
     }
 
     /// Whether `header` is a valid signature of `body` under `key`, made within `tolerance` of `now`:

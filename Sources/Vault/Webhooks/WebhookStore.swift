@@ -9,7 +9,8 @@ public protocol WebhookStore: Sendable {
     /// Leases up to `limit` pending events due by `now` whose merchant is active and has a
     /// `callbackUrl` and that no other deliverer holds, until `leaseUntil`; oldest due first.
     func claimWebhookEvents(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookEvent]
-    /// Records a 2xx answer: the event is `delivered` and never sent again.
+    /// Records a 2xx answer: the event is `delivered` (its last error cleared) and never sent again
+    /// unless an operator queues it again (``requeueWebhookEvent(id:merchantID:now:expiresAt:audit:)``).
     func markWebhookDelivered(id: String, at: Date) async throws
     /// Records a failed or skipped attempt, releases the lease and sets the next attempt.
     /// - Parameters:
@@ -25,6 +26,12 @@ public protocol WebhookStore: Sendable {
     func webhookEvent(id: String) async throws -> WebhookEvent?
     /// A page of events, newest first, optionally of one merchant and status, before `beforeSequence`.
     func webhookEvents(merchantID: String?, status: WebhookEventStatus?, beforeSequence: Int64?, limit: Int) async throws -> [WebhookEvent]
+    /// Queues the event `id` of `merchantID` again, whatever its status, with `audit` in the same
+    /// write: `pending`, due at `now`, retried until `expiresAt` at least, its last error and
+    /// delivery instant cleared; its id, type, body and attempt count kept (a new delivery of the
+    /// same event). A deliverer holding it keeps its lease.
+    /// - Returns: the event as queued; nil, writing nothing, when the merchant has no such event.
+    func requeueWebhookEvent(id: String, merchantID: String, now: Date, expiresAt: Date, audit: AuditEntry) async throws -> WebhookEvent?
 }
 
 extension WebhookEvent {

@@ -25,6 +25,10 @@ public struct APIServices: Sendable {
     public var stepReviews: StepReviewService
     /// Resolves one-off transactions in review.
     public var transactionReviews: TransactionReviewService
+    /// Steps and one-off transactions in review, listed, resolved and looked up many at a time.
+    public var reviewQueue: ReviewQueueService
+    /// The merchants' webhook events: listed and sent again for support.
+    public var webhookEvents: WebhookEventService
     /// Where `POST /v1/charge-runs` hands runs to the service that runs them.
     public var chargeRuns: ChargeRunQueue
     /// The runner's options as of an instant.
@@ -49,7 +53,7 @@ public struct APIServices: Sendable {
     public init(
         store: any VaultStorage, keyring: Keyring, merchants: MerchantService, cards: SecureCardService, schedules: ScheduleService,
         transactions: TransactionService, idempotency: IdempotencyService, stepReviews: StepReviewService,
-        transactionReviews: TransactionReviewService, chargeRuns: ChargeRunQueue,
+        transactionReviews: TransactionReviewService, reviewQueue: ReviewQueueService, webhookEvents: WebhookEventService, chargeRuns: ChargeRunQueue,
         chargeRunOptions: @escaping @Sendable (Date) -> ChargeRunner.Options, requestLimits: (any RequestLimitStore)?,
         server: HTTPServerSettings, metrics: MetricsSettings = MetricsSettings(), rateLimit: RateLimitSettings, idempotencyRetentionHours: Int
     ) {
@@ -62,6 +66,8 @@ public struct APIServices: Sendable {
         self.idempotency = idempotency
         self.stepReviews = stepReviews
         self.transactionReviews = transactionReviews
+        self.reviewQueue = reviewQueue
+        self.webhookEvents = webhookEvents
         self.chargeRuns = chargeRuns
         self.chargeRunOptions = chargeRunOptions
         self.requestLimits = requestLimits

@@ -105,8 +105,10 @@ func buildAuthorizedRouter(
         searchWindow: TransactionSearchWindow(scanLimit: services.server.searchScanLimit))
         .addRoutes(to: api)
     TransactionReviewController(reviews: services.transactionReviews, transactions: services.transactions).addRoutes(to: api)
+    ReviewQueueController(queue: services.reviewQueue, cursorKeys: cursorKeys).addRoutes(to: api)
+    WebhookEventsController(events: services.webhookEvents, cursorKeys: cursorKeys).addRoutes(to: api)
     StatsController(store: services.store).addRoutes(to: api)
-    ChargeRunsController(services: services, logger: Logger(label: "vault.runner")).addRoutes(to: api)
+    ChargeRunsController(services: services, logger: Logger(label: "vault.runner"), cursorKeys: cursorKeys).addRoutes(to: api)
     CaptureSessionsController(sessions: services.captureSessions).addRoutes(to: api)
     // Called with a session's client secret from the cardholder's device, not with an API key.
     let capture = router.group("v1").add(middleware: UnknownQueryParameterMiddleware<VaultRequestContext>())

@@ -9,7 +9,7 @@ public import Vault
 struct MerchantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merchant", abstract: "Merchants and their API keys.",
-        subcommands: [Create.self, Update.self, List.self, Show.self, Key.self, Offboard.self])
+        subcommands: [Create.self, Update.self, List.self, Show.self, Key.self, WebhookSecret.self, Offboard.self])
 
     /// Settings shared by create and update.
     struct SettingOptions: ParsableArguments {
@@ -251,6 +251,47 @@ struct MerchantCommand: AsyncParsableCommand {
 
         enum CodingKeys: String, CodingKey {
             case id, role, status, label, createdAt, lastUsedAt, expiresAt, revokedAt
+        }
+    }
+
+    struct WebhookSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "webhook-secret", abstract: "A merchant's webhook signing secret.", subcommands: [Rotate.self])
+
+        struct Rotate: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Make a new webhook signing secret; the old one keeps signing beside it for the overlap, then is dropped.",
+                discussion: """
+                    During the overlap every delivery's Vault-Signature carries one v1 entry per secret, so the merchant's \
+                    receiver accepts deliveries whether it checks the old secret or the new one; switch it to the new one \
+                    within the overlap. Prints the new secret (base64; SENSITIVE: hand it over through a secure channel).
+                    """)
+
+            @OptionGroup var global: GlobalOptions
+
+            @Argument(help: "Merchant name or id (mer_...).")
+            var merchant: String
+
+            @Option(help: "Hours the old secret keeps signing beside the new one (0 to 720).")
+            var overlapHours = 24
+
+            func validate() throws {
+                guard (0...720).contains(overlapHours) else { throw ValidationError("--overlap-hours must be 0 to 720") }
+            }
+
+            func run() async throws {
+                try await withRuntime(global) { runtime in
+                    let found = merchant.hasPrefix("mer_")
+                        ? try await runtime.store.merchant(id: merchant) : try await runtime.store.merchant(named: merchant)
+                    guard let found else { throw MerchantError.notFound(merchant) }
+                    let rotated = try await WebhookSecretRotation(store: runtime.store, keyring: runtime.keyring).rotate(
+                        merchantID: found.id, overlap: TimeInterval(overlapHours) * 3600, actor: "cli")
+                    FileHandle.standardError.write(Data(
+                        ("webhook signing secret of \(found.name) rotated (version \(rotated.version)); the previous one also signs until "
+                            + "\(Timestamp.string(rotated.previousSignUntil)), then it is dropped. New secret (sensitive; keep it out of logs):\n").utf8))
+                    print(Encoding.base64(rotated.secret))
+                }
+            }
         }
     }
 

@@ -2,7 +2,7 @@ public import Foundation
 public import Logging
 public import Payments
 public import Scheduler
-import Vault
+public import Vault
 
 extension VaultRuntime {
     /// The retry policy of the configuration.
@@ -42,6 +42,19 @@ extension VaultRuntime {
     /// Resolves one-off transactions in review.
     public var transactionReviews: TransactionReviewService {
         TransactionReviewService(store: store, keyring: keyring)
+    }
+
+    /// The review queue: steps and one-off transactions in review, resolved through ``stepReviews``
+    /// and ``transactionReviews``, looked up through the merchants' gateways.
+    public var reviewQueue: ReviewQueueService {
+        ReviewQueueService(
+            store: store, steps: stepReviews, transactions: transactionReviews, gateways: MerchantGateways(registry: gateways, merchants: merchants),
+            keyring: keyring)
+    }
+
+    /// The merchants' webhook events for support, queued again for `webhooks.retryHours`.
+    public var webhookEvents: WebhookEventService {
+        WebhookEventService(store: store, retention: configuration.webhooks.retention)
     }
 
     /// Runner options from the configuration, as of `asOf`.

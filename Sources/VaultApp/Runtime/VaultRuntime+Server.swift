@@ -11,7 +11,7 @@ extension VaultRuntime {
         let configuration = configuration
         return APIServices(
             store: store, keyring: keyring, merchants: merchants, cards: cards, schedules: schedules, transactions: transactions,
-            idempotency: idempotency, stepReviews: stepReviews, transactionReviews: transactionReviews, chargeRuns: chargeRuns,
+            idempotency: idempotency, stepReviews: stepReviews, transactionReviews: transactionReviews, reviewQueue: reviewQueue, webhookEvents: webhookEvents, chargeRuns: chargeRuns,
             chargeRunOptions: { ChargeRunner.Options(configuration, asOf: $0) }, requestLimits: requestLimits, server: configuration.server,
             metrics: configuration.metrics,
             rateLimit: configuration.rateLimit, idempotencyRetentionHours: configuration.idempotencyRetentionHours)

@@ -236,6 +236,18 @@ extension PostgresStore: ChargeRunStore {
         }
     }
 
+    public func chargeRuns(merchantID: String, beforeSequence: Int64?, limit: Int) async throws -> [ListedChargeRun] {
+        let before = beforeSequence ?? Int64.max
+        return try await billingRead { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM charge_runs WHERE (merchant_id = \(merchantID) OR merchant_id IS NULL) AND seq < \(before)
+                ORDER BY seq DESC LIMIT \(limit)
+                """
+            ).map { ListedChargeRun(sequence: try $0.int64("seq"), record: try Self.chargeRun($0)) }
+        }
+    }
+
     /// A run as read; a `running` run whose process is gone from this host shows as `failed`.
     static func chargeRun(_ row: PostgresRowReader) throws -> ChargeRunRecord {
         let stored = try row.table("charge_runs")
@@ -271,3 +283,5 @@ private enum ClaimRange: CaseIterable {
 
 /// The status literals the claims write into their text (one list for both engines).
 private typealias Literal = ClaimStatusLiterals
+
+extension PostgresStore: ChargeRunHistoryStore {}

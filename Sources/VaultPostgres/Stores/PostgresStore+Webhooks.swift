@@ -31,7 +31,8 @@ extension PostgresStore: WebhookStore {
         try await write { transaction in
             try await transaction.run(
                 """
-                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = \(stamp), lease_until = NULL
+                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = \(stamp), lease_until = NULL,
+                    last_error = NULL
                 WHERE id = \(id) AND status = 'pending'
                 """)
         }
@@ -70,6 +71,22 @@ extension PostgresStore: WebhookStore {
                     LIMIT \(limit))
                 RETURNING 1
                 """)
+        }
+    }
+
+    public func requeueWebhookEvent(id: String, merchantID: String, now: Date, expiresAt: Date, audit: AuditEntry) async throws -> WebhookEvent? {
+        let (nowText, expiresText) = (Timestamp.string(now), Timestamp.string(expiresAt))
+        return try await write { transaction in
+            let queued = try await transaction.row(
+                """
+                UPDATE webhook_events SET status = 'pending', next_attempt_at = \(nowText), last_error = NULL, delivered_at = NULL,
+                    expires_at = GREATEST(expires_at, \(expiresText))
+                WHERE id = \(id) AND merchant_id = \(merchantID)
+                RETURNING *
+                """
+            ).map(Self.webhookEvent)
+            if queued != nil { try await transaction.appendAudit(audit) }
+            return queued
         }
     }
 

@@ -221,6 +221,18 @@ extension SQLiteStore: ChargeRunStore {
         }
     }
 
+    public func chargeRuns(merchantID: String, beforeSequence: Int64?, limit: Int) async throws -> [ListedChargeRun] {
+        let before = beforeSequence ?? Int64.max
+        return try await database.read { connection in
+            try connection.query(
+                """
+                SELECT * FROM charge_runs WHERE (merchant_id = \(merchantID) OR merchant_id IS NULL) AND seq < \(before)
+                ORDER BY seq DESC LIMIT \(limit)
+                """
+            ).map { ListedChargeRun(sequence: try $0.int64("seq"), record: try Self.chargeRun($0)) }
+        }
+    }
+
     /// A run as read; a `running` run whose process is gone from this host shows as `failed`.
     static func chargeRun(_ row: SQLiteRow) throws -> ChargeRunRecord {
         let stored = try row.table("charge_runs")
@@ -239,3 +251,5 @@ extension SQLiteStore: ChargeRunStore {
 
 /// The status literals the claims write into their text (one list for both engines).
 private typealias Literal = ClaimStatusLiterals
+
+extension SQLiteStore: ChargeRunHistoryStore {}

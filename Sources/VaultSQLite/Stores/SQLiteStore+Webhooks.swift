@@ -78,7 +78,7 @@ extension SQLiteStore: WebhookStore {
             try connection.run(
                 """
                 UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = \(Timestamp.string(at)),
-                    lease_until = NULL
+                    lease_until = NULL, last_error = NULL
                 WHERE id = \(id) AND status = 'pending'
                 """)
         }
@@ -121,6 +121,22 @@ extension SQLiteStore: WebhookStore {
                     LIMIT \(limit))
                 """)
             return connection.changes
+        }
+    }
+
+    public func requeueWebhookEvent(id: String, merchantID: String, now: Date, expiresAt: Date, audit: AuditEntry) async throws -> WebhookEvent? {
+        let (nowText, expiresText) = (Timestamp.string(now), Timestamp.string(expiresAt))
+        return try await database.write { connection in
+            let queued = try connection.queryOne(
+                """
+                UPDATE webhook_events SET status = 'pending', next_attempt_at = \(nowText), last_error = NULL, delivered_at = NULL,
+                    expires_at = CASE WHEN expires_at > \(expiresText) THEN expires_at ELSE \(expiresText) END
+                WHERE id = \(id) AND merchant_id = \(merchantID)
+                RETURNING *
+                """
+            ).map(Self.webhookEvent)
+            if queued != nil { try connection.appendAudit(audit) }
+            return queued
         }
     }
 

@@ -10,6 +10,7 @@ import Vault
 struct ChargeRunsController {
     let services: APIServices
     let logger: Logger
+    let cursorKeys: ListCursorKeys
 
     /// Without nulls, and closed by its schema (`ChargeRunRequest`, `additionalProperties: false`):
     /// a misspelt or null `dryRun` must be refused, not start a real run.
@@ -91,6 +92,16 @@ struct ChargeRunsController {
             }
             return try JSONCoding.response(ChargeRunResponse(record), status: .accepted)
         }
+        // Every run that charged the merchant's steps, whoever started it (cron and `vault charge run`
+        // as well as this API), newest first.
+        api.admitting(.admin, .readonly).get("charge-runs") { request, context in
+            let cursors = try await cursorKeys.cursors(merchantID: context.merchant.id, list: "charge-runs")
+            let page = try PageRequest(query: request.uri, cursors: cursors)
+            let runs = try await ChargeRunHistory(store: services.store).list(
+                merchant: context.merchant, beforeSequence: try page.afterSequence, limit: page.limit + 1)
+            return try JSONCoding.response(
+                Page(fetched: runs.map(ChargeRunListItem.init), limit: page.limit) { try cursors.cursor(after: String($0.sequence)) })
+        }
         api.admitting(.admin, .runner, .readonly).get("charge-runs/:id") { _, context in
             guard let record = try await services.store.chargeRun(id: try context.parameters.require("id"), merchantID: context.merchant.id) else {
                 throw APIError.notFound("charge run", param: "id")
@@ -98,6 +109,37 @@ struct ChargeRunsController {
             return try JSONCoding.response(ChargeRunResponse(record))
         }
     }
+}
+
+/// A charge run in `GET /v1/charge-runs`: who started it and which merchants' steps it charged,
+/// with its summary when it charged only this merchant's.
+struct ChargeRunListItem: Encodable {
+    var id: String
+    var status: String
+    var scope: String
+    var startedBy: String
+    var asOf: Date
+    var dryRun: Bool
+    var startedAt: Date
+    @ExplicitNull var finishedAt: Date?
+    @ExplicitNull var summary: ChargeRunSummary?
+    /// The cursor's position; not in the JSON.
+    var sequence: Int64
+
+    init(_ view: ChargeRunView) {
+        id = view.record.id
+        status = view.record.status
+        scope = view.scope.rawValue
+        startedBy = view.record.startedBy
+        asOf = view.record.asOf
+        dryRun = view.record.dryRun
+        startedAt = view.record.startedAt
+        finishedAt = view.record.finishedAt
+        summary = view.summary
+        sequence = view.sequence
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, status, scope, startedBy, asOf, dryRun, startedAt, finishedAt, summary }
 }
 
 /// A charge run in JSON.
@@ -117,15 +159,7 @@ struct ChargeRunResponse: Encodable {
         dryRun = record.dryRun
         startedAt = record.startedAt
         finishedAt = record.finishedAt
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = Timestamp.parse(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an instant"))
-            }
-            return date
-        }
-        summary = record.summary.flatMap { try? decoder.decode(ChargeRunSummary.self, from: Data($0.utf8)) }
+        summary = record.decodedSummary
     }
 }
 
