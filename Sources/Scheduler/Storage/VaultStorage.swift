@@ -24,5 +24,5 @@ public protocol StorageEngine: Sendable {
 public protocol VaultStorage:
     KeyStore & MerchantStore & AuditStore & AuditHeadStore & KeyStatusStore & IdempotencyStore & WebhookStore & CustomFieldStore
     & SecureCardStore & TransactionStore & TransactionReconciliationStore & StoredCredentialStore & ScheduleStore & ScheduleBindingStore & TransactionBindingStore
-    & ChargeRunStore & StepReviewStore & CaptureSessionStore & StorageEngine
+    & ChargeRunStore & StepReviewStore & CaptureSessionStore & OperatorStore & StorageEngine
 {}
