@@ -166,7 +166,13 @@ public struct OperatorService: Sendable {
     /// Records a console request refused for a signed-in operator (a missing or wrong CSRF token,
     /// a role that does not allow the action): attempts beyond one's rights are audited too.
     public func recordRefusal(account: Operator, path: String, reason: String) async throws {
-        try await store.appendAudit(audit(account.actor, "console.request_refused", account, ["path": path, "reason": reason]))
+        try await record(account: account, action: "console.request_refused", details: ["path": path, "reason": reason])
+    }
+
+    /// Records a console action of `account` that no domain service records itself (reading the
+    /// audit trail), as an event under the operator.
+    public func record(account: Operator, action: String, details: [String: String] = [:]) async throws {
+        try await store.appendAudit(audit(account.actor, action, account, details))
     }
 
     private func fail(_ account: Operator, reason: String, now: Date) async throws {
