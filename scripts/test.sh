@@ -57,6 +57,10 @@ run_pass SQLite $SWIFT test --skip-build "$@"
 # scripts/install-deps.sh. Without them it fails, unless VAULT_TEST_BROWSER=optional.
 python3 -c 'import selenium' 2>/dev/null || pip install --break-system-packages -q selenium || [ "${VAULT_TEST_BROWSER:-}" = optional ]
 python3 scripts/capture_browser_test.py --vault "$($SWIFT build --show-bin-path)/vault"
+# The operator console in headless Chromium: sign-in with a code, lockout, cookie flags, card search,
+# a refund behind its confirmation, the audit view, a read-only operator refused
+# (scripts/console_browser_test.py; the same tools, the same VAULT_TEST_BROWSER=optional).
+python3 scripts/console_browser_test.py --vault "$($SWIFT build --show-bin-path)/vault"
 
 # The same suite again on PostgreSQL: every store fixture opens a fresh database copied from a
 # migrated template (Tests/StorageTestSupport). The PostgreSQL-only suites already ran above.

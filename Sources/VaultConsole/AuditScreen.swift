@@ -43,7 +43,7 @@ struct AuditScreen {
             let details = event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
             return """
                 <tr><td>\(ConsoleFormat.instant(event.occurredAt, zone: TimeZone(identifier: "UTC")!, zoneName: "UTC"))</td>
-                <td class="mono">\(event.actor)</td><td>\(event.action)</td><td class="mono">\(event.objectType) \(event.objectID ?? "")</td>
+                <td>\(event.actor)</td><td>\(event.action)</td><td class="mono">\(event.objectType) \(event.objectID ?? "")</td>
                 <td>\(event.merchantID.flatMap { names[$0] } ?? "")</td><td>\(details)</td></tr>
                 """
         }

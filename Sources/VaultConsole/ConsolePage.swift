@@ -14,7 +14,7 @@ enum ConsolePage {
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="referrer" content="no-referrer">
+            <meta name="referrer" content="same-origin">
             <title>\(title) · Vault console</title>
             <link rel="stylesheet" href="/console/\(ConsoleStylesheet.path)">
             </head><body>\(body)</body></html>

@@ -5,14 +5,15 @@ import NIOCore
 /// The headers every console response carries, and the response kinds the routes answer.
 enum ConsoleResponses {
     /// No script at all, styles only from the console's own stylesheet, forms posting only back to
-    /// the console, never framed.
+    /// the console, never framed. The referrer policy is `same-origin`, not `no-referrer`: under
+    /// `no-referrer` a browser sends `Origin: null` with a form post, and the console checks `Origin`.
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     static func securityHeaders(_ headers: inout HTTPFields) {
         headers[.contentSecurityPolicy] = contentSecurityPolicy
         headers[.xContentTypeOptions] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"

@@ -19,7 +19,9 @@ enum ConsoleStylesheet {
         nav form{margin:0}
         nav button{background:none;border:1px solid #8aa2c8;color:#fff;padding:.3rem .6rem;border-radius:4px;font:inherit;cursor:pointer}
         main{max-width:72rem;margin:0 auto;padding:1rem}
-        h1{font-size:1.5rem;margin:.5rem 0 1rem}
+        h1{font-size:1.5rem;margin:.5rem 0 1rem;overflow-wrap:anywhere}
+        p,.notice{overflow-wrap:anywhere}
+        td,th{overflow-wrap:break-word}
         label{display:block;font-weight:600;margin:.75rem 0 .25rem}
         input[type=text],input[type=password],input[type=search],select{width:100%;max-width:24rem;padding:.5rem;font:inherit;border:1px solid #8c959f;border-radius:4px}
         button,.button{background:#0b57d0;color:#fff;border:0;border-radius:4px;padding:.5rem 1rem;font:inherit;cursor:pointer}

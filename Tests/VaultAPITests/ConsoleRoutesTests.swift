@@ -115,13 +115,22 @@ import VaultSQLite
                 #expect(refused.status == .forbidden)
                 #expect(try await fixture.count("console_sessions WHERE token_hash = '\(ConsoleSessionToken.hash(token))'") == 1)
             }
+            // The right token sent from a page of another origin (or an opaque one) is refused too.
+            for origin in ["https://evil.example", "null"] {
+                let foreign = try await client.execute(
+                    uri: "/console/sign-out", method: .post,
+                    headers: [.contentType: "application/x-www-form-urlencoded", .cookie: "vault_console=\(token)", .origin: origin],
+                    body: ByteBuffer(string: Self.form([("csrf", csrf)]))) { $0 }
+                #expect(foreign.status == .forbidden)
+            }
+            #expect(try await fixture.count("console_sessions") == 1)
             let signedOut = try await Self.post(client, "/console/sign-out", [("csrf", csrf)], cookie: token)
             #expect(signedOut.status == .seeOther)
             #expect(signedOut.headers[.setCookie]?.contains("Max-Age=0") == true)
             #expect(try await fixture.count("console_sessions") == 0)
             #expect(try await Self.get(client, "/console/cards", cookie: token).status == .seeOther)
         }
-        #expect(try await fixture.count("audit_events WHERE action = 'console.request_refused' AND actor = 'operator:ada'") == 4)
+        #expect(try await fixture.count("audit_events WHERE action = 'console.request_refused' AND actor = 'operator:ada'") == 6)
         #expect(try await fixture.count("audit_events WHERE action = 'operator.signed_out' AND actor = 'operator:ada'") == 1)
     }
 
