@@ -9,7 +9,7 @@ and a sale over the API, then:
      refused; the right password and code sign in; the session cookie is HttpOnly (invisible to
      page script), SameSite=Strict, Path=/console, and carries nothing but a random token;
   2. another operator is locked after repeated failures: the right password and code are refused;
-  3. the card is found by its last four digits, shown masked;
+  3. the card is found by its last four digits, shown masked, and its detail opens;
   4. part of the sale is refunded through the confirmation that states amount and currency;
   5. the refund is in the Audit screen under operator:NAME;
   6. a read-only operator sees no refund form, and the server refuses a forged refund post (403);
@@ -303,6 +303,12 @@ def main():
         if "411111******1111" not in driver.page_source:
             fail("the card found is not shown masked")
         screens.check("cards-search")
+        driver.find_element(By.LINK_TEXT, card["secureCardReference"]).click()
+        wait_for("the card's detail", lambda: "Card order-4411" in driver.page_source)
+        if "411111******1111" not in driver.page_source or "12/2030" not in driver.page_source:
+            fail("the card's detail does not show the masked number and expiry")
+        screens.check("card")
+        driver.find_element(By.LINK_TEXT, "Cards").click()
 
         # 4. Part of the sale refunded through the confirmation.
         driver.find_element(By.LINK_TEXT, "Transactions").click()

@@ -44,6 +44,12 @@ public struct ConsoleRoutes: Sendable {
                 try await CardsScreen(services: services).page(query: request.uri.queryParameters["q"].map(String.init), signed: signed)
             }
         }
+        console.get("cards/:merchant/:token") { request, context in
+            try await withSession(request) { signed in
+                try await CardsScreen(services: services).detail(
+                    merchantID: context.parameters.get("merchant") ?? "", reference: context.parameters.get("token") ?? "", signed: signed)
+            }
+        }
         console.get("transactions") { request, _ in
             try await withSession(request) { signed in try await TransactionsScreen(services: services).list(query: Self.query(request), signed: signed) }
         }
