@@ -209,4 +209,13 @@ struct OperatorConformanceTests {
         #expect(try await operators.session(token: "cs_short") == nil)
         #expect(try await operators.session(token: "") == nil)
     }
+
+    @Test func anOperatorsSealedSecretNeverHoldsBackTheDestructionOfAMerchantsOldDataKey() async throws {
+        let fixture = try await StoreFixture()
+        // Sealed under KEK version 1: its header reads "1", like a record sealed under data key 1.
+        _ = try await Self.service(fixture).create(name: "ada", role: .admin, merchantNames: [], password: Self.password, actor: "cli")
+        #expect(try await fixture.merchants.rotateDataKey(merchantID: fixture.merchantID, actor: "test") == 2)
+        #expect(try await fixture.cards.resealAll(merchantID: fixture.merchantID) == 1)
+        #expect(try await fixture.merchants.destroySupersededDataKeys(merchantID: fixture.merchantID, actor: "test") == [1])
+    }
 }
