@@ -37,8 +37,8 @@ struct OperatorConformanceTests {
         #expect(stored.passwordHash.hasPrefix("$argon2id$"))
         let secret = try Encoding.fromBase32(enrollment.secret)
         #expect(!stored.sealedSecret.isEmpty && stored.sealedSecret.count > secret.count)
-        #expect(try fixture.keyring.openOperatorSecret(stored.sealedSecret, operatorID: created.id) == secret)
-        #expect(throws: CryptoError.self) { try fixture.keyring.openOperatorSecret(stored.sealedSecret, operatorID: "op_other") }
+        #expect(try fixture.keyring.openOperatorSecret(stored.sealedSecret, operatorID: created.id, binding: stored.binding) == secret)
+        #expect(throws: CryptoError.self) { try fixture.keyring.openOperatorSecret(stored.sealedSecret, operatorID: "op_other", binding: stored.binding) }
 
         await #expect(throws: OperatorError.nameTaken("ada")) {
             try await operators.create(name: "ada", role: .admin, merchantNames: [], password: "another long secret", actor: "cli")
@@ -217,5 +217,45 @@ struct OperatorConformanceTests {
         #expect(try await fixture.merchants.rotateDataKey(merchantID: fixture.merchantID, actor: "test") == 2)
         #expect(try await fixture.cards.resealAll(merchantID: fixture.merchantID) == 1)
         #expect(try await fixture.merchants.destroySupersededDataKeys(merchantID: fixture.merchantID, actor: "test") == [1])
+    }
+
+    @Test func anOperatorRowEditedInTheDatabaseNeitherSignsInNorKeepsItsSession() async throws {
+        let fixture = try await StoreFixture()
+        let operators = Self.service(fixture)
+        let (viewer, enrollment) = try await operators.create(
+            name: "viewer", role: .readonly, merchantNames: ["m"], password: Self.password, actor: "cli", now: Self.start)
+        let token = try await operators.signIn(name: "viewer", password: Self.password, code: try Self.code(enrollment, at: Self.start), now: Self.start).token
+        #expect(try await operators.session(token: token, now: Self.start) != nil)
+
+        // An insider raises the role: the session stops working and the next sign-in is refused.
+        #expect(try await fixture.sql.run("UPDATE operators SET role = 'admin' WHERE id = \(viewer.id)") == 1)
+        #expect(try await operators.session(token: token, now: Self.start.addingTimeInterval(1)) == nil)
+        let later = Self.start.addingTimeInterval(60)
+        await #expect(throws: OperatorError.signInRefused) {
+            try await operators.signIn(name: "viewer", password: Self.password, code: try Self.code(enrollment, at: later), now: later)
+        }
+        #expect(try await fixture.sql.run("UPDATE operators SET role = 'readonly' WHERE id = \(viewer.id)") == 1)
+
+        // Every merchant instead of one, or a password hash the insider knows: the same.
+        let known = try OperatorPassword.hash("an insider's password", cost: .minimum)
+        let edits: [SQLiteQuery] = [
+            "UPDATE operators SET merchant_ids = NULL WHERE name = 'viewer'", "UPDATE operators SET password_hash = \(known) WHERE name = 'viewer'",
+        ]
+        for (index, edit) in edits.enumerated() {
+            let original = try #require(try await fixture.store.operatorRow(named: "viewer"))
+            #expect(try await fixture.sql.run(edit) == 1)
+            let at = later.addingTimeInterval(Double(index + 1) * 120)
+            await #expect(throws: OperatorError.signInRefused) {
+                try await operators.signIn(name: "viewer", password: "an insider's password", code: try Self.code(enrollment, at: at), now: at)
+            }
+            await #expect(throws: OperatorError.signInRefused) {
+                try await operators.signIn(name: "viewer", password: Self.password, code: try Self.code(enrollment, at: at.addingTimeInterval(30)), now: at.addingTimeInterval(30))
+            }
+            #expect(try await fixture.sql.run("UPDATE operators SET merchant_ids = \(original.storedMerchantIDs), password_hash = \(original.passwordHash) WHERE name = 'viewer'") == 1)
+        }
+        #expect(try await fixture.count("SELECT count(*) AS n FROM audit_events WHERE action = 'operator.integrity_failed'") >= 3)
+        // Put back as it was, the row works again.
+        let end = later.addingTimeInterval(600)
+        _ = try await operators.signIn(name: "viewer", password: Self.password, code: try Self.code(enrollment, at: end), now: end)
     }
 }

@@ -11,6 +11,22 @@ extension OperatorRow {
         self.init(account: account, passwordHash: try row.string("password_hash"), sealedSecret: try row.optionalBlob("totp_secret") ?? [])
     }
 
+    /// The clear facts sealed into the TOTP secret's associated data: name, role, merchants, status
+    /// and password hash, each length-prefixed. Changing any of them in the database makes the
+    /// secret fail to open, and the operator can then neither sign in nor use a session.
+    public var binding: [UInt8] {
+        Self.binding(account, passwordHash: passwordHash)
+    }
+
+    /// ``binding`` of `account` with `passwordHash`.
+    public static func binding(_ account: Operator, passwordHash: String) -> [UInt8] {
+        let fields = [account.name, account.role.rawValue, account.merchantIDs?.joined(separator: ",") ?? "*", account.status.rawValue, passwordHash]
+        return fields.flatMap { field -> [UInt8] in
+            let bytes = Array(field.utf8)
+            return withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init) + bytes
+        }
+    }
+
     /// `merchant_ids` as stored: the ids joined by commas, or nil for every merchant.
     public var storedMerchantIDs: String? { account.merchantIDs?.joined(separator: ",") }
 }

@@ -56,9 +56,11 @@ public struct OperatorService: Sendable {
             id: OpaqueToken.make(prefix: "op_", randomBits: 80), name: name, role: role, merchantIDs: merchantIDs, status: .active, createdAt: now,
             updatedAt: now)
         let secret = RandomBytes.make(TOTP.secretLength)
+        let passwordHash = try OperatorPassword.hash(password, cost: passwordCost)
         let row = OperatorRow(
-            account: account, passwordHash: try OperatorPassword.hash(password, cost: passwordCost),
-            sealedSecret: try keyring.sealOperatorSecret(secret, operatorID: account.id))
+            account: account, passwordHash: passwordHash,
+            sealedSecret: try keyring.sealOperatorSecret(
+                secret, operatorID: account.id, binding: OperatorRow.binding(account, passwordHash: passwordHash)))
         var details = ["name": name, "role": role.rawValue]
         details["merchants"] = merchantIDs?.joined(separator: ",") ?? "all"
         do {
@@ -80,7 +82,17 @@ public struct OperatorService: Sendable {
     @discardableResult
     public func disable(name: String, actor: String, now: Date = Date()) async throws -> Bool {
         guard let row = try await store.operatorRow(named: name) else { throw OperatorError.notFound(name) }
-        return try await store.disableOperator(id: row.account.id, at: now, audit: audit(actor, "operator.disabled", row.account))
+        guard row.account.status == .active else { return false }
+        // Resealed with the new status in its binding (a row whose binding fails stays unusable).
+        var disabled = row.account
+        disabled.status = .disabled
+        let sealed: [UInt8]
+        if let secret = try? keyring.openOperatorSecret(row.sealedSecret, operatorID: row.account.id, binding: row.binding) {
+            sealed = try keyring.sealOperatorSecret(secret, operatorID: row.account.id, binding: OperatorRow.binding(disabled, passwordHash: row.passwordHash))
+        } else {
+            sealed = row.sealedSecret
+        }
+        return try await store.disableOperator(id: row.account.id, sealedSecret: sealed, at: now, audit: audit(actor, "operator.disabled", row.account))
     }
 
     /// Gives an operator a new password and a new TOTP secret, re-enables and unlocks it, and ends
@@ -90,10 +102,13 @@ public struct OperatorService: Sendable {
         guard let row = try await store.operatorRow(named: name) else { throw OperatorError.notFound(name) }
         if let weakness = OperatorPassword.weakness(of: password) { throw OperatorError.weakPassword(weakness) }
         let secret = RandomBytes.make(TOTP.secretLength)
+        let passwordHash = try OperatorPassword.hash(password, cost: passwordCost)
+        var active = row.account
+        active.status = .active
         try await store.resetOperator(
-            id: row.account.id, passwordHash: try OperatorPassword.hash(password, cost: passwordCost),
-            sealedSecret: try keyring.sealOperatorSecret(secret, operatorID: row.account.id), at: now,
-            audit: audit(actor, "operator.reset", row.account))
+            id: row.account.id, passwordHash: passwordHash,
+            sealedSecret: try keyring.sealOperatorSecret(secret, operatorID: row.account.id, binding: OperatorRow.binding(active, passwordHash: passwordHash)),
+            at: now, audit: audit(actor, "operator.reset", row.account))
         guard let updated = try await store.operatorRow(id: row.account.id) else { throw OperatorError.notFound(name) }
         return (updated.account, enrollment(secret, name: name))
     }
@@ -120,8 +135,13 @@ public struct OperatorService: Sendable {
                 audit(account.actor, "operator.sign_in_failed", account, ["reason": account.status == .active ? "locked" : "disabled"]))
             throw OperatorError.signInRefused
         }
+        guard let secret = try? keyring.openOperatorSecret(row.sealedSecret, operatorID: account.id, binding: row.binding) else {
+            // The row was edited in the database (role, merchants, status or password hash), or its
+            // secret was sealed under a KEK version no longer held: refused, and said so in the trail.
+            try await store.appendAudit(audit("system", "operator.integrity_failed", account))
+            throw OperatorError.signInRefused
+        }
         let passwordHolds = OperatorPassword.verify(password, hash: row.passwordHash)
-        let secret = try keyring.openOperatorSecret(row.sealedSecret, operatorID: account.id)
         let step = TOTP.matchingStep(code: code, secret: secret, at: now)
         guard passwordHolds, let step else {
             try await fail(account, reason: passwordHolds ? "wrong_code" : "wrong_password", now: now)
@@ -153,7 +173,11 @@ public struct OperatorService: Sendable {
             try await store.deleteConsoleSession(tokenHash: hash, audit: nil)
             return nil
         }
-        guard let row = try await store.operatorRow(id: session.operatorID), row.account.status == .active else { return nil }
+        // The row is checked on every request: a role or merchants raised in the database after
+        // sign-in end the session's use instead of widening it.
+        guard let row = try await store.operatorRow(id: session.operatorID), row.account.status == .active,
+              (try? keyring.openOperatorSecret(row.sealedSecret, operatorID: row.account.id, binding: row.binding)) != nil
+        else { return nil }
         return (row.account, session)
     }
 

@@ -17,9 +17,10 @@ public protocol OperatorStore: Sendable {
     /// Every operator, by name.
     func operatorRows() async throws -> [OperatorRow]
 
-    /// Disables the operator and deletes its sessions, with the audit event.
+    /// Disables the operator, stores its secret resealed for the disabled row, and deletes its
+    /// sessions, with the audit event.
     /// - Returns: whether it was active.
-    func disableOperator(id: String, at: Date, audit: AuditEntry) async throws -> Bool
+    func disableOperator(id: String, sealedSecret: [UInt8], at: Date, audit: AuditEntry) async throws -> Bool
 
     /// Replaces the operator's password hash and sealed TOTP secret, makes it active, clears its
     /// failed sign-ins, lock and last code step, and deletes its sessions, with the audit event.

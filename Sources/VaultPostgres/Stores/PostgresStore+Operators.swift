@@ -39,11 +39,12 @@ extension PostgresStore: OperatorStore {
         }
     }
 
-    public func disableOperator(id: String, at: Date, audit: AuditEntry) async throws -> Bool {
+    public func disableOperator(id: String, sealedSecret: [UInt8], at: Date, audit: AuditEntry) async throws -> Bool {
         try await write { transaction in
             let changed = try await transaction.run(
                 """
-                UPDATE operators SET status = 'disabled', updated_at = \(Timestamp.string(at)) WHERE id = \(id) AND status = 'active'
+                UPDATE operators SET status = 'disabled', totp_secret = \(bytea(sealedSecret)), updated_at = \(Timestamp.string(at))
+                WHERE id = \(id) AND status = 'active'
                 RETURNING 1
                 """)
             guard changed == 1 else { return false }

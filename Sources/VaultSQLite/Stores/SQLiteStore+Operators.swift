@@ -37,10 +37,13 @@ extension SQLiteStore: OperatorStore {
         }
     }
 
-    public func disableOperator(id: String, at: Date, audit: AuditEntry) async throws -> Bool {
+    public func disableOperator(id: String, sealedSecret: [UInt8], at: Date, audit: AuditEntry) async throws -> Bool {
         try await database.write { connection in
             try connection.run(
-                "UPDATE operators SET status = 'disabled', updated_at = \(Timestamp.string(at)) WHERE id = \(id) AND status = 'active'")
+                """
+                UPDATE operators SET status = 'disabled', totp_secret = \(sealedSecret), updated_at = \(Timestamp.string(at))
+                WHERE id = \(id) AND status = 'active'
+                """)
             guard connection.changes == 1 else { return false }
             try connection.run("DELETE FROM console_sessions WHERE operator_id = \(id)")
             try connection.appendAudit(audit)
