@@ -123,12 +123,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The operator console: server-rendered pages under /console over the same domain
+        // services as the API; VaultAPI mounts it on its router.
+        .target(
+            name: "VaultConsole",
+            dependencies: [
+                "Vault",
+                "Payments",
+                "Scheduler",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "VaultAPI",
             dependencies: [
                 "Vault",
                 "Payments",
                 "Scheduler",
+                "VaultConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

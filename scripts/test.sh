@@ -57,6 +57,10 @@ run_pass SQLite $SWIFT test --skip-build "$@"
 # scripts/install-deps.sh. Without them it fails, unless VAULT_TEST_BROWSER=optional.
 python3 -c 'import selenium' 2>/dev/null || pip install --break-system-packages -q selenium || [ "${VAULT_TEST_BROWSER:-}" = optional ]
 python3 scripts/capture_browser_test.py --vault "$($SWIFT build --show-bin-path)/vault"
+# The operator console in headless Chromium: sign-in with a code, lockout, cookie flags, card search,
+# a refund behind its confirmation, the audit view, a read-only operator refused
+# (scripts/console_browser_test.py; the same tools, the same VAULT_TEST_BROWSER=optional).
+python3 scripts/console_browser_test.py --vault "$($SWIFT build --show-bin-path)/vault"
 
 # The release tarball's packaging, from the debug build (CI never builds release): packed by
 # scripts/dist.sh and installed into a temporary prefix by scripts/install-test.sh, which runs

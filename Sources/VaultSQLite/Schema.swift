@@ -472,6 +472,34 @@ public enum Schema {
         Migration(id: 38, name: "webhook keys signing until the end of a rotation's overlap", sql: """
             ALTER TABLE merchant_keys ADD COLUMN signs_until TEXT;
             """),
+        // Console operators: individual accounts with a role, the merchants they may see (NULL for
+        // every one), an Argon2id password hash, a sealed TOTP secret, the failed sign-ins that lock
+        // them and the step of the last code accepted (a code is used once); their sessions, found
+        // by the SHA-256 of the cookie's token, never the token itself.
+        Migration(id: 39, name: "console operators and sessions", sql: """
+            CREATE TABLE operators (
+                id TEXT NOT NULL PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                role TEXT NOT NULL CHECK (role = 'admin' OR role = 'support' OR role = 'readonly'),
+                merchant_ids TEXT,
+                status TEXT NOT NULL CHECK (status = 'active' OR status = 'disabled'),
+                password_hash TEXT NOT NULL,
+                totp_secret BLOB NOT NULL,
+                failed_sign_ins INTEGER NOT NULL DEFAULT 0,
+                locked_until TEXT,
+                last_code_step INTEGER,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            );
+            CREATE TABLE console_sessions (
+                token_hash TEXT NOT NULL PRIMARY KEY,
+                operator_id TEXT NOT NULL REFERENCES operators(id),
+                created_at TEXT NOT NULL,
+                last_seen_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL
+            );
+            CREATE INDEX console_sessions_operator ON console_sessions(operator_id);
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

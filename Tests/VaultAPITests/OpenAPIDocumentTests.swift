@@ -46,7 +46,12 @@ import VaultSQLite
             return "\(route.method.rawValue.uppercased()) \(path)"
         })
         let documented = Set(try OpenAPISpec().operations.map { "\($0.method.uppercased()) \($0.path)" })
-        #expect(served.subtracting(documented).isEmpty, "routes missing from the document: \(served.subtracting(documented).sorted())")
+        // The operator console's HTML pages and forms are for browsers, not API clients: they are not
+        // part of the document, and nothing else under /console is.
+        let console = served.filter { $0.split(separator: " ")[1] == "/console" || $0.split(separator: " ")[1].hasPrefix("/console/") }
+        #expect(documented.allSatisfy { !$0.split(separator: " ")[1].hasPrefix("/console") })
+        let api = served.subtracting(console)
+        #expect(api.subtracting(documented).isEmpty, "routes missing from the document: \(api.subtracting(documented).sorted())")
         #expect(documented.subtracting(served).isEmpty, "documented operations no route serves: \(documented.subtracting(served).sorted())")
         #expect(served.count >= 23)
     }

@@ -25,5 +25,5 @@ public protocol VaultStorage:
     KeyStore & WebhookKeyStore & MerchantStore & AuditStore & AuditHeadStore & KeyStatusStore & IdempotencyStore & WebhookStore & CustomFieldStore
     & SecureCardStore & TransactionStore & TransactionReconciliationStore & StoredCredentialStore & ScheduleStore & ScheduleBindingStore & TransactionBindingStore
     & ChargeRunStore & ChargeRunHistoryStore & StepReviewStore & ReviewQueueStore & CaptureSessionStore & OperationsGaugeStore
-    & StorageEngine
+    & OperatorStore & StorageEngine
 {}

@@ -41,7 +41,8 @@ public final class Keyring: Sendable {
 
     private let store: any KeyStore
     private let generations: (any KeyGenerationStore)?
-    private let masterKeys: MasterKeyHolder
+    /// Internal, not private: the operators' TOTP secrets are sealed under a subkey of the KEK (`Keyring+Operators.swift`).
+    let masterKeys: MasterKeyHolder
     private let clock: @Sendable () -> ContinuousClock.Instant
     private let cache = Mutex<[CacheKey: CachedKey]>([:])
     private let newest = Mutex<[PurposeKey: NewestVersion]>([:])

@@ -48,6 +48,8 @@ public struct APIServices: Sendable {
     public let searchSlots: MerchantSearchSlots
     /// Capture sessions (cards sent from the cardholder's device), registering through `cards`.
     public var captureSessions: CaptureSessionService
+    /// The operator console's sign-in lockout and session limits (`console.*`).
+    public var consolePolicy = ConsolePolicy()
 
     /// Creates the services.
     public init(

@@ -7,6 +7,7 @@ public import ServiceLifecycle
 import Payments
 import Scheduler
 import Vault
+import VaultConsole
 
 /// Builds the HTTP application over `services`.
 /// - Parameters:
@@ -116,6 +117,7 @@ func buildAuthorizedRouter(
     CaptureCardController(sessions: services.captureSessions, limits: limits, maxBodyBytes: server.maxBodyBytes).addRoutes(to: capture)
     authorization.recordClientSecret(method: .post, path: RouterPath("v1").appendingPath(RouterPath(CaptureCardController.path)))
     CaptureFrameController(sessions: services.captureSessions).addRoutes(to: operational)
+    ConsoleRoutes(services: services.console).addRoutes(to: router)
     // After the last route, so it wraps only the router's not-found responder (see the type).
     router.add(middleware: MethodNotAllowedMiddleware(routes: RouteMethods(router.routes)))
     return (router, authorization)

@@ -15,7 +15,10 @@ public struct VaultCommand: AsyncParsableCommand {
         abstract: "Secure-card token vault with recurring billing.",
         discussion: "Exit codes: 0 ok, 1 failure, 2 usage; `vault charge run` adds 3 (some steps unsettled: run again later) and 4 (some steps need an operator); `vault migrate --status` 3 (migrations pending) and 4 (the database is newer than this build).",
         version: VaultVersion.current,
-        subcommands: [ServeCommand.self, MigrateCommand.self, BackupCommand.self, RestoreCommand.self, StatusCommand.self, KeysCommand.self, MerchantCommand.self, AuditCommand.self, ChargeCommand.self, WebhooksCommand.self]
+        subcommands: [
+            ServeCommand.self, MigrateCommand.self, BackupCommand.self, RestoreCommand.self, StatusCommand.self, KeysCommand.self,
+            MerchantCommand.self, OperatorCommand.self, AuditCommand.self, ChargeCommand.self, WebhooksCommand.self,
+        ]
     )
 
     public init() {}

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Payments
+import Vault
 import VaultAPI
 import VaultPostgres
 import Yams
@@ -57,7 +58,7 @@ extension VaultConfiguration {
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
         try document.allow(["server", "metrics", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals",
-                            "duplicates", "reconcile"])
+                            "duplicates", "reconcile", "console"])
         if let node = try document.section("server") {
             try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
             if let value = try node.string("host") { server.host = value }
@@ -116,6 +117,13 @@ extension VaultConfiguration {
             if let value = try node.int("inDoubtGraceSeconds", in: 1...86_400) { runner.inDoubtGraceSeconds = value }
             if let value = try node.int("gatewayTimeoutSeconds", in: 1...600) { runner.gatewayTimeoutSeconds = value }
             if let value = try node.int("unreachableLimit", in: 1...100_000) { runner.unreachableLimit = value }
+        }
+        if let node = try document.section("console") {
+            try node.allow(["lockoutAttempts", "lockoutMinutes", "idleMinutes", "absoluteHours"])
+            if let value = try node.int("lockoutAttempts", in: 1...10) { console.lockoutAttempts = value }
+            if let value = try node.int("lockoutMinutes", in: 30...1440) { console.lockoutMinutes = value }
+            if let value = try node.int("idleMinutes", in: 1...15) { console.idleMinutes = value }
+            if let value = try node.int("absoluteHours", in: 1...24) { console.absoluteHours = value }
         }
         if let node = try document.section("reconcile") {
             try node.allow(["intervalSeconds", "heldForReviewDays"])

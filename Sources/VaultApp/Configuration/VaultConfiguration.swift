@@ -1,6 +1,7 @@
 import Foundation
 public import Logging
 public import VaultAPI
+public import Vault
 public import VaultPostgres
 
 /// Everything an operator can set, from `config/vault.yaml` and the `VAULT_*` environment variables.
@@ -177,6 +178,9 @@ public struct VaultConfiguration: Sendable, Equatable {
     public var runner = Runner()
     /// Settling transactions whose gateway answer was lost.
     public var reconcile = Reconcile()
+    /// The operator console's sign-in lockout and session limits (within what PCI DSS v4.0 8.2.8
+    /// and 8.3.4 allow: at most 10 attempts, locked at least 30 minutes, at most 15 idle minutes).
+    public var console = ConsolePolicy()
     /// Per-API-key rate limiting.
     public var rateLimit = RateLimit()
     /// Log output.

@@ -9,12 +9,14 @@ extension VaultRuntime {
     /// What the HTTP server serves over, from this runtime and its configuration.
     public var apiServices: APIServices {
         let configuration = configuration
-        return APIServices(
+        var services = APIServices(
             store: store, keyring: keyring, merchants: merchants, cards: cards, schedules: schedules, transactions: transactions,
             idempotency: idempotency, stepReviews: stepReviews, transactionReviews: transactionReviews, reviewQueue: reviewQueue, webhookEvents: webhookEvents, chargeRuns: chargeRuns,
             chargeRunOptions: { ChargeRunner.Options(configuration, asOf: $0) }, requestLimits: requestLimits, server: configuration.server,
             metrics: configuration.metrics,
             rateLimit: configuration.rateLimit, idempotencyRetentionHours: configuration.idempotencyRetentionHours)
+        services.consolePolicy = configuration.console
+        return services
     }
 }
 

@@ -1,0 +1,59 @@
+/// SHA-1 (RFC 3174) and HMAC-SHA1 (RFC 2104), written out: libsodium offers HMAC only over
+/// SHA-256 and SHA-512, and the authenticator apps that TOTP codes come from compute RFC 6238's
+/// default, HMAC-SHA1.
+///
+/// Used only for TOTP, where HMAC-SHA1 remains sound (HMAC does not rest on SHA-1's collision
+/// resistance). Never use it for anything else: the vault's own MACs are BLAKE2b and HMAC-SHA256.
+public enum SHA1 {
+    /// The digest length in bytes.
+    public static let digestLength = 20
+    private static let blockLength = 64
+
+    /// The SHA-1 digest of `message` (20 bytes).
+    public static func hash(_ message: some Collection<UInt8>) -> [UInt8] {
+        var state: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
+        var padded = Array(message)
+        let bitLength = UInt64(padded.count) &* 8
+        padded.append(0x80)
+        while padded.count % blockLength != 56 { padded.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        var words = [UInt32](repeating: 0, count: 80)
+        for blockStart in stride(from: 0, to: padded.count, by: blockLength) {
+            for index in 0..<16 {
+                let offset = blockStart + index * 4
+                words[index] =
+                    UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16 | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
+            }
+            for index in 16..<80 {
+                let mixed = words[index - 3] ^ words[index - 8] ^ words[index - 14] ^ words[index - 16]
+                words[index] = mixed << 1 | mixed >> 31
+            }
+            var (a, b, c, d, e) = (state[0], state[1], state[2], state[3], state[4])
+            for index in 0..<80 {
+                let (f, k): (UInt32, UInt32) =
+                    switch index {
+                    case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
+                    case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
+                    case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+                    default: (b ^ c ^ d, 0xCA62_C1D6)
+                    }
+                let next = (a << 5 | a >> 27) &+ f &+ e &+ k &+ words[index]
+                (e, d, c, b, a) = (d, c, b << 30 | b >> 2, a, next)
+            }
+            state[0] = state[0] &+ a
+            state[1] = state[1] &+ b
+            state[2] = state[2] &+ c
+            state[3] = state[3] &+ d
+            state[4] = state[4] &+ e
+        }
+        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
+    }
+
+    /// HMAC-SHA1 of `message` under `key` (RFC 2104), 20 bytes.
+    public static func hmac(_ message: some Collection<UInt8>, key: some Collection<UInt8>) -> [UInt8] {
+        var block = key.count > blockLength ? hash(key) : Array(key)
+        block += [UInt8](repeating: 0, count: blockLength - block.count)
+        let inner = hash(block.map { $0 ^ 0x36 } + Array(message))
+        return hash(block.map { $0 ^ 0x5C } + inner)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import Vault
+
+/// Audit: the chain's events, newest first, with filters on actor, action and object, the actor of
+/// each shown (`operator:NAME`, `apikey:...`, `cli`). An operator limited to some merchants sees
+/// their events only. Viewing the trail is itself recorded (`console.audit_viewed`).
+struct AuditScreen {
+    let services: ConsoleServices
+
+    static let pageSize = 50
+
+    func page(query: [String: String], signed: ConsoleSignedIn) async throws -> Response {
+        var filter = AuditFilter()
+        let fields = ["actor", "action", "objectId"].map { (name: $0, value: query[$0]?.trimmingCharacters(in: .whitespaces) ?? "") }
+        if fields.contains(where: { $0.value.count > 128 || CardNumberShape.contains($0.value) }) {
+            return ConsoleResponses.html(
+                ConsolePage.shell(
+                    current: "audit", title: "Audit", account: signed.account, csrf: signed.csrf,
+                    content: "<p class=\"notice error\" role=\"alert\">A filter has at most 128 characters and never a card number.</p>"),
+                status: .badRequest)
+        }
+        for field in fields where !field.value.isEmpty {
+            switch field.name {
+            case "actor": filter.actor = field.value
+            case "action": filter.action = field.value
+            default: filter.objectID = field.value
+            }
+        }
+        let merchants = try await services.merchants.merchants()
+        let names = Dictionary(merchants.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var events: [AuditEvent] = []
+        if signed.account.merchantIDs == nil {
+            events = try await services.audit.auditEvents(merchantID: nil, filter: filter, before: nil, limit: Self.pageSize)
+        } else {
+            for merchant in merchants where signed.account.covers(merchantID: merchant.id) {
+                events += try await services.audit.auditEvents(merchantID: merchant.id, filter: filter, before: nil, limit: Self.pageSize)
+            }
+            events = Array(events.sorted { $0.sequence > $1.sequence }.prefix(Self.pageSize))
+        }
+        try await services.operators.record(account: signed.account, action: "console.audit_viewed", details: ["count": String(events.count)])
+        let rows = events.map { event -> Markup in
+            let details = event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            return """
+                <tr><td>\(ConsoleFormat.instant(event.occurredAt, zone: TimeZone(identifier: "UTC")!, zoneName: "UTC"))</td>
+                <td>\(event.actor)</td><td>\(event.action)</td><td class="mono">\(event.objectType) \(event.objectID ?? "")</td>
+                <td>\(event.merchantID.flatMap { names[$0] } ?? "")</td><td>\(details)</td></tr>
+                """
+        }
+        let inputs = Markup.joined(fields.map { field in
+            let label = ["actor": "Actor", "action": "Action", "objectId": "Object id"][field.name] ?? field.name
+            return "<div><label for=\"\(field.name)\">\(label)</label><input type=\"search\" id=\"\(field.name)\" name=\"\(field.name)\" value=\"\(field.value)\" maxlength=\"128\"></div>"
+        })
+        let table: Markup =
+            rows.isEmpty
+            ? "<p role=\"status\">No event matches.</p>"
+            : """
+            <div class="table" role="region" aria-label="Audit events" tabindex="0"><table>
+            <thead><tr><th scope="col">When</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Object</th>
+            <th scope="col">Merchant</th><th scope="col">Details</th></tr></thead><tbody>\(rows)</tbody></table></div>
+            """
+        let content: Markup = """
+            <form class="search" method="get" action="/console/audit" role="search">\(inputs)<button type="submit">Filter</button></form>
+            \(table)
+            """
+        return ConsoleResponses.html(ConsolePage.shell(current: "audit", title: "Audit", account: signed.account, csrf: signed.csrf, content: content))
+    }
+}

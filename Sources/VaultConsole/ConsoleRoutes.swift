@@ -1,0 +1,194 @@
+public import Hummingbird
+import Foundation
+import HTTPTypes
+import NIOCore
+import Vault
+
+/// The operator console under `/console`: server-rendered pages over the same services as the API.
+///
+/// Every page but the sign-in form and the stylesheet needs a live session (else a 303 to the sign-in
+/// form). Every form post is checked, in order: its media type and size, its `Origin` (when the
+/// browser sends one) against the request's host, the session's CSRF token (constant time), then the
+/// operator's role; a refusal changes nothing. A form the role cannot use is not shown either.
+public struct ConsoleRoutes: Sendable {
+    /// The session cookie: `HttpOnly`, `SameSite=Strict`, `Path=/console`, `Secure` unless plain
+    /// HTTP on loopback; it holds only the session's random token.
+    public static let cookieName = "vault_console"
+
+    let services: ConsoleServices
+
+    public init(services: ConsoleServices) {
+        self.services = services
+    }
+
+    /// Adds the console's routes under `/console`.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("console") { _, _ in ConsoleResponses.redirect("/console/cards") }
+        let console = router.group("console")
+        console.get(RouterPath(ConsoleStylesheet.path)) { _, _ in ConsoleResponses.stylesheet() }
+        console.get("sign-in") { request, _ in
+            if try await signedIn(request) != nil { return ConsoleResponses.redirect("/console/cards") }
+            return ConsoleResponses.html(ConsolePage.signIn(message: nil))
+        }
+        console.post("sign-in") { request, _ in try await signIn(request) }
+        console.post("sign-out") { request, _ in
+            try await withForm(request, permission: .view) { signed, _ in
+                try await services.operators.signOut(token: signed.token, account: signed.account)
+                var response = ConsoleResponses.redirect("/console/sign-in")
+                response.setCookie(cookie(value: "", maxAge: 0))
+                return response
+            }
+        }
+        console.get("cards") { request, _ in
+            try await withSession(request) { signed in
+                try await CardsScreen(services: services).page(query: request.uri.queryParameters["q"].map(String.init), signed: signed)
+            }
+        }
+        console.get("cards/:merchant/:token") { request, context in
+            try await withSession(request) { signed in
+                try await CardsScreen(services: services).detail(
+                    merchantID: context.parameters.get("merchant") ?? "", reference: context.parameters.get("token") ?? "", signed: signed)
+            }
+        }
+        console.get("transactions") { request, _ in
+            try await withSession(request) { signed in try await TransactionsScreen(services: services).list(query: Self.query(request), signed: signed) }
+        }
+        console.get("transactions/:merchant/:id") { request, context in
+            try await withSession(request) { signed in
+                try await TransactionsScreen(services: services).detail(
+                    merchantID: context.parameters.get("merchant") ?? "", id: context.parameters.get("id") ?? "", signed: signed)
+            }
+        }
+        console.post("transactions/:merchant/:id/refund") { request, context in
+            try await withForm(request, permission: .support) { signed, form in
+                try await TransactionsScreen(services: services).refund(
+                    merchantID: context.parameters.get("merchant") ?? "", id: context.parameters.get("id") ?? "", form: form, signed: signed)
+            }
+        }
+        console.get("audit") { request, _ in
+            try await withSession(request) { signed in try await AuditScreen(services: services).page(query: Self.query(request), signed: signed) }
+        }
+        for screen in ConsolePage.screens where !["cards", "transactions", "audit", "settings"].contains(screen.path) {
+            console.get(RouterPath(screen.path)) { request, _ in
+                try await withSession(request) { signed in
+                    ConsoleResponses.html(
+                        ConsolePage.shell(current: screen.path, title: screen.name, account: signed.account, csrf: signed.csrf, content: ConsolePage.notBuilt(screen.name)))
+                }
+            }
+        }
+        console.get("settings") { request, _ in
+            try await withSession(request) { signed in try await SettingsScreen(services: services).page(signed: signed) }
+        }
+        console.post("settings/operators/disable") { request, _ in
+            try await withForm(request, permission: .administer) { signed, form in
+                try await SettingsScreen(services: services).disable(form: form, signed: signed)
+            }
+        }
+    }
+
+    // MARK: - Sessions
+
+    /// The live session of the request's cookie, or nil.
+    func signedIn(_ request: Request) async throws -> ConsoleSignedIn? {
+        guard let token = request.cookies[Self.cookieName]?.value, !token.isEmpty,
+              let (account, _) = try await services.operators.session(token: token)
+        else { return nil }
+        return ConsoleSignedIn(account: account, token: token)
+    }
+
+    /// `body` for a signed-in operator; the sign-in form (303) otherwise.
+    func withSession(_ request: Request, _ body: (ConsoleSignedIn) async throws -> Response) async throws -> Response {
+        guard let signed = try await signedIn(request) else {
+            var response = ConsoleResponses.redirect("/console/sign-in")
+            if request.cookies[Self.cookieName] != nil { response.setCookie(cookie(value: "", maxAge: 0)) }
+            return response
+        }
+        return try await body(signed)
+    }
+
+    /// `body` for a form post that passed every check described on the type; the refusal otherwise.
+    func withForm(
+        _ request: Request, permission: OperatorRole.Permission, _ body: (ConsoleSignedIn, ConsoleForm) async throws -> Response
+    ) async throws -> Response {
+        guard let signed = try await signedIn(request) else { return ConsoleResponses.redirect("/console/sign-in") }
+        guard let form = try await Self.form(request) else { return refusal(.badRequest, "The form could not be read.", signed) }
+        guard Self.sameOrigin(request), signed.carriesCSRFToken(form) else {
+            try await services.operators.recordRefusal(account: signed.account, path: request.uri.path, reason: "csrf")
+            return refusal(.forbidden, "The form was not sent from this console session. Reload the page and try again.", signed)
+        }
+        guard signed.account.role.allows(permission) else {
+            try await services.operators.recordRefusal(account: signed.account, path: request.uri.path, reason: "role")
+            return refusal(.forbidden, "Your role (\(signed.account.role.rawValue)) cannot do this.", signed)
+        }
+        return try await body(signed, form)
+    }
+
+    func refusal(_ status: HTTPResponse.Status, _ message: String, _ signed: ConsoleSignedIn) -> Response {
+        ConsoleResponses.html(
+            ConsolePage.shell(
+                current: "", title: "Not done", account: signed.account, csrf: signed.csrf,
+                content: "<p class=\"notice error\" role=\"alert\">\(message)</p>"),
+            status: status)
+    }
+
+    // MARK: - Sign-in
+
+    func signIn(_ request: Request) async throws -> Response {
+        guard let form = try await Self.form(request), Self.sameOrigin(request) else {
+            return ConsoleResponses.html(ConsolePage.signIn(message: "The form could not be read."), status: .badRequest)
+        }
+        let name = form["name"] ?? ""
+        do {
+            let signed = try await services.operators.signIn(name: name, password: form["password"] ?? "", code: form["code"] ?? "")
+            var response = ConsoleResponses.redirect("/console/cards")
+            response.setCookie(cookie(value: signed.token, maxAge: nil))
+            return response
+        } catch OperatorError.signInRefused {
+            let shown = MerchantName.isValid(name) ? name : ""
+            return ConsoleResponses.html(
+                ConsolePage.signIn(
+                    message: "The name, password or authentication code is not right, or the account is locked. "
+                        + "After several failed attempts an account is locked for a while.",
+                    name: shown),
+                status: .unauthorized)
+        }
+    }
+
+    func cookie(value: String, maxAge: Int?) -> Cookie {
+        Cookie(
+            name: Self.cookieName, value: value, maxAge: maxAge, path: "/console", secure: services.secureCookies, httpOnly: true,
+            sameSite: .strict)
+    }
+
+    // MARK: - Forms
+
+    /// The query's parameters, the first value of each.
+    static func query(_ request: Request) -> [String: String] {
+        var values: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where values[String(name)] == nil {
+            values[String(name)] = String(value)
+        }
+        return values
+    }
+
+    static func form(_ request: Request) async throws -> ConsoleForm? {
+        guard request.method == .post else { return nil }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: ConsoleForm.maxBytes)
+        } catch {
+            return nil
+        }
+        return ConsoleForm(contentType: request.headers[.contentType], body: String(buffer: buffer))
+    }
+
+    /// Whether the request's `Origin`, when the browser sent one, names the host it was sent to.
+    static func sameOrigin(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }
+        guard let host = request.head.authority, let url = URL(string: origin), let originHost = url.host else {
+            return false
+        }
+        let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
+        return originAuthority.lowercased() == host.lowercased()
+    }
+}

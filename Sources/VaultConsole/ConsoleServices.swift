@@ -1,0 +1,40 @@
+public import Payments
+public import Vault
+
+/// What the console serves over: the same domain services as the API (never a second path to
+/// storage), and the listener's facts the session cookie depends on.
+public struct ConsoleServices: Sendable {
+    /// Operators, sign-ins and sessions.
+    public var operators: OperatorService
+    /// Secure cards (searches are audited under the operator).
+    public var cards: SecureCardService
+    /// Transactions: searches, details, refunds (through the same checks as the API's).
+    public var transactions: TransactionService
+    /// How many transactions one text search examines (`server.searchScanLimit`).
+    public var searchWindow: TransactionSearchWindow
+    /// The audit chain, read by the Audit screen.
+    public var audit: any AuditStore
+    /// Merchants, to know which an operator may see.
+    public var merchants: any MerchantStore
+    /// Whether the session cookie carries `Secure`: always, unless the server speaks plain HTTP on
+    /// a loopback address (local use, where a browser would not send a `Secure` cookie back).
+    public var secureCookies: Bool
+
+    public init(
+        operators: OperatorService, cards: SecureCardService, transactions: TransactionService, searchWindow: TransactionSearchWindow,
+        audit: any AuditStore, merchants: any MerchantStore, secureCookies: Bool
+    ) {
+        self.operators = operators
+        self.cards = cards
+        self.transactions = transactions
+        self.searchWindow = searchWindow
+        self.audit = audit
+        self.merchants = merchants
+        self.secureCookies = secureCookies
+    }
+
+    /// Whether a listener on `host` without TLS is the one case the cookie goes without `Secure`.
+    public static func secureCookies(host: String, tls: Bool) -> Bool {
+        tls || !["127.0.0.1", "::1", "localhost"].contains(host)
+    }
+}

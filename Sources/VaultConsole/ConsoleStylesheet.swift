@@ -1,0 +1,42 @@
+/// The console's only stylesheet, compiled into the binary and served from `/console/assets/`
+/// (the Content-Security-Policy allows no inline style). Fluid widths: no horizontal scrolling from
+/// 375 px up; tables scroll inside their own box on a narrow screen.
+enum ConsoleStylesheet {
+    static let path = "assets/console.css"
+
+    static let css = """
+        *{box-sizing:border-box}
+        html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:16px;color:#1b1f23;background:#f6f7f9}
+        body{margin:0}
+        a{color:#0b57d0}
+        a:focus,button:focus,input:focus,select:focus{outline:3px solid #f4b400;outline-offset:2px}
+        header{background:#1b2a41;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}
+        header .brand{font-weight:700;margin-right:auto}
+        header .who{font-size:.875rem;opacity:.85}
+        nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}
+        nav a{display:block;color:#fff;text-decoration:none;padding:.375rem .625rem;border-radius:4px}
+        nav a[aria-current=page]{background:#3b5b8c}
+        nav form{margin:0}
+        nav button{background:none;border:1px solid #8aa2c8;color:#fff;padding:.3rem .6rem;border-radius:4px;font:inherit;cursor:pointer}
+        main{max-width:72rem;margin:0 auto;padding:1rem}
+        h1{font-size:1.5rem;margin:.5rem 0 1rem;overflow-wrap:anywhere}
+        p,.notice{overflow-wrap:anywhere}
+        td,th{overflow-wrap:break-word}
+        label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+        input[type=text],input[type=password],input[type=search],select{width:100%;max-width:24rem;padding:.5rem;font:inherit;border:1px solid #8c959f;border-radius:4px}
+        button,.button{background:#0b57d0;color:#fff;border:0;border-radius:4px;padding:.5rem 1rem;font:inherit;cursor:pointer}
+        button.danger{background:#b3261e}
+        .search{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}
+        .search label{margin:0 0 .25rem}
+        .notice{padding:.75rem;border-radius:4px;background:#fff4e5;border:1px solid #f4b400;margin:.75rem 0}
+        .error{background:#fdecea;border-color:#b3261e}
+        .table{overflow-x:auto;max-width:100%}
+        table{border-collapse:collapse;width:100%;background:#fff}
+        th,td{text-align:left;padding:.5rem;border-bottom:1px solid #d0d7de;vertical-align:top}
+        th{font-size:.875rem;color:#57606a}
+        .mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
+        .signin{max-width:24rem;margin:3rem auto;background:#fff;padding:1.5rem;border-radius:8px;border:1px solid #d0d7de}
+        .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+        .skip:focus{position:static;width:auto;height:auto;clip:auto;background:#fff;color:#0b57d0;padding:.5rem}
+        """
+}
