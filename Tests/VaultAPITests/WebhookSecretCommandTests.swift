@@ -6,23 +6,23 @@ import Testing
 @Suite struct WebhookSecretCommandTests {
     @Test func aRotationPrintsTheNewSecretAndABadOverlapOrMerchantChangesNothing() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try vault.initialize().status == 0)
-        #expect(try vault.run(["merchant", "create", "acme"]).status == 0)
-        let before = try vault.run(["webhooks", "secret", "acme"])
+        #expect(try await vault.initialize().status == 0)
+        #expect(try await vault.run(["merchant", "create", "acme"]).status == 0)
+        let before = try await vault.run(["webhooks", "secret", "acme"])
         #expect(before.status == 0)
 
         for arguments in [["--overlap-hours", "721"], ["--overlap-hours", "-1"], ["--overlap-hours", "soon"]] {
-            #expect(try vault.run(["merchant", "webhook-secret", "rotate", "acme"] + arguments).status == 2, "\(arguments)")
+            #expect(try await vault.run(["merchant", "webhook-secret", "rotate", "acme"] + arguments).status == 2, "\(arguments)")
         }
-        #expect(try vault.run(["merchant", "webhook-secret", "rotate", "nobody"]).status == 1)
-        #expect(try vault.run(["webhooks", "secret", "acme"]).stdout == before.stdout, "refused rotations change nothing")
+        #expect(try await vault.run(["merchant", "webhook-secret", "rotate", "nobody"]).status == 1)
+        #expect(try await vault.run(["webhooks", "secret", "acme"]).stdout == before.stdout, "refused rotations change nothing")
 
-        let rotated = try vault.run(["merchant", "webhook-secret", "rotate", "acme", "--overlap-hours", "2"])
+        let rotated = try await vault.run(["merchant", "webhook-secret", "rotate", "acme", "--overlap-hours", "2"])
         #expect(rotated.status == 0, "\(rotated.stderr)")
         #expect(rotated.stderr.contains("the previous one also signs until"))
         let secret = rotated.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(Data(base64Encoded: secret)?.count == 32)
         #expect(secret != before.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect(try vault.run(["webhooks", "secret", "acme"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == secret)
+        #expect(try await vault.run(["webhooks", "secret", "acme"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == secret)
     }
 }

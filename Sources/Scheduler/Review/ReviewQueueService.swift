@@ -142,8 +142,6 @@ public struct ReviewQueueService: Sendable {
         case StepReviewError.wrongStatus(let current):
             return .refused(
                 code: "step_not_in_review", message: "Only a step in review (needs_review) can be resolved; this one is \(current.rawValue).")
-        case StepReviewError.invalid(_, let rule, let message):
-            return .refused(code: rule, message: message)
         case TransactionError.notFound:
             return .refused(code: "not_found", message: "No one-off transaction of this merchant has this id.")
         case TransactionError.notAllowed(let code, let message):
