@@ -107,6 +107,7 @@ func buildAuthorizedRouter(
     TransactionReviewController(reviews: services.transactionReviews, transactions: services.transactions).addRoutes(to: api)
     StatsController(store: services.store).addRoutes(to: api)
     ChargeRunsController(services: services, logger: Logger(label: "vault.runner")).addRoutes(to: api)
+    ReceiptsController(store: services.store, cursorKeys: cursorKeys).addRoutes(to: api)
     CaptureSessionsController(sessions: services.captureSessions).addRoutes(to: api)
     // Called with a session's client secret from the cardholder's device, not with an API key.
     let capture = router.group("v1").add(middleware: UnknownQueryParameterMiddleware<VaultRequestContext>())
