@@ -88,12 +88,14 @@ struct ReceiptOutboxConformanceTests {
                 for index in 0..<6 {
                     let store = index % 2 == 0 ? fixture.store : second
                     group.addTask {
+                        // Bounded: a store handing out leased receipts again must fail here, not loop.
                         var ids: [String] = []
-                        while true {
+                        for _ in 0..<30 {
                             let batch = try await store.claimReceipts(now: now, leaseUntil: now.addingTimeInterval(60), limit: 3)
-                            if batch.isEmpty { return ids }
+                            if batch.isEmpty { break }
                             ids += batch.map(\.id)
                         }
+                        return ids
                     }
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
