@@ -468,6 +468,32 @@ public enum Schema {
             ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
             ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
             """),
+        // The e-mail receipt outbox: one row per transaction, queued in the outcome's commit, the
+        // recipient sealed under the merchant's data key, claimed with a lease by deliverers.
+        Migration(id: 37, name: "e-mail receipt outbox", sql: """
+            CREATE TABLE email_receipts (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                merchant_id TEXT NOT NULL REFERENCES merchants(id),
+                transaction_id TEXT NOT NULL UNIQUE,
+                event TEXT NOT NULL CHECK (event IN ('paid', 'refunded', 'voided')),
+                recipient TEXT NOT NULL,
+                masked_recipient TEXT NOT NULL,
+                merchant_name TEXT NOT NULL,
+                time_zone TEXT NOT NULL,
+                occurred_at TEXT NOT NULL,
+                body TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at TEXT NOT NULL,
+                lease_until TEXT,
+                last_error TEXT,
+                created_at TEXT NOT NULL,
+                sent_at TEXT
+            ) STRICT;
+            CREATE INDEX email_receipts_due ON email_receipts(status, next_attempt_at);
+            CREATE INDEX email_receipts_by_merchant ON email_receipts(merchant_id, seq);
+            """),
         // A webhook signing key replaced by a rotation keeps signing beside the new one until then.
         Migration(id: 38, name: "webhook keys signing until the end of a rotation's overlap", sql: """
             ALTER TABLE merchant_keys ADD COLUMN signs_until TEXT;

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Payments
+import Scheduler
 import Testing
 import Vault
 @testable import VaultAPI
@@ -186,6 +187,22 @@ import VaultSQLite
             try spec.expectDocumented(
                 await client.send(.post, "/v1/schedules/\(id)/steps/\(step)/skip", key: fixture.adminA), "post", "/v1/schedules/{id}/steps/{stepId}/skip")
             try spec.expectDocumented(await client.send(.post, "/v1/schedules/\(id)/cancel", key: fixture.adminA), "post", "/v1/schedules/{id}/cancel")
+        }
+    }
+
+    @Test func receiptsAnswerExactlyTheDocumentedFields() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let spec = try OpenAPISpec()
+            let sale = TransactionRoutesTests.rawSale(extra: #", "receiptEmail": "ada@example.org""#)
+            try spec.expectDocumented(await client.send(.post, "/v1/transactions", key: fixture.adminA, json: sale), "post", "/v1/transactions")
+            try spec.expectDocumented(await client.send(.get, "/v1/receipts?status=pending", key: fixture.readonlyA), "get", "/v1/receipts")
+            _ = try await fixture.runtime.receiptDeliverer(logger: fixture.logger).deliverDue(now: Date().addingTimeInterval(1))
+            let listed = try spec.expectDocumented(await client.send(.get, "/v1/receipts?limit=1", key: fixture.adminA), "get", "/v1/receipts")
+            let declared = spec.declaredKeys(try #require(spec.responseSchema("get", "/v1/receipts", status: 200)))
+            #expect(Set(listed.object?.keys.map { $0 } ?? []) == declared.required)
+            #expect(listed["data"]?.array?.count == 1)
+            try spec.expectDocumented(await client.send(.get, "/v1/receipts?status=bounced", key: fixture.adminA), "get", "/v1/receipts")
         }
     }
 

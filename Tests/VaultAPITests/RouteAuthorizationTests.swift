@@ -11,13 +11,14 @@ import Vault
 /// refused (403, the error envelope) before anything is read or changed.
 @Suite struct RouteAuthorizationTests {
     /// What `readonly` keys may call: reads of card metadata, custom fields, transactions, schedules,
-    /// statistics, charge runs and the review queue. Never a write, never the audit trail.
+    /// statistics, charge runs, the review queue and e-mail receipts. Never a write, never the audit trail.
     static let readonlyRoutes: Set<String> = [
         "GET /v1/capture-sessions/{id}",
         "GET /v1/charge-runs",
         "GET /v1/charge-runs/{id}",
         "GET /v1/custom-fields",
         "GET /v1/review-queue",
+        "GET /v1/receipts",
         "GET /v1/schedules",
         "GET /v1/schedules/{id}",
         "GET /v1/schedules/{id}/steps",

@@ -37,6 +37,8 @@ struct APIFixture {
     let postgres: FixtureDatabase?
     let runtime: VaultRuntime
     let logs = InMemoryLogHandler()
+    /// The mail program receipts are piped to (`receipts.sendmailCommand`), keeping each message.
+    let sendmail: FakeSendmail
     let merchantA: Merchant
     let merchantB: Merchant
     let adminA: String
@@ -67,6 +69,14 @@ struct APIFixture {
         // 10 s default and the server closed the idle connection under the next request. Tests of
         // the idle timeout set their own.
         configuration.server.idleTimeoutSeconds = 300
+        // Receipts go to a fake mail program in the fixture's directory, so a request asking for an
+        // e-mail receipt is taken (without a usable program it is refused, as tests of that say).
+        sendmail = try FakeSendmail(in: directory.path)
+        configuration.receipts.sendmailCommand = sendmail.command
+        configuration.receipts.from = "receipts@vault.example"
+        // The server's background round runs at start and then once an hour: a test delivers receipts
+        // itself when it wants them sent, and never races a round for them.
+        configuration.receipts.pollSeconds = 3600
         configure(&configuration)
         let handler = logs
         var logger = Logger(label: "test", factory: { _ in handler })

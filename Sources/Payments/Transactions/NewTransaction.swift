@@ -48,6 +48,9 @@ public struct NewTransaction: Sendable {
     public let description: String?
     /// Process it even when the same transaction was recorded within the duplicate window.
     public let allowDuplicate: Bool
+    /// Where the payer's e-mail receipt goes, when the request asked for one (checked by
+    /// ``TransactionReceipts/check(_:field:)`` before anything is recorded).
+    public var receiptEmail: String?
 
     /// Checks the rules above for `merchant`.
     /// - Parameters:

@@ -24,10 +24,13 @@ public struct CallbackParties: Sendable, Equatable {
 public struct OutcomeNotices: Sendable, Equatable {
     /// Webhook events to queue (the outcome callback, a review notice).
     public var webhooks: [PendingWebhookEvent]
+    /// E-mail receipts to queue (the payer's receipt of an approved payment, refund or void).
+    public var receipts: [PendingReceipt]
 
     /// Creates notices.
-    public init(webhooks: [PendingWebhookEvent] = []) {
+    public init(webhooks: [PendingWebhookEvent] = [], receipts: [PendingReceipt] = []) {
         self.webhooks = webhooks
+        self.receipts = receipts
     }
 
     /// Nothing to queue.

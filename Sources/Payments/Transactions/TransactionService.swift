@@ -14,6 +14,7 @@ public struct TransactionService: Sendable {
     private let storedCredentials: StoredCredentials?
     private let duplicates: DuplicateTransactionCheck?
     private let bindings: TransactionBinding
+    private let receipts: (any TransactionReceipts)?
 
     /// The default reversal window: a void is allowed within 24 hours of the authorization.
     public static let defaultReversalWindow: TimeInterval = 24 * 3600
@@ -23,9 +24,12 @@ public struct TransactionService: Sendable {
     ///   - reversalWindow: how long after its authorization a payment may still be voided (reversed).
     ///   - storedCredentials: keeps the network transaction id of a registration by sale (none is kept without it).
     ///   - duplicates: duplicate protection of sales, authorizations and credits; nil for none.
+    ///   - receipts: checks and prepares e-mail receipts; nil refuses every `receiptEmail` (422
+    ///     `receipts_not_configured`).
     public init(store: any TransactionStore & AuditStore, cards: SecureCardService, gateways: MerchantGateways,
                 reversalWindow: TimeInterval = TransactionService.defaultReversalWindow, storedCredentials: StoredCredentials? = nil,
-                duplicates: DuplicateTransactionCheck? = nil) {
+                duplicates: DuplicateTransactionCheck? = nil, receipts: (any TransactionReceipts)? = nil) {
+        self.receipts = receipts
         self.duplicates = duplicates
         self.store = store
         self.cards = cards
@@ -46,6 +50,7 @@ public struct TransactionService: Sendable {
     public func create(_ order: NewTransaction, merchant: Merchant, actor: String, id: String? = nil, now: Date = Date()) async throws
         -> Transaction
     {
+        if let address = order.receiptEmail { try checkReceipt(address) }
         var transaction = Transaction(
             id: id ?? Transaction.makeID(at: now), merchantID: merchant.id, type: order.type, amount: order.amount, currency: order.currency,
             gateway: merchant.gateway.name, now: now)
@@ -142,9 +147,10 @@ public struct TransactionService: Sendable {
         transaction = try await bindings.bound(transaction)
         let parties = CallbackParties(
             holderName: try await sealed(card.holderName, merchantID: merchant.id, recordID: transaction.id), merchantName: merchant.name)
+        var notices = try OutcomeNotices.outcome(of: transaction, parties: parties)
+        notices.receipts = await receipt(of: transaction, to: order.receiptEmail, merchant: merchant, now: now)
         try await store.completeTransaction(
-            transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"),
-            notices: try .outcome(of: transaction, parties: parties))
+            transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"), notices: notices)
         return result
     }
 
@@ -185,10 +191,11 @@ public struct TransactionService: Sendable {
 
     /// Captures all or part of an approved authorization. Follow-ups take `childID` as their own id
     /// when given (an Idempotency-Key's reserved id), like ``create(_:merchant:actor:id:now:)``.
+    /// `receiptEmail`: where the payer's receipt of an approved capture goes (checked first, 422 when it cannot be taken).
     public func capture(
-        id: String, amount: Int64?, merchant: Merchant, actor: String, childID: String? = nil, now: Date = Date()
+        id: String, amount: Int64?, merchant: Merchant, actor: String, childID: String? = nil, receiptEmail: String? = nil, now: Date = Date()
     ) async throws -> Transaction {
-        try await followUp(.capture, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, now: now)
+        try await followUp(.capture, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, receiptEmail: receiptEmail, now: now)
     }
 
     /// Voids (reverses) an approved sale, authorization or capture that has not been refunded, within
@@ -204,16 +211,17 @@ public struct TransactionService: Sendable {
     ///   (refund instead); `TransactionError.invalid` (422) for an amount out of range or a partial
     ///   reversal the gateway or the original cannot take, naming the refund as the way.
     public func void(
-        id: String, amount: Int64? = nil, merchant: Merchant, actor: String, childID: String? = nil, now: Date = Date()
+        id: String, amount: Int64? = nil, merchant: Merchant, actor: String, childID: String? = nil, receiptEmail: String? = nil, now: Date = Date()
     ) async throws -> Transaction {
-        try await followUp(.void, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, now: now)
+        try await followUp(.void, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, receiptEmail: receiptEmail, now: now)
     }
 
-    /// Refunds all or part of what remains of a sale or a captured authorization.
+    /// Refunds all or part of what remains of a sale or a captured authorization; with
+    /// `receiptEmail`, the payer is sent the receipt of an approved refund.
     public func refund(
-        id: String, amount: Int64?, merchant: Merchant, actor: String, childID: String? = nil, now: Date = Date()
+        id: String, amount: Int64?, merchant: Merchant, actor: String, childID: String? = nil, receiptEmail: String? = nil, now: Date = Date()
     ) async throws -> Transaction {
-        try await followUp(.refund, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, now: now)
+        try await followUp(.refund, of: id, amount: amount, merchant: merchant, actor: actor, childID: childID, receiptEmail: receiptEmail, now: now)
     }
 
     /// How long after its authorization a payment may still be voided (`reversals.windowHours`).
@@ -286,8 +294,10 @@ public struct TransactionService: Sendable {
     // MARK: - Follow-ups
 
     private func followUp(
-        _ type: TransactionType, of parentID: String, amount requested: Int64?, merchant: Merchant, actor: String, childID: String?, now: Date
+        _ type: TransactionType, of parentID: String, amount requested: Int64?, merchant: Merchant, actor: String, childID: String?,
+        receiptEmail: String?, now: Date
     ) async throws -> Transaction {
+        if let receiptEmail { try checkReceipt(receiptEmail) }
         guard var parent = try await store.transaction(merchantID: merchant.id, id: parentID) else { throw TransactionError.notFound }
         if type == .void, parent.type == .capture, let authorizationID = parent.parentID,
             let authorization = try await store.transaction(merchantID: merchant.id, id: authorizationID)
@@ -346,14 +356,36 @@ public struct TransactionService: Sendable {
         let parties = CallbackParties(
             holderName: try await sealed(await holderName(of: parent, merchant: merchant), merchantID: merchant.id, recordID: child.id),
             merchantName: merchant.name)
+        var notices = try OutcomeNotices.outcome(of: child, parties: parties)
+        notices.receipts = await receipt(of: child, to: receiptEmail, merchant: merchant, now: now)
         try await store.completeTransaction(
             child, parentUpdate: ParentUpdate.approved(child, of: parent), audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"),
-            notices: try .outcome(of: child, parties: parties))
+            notices: notices)
         switch child.status {
         case .declined: throw TransactionError.declined(child)
         case .error, .inDoubt: throw TransactionError.gatewayFailed(child)
         default: return child
         }
+    }
+
+    /// Refuses a `receiptEmail` the vault could not write to (no receipts configured, a bad
+    /// address), before anything is recorded.
+    private func checkReceipt(_ address: String) throws {
+        guard let receipts else {
+            throw TransactionError.invalid(
+                field: "receiptEmail", code: "receipts_not_configured",
+                message: "receiptEmail asks for an e-mail receipt, but this vault cannot send e-mail.")
+        }
+        try receipts.check(address, field: "receiptEmail")
+    }
+
+    /// The e-mail receipt of `transaction`'s outcome to `address`, queued with the outcome (none
+    /// without an address or for an outcome that gets none). A receipt that cannot be prepared now
+    /// (the merchant's data key unavailable) is left out rather than holding back the outcome.
+    private func receipt(of transaction: Transaction, to address: String?, merchant: Merchant, now: Date) async -> [PendingReceipt] {
+        guard let address, let receipts else { return [] }
+        let prepared = try? await receipts.receipt(of: transaction, to: address, merchantName: merchant.name, timeZone: merchant.zone, now: now)
+        return prepared.map { [$0] } ?? []
     }
 
     /// Refuses a follow-up of an original whose stored row is not as the vault wrote it (its

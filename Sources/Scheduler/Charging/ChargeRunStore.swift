@@ -79,11 +79,13 @@ public struct AttemptOutcome: Sendable {
     public var parties: CallbackParties
     /// Where an approved charge's text receipt goes (`receipt.sms_requested`); nil for none.
     public var receipt: ReceiptRequest?
+    /// An approved charge's e-mail receipt, queued with the outcome; nil for none.
+    public var emailReceipt: PendingReceipt?
 
     /// Creates a value.
     public init(
         outcome: StepOutcome, step: ScheduleStep, schedule: Schedule, audit: AuditEntry, leaseOwner: String? = nil,
-        parties: CallbackParties = CallbackParties(), receipt: ReceiptRequest? = nil
+        parties: CallbackParties = CallbackParties(), receipt: ReceiptRequest? = nil, emailReceipt: PendingReceipt? = nil
     ) {
         self.outcome = outcome
         self.step = step
@@ -92,6 +94,7 @@ public struct AttemptOutcome: Sendable {
         self.leaseOwner = leaseOwner
         self.parties = parties
         self.receipt = receipt
+        self.emailReceipt = emailReceipt
     }
 }
 

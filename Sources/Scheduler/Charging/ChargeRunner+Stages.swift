@@ -267,7 +267,7 @@ extension ChargeRunner {
                               "amount": String(transaction.amount), "currency": transaction.currency.code,
                               "stepStatus": outcome.stepStatus.rawValue]),
                 leaseOwner: run.owner, parties: CallbackParties(holderName: await sealedHolderName(of: answer), merchantName: answer.merchant.name),
-                receipt: await receiptRequest(for: answer)))
+                receipt: await receiptRequest(for: answer), emailReceipt: await emailReceipt(for: answer, transaction: transaction)))
         }
         let written: [Result<RecordedOutcome, any Error>]
         do {
@@ -302,6 +302,24 @@ extension ChargeRunner {
             return ReceiptRequest(phone: sealedPhone, merchantName: answer.merchant.name, timeZone: answer.merchant.zone)
         } catch {
             logger.error("could not open a schedule's receipt contacts", metadata: ["schedule": "\(answer.due.schedule.id)"])
+            return nil
+        }
+    }
+
+    /// An approved charge's e-mail receipt to its schedule's receipt address (opened from the
+    /// sealed contacts, sealed again for the outbox); nil without an address, an opener or an
+    /// approval. An address that cannot be read is logged (by id) and the charge is recorded
+    /// without a receipt.
+    private func emailReceipt(for answer: AnsweredCharge, transaction: Transaction) async -> PendingReceipt? {
+        guard ReceiptEvent(receiptOf: transaction) != nil, let contacts,
+            answer.due.schedule.sealedContacts != nil || answer.due.schedule.receiptEmail != nil
+        else { return nil }
+        do {
+            guard let address = try await contacts.opened(answer.due.schedule).receiptEmail else { return nil }
+            return try await EmailReceipts(seal: cards.webhookFields).receipt(
+                of: transaction, to: address, merchantName: answer.merchant.name, timeZone: answer.merchant.zone)
+        } catch {
+            logger.error("could not prepare a schedule's e-mail receipt", metadata: ["schedule": "\(answer.due.schedule.id)"])
             return nil
         }
     }

@@ -59,7 +59,8 @@ public struct PreparedOutcome: Sendable {
             effect: .settlesAttempt(
                 nextAttemptAt: item.outcome.nextAttemptAt ?? (unsettled ? item.step.nextAttemptAt : nil),
                 holdBackUntil: unsettled ? stamp.addingTimeInterval(item.outcome.holdBack) : nil),
-            requires: requires, at: stamp, audits: [PendingAuditEvent(item.audit, at: now)], webhooks: webhooks)
+            requires: requires, at: stamp, audits: [PendingAuditEvent(item.audit, at: now)], webhooks: webhooks,
+            receipts: [item.emailReceipt].compactMap { $0 })
         if item.outcome.stepStatus == .failed, let policy = item.outcome.pastDuePolicy {
             let status: ScheduleStatus = switch policy {
             case .continue: .pastDue

@@ -68,11 +68,13 @@ public struct StepTransition: Sendable, Equatable {
     public var audits: [PendingAuditEvent]
     /// Webhook events queued only when the update applies, in order.
     public var webhooks: [PendingWebhookEvent]
+    /// E-mail receipts queued only when the update applies (an approved charge's).
+    public var receipts: [PendingReceipt]
 
     /// Creates a transition.
     public init(
         stepID: String, to: StepStatus, effect: Effect, requires: StepWriteGuard, at: Date, audits: [PendingAuditEvent] = [],
-        webhooks: [PendingWebhookEvent] = []
+        webhooks: [PendingWebhookEvent] = [], receipts: [PendingReceipt] = []
     ) {
         self.stepID = stepID
         self.to = to
@@ -81,6 +83,7 @@ public struct StepTransition: Sendable, Equatable {
         self.at = at
         self.audits = audits
         self.webhooks = webhooks
+        self.receipts = receipts
     }
 }
 

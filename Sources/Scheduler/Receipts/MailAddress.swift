@@ -31,6 +31,12 @@ public struct MailAddress: Sendable, Equatable, CustomStringConvertible {
     /// The part after the `@`, used to name the message's `Message-ID`.
     public var domain: Substring { value[value.index(after: value.firstIndex(of: "@") ?? value.startIndex)...] }
 
+    /// The address as lists show it: the local part's first character, `***`, then the domain
+    /// (`a***@example.org`), enough for an operator to tell receipts apart, not to write to anyone.
+    public var masked: String {
+        String(value.prefix(1)) + "***@" + domain
+    }
+
     /// The address itself.
     public var description: String { value }
 }

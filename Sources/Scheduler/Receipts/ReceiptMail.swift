@@ -34,37 +34,54 @@ public struct ReceiptMail: Sendable, Equatable {
 
     /// The whole message for `transaction` (approved), headers then a blank line then the body.
     public func message(of transaction: Transaction) -> String {
+        message(body: body(of: transaction), occurredAt: transaction.updatedAt, transactionID: transaction.id)
+    }
+
+    /// The whole message around a body already written (``body(of:merchantName:timeZone:)``, as the
+    /// receipt outbox keeps it): headers then a blank line then the body in quoted-printable.
+    public func message(body: String, occurredAt: Date, transactionID: String) -> String {
         let name = Self.headerText(merchantName)
         let subject = Self.headerText("Receipt from " + Self.oneLine(merchantName))
         let headers = [
             "From: " + name + " <" + from.value + ">",
             "To: " + to.value,
             "Subject: " + subject,
-            "Date: " + Self.dateHeader(transaction.updatedAt, zone: timeZone),
-            "Message-ID: <receipt." + transaction.id + "@" + from.domain + ">",
+            "Date: " + Self.dateHeader(occurredAt, zone: timeZone),
+            "Message-ID: <receipt." + transactionID + "@" + from.domain + ">",
             "MIME-Version: 1.0",
             "Content-Type: text/plain; charset=utf-8",
             "Content-Transfer-Encoding: quoted-printable",
         ]
-        return headers.joined(separator: "\n") + "\n\n" + QuotedPrintable.encode(body(of: transaction)) + "\n"
+        return headers.joined(separator: "\n") + "\n\n" + QuotedPrintable.encode(body) + "\n"
     }
 
     /// The receipt's text: what happened, then the receipt line every channel sends.
     public func body(of transaction: Transaction) -> String {
-        let zone = timeZone
+        Self.body(of: transaction, merchantName: merchantName, timeZone: timeZone)
+    }
+
+    /// The text of `transaction`'s receipt for `merchantName`, dated in `timeZone`: the merchant,
+    /// what happened (`Paid`, `Refunded`, `Voided`) with the amount in the currency's own format,
+    /// brand and masked card, local date and time with the zone named, the transaction id.
+    public static func body(of transaction: Transaction, merchantName: String, timeZone zone: TimeZone) -> String {
         let amount = MoneyText.format(transaction.amount, code: transaction.currency.code)
         let card = [transaction.cardType, transaction.maskedNumber].compactMap { $0 }.joined(separator: " ")
+        let what = switch transaction.type {
+        case .refund: "Refunded: "
+        case .void: "Voided: "
+        default: "Paid: "
+        }
         var lines = [
-            Self.oneLine(merchantName),
+            oneLine(merchantName),
             "",
-            "Paid: " + amount,
+            what + amount,
         ]
         if !card.isEmpty { lines.append("Card: " + card) }
         lines += [
             "Date: " + ReceiptText.localTime(transaction.updatedAt, zone: zone) + " " + zone.identifier,
             "Transaction: " + transaction.id,
             "",
-            ReceiptText.text(of: transaction, merchantName: Self.oneLine(merchantName), zone: zone),
+            ReceiptText.text(of: transaction, merchantName: oneLine(merchantName), zone: zone),
         ]
         return lines.joined(separator: "\n")
     }

@@ -48,16 +48,24 @@ public struct ScheduleService: Sendable {
     private let keyring: Keyring
     private let binding: ScheduleBinding
     private let firstUse: (any FirstUseCheck)?
+    private let emailReceipts: EmailReceiptSetup
 
     /// A service over `store`; receipt contacts are sealed with `keyring`.
-    /// - Parameter firstUse: checked (and made) on confirmation, so a schedule's merchant-initiated
-    ///   charges have a customer-initiated first use of the card number to refer to; nil checks nothing.
-    public init(store: any ScheduleStore & SecureCardStore, settings: ScheduleSettings, keyring: Keyring, firstUse: (any FirstUseCheck)? = nil) {
+    /// - Parameters:
+    ///   - firstUse: checked (and made) on confirmation, so a schedule's merchant-initiated
+    ///     charges have a customer-initiated first use of the card number to refer to; nil checks nothing.
+    ///   - emailReceipts: how receipts are e-mailed; a `receiptEmail` is refused (422
+    ///     `receipts_not_configured`) while it names no usable mail program and sender.
+    public init(
+        store: any ScheduleStore & SecureCardStore, settings: ScheduleSettings, keyring: Keyring, firstUse: (any FirstUseCheck)? = nil,
+        emailReceipts: EmailReceiptSetup = .notConfigured
+    ) {
         self.store = store
         self.settings = settings
         self.keyring = keyring
         self.binding = ScheduleBinding(keyring: keyring)
         self.firstUse = firstUse
+        self.emailReceipts = emailReceipts
     }
 
     /// Expands a request into steps without saving anything.
@@ -215,7 +223,10 @@ public struct ScheduleService: Sendable {
         switch change.receiptEmail {
         case .absent: break
         case .clear: schedule.receiptEmail = nil; changed.append("receiptEmail")
-        case .set(let email): try Self.checkContacts(email: email, phone: nil); schedule.receiptEmail = email; changed.append("receiptEmail")
+        case .set(let email):
+            try checkEmailReceipt(email)
+            schedule.receiptEmail = email
+            changed.append("receiptEmail")
         }
         switch change.receiptPhone {
         case .absent: break
@@ -276,6 +287,7 @@ public struct ScheduleService: Sendable {
             throw ScheduleError.invalid(field: "currency", rule: refusal.code, message: refusal.message)
         }
         try Self.checkContacts(email: request.receiptEmail, phone: request.receiptPhone)
+        if let email = request.receiptEmail { try checkEmailReceipt(email) }
         if let description = request.description { try Self.checkText(description, field: "description", max: 255) }
         if let externalID = request.externalId { try Self.checkText(externalID, field: "externalId", max: 64) }
         let rules = PlanRules(
@@ -418,6 +430,14 @@ public struct ScheduleService: Sendable {
             let field = error.field == "customer.email" ? "receiptEmail" : "receiptPhone"
             throw ScheduleError.invalid(field: field, rule: error.code, message: "\(field) is not valid.")
         }
+    }
+
+    /// Refuses a receipt address the vault could not write to: invalid (422 with the address
+    /// rule), not one a message header can carry, or with no usable mail program and sender
+    /// configured (``ReceiptsNotConfigured``).
+    func checkEmailReceipt(_ email: String) throws {
+        try Self.checkContacts(email: email, phone: nil)
+        try emailReceipts.check(email, field: "receiptEmail")
     }
 
     static func checkText(_ text: String, field: String, max: Int) throws {

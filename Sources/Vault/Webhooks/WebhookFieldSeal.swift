@@ -26,6 +26,20 @@ public struct WebhookFieldSeal: Sendable {
         return Self.prefix + recordID + ":" + Data(sealed).base64EncodedString()
     }
 
+    /// The value one marker (``seal(_:merchantID:recordID:)``) stands for, as given to the seal:
+    /// for a sealed field stored outside a JSON body (an e-mail receipt's recipient).
+    /// - Throws: `CryptoError.malformedCiphertext` for anything but a marker; `KeyringError` or a
+    ///   crypto error when it does not open for `merchantID`.
+    public func openValue(_ marker: String, merchantID: String) async throws -> String {
+        guard marker.hasPrefix(Self.prefix) else { throw CryptoError.malformedCiphertext }
+        let rest = marker.dropFirst(Self.prefix.count)
+        guard let colon = rest.firstIndex(of: ":"), let blob = Data(base64Encoded: String(rest[rest.index(after: colon)...])) else {
+            throw CryptoError.malformedCiphertext
+        }
+        let opened = try await keyring.openRecord([UInt8](blob), merchantID: merchantID, kind: Self.kind, recordID: String(rest[..<colon]))
+        return String(decoding: opened.copyToArray(), as: UTF8.self)
+    }
+
     /// `body` with every marker replaced by its opened value, JSON-escaped (`body` when it has none).
     /// - Throws: `KeyringError` or a crypto error when a marker does not open for `merchantID`.
     public func open(_ body: String, merchantID: String) async throws -> String {

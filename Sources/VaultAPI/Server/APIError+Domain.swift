@@ -96,3 +96,11 @@ extension CaptureSessionError: APIErrorConvertible {
         }
     }
 }
+
+extension ReceiptsNotConfigured: APIErrorConvertible {
+    /// 422 `receipts_not_configured` naming the field that asked for an e-mail receipt: the vault
+    /// has no usable mail program or sender, so it accepts no address it could not write to.
+    public var apiError: APIError {
+        .invalid(description, code: "receipts_not_configured", param: field)
+    }
+}

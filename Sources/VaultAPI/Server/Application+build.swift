@@ -110,6 +110,7 @@ func buildAuthorizedRouter(
     WebhookEventsController(events: services.webhookEvents, cursorKeys: cursorKeys).addRoutes(to: api)
     StatsController(store: services.store).addRoutes(to: api)
     ChargeRunsController(services: services, logger: Logger(label: "vault.runner"), cursorKeys: cursorKeys).addRoutes(to: api)
+    ReceiptsController(store: services.store, cursorKeys: cursorKeys).addRoutes(to: api)
     CaptureSessionsController(sessions: services.captureSessions).addRoutes(to: api)
     // Called with a session's client secret from the cardholder's device, not with an API key.
     let capture = router.group("v1").add(middleware: UnknownQueryParameterMiddleware<VaultRequestContext>())

@@ -99,6 +99,7 @@ struct ChargeCommand: AsyncParsableCommand {
                 finished.finishedAt = Date()
                 finished.summary = String(decoding: try JSONCoding.encoder.encode(summary), as: UTF8.self)
                 try await runtime.store.updateChargeRun(finished)
+                await Self.sendReceipts(runtime, logger: logger)
             }
             if json {
                 print(String(decoding: try JSONCoding.encoder.encode(summary), as: UTF8.self))
@@ -107,6 +108,21 @@ struct ChargeCommand: AsyncParsableCommand {
             }
             let code = ChargeRunExitCode.code(for: summary)
             if code != ChargeRunExitCode.settled { throw ExitCode(code) }
+        }
+
+        /// Sends the e-mail receipts due now (those of the run's approved charges among them), once:
+        /// what the mail program refuses waits for its retry in `vault serve` or the next run. Without
+        /// a usable mail program the receipts stay queued and a warning says so when any waits; a failure here
+        /// never changes the run's exit code.
+        static func sendReceipts(_ runtime: VaultRuntime, logger: Logger) async {
+            do {
+                _ = try await runtime.receiptDeliverer(logger: Logger(label: "vault.receipts")).deliverDue(now: Date())
+            } catch let error as ReceiptsNotConfigured {
+                let waiting = (try? await runtime.store.receipts(merchantID: nil, status: .pending, beforeSequence: nil, limit: 1)) ?? []
+                if !waiting.isEmpty { logger.warning("e-mail receipts are queued but not sent", metadata: ["reason": "\(error.reason)"]) }
+            } catch {
+                logger.warning("receipt delivery failed", metadata: ["error": "\(error)"])
+            }
         }
 
         /// `90s`, `45m`, `2h`, or plain seconds; nil unless positive.

@@ -57,8 +57,10 @@ extension VaultConfiguration {
         }
         guard let root else { return }
         let document = try ConfigNode(root, path: "")
-        try document.allow(["server", "metrics", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "runner", "logging", "rateLimit", "reversals",
-                            "duplicates", "reconcile", "console"])
+        try document.allow([
+            "server", "metrics", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "receipts", "runner", "logging",
+            "rateLimit", "reversals", "duplicates", "reconcile", "console",
+        ])
         if let node = try document.section("server") {
             try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
             if let value = try node.string("host") { server.host = value }
@@ -143,6 +145,16 @@ extension VaultConfiguration {
             if let value = try node.int("pollSeconds", in: 1...3600) { webhooks.pollSeconds = value }
             if let value = try node.int("keepDays", in: 1...3650) { webhooks.keepDays = value }
             if let value = try node.bool("allowPrivateTargets") { webhooks.allowPrivateTargets = value }
+        }
+        if let node = try document.section("receipts") {
+            try node.allow(["sendmailCommand", "from", "maxAttempts", "initialBackoffSeconds", "maxBackoffSeconds", "pollSeconds", "leaseSeconds"])
+            if let value = try node.string("sendmailCommand") { receipts.sendmailCommand = value }
+            if let value = try node.string("from") { receipts.from = value }
+            if let value = try node.int("maxAttempts", in: 1...100) { receipts.maxAttempts = value }
+            if let value = try node.int("initialBackoffSeconds", in: 1...86_400) { receipts.initialBackoffSeconds = value }
+            if let value = try node.int("maxBackoffSeconds", in: 1...86_400) { receipts.maxBackoffSeconds = value }
+            if let value = try node.int("pollSeconds", in: 1...3600) { receipts.pollSeconds = value }
+            if let value = try node.int("leaseSeconds", in: 10...86_400) { receipts.leaseSeconds = value }
         }
         if let node = try document.section("metrics") {
             try node.allow(["enabled", "host", "port"])

@@ -141,6 +141,26 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var allowPrivateTargets = false
     }
 
+    /// E-mail receipts: the mail program and sender, and how refusals are retried.
+    public struct Receipts: Sendable, Equatable {
+        /// A sendmail-compatible program with its arguments, run without a shell (absolute path,
+        /// split at spaces); empty for none. Requests asking for an e-mail receipt are refused 422
+        /// `receipts_not_configured` while this is not an executable file or `from` is unset.
+        public var sendmailCommand = "/usr/sbin/sendmail -t -i"
+        /// The sender address of every receipt (`From`, with the merchant's name as display name).
+        public var from: String?
+        /// Refusals by the mail program before a receipt is marked `failed`.
+        public var maxAttempts = 8
+        /// First retry delay; doubles per attempt.
+        public var initialBackoffSeconds = 60
+        /// Longest delay between attempts.
+        public var maxBackoffSeconds = 3600
+        /// Seconds between delivery rounds in `vault serve`.
+        public var pollSeconds = 5
+        /// Seconds a claimed receipt is held by one deliverer before another may claim it.
+        public var leaseSeconds = 300
+    }
+
     /// Per-API-key request rate limiting (token bucket).
     public typealias RateLimit = RateLimitSettings
 
@@ -174,6 +194,8 @@ public struct VaultConfiguration: Sendable, Equatable {
     public var idempotencyRetentionHours = 24
     /// Webhook delivery.
     public var webhooks = Webhooks()
+    /// E-mail receipts.
+    public var receipts = Receipts()
     /// The charge runner.
     public var runner = Runner()
     /// Settling transactions whose gateway answer was lost.

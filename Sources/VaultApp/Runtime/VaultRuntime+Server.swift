@@ -21,8 +21,8 @@ extension VaultRuntime {
 }
 
 /// The HTTP application over an opened runtime, with what runs beside it: the metrics listener,
-/// webhook delivery, the reconciler of transactions in doubt, the charge runs started over HTTP
-/// and the refresh of the on-call gauges.
+/// webhook and e-mail receipt delivery, the reconciler of transactions in doubt, the charge runs
+/// started over HTTP and the refresh of the on-call gauges.
 /// - Throws: `ConfigurationError` when the listener settings are refused.
 public func buildApplication(
     runtime: VaultRuntime, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
@@ -35,6 +35,9 @@ public func buildApplication(
             WebhookDeliveryService(
                 deliverer: runtime.webhookDeliverer(logger: logger), pollInterval: .seconds(max(1, runtime.configuration.webhooks.pollSeconds)),
                 logger: logger),
+            ReceiptDeliveryService(store: runtime.store, pollInterval: .seconds(max(1, runtime.configuration.receipts.pollSeconds)), logger: logger) {
+                () throws(ReceiptsNotConfigured) in try runtime.receiptDeliverer(logger: logger)
+            },
             ReconcileService(
                 reconciler: runtime.reconciler(logger: reconcilerLogger), store: runtime.store,
                 interval: .seconds(runtime.configuration.reconcile.intervalSeconds), logger: reconcilerLogger),

@@ -91,16 +91,19 @@ public struct VaultRuntime: Sendable {
         let verifier = GatewayCardVerifier(gateways: merchantGateways, store: store, storedCredentials: storedCredentials, logger: logger)
         let cards = SecureCardService(store: store, keyring: keyring, verifier: verifier)
         let defaultTime = LocalTime(hour: configuration.defaults.hour, minute: configuration.defaults.minute) ?? .midnight
+        let receiptSetup = EmailReceiptSetup(sendmailCommand: configuration.receipts.sendmailCommand, from: configuration.receipts.from)
         let schedules = ScheduleService(
             store: store,
             settings: ScheduleSettings(
                 defaultTime: defaultTime, maxStepCount: configuration.schedules.maxStepCount, horizonDays: configuration.schedules.horizonDays,
                 confirmationTimeout: TimeInterval(configuration.schedules.confirmationTimeoutHours) * 3600),
-            keyring: keyring, firstUse: GatewayFirstUseCheck(cards: cards, storedCredentials: storedCredentials, verifier: verifier))
+            keyring: keyring, firstUse: GatewayFirstUseCheck(cards: cards, storedCredentials: storedCredentials, verifier: verifier),
+            emailReceipts: receiptSetup)
         let transactions = TransactionService(
             store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600,
             storedCredentials: storedCredentials,
-            duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)))
+            duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)),
+            receipts: EmailReceipts(keyring: keyring, setup: receiptSetup))
         // A claim outlives the longest request a live server runs: its timeout plus one gateway call.
         let idempotency = IdempotencyService(
             store: store, keyring: keyring,

@@ -145,10 +145,12 @@ extension PostgresStore {
         // The events in the order one-by-one writes would queue them.
         var audits: [PendingAuditEvent] = []
         var webhooks: [PendingWebhookEvent] = []
+        var receipts: [PendingReceipt] = []
         for index in written {
             let item = items[index]
             audits += item.stepTransition.audits
             webhooks += item.stepTransition.webhooks
+            receipts += item.stepTransition.receipts
             if recorded[index].schedulePastDue, let pastDue = item.pastDue {
                 audits.append(pastDue.audit)
                 if let event = pastDue.event { webhooks.append(event) }
@@ -159,6 +161,7 @@ extension PostgresStore {
             }
         }
         try await write.enqueueWebhooks(webhooks)
+        try await write.enqueueReceipts(receipts)
         try await write.appendAudits(audits)
 
         return items.indices.map { index in

@@ -94,6 +94,7 @@ extension PostgresStore: TransactionStore {
             let hasCallback = try await write.merchantHasCallback(transaction.merchantID)
             for event in notices.webhooks { try await write.enqueueWebhook(event, merchantHasCallback: hasCallback) }
         }
+        try await write.enqueueReceipts(notices.receipts)
     }
 
     public func attachSecureCard(

@@ -8,7 +8,7 @@ import Vault
 /// transition and the domain's status lists; none is written here.
 extension SQLiteConnection {
     /// Applies `transition` to its step: `UPDATE ... WHERE id = <step> [AND lease_owner = <owner> AND
-    /// status IN <charged by runs>] [AND status = <status>]`, then its audit and webhook events.
+    /// status IN <charged by runs>] [AND status = <status>]`, then its audit and webhook events and e-mail receipts.
     /// - Parameter hasCallback: whether a merchant has a `callbackUrl` (cached by the caller).
     /// - Throws: the guard's refusal when no row changed (``StepLeaseError/leaseLost(stepID:)``,
     ///   ``StepReviewError/wrongStatus(current:)``), nothing of the transition written; `SQLiteError`.
@@ -38,6 +38,7 @@ extension SQLiteConnection {
         }
         for audit in transition.audits { try appendAudit(audit) }
         for event in transition.webhooks { try enqueueWebhook(event, merchantHasCallback: hasCallback(event.merchantID)) }
+        for receipt in transition.receipts { try enqueueReceipt(receipt) }
     }
 
     /// Applies `transition` to its schedule when its status is still one of `from` (and, for a

@@ -215,6 +215,7 @@ extension SQLiteStore: TransactionStore {
 
     /// Queues an outcome's notices in the outcome's own transaction.
     package static func enqueue(_ notices: OutcomeNotices, merchantID: String, on connection: SQLiteConnection) throws {
+        for receipt in notices.receipts { try connection.enqueueReceipt(receipt) }
         guard !notices.webhooks.isEmpty else { return }
         let hasCallback = try connection.merchantHasCallback(merchantID)
         for event in notices.webhooks { try connection.enqueueWebhook(event, merchantHasCallback: hasCallback) }

@@ -26,7 +26,8 @@ struct ChargingFixture {
     let sandbox: SandboxGateway
     let registry: GatewayRegistry
 
-    init(sandbox: SandboxGateway = SandboxGateway(), horizonDays: Int = 400) async throws {
+    /// - Parameter emailReceipts: how the schedule service checks a `receiptEmail` (refused unless configured).
+    init(sandbox: SandboxGateway = SandboxGateway(), horizonDays: Int = 400, emailReceipts: EmailReceiptSetup = .notConfigured) async throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         database = try await TestDatabase(path: path + "/vault.sqlite")
         store = database.storage
@@ -37,7 +38,7 @@ struct ChargingFixture {
         cards = SecureCardService(store: store, keyring: keyring, verifier: NoVerification())
         schedules = ScheduleService(
             store: store, settings: ScheduleSettings(defaultTime: LocalTime(hour: 9, minute: 0)!, maxStepCount: 1000, horizonDays: horizonDays),
-            keyring: keyring)
+            keyring: keyring, emailReceipts: emailReceipts)
         self.sandbox = sandbox
         registry = GatewayRegistry(sandbox: sandbox)
     }

@@ -1,5 +1,8 @@
 import Foundation
+import Payments
+import StorageTestSupport
 import Testing
+import Vault
 @testable import Scheduler
 
 /// End to end: the receipt piped to `msmtp` (a real sendmail-compatible client, Debian package
@@ -45,17 +48,23 @@ import Testing
         var port = 0
     }
 
-    @Test func aReceiptPipedToMsmtpReachesTheSMTPServerAsWritten() async throws {
-        let missing = try await Self.offPool { Self.missingTools() }
-        if !missing.isEmpty {
-            guard ProcessInfo.processInfo.environment["VAULT_TEST_MAIL"] == "optional" else {
-                let advice = "run scripts/install-deps.sh and pip install aiosmtpd, or set VAULT_TEST_MAIL=optional"
-                Issue.record("missing \(missing.joined(separator: ", ")): \(advice)")
-                return
-            }
-            print("msmtp receipt test: skipped (VAULT_TEST_MAIL=optional): missing \(missing.joined(separator: ", "))")
-            return
+    /// Whether the tools are there; when they are not, records an issue (or, with
+    /// `VAULT_TEST_MAIL=optional`, says so) and answers false.
+    static func toolsPresent() async throws -> Bool {
+        let missing = try await offPool { missingTools() }
+        if missing.isEmpty { return true }
+        guard ProcessInfo.processInfo.environment["VAULT_TEST_MAIL"] == "optional" else {
+            let advice = "run scripts/install-deps.sh and pip install aiosmtpd, or set VAULT_TEST_MAIL=optional"
+            Issue.record("missing \(missing.joined(separator: ", ")): \(advice)")
+            return false
         }
+        print("msmtp receipt test: skipped (VAULT_TEST_MAIL=optional): missing \(missing.joined(separator: ", "))")
+        return false
+    }
+
+    /// Runs `body` with a loopback SMTP sink started (its port, and the directory where it keeps
+    /// `message-<n>.eml` and `envelope-<n>.txt`), and stops the sink afterwards.
+    static func withSink(_ body: (_ port: Int, _ directory: URL) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-sink-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -82,28 +91,69 @@ import Testing
                 sink.process.waitUntilExit()
             }
         }
-        let port = sink.port
-        guard port > 0 else {
+        guard sink.port > 0 else {
             try await stopSink()
             Issue.record("the SMTP sink announced no port")
             return
         }
-
-        let mail = try ReceiptMailTests.mail(merchantName: "Café Corner\r\nBcc: victim@example.net")
-        let message = mail.message(of: try ReceiptMailTests.approved())
-        let command = try SendmailCommand(
-            "\(Self.msmtp) --host=127.0.0.1 --port=\(port) --auth=off --tls=off --from=receipts@vault.example -t -i")
-        try command.checkRunnable()
-        #expect(await command.send(message) == .accepted)
-
-        let received = try String(contentsOf: directory.appendingPathComponent("message-0.eml"), encoding: .utf8)
-        let envelope = try String(contentsOf: directory.appendingPathComponent("envelope-0.txt"), encoding: .utf8)
-        #expect(envelope == "receipts@vault.example\nada@example.org\n")
-        let normalized = received.replacingOccurrences(of: "\r\n", with: "\n")
-        #expect(normalized == message)
-        #expect(!normalized.lowercased().contains("\nbcc:"))
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("message-1.eml").path))
-        if ProcessInfo.processInfo.environment["VAULT_TEST_MAIL_SHOW"] != nil { print(received) }
+        do {
+            try await body(sink.port, directory)
+        } catch {
+            try await stopSink()
+            throw error
+        }
         try await stopSink()
+    }
+
+    /// The msmtp command line that hands messages to the sink on `port`.
+    static func msmtpCommand(port: Int) -> String {
+        "\(Self.msmtp) --host=127.0.0.1 --port=\(port) --auth=off --tls=off --from=receipts@vault.example -t -i"
+    }
+
+    @Test func aReceiptPipedToMsmtpReachesTheSMTPServerAsWritten() async throws {
+        guard try await Self.toolsPresent() else { return }
+        try await Self.withSink { port, directory in
+            let mail = try ReceiptMailTests.mail(merchantName: "Café Corner\r\nBcc: victim@example.net")
+            let message = mail.message(of: try ReceiptMailTests.approved())
+            let command = try SendmailCommand(Self.msmtpCommand(port: port))
+            try command.checkRunnable()
+            #expect(await command.send(message) == .accepted)
+
+            let received = try String(contentsOf: directory.appendingPathComponent("message-0.eml"), encoding: .utf8)
+            let envelope = try String(contentsOf: directory.appendingPathComponent("envelope-0.txt"), encoding: .utf8)
+            #expect(envelope == "receipts@vault.example\nada@example.org\n")
+            let normalized = received.replacingOccurrences(of: "\r\n", with: "\n")
+            #expect(normalized == message)
+            #expect(!normalized.lowercased().contains("\nbcc:"))
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("message-1.eml").path))
+            if ProcessInfo.processInfo.environment["VAULT_TEST_MAIL_SHOW"] != nil { print(received) }
+        }
+    }
+
+    @Test func anApprovedChargesReceiptQueuedByTheVaultReachesTheSMTPServerThroughTheDeliverer() async throws {
+        guard try await Self.toolsPresent() else { return }
+        try await Self.withSink { port, directory in
+            let setup = EmailReceiptSetup(sendmailCommand: Self.msmtpCommand(port: port), from: "receipts@vault.example")
+            let fixture = try await ChargingFixture(emailReceipts: setup)
+            let merchant = try await fixture.merchant("cafe.corner", zone: "Europe/Paris")
+            // The world's own fake program is not used: the deliverer below pipes to msmtp.
+            let world = EmailReceiptDeliveryTests.World(fixture: fixture, sendmail: try FakeSendmail(), merchant: merchant)
+            defer { world.sendmail.remove() }
+            let transaction = try #require(try await world.charge().first)
+            #expect(transaction.status == .approved)
+            let deliverer = ReceiptDeliverer(store: world.fixture.store, keyring: world.fixture.keyring, mailer: try setup.mailer(), logger: world.logs.logger)
+            #expect(try await deliverer.deliverDue(now: Date().addingTimeInterval(1)) == ReceiptDeliveryReport(sent: 1))
+
+            let received = try String(contentsOf: directory.appendingPathComponent("message-0.eml"), encoding: .utf8)
+            let envelope = try String(contentsOf: directory.appendingPathComponent("envelope-0.txt"), encoding: .utf8)
+            #expect(envelope == "receipts@vault.example\n\(EmailReceiptDeliveryTests.address)\n")
+            let expected = ReceiptMail(
+                from: MailAddress("receipts@vault.example")!, to: MailAddress(EmailReceiptDeliveryTests.address)!, merchantName: "cafe.corner",
+                timeZone: TimeZone(identifier: "Europe/Paris")!
+            ).message(of: transaction)
+            #expect(received.replacingOccurrences(of: "\r\n", with: "\n") == expected)
+            #expect(!received.contains("4242424242424242"))
+            #expect(try await world.fixture.store.receipts(merchantID: merchant.id, status: .sent, beforeSequence: nil, limit: 10).count == 1)
+        }
     }
 }

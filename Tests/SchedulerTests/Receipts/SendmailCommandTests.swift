@@ -1,4 +1,5 @@
 import Foundation
+import StorageTestSupport
 import Testing
 @testable import Scheduler
 
@@ -19,16 +20,7 @@ import Testing
             exit \(exitStatus)
 
             """
-        // Written through a close-on-exec descriptor: a program another test starts meanwhile must
-        // not inherit it open for writing, or running this one fails with ETXTBSY ("text file
-        // busy") for as long as that program lives (Foundation's writers do not set O_CLOEXEC).
-        let path = directory.appendingPathComponent("sendmail").path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
-        let bytes = Array(script.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+        try ExecutableFile.write(script, to: directory.appendingPathComponent("sendmail").path)
         return directory
     }
 

@@ -53,21 +53,21 @@ struct TransactionsController {
         }
         // Follow-ups read their body like every other (an empty one is the whole remainder; for a
         // void, `amount` is a partial reversal).
-        addFollowUp("capture", to: admin) { try await $0.capture(id: $1, amount: $2, merchant: $3, actor: $4, childID: $5) }
-        addFollowUp("void", to: admin) { try await $0.void(id: $1, amount: $2, merchant: $3, actor: $4, childID: $5) }
-        addFollowUp("refund", to: admin) { try await $0.refund(id: $1, amount: $2, merchant: $3, actor: $4, childID: $5) }
+        addFollowUp("capture", to: admin) { try await $0.capture(id: $1, amount: $2.amount, merchant: $3, actor: $4, childID: $5, receiptEmail: $2.receiptEmail) }
+        addFollowUp("void", to: admin) { try await $0.void(id: $1, amount: $2.amount, merchant: $3, actor: $4, childID: $5, receiptEmail: $2.receiptEmail) }
+        addFollowUp("refund", to: admin) { try await $0.refund(id: $1, amount: $2.amount, merchant: $3, actor: $4, childID: $5, receiptEmail: $2.receiptEmail) }
     }
 
     /// `POST /v1/transactions/{id}/<action>`: 201 with the follow-up (recorded under the request's
     /// reserved transaction id, when it has an Idempotency-Key).
     private func addFollowUp(
         _ action: String, to group: AuthorizedRoutes,
-        _ run: @escaping @Sendable (TransactionService, String, Int64?, Merchant, String, String?) async throws -> Transaction
+        _ run: @escaping @Sendable (TransactionService, String, FollowUpAmount, Merchant, String, String?) async throws -> Transaction
     ) {
         group.post("transactions/:id/\(action)") { request, context in
             let body = try await Self.optionalAmount(request)
             let child = try await run(
-                transactions, try context.parameters.require("id"), body.amount, context.merchant, context.identity.actor,
+                transactions, try context.parameters.require("id"), body, context.merchant, context.identity.actor,
                 context.reservedTransactionID)
             let response = await transactions.response(child, merchant: context.merchant)
             return try JSONCoding.response(response, status: .created)

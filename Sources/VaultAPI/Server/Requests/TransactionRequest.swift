@@ -24,6 +24,8 @@ public struct TransactionRequest: Sendable, Decodable {
     /// Process it even when the same transaction (type, card, amount, currency) was recorded within
     /// the duplicate window (a gateway's `forceOnDuplicate`).
     public var allowDuplicate: Bool?
+    /// Where the payer's e-mail receipt of an approved sale goes.
+    public var receiptEmail: String?
 
     /// The card to register when a raw-card sale is approved (`secureCard`).
     public struct SaleRegistration: Sendable, Decodable {
@@ -37,7 +39,7 @@ public struct TransactionRequest: Sendable, Decodable {
 
     private enum CodingKeys: String, CodingKey {
         case type, amount, currency, secureCardReference, merchantReference, method, card, track, emv, secureCard, description
-        case allowDuplicate
+        case allowDuplicate, receiptEmail
     }
 
     /// Decodes the body: each field absent or of its type, amounts in whole minor units.
@@ -52,37 +54,45 @@ public struct TransactionRequest: Sendable, Decodable {
         secureCard = try container.decodeUnlessAbsent(SaleRegistration.self, forKey: .secureCard)
         description = try container.decodeUnlessAbsent(String.self, forKey: .description)
         allowDuplicate = try container.decodeUnlessAbsent(Bool.self, forKey: .allowDuplicate)
+        receiptEmail = try container.decodeUnlessAbsent(String.self, forKey: .receiptEmail)
     }
 
     /// The domain's transaction for `merchant`, its rules checked.
     /// - Throws: ``TransactionError`` naming the field.
     public func validated(for merchant: Merchant) throws -> NewTransaction {
-        try NewTransaction(
+        var order = try NewTransaction(
             type: type, amount: amount, currency: currency, secureCardReference: secureCardReference, merchantReference: merchantReference,
             source: source,
             registration: secureCard.map {
                 NewTransaction.SaleRegistration(merchantReference: $0.merchantReference, customer: $0.customer, customFields: $0.customFields)
             },
             description: description, allowDuplicate: allowDuplicate ?? false, merchant: merchant)
+        order.receiptEmail = receiptEmail
+        return order
     }
 }
 
-/// `POST /v1/transactions/{id}/capture`, `/void` and `/refund`: an optional amount (default: all that remains).
+/// `POST /v1/transactions/{id}/capture`, `/void` and `/refund`: an optional amount (default: all
+/// that remains) and an optional address for the payer's e-mail receipt.
 public struct FollowUpAmount: Sendable, Decodable {
     /// Minor units.
     public var amount: Int64?
+    /// Where the payer's e-mail receipt of the approved follow-up goes.
+    public var receiptEmail: String?
 
-    private enum CodingKeys: String, CodingKey { case amount }
+    private enum CodingKeys: String, CodingKey { case amount, receiptEmail }
 
     /// No amount: the whole remainder.
-    public init(amount: Int64? = nil) {
+    public init(amount: Int64? = nil, receiptEmail: String? = nil) {
         self.amount = amount
+        self.receiptEmail = receiptEmail
     }
 
     /// Decodes the body: each field absent or of its type, amounts in whole minor units.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         amount = try TransactionError.minorUnits(container, .amount)
+        receiptEmail = try container.decodeUnlessAbsent(String.self, forKey: .receiptEmail)
     }
 }
 

@@ -1,0 +1,22 @@
+public import Foundation
+
+/// The e-mail receipt outbox: receipts queued in the commit of the outcomes they report (by the
+/// stores' own writes, from what the domain prepared), then claimed, piped to the mail program
+/// and settled by deliverers.
+///
+/// Claiming leases receipts, so any number of deliverers (threads, processes, servers sharing
+/// PostgreSQL with `FOR UPDATE SKIP LOCKED`) never pipe one receipt at once; a deliverer that
+/// dies holding a lease leaves the receipt to be claimed again once the lease ends.
+public protocol ReceiptStore: Sendable {
+    /// Leases up to `limit` pending receipts due by `now` that no other deliverer holds, until
+    /// `leaseUntil`; oldest due first.
+    func claimReceipts(now: Date, leaseUntil: Date, limit: Int) async throws -> [EmailReceipt]
+    /// Records that the mail program took the receipt: `sent`, never piped again.
+    func markReceiptSent(id: String, at: Date) async throws
+    /// Records a refused attempt (counted) and releases the lease: pending again from
+    /// `retryAt`, or `failed` for good when `retryAt` is nil.
+    /// - Parameter error: a short reason, never an address or the message; stored as `last_error`.
+    func markReceiptFailed(id: String, error: String, retryAt: Date?) async throws
+    /// A page of receipts, newest first, optionally of one merchant and status, before `beforeSequence`.
+    func receipts(merchantID: String?, status: ReceiptStatus?, beforeSequence: Int64?, limit: Int) async throws -> [EmailReceipt]
+}

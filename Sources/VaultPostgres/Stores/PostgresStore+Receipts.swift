@@ -1,0 +1,99 @@
+public import Foundation
+import PostgresNIO
+public import Vault
+
+extension PostgresWrite {
+    /// Queues prepared e-mail receipts inside this transaction in one statement, so they commit or
+    /// roll back with the outcomes they report (as `SQLiteConnection.enqueueReceipt`); a
+    /// transaction that already has one keeps it.
+    /// - Throws: `PostgresStoreError.foreignKeyViolation` for an unknown merchant; server errors.
+    public func enqueueReceipts(_ receipts: [PendingReceipt]) async throws {
+        guard !receipts.isEmpty else { return }
+        var rows = PostgresRowSet([
+            ("id", "text"), ("merchant_id", "text"), ("transaction_id", "text"), ("event", "text"), ("recipient", "text"),
+            ("masked_recipient", "text"), ("merchant_name", "text"), ("time_zone", "text"), ("occurred_at", "text"), ("body", "text"),
+            ("created_at", "text"),
+        ])
+        for receipt in receipts {
+            rows.append([
+                receipt.id, receipt.merchantID, receipt.transactionID, receipt.event.rawValue, receipt.recipient, receipt.maskedRecipient,
+                receipt.merchantName, receipt.timeZone, receipt.occurredAt, receipt.body, receipt.createdAt,
+            ])
+        }
+        var insert: PostgresQuery = """
+            INSERT INTO email_receipts (id, merchant_id, transaction_id, event, recipient, masked_recipient, merchant_name, time_zone,
+                occurred_at, body, status, attempts, next_attempt_at, created_at)
+            SELECT r.id, r.merchant_id, r.transaction_id, r.event, r.recipient, r.masked_recipient, r.merchant_name, r.time_zone,
+                r.occurred_at, r.body, 'pending', 0, r.created_at, r.created_at FROM
+            """
+        rows.appendSelect(to: &insert)
+        insert.sql += " AS r ORDER BY r.ord ON CONFLICT (transaction_id) DO NOTHING"
+        try await run(insert)
+    }
+}
+
+extension PostgresStore: ReceiptStore {
+    /// Leases due receipts with `FOR UPDATE SKIP LOCKED`: deliverers on several servers claim at
+    /// once and never receive the same receipt.
+    public func claimReceipts(now: Date, leaseUntil: Date, limit: Int) async throws -> [EmailReceipt] {
+        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
+        let receipts = try await write { transaction in
+            try await transaction.rows(
+                """
+                UPDATE email_receipts SET lease_until = \(leaseText)
+                WHERE seq IN (
+                    SELECT seq FROM email_receipts
+                    WHERE status = 'pending' AND next_attempt_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
+                    ORDER BY next_attempt_at, seq
+                    LIMIT \(limit)
+                    FOR UPDATE SKIP LOCKED)
+                RETURNING *
+                """
+            ).map(Self.emailReceipt)
+        }
+        return receipts.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
+    }
+
+    public func markReceiptSent(id: String, at: Date) async throws {
+        let stamp = Timestamp.string(at)
+        try await write { transaction in
+            try await transaction.run(
+                "UPDATE email_receipts SET status = 'sent', sent_at = \(stamp), lease_until = NULL WHERE id = \(id) AND status = 'pending'")
+        }
+    }
+
+    public func markReceiptFailed(id: String, error: String, retryAt: Date?) async throws {
+        let (status, next, reason) = (retryAt == nil ? "failed" : "pending", Timestamp.optional(retryAt), String(error.prefix(200)))
+        try await write { transaction in
+            try await transaction.run(
+                """
+                UPDATE email_receipts SET attempts = attempts + 1, status = \(status), next_attempt_at = coalesce(\(next), next_attempt_at),
+                    last_error = \(reason), lease_until = NULL
+                WHERE id = \(id) AND status = 'pending'
+                """)
+        }
+    }
+
+    public func receipts(merchantID: String?, status: ReceiptStatus?, beforeSequence: Int64?, limit: Int) async throws -> [EmailReceipt] {
+        var builder = PostgresQueryBuilder("SELECT * FROM email_receipts WHERE true")
+        builder.and({ "merchant_id = \($0)" }, merchantID)
+        builder.and({ "status = \($0)" }, status?.rawValue)
+        builder.and({ "seq < \($0)" }, beforeSequence)
+        builder.append(" ORDER BY seq DESC LIMIT \(builder.bind(limit))")
+        let query = builder.query
+        return try await read { connection in
+            try await connection.rows(query, logger: logger).map(Self.emailReceipt)
+        }
+    }
+
+    static func emailReceipt(_ row: PostgresRowReader) throws -> EmailReceipt {
+        let stored = try row.table("email_receipts")
+        return EmailReceipt(
+            sequence: try row.int64("seq"), id: stored.id, merchantID: try row.string("merchant_id"), transactionID: try row.string("transaction_id"),
+            event: try stored.value(ReceiptEvent.self, "event"), recipient: try row.string("recipient"),
+            maskedRecipient: try row.string("masked_recipient"), merchantName: try row.string("merchant_name"), timeZone: try row.string("time_zone"),
+            occurredAt: try stored.instant("occurred_at"), body: try row.string("body"), status: try stored.value(ReceiptStatus.self, "status"),
+            attempts: try row.int("attempts"), nextAttemptAt: try stored.instant("next_attempt_at"), leaseUntil: try stored.optionalInstant("lease_until"),
+            lastError: try row.optionalString("last_error"), createdAt: try stored.instant("created_at"), sentAt: try stored.optionalInstant("sent_at"))
+    }
+}

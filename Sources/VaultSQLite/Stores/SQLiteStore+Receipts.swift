@@ -1,0 +1,83 @@
+public import Foundation
+public import Vault
+
+extension SQLiteConnection {
+    /// Queues a prepared e-mail receipt inside the caller's transaction, so it commits or rolls
+    /// back with the outcome it reports; a transaction that already has one keeps it.
+    /// - Throws: `SQLiteError` (including a foreign-key failure for an unknown merchant).
+    public func enqueueReceipt(_ receipt: PendingReceipt) throws {
+        try run(
+            """
+            INSERT INTO email_receipts (id, merchant_id, transaction_id, event, recipient, masked_recipient, merchant_name, time_zone,
+                occurred_at, body, status, attempts, next_attempt_at, created_at)
+            VALUES (\(receipt.id), \(receipt.merchantID), \(receipt.transactionID), \(receipt.event.rawValue), \(receipt.recipient),
+                \(receipt.maskedRecipient), \(receipt.merchantName), \(receipt.timeZone), \(receipt.occurredAt), \(receipt.body), 'pending', 0,
+                \(receipt.createdAt), \(receipt.createdAt))
+            ON CONFLICT (transaction_id) DO NOTHING
+            """)
+    }
+}
+
+extension SQLiteStore: ReceiptStore {
+    public func claimReceipts(now: Date, leaseUntil: Date, limit: Int) async throws -> [EmailReceipt] {
+        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
+        let receipts = try await database.write { connection in
+            try connection.query(
+                """
+                UPDATE email_receipts SET lease_until = \(leaseText)
+                WHERE seq IN (
+                    SELECT seq FROM email_receipts
+                    WHERE status = 'pending' AND next_attempt_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
+                    ORDER BY next_attempt_at, seq
+                    LIMIT \(limit))
+                RETURNING *
+                """
+            ).map(Self.emailReceipt)
+        }
+        return receipts.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
+    }
+
+    public func markReceiptSent(id: String, at: Date) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE email_receipts SET status = 'sent', sent_at = \(Timestamp.string(at)), lease_until = NULL
+                WHERE id = \(id) AND status = 'pending'
+                """)
+        }
+    }
+
+    public func markReceiptFailed(id: String, error: String, retryAt: Date?) async throws {
+        try await database.write { connection in
+            try connection.run(
+                """
+                UPDATE email_receipts SET attempts = attempts + 1, status = \(retryAt == nil ? "failed" : "pending"),
+                    next_attempt_at = coalesce(\(retryAt.map(Timestamp.string)), next_attempt_at), last_error = \(String(error.prefix(200))),
+                    lease_until = NULL
+                WHERE id = \(id) AND status = 'pending'
+                """)
+        }
+    }
+
+    public func receipts(merchantID: String?, status: ReceiptStatus?, beforeSequence: Int64?, limit: Int) async throws -> [EmailReceipt] {
+        try await database.read { connection in
+            var sql: SQLiteQuery = "SELECT * FROM email_receipts WHERE 1 = 1"
+            sql.and(merchantID) { "merchant_id = \($0)" }
+            sql.and(status?.rawValue) { "status = \($0)" }
+            sql.and(beforeSequence) { "seq < \($0)" }
+            sql += " ORDER BY seq DESC LIMIT \(limit)"
+            return try connection.query(sql).map(Self.emailReceipt)
+        }
+    }
+
+    static func emailReceipt(_ row: SQLiteRow) throws -> EmailReceipt {
+        let stored = try row.table("email_receipts")
+        return EmailReceipt(
+            sequence: try row.int64("seq"), id: stored.id, merchantID: try row.string("merchant_id"), transactionID: try row.string("transaction_id"),
+            event: try stored.value(ReceiptEvent.self, "event"), recipient: try row.string("recipient"),
+            maskedRecipient: try row.string("masked_recipient"), merchantName: try row.string("merchant_name"), timeZone: try row.string("time_zone"),
+            occurredAt: try stored.instant("occurred_at"), body: try row.string("body"), status: try stored.value(ReceiptStatus.self, "status"),
+            attempts: try row.int("attempts"), nextAttemptAt: try stored.instant("next_attempt_at"), leaseUntil: try stored.optionalInstant("lease_until"),
+            lastError: try row.optionalString("last_error"), createdAt: try stored.instant("created_at"), sentAt: try stored.optionalInstant("sent_at"))
+    }
+}
