@@ -22,7 +22,7 @@ public protocol StorageEngine: Sendable {
 /// store protocol (Vault's, Payments' and its own) and both engines (VaultSQLite, VaultPostgres)
 /// and VaultAPI already depend on it. Domain services keep taking their narrow protocols.
 public protocol VaultStorage:
-    KeyStore & MerchantStore & AuditStore & AuditHeadStore & KeyStatusStore & IdempotencyStore & WebhookStore & CustomFieldStore
+    KeyStore & MerchantStore & AuditStore & AuditHeadStore & AuditChainBindingStore & KeyStatusStore & IdempotencyStore & WebhookStore & CustomFieldStore
     & SecureCardStore & TransactionStore & TransactionReconciliationStore & StoredCredentialStore & ScheduleStore & ScheduleBindingStore & TransactionBindingStore
     & ChargeRunStore & StepReviewStore & CaptureSessionStore & StorageEngine
 {}
