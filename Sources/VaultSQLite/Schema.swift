@@ -473,7 +473,7 @@ public enum Schema {
         // noticed. The chain of an earlier build is copied unbound (mac NULL) and bound once at start.
         Migration(id: 40, name: "audit chain bindings", sql: """
             CREATE TABLE audit_chain_bindings (
-                chain TEXT PRIMARY KEY,
+                chain TEXT NOT NULL PRIMARY KEY,
                 events INTEGER NOT NULL,
                 head BLOB NOT NULL,
                 mac BLOB

@@ -2,6 +2,7 @@ import Foundation
 import StorageTestSupport
 import Testing
 import Vault
+import VaultSQLite
 
 /// `vault audit verify` on a merchant's audit chain deleted whole in SQL, with the engine's own head
 /// record: it exits 1 naming the chain, on either engine; untouched, it exits 0.

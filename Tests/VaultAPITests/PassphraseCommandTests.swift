@@ -87,10 +87,11 @@ import Vault
         environment["VAULT_METRICS_PORT"] = "0"
         let arguments = ["-c", #"printf '%s\n' "$1" | "$0" keys rotate --new-passphrase-stdin"#, VaultProcess.executable.path, Self.new]
         let directory = vault.directory.path
+        let childEnvironment = environment
         let piped = try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Result {
-                    try Subprocess(executable: "/bin/sh", arguments: arguments, environment: environment, directory: directory).finish()
+                    try Subprocess(executable: "/bin/sh", arguments: arguments, environment: childEnvironment, directory: directory).finish()
                 })
             }.start()
         }

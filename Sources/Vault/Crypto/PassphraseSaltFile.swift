@@ -86,8 +86,12 @@ public struct PassphraseSaltFile: Sendable, Equatable {
         guard Set(fields.keys) == ["v", "m", "t", "kek", "salt"] else { throw malformed("expected the fields v, m, t, kek and salt") }
         guard fields["v"] == String(argon2Version) else { throw malformed("Argon2 version \(fields["v"] ?? "") is not supported (19)") }
         guard let kib = fields["m"].flatMap({ Int($0) }), let passes = fields["t"].flatMap({ UInt64($0) }),
-              let kekVersion = fields["kek"].flatMap({ Int($0) }), kekVersion >= 1, kib >= 0, kib <= ceiling.memLimit / 1024
+              let kekVersion = fields["kek"].flatMap({ Int($0) }), kekVersion >= 1, kib >= 0
         else { throw malformed("m, t and kek must be whole numbers (kek at least 1)") }
+        // Compared in KiB before anything is multiplied, so no value overflows.
+        guard kib <= ceiling.memLimit / 1024, passes <= ceiling.opsLimit else {
+            throw malformed("the Argon2id cost m=\(kib) t=\(passes) is above the ceiling m=\(ceiling.memLimit / 1024) t=\(ceiling.opsLimit)")
+        }
         guard let salt = try? Encoding.fromBase64(fields["salt"] ?? ""), salt.count == PassphraseKDF.saltLength else {
             throw malformed("the salt must be \(PassphraseKDF.saltLength) bytes in base64")
         }
@@ -95,9 +99,6 @@ public struct PassphraseSaltFile: Sendable, Equatable {
         guard cost.memLimit >= floor.memLimit, cost.opsLimit >= floor.opsLimit else {
             throw malformed("the Argon2id cost m=\(kib) t=\(passes) is below the floor m=\(floor.memLimit / 1024) t=\(floor.opsLimit): "
                 + "a lowered cost makes guessing the passphrase cheaper; restore the file from the keys backup")
-        }
-        guard cost.memLimit <= ceiling.memLimit, cost.opsLimit <= ceiling.opsLimit else {
-            throw malformed("the Argon2id cost m=\(kib) t=\(passes) is above the ceiling m=\(ceiling.memLimit / 1024) t=\(ceiling.opsLimit)")
         }
         return PassphraseSaltFile(salt: salt, cost: cost, kekVersion: kekVersion)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Scheduler
 import Vault
 
 /// `vault keys rotate` with a passphrase-derived master key: changes the passphrase.

@@ -139,7 +139,7 @@ extension PostgresStore: AuditStore, AuditChainBindingStore {
                 bound += try await transaction.run(
                     """
                     UPDATE audit_chain_bindings SET mac = \(bytea(binding.mac ?? []))
-                    WHERE chain = \(chain) AND mac IS NULL AND events = \(events) AND head = \(bytea(head))
+                    WHERE chain = \(chain) AND mac IS NULL AND events = \(events) AND head = \(bytea(head)) RETURNING 1
                     """)
             }
             return bound
