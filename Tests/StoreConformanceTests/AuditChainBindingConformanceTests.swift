@@ -64,9 +64,9 @@ struct AuditChainBindingConformanceTests {
         try await Self.expectBroken(fixture, saying: "bound to", "a chain deleted whole, then appended to")
     }
 
-    @Test func aChainEmptiedWithItsHeadRecordResetFailsVerification() async throws {
+    @Test(.enabled(if: TestEngine.current == .postgres, "PostgreSQL's head row reset to nothing; SQLite's head record is the meta row deleted above"))
+    func aChainEmptiedWithItsHeadRecordResetFailsVerification() async throws {
         let fixture = try await Self.fixture()
-        guard fixture.sql.engine == .postgres else { return }  // SQLite's head record is the meta row deleted above.
         try await fixture.sql.runAll([
             "DELETE FROM audit_events WHERE chain = \(fixture.merchantID)",
             "UPDATE audit_chains SET last_seq = 0, head = NULL WHERE chain = \(fixture.merchantID)",
