@@ -526,6 +526,19 @@ public enum Schema {
             );
             CREATE INDEX console_sessions_operator ON console_sessions(operator_id);
             """),
+        // Each audit chain is bound (`AuditChainBinding`): its event count and last link under a MAC
+        // of the audit key, advanced in the commit of every append, so a chain deleted whole is
+        // noticed. The chain of an earlier build is copied unbound (mac NULL) and bound once at start.
+        Migration(id: 40, name: "audit chain bindings", sql: """
+            CREATE TABLE audit_chain_bindings (
+                chain TEXT NOT NULL PRIMARY KEY,
+                events INTEGER NOT NULL,
+                head BLOB NOT NULL,
+                mac BLOB
+            );
+            INSERT INTO audit_chain_bindings (chain, events, head, mac)
+                SELECT 'all', seq, hash, NULL FROM audit_events ORDER BY seq DESC LIMIT 1;
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

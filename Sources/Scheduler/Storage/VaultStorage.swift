@@ -22,8 +22,8 @@ public protocol StorageEngine: Sendable {
 /// store protocol (Vault's, Payments' and its own) and both engines (VaultSQLite, VaultPostgres)
 /// and VaultAPI already depend on it. Domain services keep taking their narrow protocols.
 public protocol VaultStorage:
-    KeyStore & WebhookKeyStore & MerchantStore & AuditStore & AuditHeadStore & KeyStatusStore & IdempotencyStore & WebhookStore & ReceiptStore
-    & CustomFieldStore
+    KeyStore & WebhookKeyStore & MerchantStore & AuditStore & AuditHeadStore & AuditChainBindingStore & KeyStatusStore & IdempotencyStore
+    & WebhookStore & ReceiptStore & CustomFieldStore
     & SecureCardStore & TransactionStore & TransactionReconciliationStore & StoredCredentialStore & ScheduleStore & ScheduleBindingStore & TransactionBindingStore
     & ChargeRunStore & ChargeRunHistoryStore & StepReviewStore & ReviewQueueStore & CaptureSessionStore & OperationsGaugeStore
     & OperatorStore & StorageEngine

@@ -36,7 +36,10 @@ struct KeysCommand: AsyncParsableCommand {
                 With a key file, a new version is added to it, keys are rewrapped in batches, and older versions are \
                 then moved from the file to retired.key beside it (unless --keep-old), which servers never read and \
                 `vault restore` reads to open backups taken before the rotation. With VAULT_MASTER_KEY, give the new key as the highest \
-                version ("1:OLD,2:NEW"); rotation rewraps onto it and you may then drop the old one.
+                version ("1:OLD,2:NEW"); rotation rewraps onto it and you may then drop the old one. With \
+                VAULT_MASTER_PASSPHRASE, rotation changes the passphrase: give the new one in VAULT_NEW_MASTER_PASSPHRASE (or \
+                with --new-passphrase-stdin); it derives a new version with a fresh salt, every key is rewrapped onto it, and \
+                then the salt file is replaced. Stop the servers first and start them with the new passphrase.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -50,7 +53,12 @@ struct KeysCommand: AsyncParsableCommand {
         @Option(help: "With --data, only this merchant.")
         var merchant: String?
 
+        @Flag(help: "With VAULT_MASTER_PASSPHRASE: read the new passphrase from the first line of standard input (instead of VAULT_NEW_MASTER_PASSPHRASE).")
+        var newPassphraseStdin = false
+
         func run() async throws {
+            // Read before anything else, then removed from the environment with the other secrets.
+            let newPassphraseFromEnvironment = ProcessInfo.processInfo.environment["VAULT_NEW_MASTER_PASSPHRASE"]
             let configuration = try global.loadConfiguration()
             if data {
                 try await rotateDataKeys(configuration)
@@ -59,13 +67,12 @@ struct KeysCommand: AsyncParsableCommand {
             VaultLogging.bootstrap(configuration.logging)
             let source = MasterKeySource(configuration: configuration.keys)
             let logger = Logger(label: "vault.keys")
-            if case .passphrase = source {
-                // One passphrase derives one key version: there is nothing to rotate onto, and saying
-                // "rewrapped 0 keys" with exit 0 would leave the operator believing it rotated.
-                throw RotationRefused(
-                    "the master key comes from VAULT_MASTER_PASSPHRASE, which derives one key version: it cannot be rotated in place. "
-                        + "Move to a key file (unset VAULT_MASTER_PASSPHRASE, run `vault keys init`, then start with both) "
-                        + "or to VAULT_MASTER_KEY with two versions, then rotate")
+            if case .passphrase(let saltPath) = source {
+                let change = PassphraseChange(
+                    configuration: configuration, saltPath: saltPath, oldPassphrase: configuration.keys.passphraseFromEnvironment ?? "",
+                    newPassphrase: try newPassphrase(fromEnvironment: newPassphraseFromEnvironment), logger: logger)
+                try await change.run()
+                return
             }
             var ring = try source.load(configuration: configuration.keys)
             if case .file(let path) = source {
@@ -91,6 +98,18 @@ struct KeysCommand: AsyncParsableCommand {
                         + "a backup taken before this rotation needs it to be restored")
                 }
             }
+        }
+
+        /// The new master passphrase: the first line of standard input with `--new-passphrase-stdin`,
+        /// else `VAULT_NEW_MASTER_PASSPHRASE`.
+        private func newPassphrase(fromEnvironment: String?) throws -> String {
+            let value = newPassphraseStdin ? readLine(strippingNewline: true) : fromEnvironment
+            guard let value, !value.isEmpty else {
+                throw RotationRefused(
+                    "the master key comes from VAULT_MASTER_PASSPHRASE: rotating it changes the passphrase. Give the new one in "
+                        + "VAULT_NEW_MASTER_PASSPHRASE or on standard input with --new-passphrase-stdin")
+            }
+            return value
         }
 
         private func rotateDataKeys(_ configuration: VaultConfiguration) async throws {

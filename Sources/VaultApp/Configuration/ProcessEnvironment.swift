@@ -10,7 +10,7 @@ import Darwin
 enum ProcessEnvironment {
     /// The variables holding key material or a database password: removed from the environment once
     /// the configuration has read them.
-    static let secretVariables = ["VAULT_MASTER_KEY", "VAULT_MASTER_PASSPHRASE", "VAULT_DATABASE_URL"]
+    static let secretVariables = ["VAULT_MASTER_KEY", "VAULT_MASTER_PASSPHRASE", "VAULT_NEW_MASTER_PASSPHRASE", "VAULT_DATABASE_URL"]
 
     /// Overwrites the value of each variable in place with zero bytes, then removes it (`unsetenv`).
     ///

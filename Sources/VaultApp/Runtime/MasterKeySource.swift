@@ -16,7 +16,7 @@ public enum MasterKeySource: Sendable, Equatable {
         if configuration.masterKeyFromEnvironment != nil {
             self = .environment
         } else if configuration.passphraseFromEnvironment != nil {
-            self = .passphrase(saltPath: (configuration.directory as NSString).appendingPathComponent("passphrase.salt"))
+            self = .passphrase(saltPath: (configuration.directory as NSString).appendingPathComponent(PassphraseSaltFile.defaultFileName))
         } else {
             self = .file(path: (configuration.directory as NSString).appendingPathComponent(MasterKeyFile.defaultFileName))
         }
@@ -39,13 +39,21 @@ public enum MasterKeySource: Sendable, Equatable {
         case .environment:
             return try MasterKeyRing.fromEnvironmentValue(configuration.masterKeyFromEnvironment ?? "")
         case .passphrase(let saltPath):
-            guard let data = FileManager.default.contents(atPath: saltPath) else {
+            // A passphrase change that got past its rewrap leaves the new salt beside the old one
+            // until it is renamed over it: the vault is then the new passphrase's.
+            let pending = Self.pendingSaltPath(besideSaltFile: saltPath)
+            guard let salt = try PassphraseSaltFile.load(path: pending) ?? PassphraseSaltFile.load(path: saltPath) else {
                 throw MasterKeyFile.LoadError.missing(path: saltPath)
             }
-            return try MasterKeyRing.fromPassphrase(configuration.passphraseFromEnvironment ?? "", salt: Array(data))
+            return try salt.ring(passphrase: configuration.passphraseFromEnvironment ?? "")
         case .file(let path):
             return try MasterKeyFile.load(path: path)
         }
+    }
+
+    /// Where a passphrase change keeps the new salt file until its rewrap has committed.
+    public static func pendingSaltPath(besideSaltFile saltPath: String) -> String {
+        ((saltPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent(PassphraseSaltFile.pendingFileName)
     }
 
     /// Creates the key material if absent: the key file, or the passphrase salt (only for a
@@ -61,10 +69,7 @@ public enum MasterKeySource: Sendable, Equatable {
             if FileManager.default.fileExists(atPath: saltPath) { return false }
             // A new deployment starts above the floor; one already running is warned at start.
             if let weakness = PassphraseStrength.weakness(of: configuration.passphraseFromEnvironment ?? "") { throw weakness }
-            let salt = Data(RandomBytes.make(PassphraseKDF.saltLength))
-            guard FileManager.default.createFile(atPath: saltPath, contents: salt, attributes: [.posixPermissions: 0o600]) else {
-                throw MasterKeyFile.LoadError.missing(path: saltPath)
-            }
+            try PassphraseSaltFile.fresh(kekVersion: 1).write(to: saltPath)
             return true
         case .file(let path):
             return try MasterKeyFile.createIfAbsent(path: path)

@@ -133,7 +133,8 @@ public struct VaultRuntime: Sendable {
     /// Brings records written before the current at-rest protections up to them, once, before
     /// anything is served (each step finds nothing to do through a partial index once done): idempotency rows
     /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
-    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and transaction rows without a binding.
+    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and transaction rows without a binding, audit chains
+    /// without a binding row.
     func protectLegacyRecords(logger: Logger) async throws {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
@@ -160,6 +161,8 @@ public struct VaultRuntime: Sendable {
                 "transaction rows inserted or altered behind the vault's back are left unbound: no capture, void or refund of them is sent",
                 metadata: ["transactions": "\(transactions.refused.joined(separator: ","))"])
         }
+        let chains = try await store.bindLegacyAuditChains()
+        if chains > 0 { logger.notice("bound audit chains written by an earlier build", metadata: ["chains": "\(chains)"]) }
         if idempotencyRows + boundCards + sealedContacts > 0 {
             // The clear values and unkeyed hashes just replaced are still in WAL frames until the
             // WAL is reused: cut it, so a copy of the WAL taken from now on holds none of them.

@@ -28,7 +28,7 @@ public enum PostgresSchema {
     public static var migrations: [PostgresMigration] {
         [vault] + billingMigrations + [
             limits, reconciliation, sandboxLedger, merchantCurrency, reversals, storedPlans, idempotencyClaims, boundAPIKeys, boundSchedules,
-            captureSessions, boundTransactions, apiKeyAccounting, receipts, webhookKeyOverlap, consoleOperators,
+            captureSessions, boundTransactions, apiKeyAccounting, receipts, webhookKeyOverlap, consoleOperators, auditChainBindings,
         ]
     }
 

@@ -9,6 +9,28 @@ struct AuditChainHead {
     var merchantID: String?
     /// Whether this transaction appended to the chain (its head row needs writing before COMMIT).
     var extended: Bool
+    /// The head as the transaction locked it: the chain's binding row advances only from there.
+    var startSequence: Int64
+    var startHash: [UInt8]
+
+    /// A head as locked, before the transaction extends it.
+    init(locked sequence: Int64, hash: [UInt8], merchantID: String?) {
+        self.sequence = sequence
+        self.hash = hash
+        self.merchantID = merchantID
+        extended = false
+        startSequence = sequence
+        startHash = hash
+    }
+
+    /// This head extended by one event.
+    func extended(to sequence: Int64, link: [UInt8]) -> AuditChainHead {
+        var next = self
+        next.sequence = sequence
+        next.hash = link
+        next.extended = true
+        return next
+    }
 }
 
 /// Audit chains on PostgreSQL: one per merchant, one (`platform`) for events without a merchant,
@@ -61,7 +83,7 @@ extension PostgresWrite {
             VALUES (\(event.id), \(chain), \(sequence), \(event.occurredAt), \(event.merchantID), \(event.actor), \(event.action),
                 \(event.objectType), \(event.objectID), \(event.details), \(bytea(head.hash)), \(bytea(link)))
             """)
-        chainHeads[chain] = AuditChainHead(sequence: sequence, hash: link, merchantID: event.merchantID, extended: true)
+        chainHeads[chain] = head.extended(to: sequence, link: link)
     }
 
     /// Links prepared audit events to their chains and inserts them in one statement, in the order
@@ -97,7 +119,7 @@ extension PostgresWrite {
                 event.id, chain, String(sequence), event.occurredAt, event.merchantID, event.actor, event.action, event.objectType, event.objectID,
                 event.details, Encoding.hex(head.hash), Encoding.hex(link),
             ])
-            heads[chain] = AuditChainHead(sequence: sequence, hash: link, merchantID: event.merchantID, extended: true)
+            heads[chain] = head.extended(to: sequence, link: link)
         }
         let extended = heads.filter(\.value.extended).sorted { $0.key < $1.key }
         let records = try extended.map { chain, head in
@@ -106,18 +128,31 @@ extension PostgresWrite {
         let chains = extended.map { $0.key }
         let sequences = extended.map { $0.value.sequence }
         let links = extended.map { ByteBuffer(bytes: $0.value.hash) }
+        let bindings = try extended.map { chain, head in
+            ByteBuffer(bytes: try AuditChainBinding.make(auditKey: key, chain: chain, events: head.sequence, head: head.hash).mac ?? [])
+        }
+        let startSequences = extended.map { $0.value.startSequence }
+        let startLinks = extended.map { ByteBuffer(bytes: $0.value.startHash) }
         var statement: PostgresQuery = """
             WITH heads AS (
                 UPDATE audit_chains c SET last_seq = h.last_seq, last_hash = h.last_hash, head = h.head
                 FROM unnest(\(chains)::text[], \(sequences)::bigint[], \(links)::bytea[], \(records)::text[]) AS h(chain, last_seq, last_hash, head)
                 WHERE c.chain = h.chain
                 RETURNING 1
+            ), bound AS (
+                SELECT * FROM unnest(\(chains)::text[], \(sequences)::bigint[], \(links)::bytea[], \(bindings)::bytea[],
+                    \(startSequences)::bigint[], \(startLinks)::bytea[]) AS u(chain, events, head, mac, start_events, start_head)
+            ), advanced AS (
+                \(unescaped: AuditChainBindingSQL.advance)
+            ), created AS (
+                \(unescaped: AuditChainBindingSQL.create)
             ), events AS (
                 INSERT INTO audit_events (id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash)
                 SELECT id, chain, chain_seq, occurred_at, merchant_id, actor, action, object_type, object_id, details, prev_hash, hash FROM
             """
         rows.appendSelect(to: &statement)
-        statement.sql += " AS a ORDER BY a.ord RETURNING 1) SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM heads) AS heads"
+        statement.sql += " AS a ORDER BY a.ord RETURNING 1) SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM heads) AS heads,"
+            + " (SELECT count(*) FROM advanced) + (SELECT count(*) FROM created) AS bindings"
         try await run(statement)
         for (chain, _) in extended { heads[chain]?.extended = false }
         chainHeads = heads
@@ -152,21 +187,37 @@ extension PostgresWrite {
         }
         guard let locked else { throw PostgresStoreError.misuse("no audit chain head of \(base) was returned") }
         let chain = try locked.string("chain")
-        let head = AuditChainHead(sequence: try locked.int64("last_seq"), hash: try locked.blob("last_hash"), merchantID: merchantID, extended: false)
+        let head = AuditChainHead(locked: try locked.int64("last_seq"), hash: try locked.blob("last_hash"), merchantID: merchantID)
         chainHeads[chain] = head
         chainShards[base] = chain
         return (chain, head)
     }
 
     /// Writes the head of every chain this transaction extended, with its keyed head record (so
-    /// events deleted from a chain's end are detected).
+    /// events deleted from a chain's end are detected), and advances the chain's binding row.
     func writeChainHeads() async throws {
         let extended = chainHeads.filter(\.value.extended)
         guard !extended.isEmpty, let key = try await auditChainKey(creating: false) else { return }
         for (chain, head) in extended.sorted(by: { $0.key < $1.key }) {
             let record = try PostgresAuditChains.headRecord(key: key, chain: chain, sequence: head.sequence, link: head.hash)
+            let binding = try AuditChainBinding.make(auditKey: key, chain: chain, events: head.sequence, head: head.hash)
+            // The head and the chain's binding row in one statement (one round trip).
             try await run(
-                "UPDATE audit_chains SET last_seq = \(head.sequence), last_hash = \(bytea(head.hash)), head = \(record) WHERE chain = \(chain)")
+                """
+                WITH heads AS (
+                    UPDATE audit_chains SET last_seq = \(head.sequence), last_hash = \(bytea(head.hash)), head = \(record) WHERE chain = \(chain)
+                    RETURNING 1
+                ), bound AS (
+                    SELECT \(chain)::text AS chain, \(head.sequence)::bigint AS events, \(bytea(head.hash))::bytea AS head,
+                        \(bytea(binding.mac ?? []))::bytea AS mac, \(head.startSequence)::bigint AS start_events,
+                        \(bytea(head.startHash))::bytea AS start_head
+                ), advanced AS (
+                    \(unescaped: AuditChainBindingSQL.advance)
+                ), created AS (
+                    \(unescaped: AuditChainBindingSQL.create)
+                )
+                SELECT (SELECT count(*) FROM heads) AS heads
+                """)
             chainHeads[chain]?.extended = false
         }
     }
@@ -212,6 +263,23 @@ extension PostgresWrite {
         return try store.auditKeys.custodian().unwrapSystemKey(
             try row.blob("wrapped_key"), purpose: PostgresAuditKeys.purpose, kekVersion: try row.int("kek_version"))
     }
+}
+
+/// How a transaction's `bound` rows (chain, events, head, mac, start_events, start_head) move the
+/// chains' binding rows: a row advances only from the head the transaction locked, and a chain the
+/// transaction started from nothing gets a row only if it has none. So a chain deleted whole (or
+/// cut) and then appended to keeps its old binding, and `audit verify` still reports it; and a
+/// binding row deleted while events remain is not re-created by the next append.
+enum AuditChainBindingSQL {
+    static let advance = """
+        UPDATE audit_chain_bindings b SET events = u.events, head = u.head, mac = u.mac FROM bound u
+        WHERE b.chain = u.chain AND b.events = u.start_events AND b.head = u.start_head AND u.start_events > 0
+        RETURNING 1
+        """
+    static let create = """
+        INSERT INTO audit_chain_bindings (chain, events, head, mac) SELECT chain, events, head, mac FROM bound WHERE start_events = 0
+        ON CONFLICT (chain) DO NOTHING RETURNING 1
+        """
 }
 
 extension PostgresAuditChains {

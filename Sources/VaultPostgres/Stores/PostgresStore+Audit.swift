@@ -10,7 +10,7 @@ public struct AuditChainReport: Sendable, Equatable {
     public var verification: AuditVerification
 }
 
-extension PostgresStore: AuditStore {
+extension PostgresStore: AuditStore, AuditChainBindingStore {
     public func appendAudit(_ entry: AuditEntry) async throws {
         let event = PendingAuditEvent(entry)
         try await write { transaction in try await transaction.appendAudit(event) }
@@ -63,13 +63,24 @@ extension PostgresStore: AuditStore {
         return try await read { connection in
             let chains = try await connection.rows("SELECT * FROM audit_chains ORDER BY chain", logger: logger)
             var reports: [AuditChainReport] = []
+            var walked: [AuditChainBinding.Walked] = []
             for chain in chains {
                 let name = try chain.string("chain")
-                let walk = try await AuditChainVerifier(
+                let (verification, walk) = try await AuditChainVerifier(
                     chain: name, merchantID: try chain.optionalString("merchant_id"), key: key, recordedHead: try chain.optionalString("head"),
                     recordedSequence: try chain.int64("last_seq"))
                     .walk(connection, logger: logger)
-                reports.append(AuditChainReport(chain: name, verification: walk))
+                reports.append(AuditChainReport(chain: name, verification: verification))
+                walked.append(walk)
+            }
+            // Every chain against its binding row: a chain deleted whole (events and head row) is
+            // still bound, and events whose binding row was removed are named.
+            let bindings = try await connection.rows("SELECT chain, events, head, mac FROM audit_chain_bindings", logger: logger).map { row in
+                AuditChainBinding(chain: try row.string("chain"), events: try row.int64("events"), head: try row.blob("head"), mac: try row.optionalBlob("mac"))
+            }
+            for mismatch in AuditChainBinding.mismatches(bindings: bindings, walked: walked, auditKey: key) {
+                let events = walked.first { $0.chain == mismatch.chain }?.events ?? 0
+                reports.append(AuditChainReport(chain: mismatch.chain, verification: .broken(sequence: events + 1, reason: mismatch.reason)))
             }
             let orphans = try await connection.row(
                 "SELECT min(e.seq) AS seq FROM audit_events e LEFT JOIN audit_chains c ON c.chain = e.chain WHERE c.chain IS NULL", logger: logger)
@@ -103,6 +114,36 @@ extension PostgresStore: AuditStore {
             try await transaction.appendAudit(AuditEntry(
                 merchantID: nil, actor: "system", action: "audit.key_created", objectType: "audit_key", objectID: nil,
                 details: ["unkeyedEvents": "0"]))
+        }
+    }
+
+    /// Binds, once, the chains an earlier build wrote (rows migration 18 copied without a MAC): a
+    /// row gets its MAC when the chain's head record in `audit_chains`, tagged under the audit key,
+    /// names the row's count and link. A row that does not match stays unbound (`audit verify`
+    /// reports it); a row an append advanced meanwhile has its MAC already and is left alone.
+    public func bindLegacyAuditChains() async throws -> Int {
+        try await write { transaction in
+            let unbound = try await transaction.rows(
+                """
+                SELECT b.chain, b.events, b.head, c.head AS recorded FROM audit_chain_bindings b JOIN audit_chains c ON c.chain = b.chain
+                WHERE b.mac IS NULL ORDER BY b.chain
+                """)
+            guard !unbound.isEmpty, let key = try await transaction.auditChainKey(creating: false) else { return 0 }
+            var bound = 0
+            for row in unbound {
+                let (chain, events, head) = (try row.string("chain"), try row.int64("events"), try row.blob("head"))
+                guard let recorded = try row.optionalString("recorded"),
+                    constantTimeEquals(
+                        Array(recorded.utf8), Array(try PostgresAuditChains.headRecord(key: key, chain: chain, sequence: events, link: head).utf8))
+                else { continue }
+                let binding = try AuditChainBinding.make(auditKey: key, chain: chain, events: events, head: head)
+                bound += try await transaction.run(
+                    """
+                    UPDATE audit_chain_bindings SET mac = \(bytea(binding.mac ?? []))
+                    WHERE chain = \(chain) AND mac IS NULL AND events = \(events) AND head = \(bytea(head)) RETURNING 1
+                    """)
+            }
+            return bound
         }
     }
 
@@ -150,9 +191,17 @@ struct AuditChainVerifier {
     let recordedHead: String?
     let recordedSequence: Int64
 
-    func walk(_ connection: PostgresConnection, logger: Logger) async throws -> AuditVerification {
+    /// The chain's verification, and what the walk found (for its binding row).
+    func walk(_ connection: PostgresConnection, logger: Logger) async throws -> (AuditVerification, AuditChainBinding.Walked) {
         var previous = AuditChain.genesis
         var expected: Int64 = 1
+        let verification = try await walk(connection, logger: logger, previous: &previous, expected: &expected)
+        return (verification, AuditChainBinding.Walked(chain: chain, events: expected - 1, head: previous))
+    }
+
+    private func walk(
+        _ connection: PostgresConnection, logger: Logger, previous: inout [UInt8], expected: inout Int64
+    ) async throws -> AuditVerification {
         // The chain copied from SQLite holds every merchant's events, each MAC over its own merchant.
         let imported = chain == PostgresAuditChains.importedFromSQLite
         let rows = try await connection.checkedQuery(

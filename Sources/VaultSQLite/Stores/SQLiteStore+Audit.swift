@@ -1,7 +1,7 @@
 import Foundation
 public import Vault
 
-extension SQLiteStore: AuditStore, AuditHeadStore {
+extension SQLiteStore: AuditStore, AuditHeadStore, AuditChainBindingStore {
     public func appendAudit(_ entry: AuditEntry) async throws {
         try await database.write { connection in try connection.appendAudit(entry) }
     }
@@ -42,13 +42,44 @@ extension SQLiteStore: AuditStore, AuditHeadStore {
             }
             let head = try connection.queryOne("SELECT value FROM meta WHERE key = 'audit_head'")?.string("value")
             guard count > 0 else {
-                return head == nil ? .intact(events: 0) : .broken(sequence: 1, reason: "the recorded head names events that are gone")
+                guard head == nil else { return .broken(sequence: 1, reason: "the recorded head names events that are gone") }
+                return try Self.checkBinding(on: connection, key: key, events: 0, head: previous)
             }
             guard let key, let head, constantTimeEquals(Array(head.utf8), Array(try AuditChain.headRecord(key: key, sequence: count, link: previous).utf8))
             else {
                 return .broken(sequence: count + 1, reason: "the chain ends before the recorded head (events were deleted from the end)")
             }
-            return .intact(events: count)
+            return try Self.checkBinding(on: connection, key: key, events: count, head: previous)
+        }
+    }
+
+    /// The chain checked against its binding row (`AuditChainBinding`): intact when they agree.
+    private static func checkBinding(on connection: SQLiteConnection, key: SecureBytes?, events: Int64, head: [UInt8]) throws -> AuditVerification {
+        let bindings = try connection.query("SELECT chain, events, head, mac FROM audit_chain_bindings").map { row in
+            AuditChainBinding(chain: try row.string("chain"), events: try row.int64("events"), head: try row.blob("head"), mac: try row.optionalBlob("mac"))
+        }
+        let walked = [AuditChainBinding.Walked(chain: AuditChainBinding.singleChain, events: events, head: head)]
+        guard let mismatch = AuditChainBinding.mismatches(bindings: bindings, walked: walked, auditKey: key).first else { return .intact(events: events) }
+        return .broken(sequence: events + 1, reason: "chain \(mismatch.chain): \(mismatch.reason)")
+    }
+
+    /// Binds, once, the chain an earlier build wrote (its row copied unbound by the migration): when
+    /// the recorded head (`meta.audit_head`, tagged under the audit key) names the row's count and
+    /// link, the row gets its MAC. A row whose head does not match stays unbound, and `audit verify`
+    /// reports it.
+    /// - Returns: how many chains were bound (0 or 1).
+    public func bindLegacyAuditChains() async throws -> Int {
+        try await database.write { connection in
+            guard let row = try connection.queryOne("SELECT chain, events, head FROM audit_chain_bindings WHERE mac IS NULL LIMIT 1"),
+                let key = try connection.auditKeySlot.load(on: connection),
+                let recorded = try connection.queryOne("SELECT value FROM meta WHERE key = 'audit_head'")?.string("value")
+            else { return 0 }
+            let (chain, events, head) = (try row.string("chain"), try row.int64("events"), try row.blob("head"))
+            guard chain == AuditChainBinding.singleChain,
+                constantTimeEquals(Array(recorded.utf8), Array(try AuditChain.headRecord(key: key, sequence: events, link: head).utf8))
+            else { return 0 }
+            try AuditChainWriter.bindUnbound(try AuditChainBinding.make(auditKey: key, chain: chain, events: events, head: head), on: connection)
+            return 1
         }
     }
 

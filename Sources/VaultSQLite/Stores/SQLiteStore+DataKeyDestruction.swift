@@ -6,7 +6,8 @@ extension SQLiteStore: KeyStatusStore {
     /// Blob columns that never hold a record sealed by `Keyring.sealRecord` (keys, hashes, MACs).
     static let unsealedBlobColumns: Set<String> = [
         "merchant_keys.wrapped_key", "system_keys.wrapped_key", "kek_versions.check_value", "audit_events.prev_hash", "audit_events.hash",
-        "api_keys.secret_hash", "api_keys.binding", "secure_card_names.token_mac", "transactions.duplicate_mac",
+        "api_keys.secret_hash", "api_keys.binding", "secure_card_names.token_mac", "transactions.duplicate_mac", "audit_chain_bindings.head",
+        "audit_chain_bindings.mac",
         // Sealed under a subkey of the KEK, its header a KEK version (`Keyring.sealOperatorSecret`).
         "operators.totp_secret",
     ]

@@ -89,12 +89,14 @@ extension SQLiteConnection {
 /// The chain's head is read from `audit_events` at the transaction's first event and then kept:
 /// no other connection can append while this one holds the write lock, and every rollback (also to
 /// a savepoint) drops it. `meta.audit_head` is written once, before `COMMIT`
-/// (`transactionWillCommit`). The audit key is fetched once per connection, not per event; one
+/// (`transactionWillCommit`) with the chain's binding row (`AuditChainBinding`). The audit key is fetched once per connection, not per event; one
 /// created by a transaction that rolls back is dropped.
 final class AuditChainWriter: SQLiteTransactionObserver {
     private let keys: AuditKeySlot
     /// The chain's head while a write transaction is open.
     private var head: AuditHead?
+    /// The head before the open transaction's first event: the binding row advances only from it.
+    private var startHead: AuditHead?
     /// Set when the open transaction appended events: the head is recorded before `COMMIT`.
     private var headIsPending = false
     /// The writer's copy of the audit key, in locked memory.
@@ -111,6 +113,7 @@ final class AuditChainWriter: SQLiteTransactionObserver {
         let key = try key(creating: true, on: connection)!
         connection.observeTransaction(self)
         let previous = try head ?? Self.readHead(on: connection)
+        if startHead == nil { startHead = previous }
         let sequence = previous.sequence + 1
         let link = try AuditChain.mac(
             key: key, previous: previous.hash, sequence: sequence, id: event.id, occurredAt: event.occurredAt, merchantID: event.merchantID,
@@ -160,8 +163,40 @@ final class AuditChainWriter: SQLiteTransactionObserver {
                     \(AuditChain.headRecord(key: key, sequence: head.sequence, link: head.hash))) ON CONFLICT (key) DO UPDATE
                     SET value = excluded.value
                 """)
+            try Self.advanceBinding(
+                to: try AuditChainBinding.make(auditKey: key, chain: AuditChainBinding.singleChain, events: head.sequence, head: head.hash),
+                from: startHead ?? .genesis, on: connection)
         }
         headIsPending = false
+    }
+
+    /// Moves the chain's binding row to `binding`, only from `start` (the head before the
+    /// transaction's first event): a chain started from nothing gets a row only if it has none. So
+    /// a chain deleted (or cut) and then appended to keeps its old binding, and `audit verify` still
+    /// reports it; a binding row deleted while events remain is not re-created by the next append.
+    static func advanceBinding(to binding: AuditChainBinding, from start: AuditHead, on connection: SQLiteConnection) throws {
+        if start.sequence == 0 {
+            try connection.run(
+                """
+                INSERT INTO audit_chain_bindings (chain, events, head, mac) VALUES (\(binding.chain), \(binding.events), \(binding.head),
+                    \(binding.mac ?? [])) ON CONFLICT (chain) DO NOTHING
+                """)
+        } else {
+            try connection.run(
+                """
+                UPDATE audit_chain_bindings SET events = \(binding.events), head = \(binding.head), mac = \(binding.mac ?? [])
+                WHERE chain = \(binding.chain) AND events = \(start.sequence) AND head = \(start.hash)
+                """)
+        }
+    }
+
+    /// Gives an unbound row (copied by the migration from an earlier build) its MAC.
+    static func bindUnbound(_ binding: AuditChainBinding, on connection: SQLiteConnection) throws {
+        try connection.run(
+            """
+            UPDATE audit_chain_bindings SET mac = \(binding.mac ?? [])
+            WHERE chain = \(binding.chain) AND mac IS NULL AND events = \(binding.events) AND head = \(binding.head)
+            """)
     }
 
     func transactionDidRollback(toSavepoint: Bool) {
@@ -171,6 +206,7 @@ final class AuditChainWriter: SQLiteTransactionObserver {
 
     func transactionDidEnd(committed: Bool) {
         head = nil
+        startHead = nil
         headIsPending = false
         keyIsPending = false
     }
