@@ -9,11 +9,11 @@ import VaultSQLite
 @Suite struct AuditChainDeletionTests {
     @Test func aMerchantsChainDeletedWholeInSQLFailsVerifyWithoutAKeptHead() async throws {
         let vault = try await VaultProcess.onTestEngine()
-        #expect(try await vault.runOffPool(["keys", "init"]).status == 0)
-        #expect(try await vault.runOffPool(["migrate"]).status == 0)
-        #expect(try await vault.runOffPool(["merchant", "create", "acme"]).status == 0)
-        #expect(try await vault.runOffPool(["merchant", "create", "beta"]).status == 0)
-        let untouched = try await vault.runOffPool(["audit", "verify"])
+        #expect(try await vault.run(["keys", "init"]).status == 0)
+        #expect(try await vault.run(["migrate"]).status == 0)
+        #expect(try await vault.run(["merchant", "create", "acme"]).status == 0)
+        #expect(try await vault.run(["merchant", "create", "beta"]).status == 0)
+        let untouched = try await vault.run(["audit", "verify"])
         #expect(untouched.status == 0, "\(untouched.stdout)\(untouched.stderr)")
 
         let chain = try await vault.withStore { store in
@@ -27,7 +27,7 @@ import VaultSQLite
             try await sql.runAll(["DELETE FROM audit_events WHERE chain = \(beta.id)", "DELETE FROM audit_chains WHERE chain = \(beta.id)"])
             return beta.id
         }
-        let deleted = try await vault.runOffPool(["audit", "verify"])
+        let deleted = try await vault.run(["audit", "verify"])
         #expect(deleted.status == 1)
         #expect(deleted.stdout.contains("chain \(chain): ") && deleted.stdout.contains("the whole chain was deleted"), "\(deleted.stdout)")
     }

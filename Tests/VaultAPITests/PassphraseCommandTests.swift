@@ -86,15 +86,8 @@ import Vault
         environment["VAULT_MASTER_PASSPHRASE"] = Self.old
         environment["VAULT_METRICS_PORT"] = "0"
         let arguments = ["-c", #"printf '%s\n' "$1" | "$0" keys rotate --new-passphrase-stdin"#, VaultProcess.executable.path, Self.new]
-        let directory = vault.directory.path
-        let childEnvironment = environment
-        let piped = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    try Subprocess(executable: "/bin/sh", arguments: arguments, environment: childEnvironment, directory: directory).finish()
-                })
-            }.start()
-        }
+        let piped = try await Subprocess(executable: "/bin/sh", arguments: arguments, environment: environment, directory: vault.directory.path)
+            .finish()
         #expect(piped.status == 0, "\(piped.standardError)")
         #expect(try await Self.opens(vault, with: Self.new))
     }
