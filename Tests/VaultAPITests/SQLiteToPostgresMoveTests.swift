@@ -45,6 +45,9 @@ struct SQLiteToPostgresMoveTests {
             configuration.server.port = 0
             configuration.metrics.port = 0
             configuration.server.idleTimeoutSeconds = 300
+            // Receipts are queued (never sent here: the server's deliverer is not started).
+            configuration.receipts.sendmailCommand = "/bin/true"
+            configuration.receipts.from = "billing@example.org"
             self.configuration = configuration
         }
 
@@ -101,7 +104,7 @@ struct SQLiteToPostgresMoveTests {
             #expect(session.status == .created, "\(session.text)")
             let sale = try await client.send(
                 .post, "/v1/transactions", key: adminA.bearer,
-                json: #"{"type": "sale", "amount": 1250, "currency": "USD", "secureCardReference": "\#(tokenA2)"}"#)
+                json: #"{"type": "sale", "amount": 1250, "currency": "USD", "secureCardReference": "\#(tokenA2)", "receiptEmail": "payer@example.org"}"#)
             #expect(sale.status == .created || sale.status == .ok, "\(sale.text)")
             let today = String(Timestamp.string(Date()).prefix(10))
             let schedule = try await client.send(
@@ -115,6 +118,11 @@ struct SQLiteToPostgresMoveTests {
             _ = try await ChargeRunRoutesTests.waitForRun(client, key: runner, id: try #require(run.json["id"] as? String))
         }
         try await enqueueWebhooks(runtime.store, [(.transactionApproved, merchantID: merchantB.id, data: ["note": .string("moved")])])
+        let operators = OperatorService(store: runtime.store, keyring: runtime.keyring)
+        let (_, enrollment) = try await operators.create(
+            name: "ada", role: .support, merchantNames: ["merchant-a"], password: "blue kettle harbour", actor: "test")
+        let secret = try Encoding.fromBase32(enrollment.secret)
+        _ = try await operators.signIn(name: "ada", password: "blue kettle harbour", code: TOTP.code(secret: secret, step: TOTP.step(at: Date())))
         var cards: [StoredCard] = []
         for (merchant, reference) in [(merchantA, "card-a1"), (merchantA, "card-a2"), (merchantB, "card-b1")] {
             let card = try await runtime.cards.retrieve(merchantReference: reference, merchant: merchant)
@@ -179,8 +187,9 @@ struct SQLiteToPostgresMoveTests {
         try await Self.withDestination(empty: false) { url in
             let outcome = try await SQLiteMove(sourcePath: vault.path, configuration: vault.destination(url), logger: Self.quiet).run()
             let copied = Dictionary(uniqueKeysWithValues: outcome.tables.map { ($0.table, $0) })
-            #expect(Set(copied.keys) == Set(source.keys), "every SQLite table is copied")
-            for (table, rows) in source {
+            let rebuilt = TablePlan.rebuiltOnPostgres
+            #expect(Set(copied.keys) == Set(source.keys).subtracting(rebuilt), "every SQLite table is copied, but those written again")
+            for (table, rows) in source where !rebuilt.contains(table) {
                 let skipped = table == "meta" ? 1 : 0  // SQLite's audit head record, replaced by the imported chain's head
                 #expect(copied[table]?.destination == rows - skipped, "\(table)")
             }

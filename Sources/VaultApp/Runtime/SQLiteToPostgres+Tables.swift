@@ -116,6 +116,11 @@ struct TablePlan {
     /// shared request-rate buckets (transient).
     static let postgresOnly: Set<String> = ["audit_chains", "request_limits"]
 
+    /// Tables written again on PostgreSQL instead of copied: SQLite's one audit chain binding names
+    /// its chain `all` under a MAC over that name, and the copied events form the chain
+    /// ``PostgresAuditChains/importedFromSQLite``, whose binding is written with its head.
+    static let rebuiltOnPostgres: Set<String> = ["audit_chain_bindings"]
+
     /// Reads both catalogues.
     /// - Throws: ``SQLiteToPostgres/Refused`` when a SQLite table or column has no PostgreSQL
     ///   counterpart (the schemas of this build differ: a defect of the build, not of the data).
@@ -155,7 +160,7 @@ struct TablePlan {
         var byTable: [String: [(column: String, type: String, identity: Bool)]] = [:]
         for entry in postgresColumns { byTable[entry.table, default: []].append((entry.column, entry.type, entry.identity)) }
         var tables: [String: Table] = [:]
-        for source in sqliteTables {
+        for source in sqliteTables where !Self.rebuiltOnPostgres.contains(source.name) {
             guard let target = byTable[source.name] else { throw SQLiteToPostgres.Refused("SQLite table \(source.name) has no PostgreSQL table") }
             let columns = try source.columns.map { column in
                 guard let match = target.first(where: { $0.column == column.name }) else {

@@ -18,6 +18,7 @@ extension PostgresWrite {
     /// Records the head of the chain imported from SQLite (``PostgresAuditChains/importedFromSQLite``)
     /// in this transaction, before its events are inserted: its last sequence and link, and the keyed
     /// head record that makes events cut from its end detectable, as every chain's head does.
+    /// Its binding (`AuditChainBinding`, count and last link under the audit key) is written too.
     ///
     /// The audit key must already be in the database (copied with the other system keys) and a
     /// keyring open over the store to unwrap it.
@@ -32,6 +33,12 @@ extension PostgresWrite {
             """
             INSERT INTO audit_chains (chain, merchant_id, last_seq, last_hash, head)
             VALUES (\(chain), NULL, \(sequence), \(bytea(link)), \(record))
+            """)
+        let binding = try AuditChainBinding.make(auditKey: key, chain: chain, events: sequence, head: link)
+        try await run(
+            """
+            INSERT INTO audit_chain_bindings (chain, events, head, mac)
+            VALUES (\(chain), \(sequence), \(bytea(link)), \(bytea(binding.mac ?? [])))
             """)
     }
 }
