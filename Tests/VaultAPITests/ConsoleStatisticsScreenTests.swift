@@ -16,10 +16,15 @@ import VaultApp
         let fixture = try await APIFixture()
         let secret = try await Console.enrol(fixture, "viewer", role: .readonly)
         try await fixture.live { client in
-            for (amount, currency) in [(1250, "USD"), (999, "USD"), (5000, "JPY")] {
+            var sales: [String] = []
+            for (amount, currency) in [(1250, "USD"), (1999, "USD"), (5000, "JPY")] {
                 let body = TransactionRoutesTests.rawSale(amount: amount).replacingOccurrences(of: "\"USD\"", with: "\"\(currency)\"")
-                #expect(try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: body).status == .created)
+                let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: body)
+                #expect(sale.status == .created)
+                sales.append(try #require(sale.json["id"] as? String))
             }
+            // Turnover is payments less refunds: 12.50 + 19.99 - 10.00.
+            #expect(try await client.send(.post, "/v1/transactions/\(sales[1])/refund", key: fixture.adminA, json: #"{"amount": 1000}"#).status == .created)
             let viewer = try await Console.signIn(client, "viewer", secret: secret)
             let today = CivilDate.today(in: fixture.merchantA.zone)
             let base = "/console/statistics?merchant=\(fixture.merchantA.id)"
