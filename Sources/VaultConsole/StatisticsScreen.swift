@@ -91,14 +91,15 @@ struct StatisticsScreen {
     /// A bar per period, scaled to the largest turnover; a negative turnover (more refunded than
     /// taken) goes below the axis. Attributes only: no `style`, no script.
     static func chart(_ bars: [(label: String, value: Int64)], code: String, written: (Int64) -> String) -> Markup {
-        let width = 600, height = 240, top = 10, bottom = 30, left = 10
+        let width = 600, height = 240, top = 10, bottom = 30, left = 36
         let plot = height - top - bottom
         let highest = max(bars.map(\.value).max() ?? 0, 0), lowest = min(bars.map(\.value).min() ?? 0, 0)
         let span = max(Double(highest - lowest), 1)
         let axis = top + Int((Double(highest) / span * Double(plot)).rounded())
         let slot = Double(width - 2 * left) / Double(max(bars.count, 1))
         let barWidth = max(Int(slot * 0.7), 1)
-        let labelEvery = max(1, Int((Double(bars.count) / 12).rounded(.up)))
+        // At most six labels under the axis, so they never run into each other.
+        let labelEvery = max(1, Int((Double(bars.count) / 6).rounded(.up)))
         var shapes: [Markup] = []
         for (index, bar) in bars.enumerated() {
             let x = left + Int(Double(index) * slot + (slot - Double(barWidth)) / 2)

@@ -51,7 +51,7 @@ struct WebhooksScreen {
             <div class="table" role="region" aria-label="Webhook events" tabindex="0"><table>
             <thead><tr><th scope="col">Event</th><th scope="col">Merchant</th><th scope="col">Type</th><th scope="col">Status</th>
             <th scope="col">Attempts</th><th scope="col">Last error</th><th scope="col">Next attempt</th><th scope="col">Queued</th>
-            <th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>\(lines)</tbody></table></div>
+            <th scope="col">Action</th></tr></thead><tbody>\(lines)</tbody></table></div>
             """
         return screen(signed: signed, status: status, body: "\(notice)\(table)", httpStatus: .ok)
     }
