@@ -85,4 +85,25 @@ import VaultApp
             #expect(page.text.contains("<td>\(attempts)</td>"), "the attempts made")
         }
     }
+
+    @Test func anOperatorLimitedToOneMerchantSeesAndResendsOnlyThatMerchantsEvents() async throws {
+        let fixture = try await APIFixture()
+        let (_, enrollment) = try await fixture.runtime.operators.create(
+            name: "bea", role: .support, merchantNames: ["merchant-b"], password: Console.password, actor: "test")
+        let secret = try Encoding.fromBase32(enrollment.secret)
+        try await fixture.live { client in
+            #expect(try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("hook-a", verify: false)).status == .created)
+            let store = fixture.runtime.store
+            let event = try #require(try await store.webhookEvents(merchantID: fixture.merchantA.id, status: nil, beforeSequence: nil, limit: 10).first)
+            try await store.markWebhookDelivered(id: event.id, at: Date())
+            let bea = try await Console.signIn(client, "bea", secret: secret)
+            let page = try await Console.get(client, "/console/webhooks", cookie: bea)
+            #expect(page.status == .ok && !page.text.contains(event.id))
+            let refused = try await Console.post(
+                client, "/console/webhooks/\(fixture.merchantA.id)/\(event.id)/resend", [("csrf", try Console.csrf(in: page.text))], cookie: bea)
+            #expect(refused.status == .notFound)
+            #expect(try await store.webhookEvent(id: event.id)?.status == .delivered)
+        }
+        #expect(try await fixture.count("audit_events WHERE action = 'webhook_event.resent'") == 0)
+    }
 }
