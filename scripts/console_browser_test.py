@@ -13,7 +13,11 @@ and a sale over the API, then:
   4. part of the sale is refunded through the confirmation that states amount and currency;
   5. the refund is in the Audit screen under operator:NAME;
   6. a read-only operator sees no refund form, and the server refuses a forged refund post (403);
-  7. no page source ever holds the full card number, and no page scrolls sideways at 375 or 1280 px.
+  7. the Webhooks screen lists the card's event and a support operator resends it (audited under
+     the operator); the Statistics screen draws the day's turnover as an SVG chart with its table;
+     an admin starts a dry run through its confirmation and the run's page reloads itself until
+     the run has completed (no script: a meta refresh);
+  8. no page source ever holds the full card number, and no page scrolls sideways at 375 or 1280 px.
 
 With --screenshots DIR, each screen is saved at 375 and 1280 px wide (docs/console/ in the repository).
 Run by scripts/test.sh after the build:  python3 scripts/console_browser_test.py --vault .build/debug/vault
@@ -253,6 +257,7 @@ def main():
         ada = vault.operator("ada", "support")
         rita = vault.operator("rita", "readonly")
         lou = vault.operator("lou", "admin")
+        max_admin = vault.operator("max", "admin")
         vault.start()
         status, card = vault.api("POST", "/v1/secure-cards", {
             "merchantReference": "order-4411", "verify": False, "method": "keyed",
@@ -355,11 +360,43 @@ def main():
         if status != 200 or len(refunds.get("data", [])) != 1:
             fail(f"refunds after the forged post: {refunds}")
 
-        # 7. Every page seen, and the ones fetched outside the browser, hold no card number.
+        # 7. Webhooks: the card's event, resent by the support operator.
+        driver.get(vault.origin + "/console/webhooks")
+        wait_for("the webhook events", lambda: "secure_card.registered" in driver.page_source)
+        screens.check("webhooks")
+        driver.find_element(By.XPATH, "//button[normalize-space()='Resend']").click()
+        wait_for("the pending events after a resend", lambda: driver.current_url.endswith("/console/webhooks?status=pending"))
+        driver.get(vault.origin + "/console/audit?actor=operator%3Aada&action=webhook_event.resent")
+        wait_for("the resend in the audit trail", lambda: "webhook_event.resent" in driver.page_source and "operator:ada" in driver.page_source)
+
+        # Statistics: the day's turnover drawn by the server, the numbers beside it.
+        driver.get(vault.origin + "/console/statistics?groupBy=day")
+        wait_for("the statistics chart", lambda: "<svg" in driver.page_source and "$245,565.50" in driver.page_source)
+        screens.check("statistics")
+
+        # Charge runs: an admin starts a dry run through its confirmation; its page reloads itself.
+        driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+        wait_for("the sign-in form after signing out", lambda: driver.current_url.endswith("/console/sign-in"))
+        sign_in(driver, vault, "max", PASSWORD, totp(max_admin))
+        wait_for("the Cards screen after the admin's sign-in", lambda: driver.current_url.endswith("/console/cards"))
+        driver.find_element(By.LINK_TEXT, "Charge runs").click()
+        wait_for("the Charge runs screen", lambda: "Start a dry run" in driver.page_source)
+        screens.check("charge-runs")
+        driver.find_element(By.XPATH, "//button[normalize-space()='Start a dry run']").click()
+        wait_for("the charge run's confirmation", lambda: "Confirm charge run" in driver.page_source)
+        if "shop" not in driver.page_source or " UTC" not in driver.page_source:
+            fail("the charge run's confirmation does not name the merchant and the as-of time")
+        screens.check("charge-run-confirm")
+        driver.find_element(By.XPATH, "//button[normalize-space()='Start the dry run']").click()
+        wait_for("the dry run's page, reloaded until it completed", lambda: "Charge run run_" in driver.page_source and ">completed<" in driver.page_source)
+        screens.check("charge-run")
+
+        # 8. Every page seen, and the ones fetched outside the browser, hold no card number.
         if any(form in page for form in PAN_FORMS):
             fail("a page holds a full card number")
         print("console browser test: passed (sign-in with code, lockout, cookie flags, card search, refund with confirmation, "
-              "audit under the operator, read-only refused, no card number, no sideways scrolling)")
+              "audit under the operator, read-only refused, webhook resent, statistics chart, dry run started and followed, "
+              "no card number, no sideways scrolling)")
     finally:
         if driver:
             driver.quit()

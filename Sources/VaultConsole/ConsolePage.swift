@@ -9,10 +9,13 @@ enum ConsolePage {
         ("statistics", "Statistics"), ("audit", "Audit"), ("webhooks", "Webhooks"), ("settings", "Settings"),
     ]
 
-    static func document(title: String, body: Markup) -> String {
+    /// A page; with `refreshSeconds`, the browser loads it again after that many seconds (a
+    /// `<meta http-equiv="refresh">`: no script, so the Content-Security-Policy holds).
+    static func document(title: String, body: Markup, refreshSeconds: Int? = nil) -> String {
+        let refresh: Markup = refreshSeconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" } ?? ""
         let page: Markup = """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8">
+            <html lang="en"><head><meta charset="utf-8">\(refresh)
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="same-origin">
             <title>\(title) · Vault console</title>
@@ -24,7 +27,7 @@ enum ConsolePage {
 
     /// A signed-in screen: the navigation (the current screen marked), who is signed in, the
     /// sign-out button carrying the session's CSRF token, and `content`.
-    static func shell(current: String, title: String, account: Operator, csrf: String, content: Markup) -> String {
+    static func shell(current: String, title: String, account: Operator, csrf: String, content: Markup, refreshSeconds: Int? = nil) -> String {
         let links = screens.map { screen -> Markup in
             let currentMark: Markup = screen.path == current ? #" aria-current="page""# : ""
             return "<li><a href=\"/console/\(screen.path)\"\(currentMark)>\(screen.name)</a></li>"
@@ -38,7 +41,7 @@ enum ConsolePage {
             </ul></nav></header>
             <main id="main"><h1>\(title)</h1>\(content)</main>
             """
-        return document(title: title, body: body)
+        return document(title: title, body: body, refreshSeconds: refreshSeconds)
     }
 
     /// The sign-in form, with a refusal message when there was one.

@@ -68,7 +68,33 @@ public struct ConsoleRoutes: Sendable {
         console.get("audit") { request, _ in
             try await withSession(request) { signed in try await AuditScreen(services: services).page(query: Self.query(request), signed: signed) }
         }
-        for screen in ConsolePage.screens where !["cards", "transactions", "audit", "settings"].contains(screen.path) {
+        console.get("charge-runs") { request, _ in
+            try await withSession(request) { signed in try await ChargeRunsScreen(services: services).list(signed: signed) }
+        }
+        console.get("charge-runs/:merchant/:id") { request, context in
+            try await withSession(request) { signed in
+                try await ChargeRunsScreen(services: services).detail(
+                    merchantID: context.parameters.get("merchant") ?? "", id: context.parameters.get("id") ?? "", signed: signed)
+            }
+        }
+        console.post("charge-runs/start") { request, _ in
+            try await withForm(request, permission: .administer) { signed, form in
+                try await ChargeRunsScreen(services: services).start(form: form, signed: signed)
+            }
+        }
+        console.get("statistics") { request, _ in
+            try await withSession(request) { signed in try await StatisticsScreen(services: services).page(query: Self.query(request), signed: signed) }
+        }
+        console.get("webhooks") { request, _ in
+            try await withSession(request) { signed in try await WebhooksScreen(services: services).page(query: Self.query(request), signed: signed) }
+        }
+        console.post("webhooks/:merchant/:id/resend") { request, context in
+            try await withForm(request, permission: .support) { signed, _ in
+                try await WebhooksScreen(services: services).resend(
+                    merchantID: context.parameters.get("merchant") ?? "", id: context.parameters.get("id") ?? "", signed: signed)
+            }
+        }
+        for screen in ConsolePage.screens where !["cards", "transactions", "charge-runs", "statistics", "audit", "webhooks", "settings"].contains(screen.path) {
             console.get(RouterPath(screen.path)) { request, _ in
                 try await withSession(request) { signed in
                     ConsoleResponses.html(

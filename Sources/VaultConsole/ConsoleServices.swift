@@ -16,13 +16,23 @@ public struct ConsoleServices: Sendable {
     public var audit: any AuditStore
     /// Merchants, to know which an operator may see.
     public var merchants: any MerchantStore
+    /// Webhook events: the Webhooks screen's list and resend (the API's service).
+    public var webhookEvents: WebhookEventService
+    /// Charge runs: the history, one run, and the API's starter.
+    public var chargeRuns: ConsoleChargeRuns
+    /// A merchant's turnover per period and currency from `from` through `to` (local dates), in one
+    /// currency when given: the API's statistics (`TransactionStatistics.compute`).
+    public var statistics: @Sendable (_ merchant: Merchant, _ from: CivilDate, _ to: CivilDate, _ grouping: StatisticsGrouping, _ currency: Currency?)
+        async throws -> TransactionStatistics
     /// Whether the session cookie carries `Secure`: always, unless the server speaks plain HTTP on
     /// a loopback address (local use, where a browser would not send a `Secure` cookie back).
     public var secureCookies: Bool
 
     public init(
         operators: OperatorService, cards: SecureCardService, transactions: TransactionService, searchWindow: TransactionSearchWindow,
-        audit: any AuditStore, merchants: any MerchantStore, secureCookies: Bool
+        audit: any AuditStore, merchants: any MerchantStore, webhookEvents: WebhookEventService, chargeRuns: ConsoleChargeRuns,
+        statistics: @escaping @Sendable (Merchant, CivilDate, CivilDate, StatisticsGrouping, Currency?) async throws -> TransactionStatistics,
+        secureCookies: Bool
     ) {
         self.operators = operators
         self.cards = cards
@@ -30,6 +40,9 @@ public struct ConsoleServices: Sendable {
         self.searchWindow = searchWindow
         self.audit = audit
         self.merchants = merchants
+        self.webhookEvents = webhookEvents
+        self.chargeRuns = chargeRuns
+        self.statistics = statistics
         self.secureCookies = secureCookies
     }
 

@@ -23,7 +23,7 @@ enum ConsoleStylesheet {
         p,.notice{overflow-wrap:anywhere}
         td,th{overflow-wrap:break-word}
         label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-        input[type=text],input[type=password],input[type=search],select{width:100%;max-width:24rem;padding:.5rem;font:inherit;border:1px solid #8c959f;border-radius:4px}
+        input[type=text],input[type=password],input[type=search],input[type=date],select{width:100%;max-width:24rem;padding:.5rem;font:inherit;border:1px solid #8c959f;border-radius:4px}
         button,.button{background:#0b57d0;color:#fff;border:0;border-radius:4px;padding:.5rem 1rem;font:inherit;cursor:pointer}
         button.danger{background:#b3261e}
         .search{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}
@@ -35,6 +35,11 @@ enum ConsoleStylesheet {
         th,td{text-align:left;padding:.5rem;border-bottom:1px solid #d0d7de;vertical-align:top}
         th{font-size:.875rem;color:#57606a}
         .mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
+        .number{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+        .pair{display:grid;gap:1rem;align-items:start;margin-bottom:1.5rem}
+        @media(min-width:60rem){.pair{grid-template-columns:3fr 2fr}}
+        .chart{display:block;width:100%;max-width:100%;height:auto;background:#fff;border:1px solid #d0d7de;border-radius:4px}
+        td form{margin:0}
         .signin{max-width:24rem;margin:3rem auto;background:#fff;padding:1.5rem;border-radius:8px;border:1px solid #d0d7de}
         .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
         .skip:focus{position:static;width:auto;height:auto;clip:auto;background:#fff;color:#0b57d0;padding:.5rem}

@@ -1,4 +1,5 @@
 import Payments
+import Scheduler
 import Vault
 public import VaultConsole
 
@@ -7,7 +8,16 @@ extension APIServices {
     public var console: ConsoleServices {
         ConsoleServices(
             operators: OperatorService(store: store, keyring: keyring, policy: consolePolicy), cards: cards, transactions: transactions,
-            searchWindow: TransactionSearchWindow(scanLimit: server.searchScanLimit), audit: store, merchants: store,
+            searchWindow: TransactionSearchWindow(scanLimit: server.searchScanLimit), audit: store, merchants: store, webhookEvents: webhookEvents,
+            chargeRuns: ConsoleChargeRuns(
+                history: ChargeRunHistory(store: store), run: { [store] id, merchantID in try await store.chargeRun(id: id, merchantID: merchantID) },
+                start: { [self] merchant, asOf, dryRun, actor in
+                    try await ChargeRunStarter(services: self).start(merchant: merchant, asOf: asOf, dryRun: dryRun, actor: actor)
+                }),
+            statistics: { [store] merchant, from, to, grouping, currency in
+                try await TransactionStatistics.compute(
+                    merchant: merchant, from: from, to: to, grouping: grouping, selection: StatisticsSelection(currency: currency), store: store)
+            },
             secureCookies: ConsoleServices.secureCookies(host: server.host, tls: server.tls != nil))
     }
 }

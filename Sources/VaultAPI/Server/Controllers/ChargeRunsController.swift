@@ -34,10 +34,6 @@ struct ChargeRunsController {
         status: .serviceUnavailable, type: "api_error", code: "charge_runs_unavailable",
         message: "Charge runs cannot start now (the server is stopping); try again later.")
 
-    /// A run of the merchant still `running` after this long is taken as left by a server that died on
-    /// another host (a process gone from this host is noticed at once) and no longer blocks a start.
-    static let runningRunStaleAfter: TimeInterval = 6 * 3600
-
     /// 409 `charge_run_running`: the merchant's run already running, named in the message and in `Location`.
     static func alreadyRunning(_ run: ChargeRunRecord) -> APIError {
         var error = APIError.conflict(
@@ -62,35 +58,13 @@ struct ChargeRunsController {
                 }
                 asOf = parsed
             }
-            let merchant = context.merchant
-            var options = services.chargeRunOptions(asOf)
-            options.merchantID = merchant.id
-            options.dryRun = start.dryRun ?? false
-            guard services.chargeRuns.isAccepting else { throw Self.notRunning }
-            let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
-            let now = Date()
-            let record = ChargeRunRecord(
-                id: runID, merchantID: merchant.id, status: "running", asOf: asOf, dryRun: options.dryRun, startedBy: context.identity.actor,
-                startedAt: now, owner: RunnerIdentity.process)
-            // One running run per merchant, across servers: each run is a row, an audit event and
-            // its own gateway concurrency, so a loop of starts must not multiply them.
-            if let running = try await services.store.insertChargeRun(
-                record,
-                audit: AuditEntry(
-                    merchantID: merchant.id, actor: context.identity.actor, action: "charge_run.started", objectType: "charge_run", objectID: runID),
-                unlessRunningSince: now.addingTimeInterval(-Self.runningRunStaleAfter))
-            {
-                throw Self.alreadyRunning(running)
+            let outcome = try await ChargeRunStarter(services: services).start(
+                merchant: context.merchant, asOf: asOf, dryRun: start.dryRun ?? false, actor: context.identity.actor)
+            switch outcome {
+            case .started(let record): return try JSONCoding.response(ChargeRunResponse(record), status: .accepted)
+            case .alreadyRunning(let running): throw Self.alreadyRunning(running)
+            case .notAccepting: throw Self.notRunning
             }
-            guard services.chargeRuns.submit(ChargeRunJob(record: record, options: options, actor: context.identity.actor)) else {
-                // Shutting down between the check and now: the run never starts.
-                var refused = record
-                refused.status = "failed"
-                refused.finishedAt = Date()
-                try? await services.store.updateChargeRun(refused)
-                throw Self.notRunning
-            }
-            return try JSONCoding.response(ChargeRunResponse(record), status: .accepted)
         }
         // Every run that charged the merchant's steps, whoever started it (cron and `vault charge run`
         // as well as this API), newest first.
