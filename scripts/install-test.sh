@@ -3,7 +3,8 @@
 # INSTALL.md says: PREFIX/opt/vault, PREFIX/etc/vault, PREFIX/var/lib/vault) and checks it runs
 # there with an environment that names no Swift toolchain: `vault --version` (the version in the
 # tarball's name), `vault keys init`, `vault migrate`, `vault serve` on a free loopback port, whose
-# /healthz and start-up line name the same version; then SIGTERM, which must end it with status 0.
+# /healthz and start-up line name the same version, registers a card with a new merchant's key; then
+# SIGTERM, which must end it with status 0; then the nightly unit's `ExecStart` with the install's paths.
 #   scripts/install-test.sh dist/vault-VERSION-linux-ARCH[-debug].tar.gz
 set -euo pipefail
 tarball=$(realpath "$1")
@@ -55,9 +56,23 @@ done
 health=$(curl -fsS "$base/healthz") || fail "GET /healthz failed"
 echo "$health" | grep -q "\"version\":\"$version\"" || fail "/healthz does not name version $version: $health"
 grep -q "$version" "$prefix/serve.log" || fail "the start-up line does not name version $version"
+created=$(run merchant create shop --config "$config" --json) || fail "vault merchant create failed"
+key=$(echo "$created" | sed -nE 's/.*"apiKey" *: *"([^"]+)".*/\1/p')
+[ -n "$key" ] || fail "vault merchant create printed no API key"
+card='{"merchantReference": "install-test", "method": "keyed", "card": {"number": "4242424242424242", "expiryDate": "1230", "holderName": "Ada Lovelace"}}'
+answer=$(curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+  -H 'Idempotency-Key: install-test-1' -d "$card" "$base/v1/secure-cards") || fail "POST /v1/secure-cards failed"
+[ "$answer" = 201 ] || fail "registering a card answered $answer, not 201"
 kill -TERM "$server"
 status=0
 wait "$server" || status=$?
 server=""
 [ "$status" -eq 0 ] || fail "vault serve exited $status after SIGTERM"
-echo "install test: $name installed and served /healthz (version $version)"
+# The nightly unit's own command, with the install's paths.
+nightly=$(sed -nE "s|^ExecStart=||; T; s|/opt/vault|$prefix/opt/vault|g; s|/etc/vault|$prefix/etc/vault|g; p" \
+  "$prefix/opt/vault/systemd/vault-charge.service")
+[ -n "$nightly" ] || fail "vault-charge.service has no ExecStart"
+read -r -a command <<<"$nightly"
+(cd "$prefix/var/lib/vault" && env -i PATH=/usr/bin:/bin HOME="$prefix" VAULT_METRICS_PORT=0 "${command[@]}" >>"$prefix/cli.log" 2>&1) ||
+  fail "the nightly unit's command (${command[*]}) failed"
+echo "install test: $name installed, served /healthz (version $version), registered a card and ran the nightly unit's command"

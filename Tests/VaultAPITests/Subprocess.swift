@@ -17,8 +17,13 @@ import Glibc
 /// `/proc/self/fd` entries (swift-corelibs-foundation PR #5472), which took the whole test process
 /// down about once in ten full runs here.
 ///
+/// Every child is reaped by a thread of its own the moment it exits, whatever its test does: a
+/// zombie left by a test that failed before waiting made Swift Testing's exit-test monitor (which
+/// waits for any child without reaping the ones it does not own) spin on it, and the exit test it
+/// was there for never ended.
+///
 /// `@unchecked Sendable` is safe: the pid and the captures are immutable (the captures lock their
-/// own state); `exitStatus` is guarded by `lock`.
+/// own state); `exitStatus` is guarded by `exit`.
 final class Subprocess: @unchecked Sendable {
     /// The child's process id.
     let pid: pid_t
@@ -26,7 +31,7 @@ final class Subprocess: @unchecked Sendable {
     let standardOutput: Capture
     /// What the child wrote to its standard error so far.
     let standardError: Capture
-    private let lock = NSLock()
+    private let exit = NSCondition()
     private var exitStatus: (status: Int32, exited: Bool)?
 
     /// Pipes and spawns are made under one lock, so no child inherits another's pipe (the pipes are
@@ -73,6 +78,17 @@ final class Subprocess: @unchecked Sendable {
         self.pid = pid
         standardOutput = Capture(descriptor: output.read)
         standardError = Capture(descriptor: error.read, reads: !unreadStandardError)
+        let child = pid
+        let reaper = Thread { [self] in
+            var raw: Int32 = 0
+            while waitpid(child, &raw, 0) == -1 && errno == EINTR {}
+            exit.lock()
+            exitStatus = Self.decode(raw)
+            exit.broadcast()
+            exit.unlock()
+        }
+        reaper.name = "subprocess reaper"
+        reaper.start()
     }
 
     /// Waits for the child and for the ends of both its outputs, on a thread of its own.
@@ -108,33 +124,31 @@ final class Subprocess: @unchecked Sendable {
     @available(*, noasync, message: "use exited(): a blocked cooperative thread stalls every test server")
     @discardableResult
     func waitUntilExit() -> Int32 {
-        lock.lock()
-        defer { lock.unlock() }
-        if let exitStatus { return exitStatus.status }
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
-        let result = Self.decode(raw)
-        exitStatus = result
-        return result.status
+        exit.lock()
+        defer { exit.unlock() }
+        while exitStatus == nil { exit.wait() }
+        return exitStatus?.status ?? -1
     }
 
     /// True when the child ended by calling `exit` (not by a signal); waits for it.
     var exitedNormally: Bool {
         get async {
             await exited()
-            return lock.withLock { exitStatus?.exited ?? false }
+            return exitedByCalling
         }
+    }
+
+    private var exitedByCalling: Bool {
+        exit.lock()
+        defer { exit.unlock() }
+        return exitStatus?.exited ?? false
     }
 
     /// Whether the child is still running.
     var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard exitStatus == nil else { return false }
-        var raw: Int32 = 0
-        guard waitpid(pid, &raw, WNOHANG) == pid else { return true }
-        exitStatus = Self.decode(raw)
-        return false
+        exit.lock()
+        defer { exit.unlock() }
+        return exitStatus == nil
     }
 
     /// Sends SIGTERM.
@@ -142,27 +156,21 @@ final class Subprocess: @unchecked Sendable {
         kill(pid, SIGTERM)
     }
 
-    /// Sends SIGTERM and reaps the child on a thread of its own, without waiting (for `defer`
-    /// blocks, which cannot await).
+    /// Sends SIGTERM to a child still running, without waiting (for `defer` blocks, which cannot
+    /// await; the reaper thread collects it).
     func terminateAndReap() {
         guard isRunning else { return }
         terminate()
-        let thread = Thread { self.waitUntilExit() }
-        thread.name = "subprocess reap"
-        thread.start()
     }
 
-    /// Sends SIGKILL to a child still running and reaps it: for `defer` blocks, which cannot
-    /// await (a killed child is reaped at once, so the calling thread waits only for the kernel).
+    /// Sends SIGKILL to a child still running and waits for its reaper: for `defer` blocks, which
+    /// cannot await (a killed child ends at once, so the calling thread waits only for the kernel).
     func killAndReap() {
         guard isRunning else { return }
         kill(pid, SIGKILL)
-        var raw: Int32 = 0
-        lock.lock()
-        defer { lock.unlock() }
-        guard exitStatus == nil else { return }
-        while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
-        exitStatus = Self.decode(raw)
+        exit.lock()
+        defer { exit.unlock() }
+        while exitStatus == nil { exit.wait() }
     }
 
     private static func decode(_ raw: Int32) -> (status: Int32, exited: Bool) {
