@@ -5,7 +5,7 @@ import Vault
 enum ConsolePage {
     /// The screens, in navigation order: path under `/console/` and the link's name.
     static let screens: [(path: String, name: String)] = [
-        ("cards", "Cards"), ("schedules", "Schedules"), ("transactions", "Transactions"), ("charge-runs", "Charge runs"),
+        ("cards", "Cards"), ("schedules", "Schedules"), ("review-queue", "Needs review"), ("transactions", "Transactions"), ("charge-runs", "Charge runs"),
         ("statistics", "Statistics"), ("audit", "Audit"), ("webhooks", "Webhooks"), ("settings", "Settings"),
     ]
 

@@ -94,7 +94,8 @@ public struct ConsoleRoutes: Sendable {
                     merchantID: context.parameters.get("merchant") ?? "", id: context.parameters.get("id") ?? "", signed: signed)
             }
         }
-        for screen in ConsolePage.screens where !["cards", "transactions", "charge-runs", "statistics", "audit", "webhooks", "settings"].contains(screen.path) {
+        addScheduleRoutes(to: console)
+        for screen in ConsolePage.screens where !["cards", "schedules", "review-queue", "transactions", "charge-runs", "statistics", "audit", "webhooks", "settings"].contains(screen.path) {
             console.get(RouterPath(screen.path)) { request, _ in
                 try await withSession(request) { signed in
                     ConsoleResponses.html(

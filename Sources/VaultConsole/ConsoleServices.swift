@@ -20,6 +20,8 @@ public struct ConsoleServices: Sendable {
     public var webhookEvents: WebhookEventService
     /// Charge runs: the history, one run, and the API's starter.
     public var chargeRuns: ConsoleChargeRuns
+    /// Schedules, the plan builder and the review queue: the API's services.
+    public var scheduling: ConsoleScheduling
     /// A merchant's turnover per period and currency from `from` through `to` (local dates), in one
     /// currency when given: the API's statistics (`TransactionStatistics.compute`).
     public var statistics: @Sendable (_ merchant: Merchant, _ from: CivilDate, _ to: CivilDate, _ grouping: StatisticsGrouping, _ currency: Currency?)
@@ -31,6 +33,7 @@ public struct ConsoleServices: Sendable {
     public init(
         operators: OperatorService, cards: SecureCardService, transactions: TransactionService, searchWindow: TransactionSearchWindow,
         audit: any AuditStore, merchants: any MerchantStore, webhookEvents: WebhookEventService, chargeRuns: ConsoleChargeRuns,
+        scheduling: ConsoleScheduling,
         statistics: @escaping @Sendable (Merchant, CivilDate, CivilDate, StatisticsGrouping, Currency?) async throws -> TransactionStatistics,
         secureCookies: Bool
     ) {
@@ -42,6 +45,7 @@ public struct ConsoleServices: Sendable {
         self.merchants = merchants
         self.webhookEvents = webhookEvents
         self.chargeRuns = chargeRuns
+        self.scheduling = scheduling
         self.statistics = statistics
         self.secureCookies = secureCookies
     }

@@ -43,5 +43,31 @@ enum ConsoleStylesheet {
         .signin{max-width:24rem;margin:3rem auto;background:#fff;padding:1.5rem;border-radius:8px;border:1px solid #d0d7de}
         .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
         .skip:focus{position:static;width:auto;height:auto;clip:auto;background:#fff;color:#0b57d0;padding:.5rem}
+        textarea{width:100%;max-width:24rem;padding:.5rem;font:inherit;border:1px solid #8c959f;border-radius:4px}
+        textarea:focus,a.button:focus{outline:3px solid #f4b400;outline-offset:2px}
+        a.button{display:inline-block;text-decoration:none}
+        .fields{display:grid;gap:0 1rem;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr))}
+        .hint{display:block;font-weight:400;font-size:.8125rem;color:#57606a}
+        .field-error{color:#b3261e;font-weight:600;margin:.25rem 0 0;overflow-wrap:anywhere}
+        [aria-invalid=true]{border-color:#b3261e;border-width:2px}
+        label.inline{display:inline;font-weight:400}
+        .actions{display:flex;flex-wrap:wrap;gap:.5rem}
+        .actions form{margin:0}
+        .timeline{list-style:none;padding:0;margin:0}
+        .timeline .step{background:#fff;border:1px solid #d0d7de;border-left:4px solid #8c959f;border-radius:4px;padding:.25rem .75rem;margin:0 0 .5rem}
+        .timeline .step-approved{border-left-color:#1a7f37}
+        .timeline .step-failed,.timeline .step-needs_review{border-left-color:#b3261e}
+        .timeline .step-retry_pending,.timeline .step-processing{border-left-color:#f4b400}
+        .attempts{margin:.25rem 0 .5rem;padding-left:1.25rem;overflow-wrap:anywhere}
+        .calendars{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));margin:1rem 0}
+        table.calendar{table-layout:fixed;border:1px solid #d0d7de}
+        .calendar caption{font-weight:700;text-align:left;padding:.25rem 0}
+        .calendar th,.calendar td{padding:.2rem;text-align:center;font-size:.8125rem;border-bottom:1px solid #eaeef2}
+        .calendar abbr{text-decoration:none}
+        .calendar td.due{background:#0b57d0;color:#fff;font-weight:700}
+        .calendar .day{display:block}
+        .calendar .due-amount{display:block;font-size:.625rem;font-weight:400;overflow-wrap:anywhere}
+        .resolve label{margin:.25rem 0}
+        .resolve input,.resolve select{min-width:10rem}
         """
 }

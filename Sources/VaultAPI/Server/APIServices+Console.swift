@@ -14,6 +14,18 @@ extension APIServices {
                 start: { [self] merchant, asOf, dryRun, actor in
                     try await ChargeRunStarter(services: self).start(merchant: merchant, asOf: asOf, dryRun: dryRun, actor: actor)
                 }),
+            scheduling: ConsoleScheduling(
+                schedules: schedules, reviewQueue: reviewQueue, idempotency: idempotency,
+                gatewayTransactionIDProblem: { text in
+                    do {
+                        try ReviewResolutionRequest.check(text)
+                        return nil
+                    } catch ReviewResolutionError.invalid(_, _, let message) {
+                        return message
+                    } catch {
+                        return "gatewayTransactionId is not valid."
+                    }
+                }),
             statistics: { [store] merchant, from, to, grouping, currency in
                 try await TransactionStatistics.compute(
                     merchant: merchant, from: from, to: to, grouping: grouping, selection: StatisticsSelection(currency: currency), store: store)

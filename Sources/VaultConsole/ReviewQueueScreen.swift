@@ -1,0 +1,156 @@
+import Foundation
+import Hummingbird
+import Payments
+import Scheduler
+import Vault
+
+/// Needs review: the schedule steps and one-off transactions in review (`needs_review`) of every
+/// merchant the operator may see, oldest first, with the order reference as the gateway stores it
+/// (what to search for in the gateway's portal), through `ReviewQueueService`, the service behind
+/// `GET /v1/review-queue`. Support and admin resolve an item, behind a confirmation, with the
+/// resolutions `POST /v1/review-queue/resolve` accepts: charged (with the gateway's transaction id)
+/// or not charged (a step then falls due again under the retry policy); the rules, audit events and
+/// webhooks are the service's.
+struct ReviewQueueScreen {
+    let services: ConsoleServices
+
+    /// Items shown per merchant.
+    static let pageSize = 100
+
+    private var queue: ReviewQueueService { services.scheduling.reviewQueue }
+
+    // MARK: - List
+
+    func list(query: [String: String], signed: ConsoleSignedIn, notice: Markup = "", status: HTTPResponse.Status = .ok) async throws -> Response {
+        var items: [(merchant: Merchant, item: ReviewQueueItem)] = []
+        for merchant in try await services.merchants.merchants() where signed.account.covers(merchantID: merchant.id) {
+            for item in try await queue.list(merchant: merchant, afterSequence: nil, limit: Self.pageSize) { items.append((merchant, item)) }
+        }
+        items.sort { $0.item.sequence < $1.item.sequence }
+        let canResolve = signed.account.role.allows(.support)
+        let rows = items.map { merchant, item -> Markup in
+            let when = { (instant: Date) in ConsoleFormat.instant(instant, zone: merchant.zone, zoneName: merchant.zoneName) }
+            let due: String = item.dueAt.map { ", due \(when($0))" } ?? ""
+            let what: Markup =
+                if let scheduleID = item.scheduleID {
+                    """
+                    Step <span class="mono">\(item.id)</span> of <a class="mono" href="/console/schedules/\(merchant.id)/\(scheduleID)">\(scheduleID)</a>\(due)
+                    """
+                } else {
+                    "Transaction <a class=\"mono\" href=\"/console/transactions/\(merchant.id)/\(item.id)\">\(item.id)</a>"
+                }
+            let resolve: Markup = canResolve ? "<td>\(resolveForm(merchant: merchant, item: item, signed: signed))</td>" : ""
+            return """
+                <tr><td>\(what)</td><td>\(merchant.name)</td><td>\(item.type.rawValue)</td>
+                <td class="number">\(ConsoleFormat.amount(item.amount, item.currency))</td><td class="mono">\(item.maskedNumber ?? "")</td>
+                <td>\(item.gateway)</td><td class="mono">\(item.gatewayOrderReference)</td><td>\(item.reason ?? "")</td><td>\(when(item.since))</td>
+                \(resolve)</tr>
+                """
+        }
+        let resolveHead: Markup = canResolve ? "<th scope=\"col\">Resolve</th>" : ""
+        let table: Markup =
+            rows.isEmpty
+            ? "<p role=\"status\">Nothing waits for review.</p>"
+            : """
+            <div class="table" role="region" aria-label="Items in review" tabindex="0"><table>
+            <thead><tr><th scope="col">Item</th><th scope="col">Merchant</th><th scope="col">Type</th><th scope="col">Amount</th><th scope="col">Card</th>
+            <th scope="col">Gateway</th><th scope="col">Order reference at the gateway</th><th scope="col">Why</th><th scope="col">In review since</th>
+            \(resolveHead)</tr></thead><tbody>\(rows)</tbody></table></div>
+            """
+        var resolved: Markup = ""
+        if let id = query["resolved"], !id.isEmpty, id.count <= 64 {
+            resolved = "<p class=\"notice\" role=\"status\"><span class=\"mono\">\(id)</span> was resolved.</p>"
+        }
+        let content: Markup = """
+            \(notice)\(resolved)<p>Steps and one-off transactions whose charge may or may not have gone through: check each against the gateway's
+            records by its order reference, then resolve it.</p>\(table)
+            """
+        return page(signed, title: "Needs review", content: content, status: status)
+    }
+
+    /// The item's resolution form: the outcome and, for "charged", the gateway's transaction id.
+    func resolveForm(merchant: Merchant, item: ReviewQueueItem, signed: ConsoleSignedIn) -> Markup {
+        let prefix = "r-\(item.id)"
+        return """
+            <form class="resolve" method="post" action="/console/review-queue/resolve">
+            <input type="hidden" name="csrf" value="\(signed.csrf)"><input type="hidden" name="merchant" value="\(merchant.id)">
+            <input type="hidden" name="kind" value="\(item.kind.rawValue)"><input type="hidden" name="id" value="\(item.id)">
+            <label for="\(prefix)-outcome">Outcome</label>
+            <select id="\(prefix)-outcome" name="outcome"><option value="charged">Charged</option><option value="not_charged">Not charged</option></select>
+            <label for="\(prefix)-gateway">Gateway transaction id (when charged)</label>
+            <input type="text" id="\(prefix)-gateway" name="gatewayTransactionId" maxlength="64" autocomplete="off" spellcheck="false">
+            <p><button type="submit">Resolve</button></p></form>
+            """
+    }
+
+    // MARK: - Resolve
+
+    /// The first post states the item, its amount and the outcome and asks to confirm; the second
+    /// (`confirm=yes`) resolves it through the queue's service under the operator.
+    func resolve(form: ConsoleForm, signed: ConsoleSignedIn) async throws -> Response {
+        guard let merchantID = form["merchant"], signed.account.covers(merchantID: merchantID),
+              let merchant = try await services.merchants.merchant(id: merchantID),
+              let kind = form["kind"].flatMap(ReviewItemKind.init(rawValue:)), let id = form["id"], !id.isEmpty, id.count <= 64
+        else { return try await refused("Choose an item in review of a merchant you may see.", signed, status: .unprocessableContent) }
+        let gatewayID = (form["gatewayTransactionId"] ?? "").trimmingCharacters(in: .whitespaces)
+        let resolution: ReviewResolution
+        switch form["outcome"] {
+        case "charged":
+            guard !gatewayID.isEmpty else {
+                return try await refused("Give the gateway's transaction id when the outcome is charged.", signed, status: .unprocessableContent)
+            }
+            if let problem = services.scheduling.gatewayTransactionIDProblem(gatewayID) {
+                return try await refused(problem, signed, status: .unprocessableContent)
+            }
+            resolution = .charged(gatewayTransactionID: gatewayID)
+        case "not_charged":
+            guard gatewayID.isEmpty else {
+                return try await refused("A gateway transaction id is only given when the outcome is charged.", signed, status: .unprocessableContent)
+            }
+            resolution = .notCharged
+        default:
+            return try await refused("The outcome is charged or not charged.", signed, status: .unprocessableContent)
+        }
+        guard let item = try await queue.list(merchant: merchant, afterSequence: nil, limit: Self.pageSize).first(where: { $0.kind == kind && $0.id == id })
+        else { return try await refused("That item is not in review any more.", signed, status: .conflict) }
+        let amount = ConsoleFormat.amount(item.amount, item.currency)
+        guard form["confirm"] == "yes" else {
+            let outcome: Markup =
+                switch resolution {
+                case .charged(let gatewayTransactionID):
+                    "was <strong>charged</strong> at the gateway as transaction <span class=\"mono\">\(gatewayTransactionID)</span>"
+                case .notCharged:
+                    "was <strong>not charged</strong>\(kind == .step ? Markup(" (the step falls due again under the retry policy)") : "")"
+                }
+            let content: Markup = """
+                <p class="notice" role="alert">Record that \(kind.rawValue) <span class="mono">\(item.id)</span> of \(merchant.name), \(amount) on card
+                <span class="mono">\(item.maskedNumber ?? "")</span> (order reference <span class="mono">\(item.gatewayOrderReference)</span>), \(outcome)?</p>
+                <form method="post" action="/console/review-queue/resolve">
+                <input type="hidden" name="csrf" value="\(signed.csrf)"><input type="hidden" name="merchant" value="\(merchant.id)">
+                <input type="hidden" name="kind" value="\(kind.rawValue)"><input type="hidden" name="id" value="\(item.id)">
+                <input type="hidden" name="outcome" value="\(form["outcome"] ?? "")"><input type="hidden" name="gatewayTransactionId" value="\(gatewayID)">
+                <input type="hidden" name="confirm" value="yes">
+                <p><button type="submit" class="danger">Resolve</button> <a href="/console/review-queue">Go back</a></p></form>
+                """
+            return page(signed, title: "Confirm resolution", content: content)
+        }
+        let results = try await queue.resolve([ReviewItemResolution(kind: kind, id: id, resolution: resolution)], merchant: merchant, actor: signed.account.actor)
+        switch results.first?.outcome {
+        case .applied:
+            return ConsoleResponses.redirect("/console/review-queue?resolved=\(id)")
+        case .refused(_, let message):
+            return try await refused(message, signed, status: .conflict)
+        default:
+            return try await refused("The item could not be resolved now; nothing was recorded. Try it again.", signed, status: .conflict)
+        }
+    }
+
+    private func refused(_ message: String, _ signed: ConsoleSignedIn, status: HTTPResponse.Status) async throws -> Response {
+        try await list(query: [:], signed: signed, notice: "<p class=\"notice error\" role=\"alert\">\(message)</p>", status: status)
+    }
+
+    func page(_ signed: ConsoleSignedIn, title: String, content: Markup, status: HTTPResponse.Status = .ok) -> Response {
+        ConsoleResponses.html(
+            ConsolePage.shell(current: "review-queue", title: title, account: signed.account, csrf: signed.csrf, content: content), status: status)
+    }
+}
