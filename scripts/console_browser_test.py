@@ -229,6 +229,110 @@ def sign_in(driver, vault, name, password, code):
     driver.find_element(By.XPATH, "//button[normalize-space()='Sign in']").click()
 
 
+def schedule_steps(driver, vault, screens, rita_token):
+    """Schedules: a support operator builds a monthly plan on the card, checks its preview calendar
+    (the due days marked), confirms it and finds it in the list, records the customer's
+    confirmation; an admin starts the real charge run (after a dry run) and follows its page until
+    it has finished and the step is charged; the Needs-review screen is shown; a read-only operator
+    sees no schedule action and a forged pause is refused."""
+    import calendar
+    import datetime
+
+    from selenium.webdriver.common.by import By
+
+    sam = vault.operator("sam", "support")
+    ben = vault.operator("ben", "admin")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+    wait_for("the sign-in form after signing out", lambda: driver.current_url.endswith("/console/sign-in"))
+    sign_in(driver, vault, "sam", PASSWORD, totp(sam))
+    wait_for("the Cards screen after the support operator's sign-in", lambda: driver.current_url.endswith("/console/cards"))
+    driver.find_element(By.LINK_TEXT, "Schedules").click()
+    wait_for("the Schedules screen", lambda: "New schedule" in driver.page_source)
+    driver.find_element(By.LINK_TEXT, "New schedule").click()
+    wait_for("the plan builder", lambda: "Preview</button>" in driver.page_source)
+
+    def fill(name, value):
+        field = driver.find_element(By.ID, name)
+        field.clear()
+        field.send_keys(value)
+
+    # The merchant's zone is UTC: the plan starts today, on today's day of the month, due at 00:00,
+    # so its first step is due now.
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    fill("merchantReference", "order-4411")
+    fill("amount", "25")
+    fill("day", "40")
+    fill("endCount", "3")
+    fill("hour", "0")
+    fill("minute", "0")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Preview']").click()
+    wait_for("the refusal of day 40 next to its field", lambda: 'id="day-error"' in driver.page_source)
+    if driver.find_element(By.ID, "day").get_attribute("aria-invalid") != "true":
+        fail("the field the plan was refused for is not marked invalid")
+    screens.check("plan-builder-refused")
+    fill("day", str(today.day))
+    driver.find_element(By.XPATH, "//button[normalize-space()='Preview']").click()
+    wait_for("the plan's preview", lambda: "Confirm and create the schedule" in driver.page_source)
+    expected = []
+    for offset in range(3):
+        year, month = today.year + (today.month - 1 + offset) // 12, (today.month - 1 + offset) % 12 + 1
+        expected.append(datetime.date(year, month, min(today.day, calendar.monthrange(year, month)[1])).isoformat())
+    marked = [cell.get_attribute("data-date") for cell in driver.find_elements(By.CSS_SELECTOR, "table.calendar td.due")]
+    if marked != expected:
+        fail(f"the preview calendar marks {marked}, not {expected}")
+    if "$25.00" not in driver.page_source or "totalling <strong>$75.00</strong>" not in driver.page_source:
+        fail("the preview does not state the amounts")
+    screens.check("plan-preview")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Confirm and create the schedule']").click()
+    wait_for("the new schedule's page", lambda: "Schedule sch_" in driver.page_source and "pending_confirmation" in driver.page_source)
+    schedule_path = urllib.parse.urlparse(driver.current_url).path
+    schedule_id = schedule_path.rsplit("/", 1)[1]
+    if "411111******1111" not in driver.page_source:
+        fail("the schedule's card is not shown masked")
+    driver.find_element(By.XPATH, "//button[normalize-space()=\"Record the customer's confirmation\"]").click()
+    wait_for("the confirmation of the schedule", lambda: "Confirm the schedule</button>" in driver.page_source)
+    screens.check("schedule-confirm")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Confirm the schedule']").click()
+    wait_for("the active schedule", lambda: driver.current_url.endswith(schedule_path) and "<td>active</td>" in driver.page_source)
+    driver.find_element(By.LINK_TEXT, "Schedules").click()
+    wait_for("the schedule in the list", lambda: schedule_id in driver.page_source)
+    screens.check("schedules")
+    driver.find_element(By.LINK_TEXT, "Needs review").click()
+    wait_for("the Needs-review screen", lambda: "Nothing waits for review." in driver.page_source)
+    screens.check("review-queue")
+
+    # A read-only operator: no schedule action, and a forged pause refused.
+    status, _, page = vault.page("GET", schedule_path, cookie=rita_token)
+    if status != 200 or "/pause" in page or "/cancel" in page or "/skip" in page:
+        fail("a read-only operator is shown a schedule action")
+    csrf = page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+    status, _, _ = vault.page("POST", schedule_path + "/pause", {"csrf": csrf, "confirm": "yes"}, cookie=rita_token)
+    if status != 403:
+        fail(f"a read-only operator's forged pause answered {status}")
+    status, schedule = vault.api("GET", f"/v1/schedules/{schedule_id}")
+    if status != 200 or schedule.get("status") != "active":
+        fail(f"the schedule after the forged pause: {status} {schedule.get('status')}")
+
+    # The real charge run, started by an admin from a dry run, followed until it has finished.
+    driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+    wait_for("the sign-in form after signing out", lambda: driver.current_url.endswith("/console/sign-in"))
+    sign_in(driver, vault, "ben", PASSWORD, totp(ben))
+    wait_for("the Cards screen after the admin's sign-in", lambda: driver.current_url.endswith("/console/cards"))
+    driver.find_element(By.LINK_TEXT, "Charge runs").click()
+    driver.find_element(By.XPATH, "//button[normalize-space()='Start a dry run']").click()
+    driver.find_element(By.XPATH, "//button[normalize-space()='Start the dry run']").click()
+    wait_for("the dry run finished", lambda: "Dry run: nothing charged" in driver.page_source and ">completed<" in driver.page_source)
+    driver.find_element(By.XPATH, "//button[normalize-space()='Start the run']").click()
+    wait_for("the run's confirmation", lambda: "the run (due steps are charged)" in driver.page_source)
+    driver.find_element(By.XPATH, "//button[normalize-space()='Start the run']").click()
+    wait_for("the run's page, reloaded until it finished", lambda: "<td>Charging</td>" in driver.page_source and ">completed<" in driver.page_source)
+    if "$25.00" not in driver.page_source or "approved" not in driver.page_source:
+        fail("the finished run does not show the step charged")
+    driver.get(vault.origin + schedule_path)
+    wait_for("the charged step on the schedule's timeline", lambda: "<strong>approved</strong>" in driver.page_source)
+    screens.check("schedule")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", default=".build/debug/vault", help="the vault executable")
@@ -391,12 +495,15 @@ def main():
         wait_for("the dry run's page, reloaded until it completed", lambda: "Charge run run_" in driver.page_source and ">completed<" in driver.page_source)
         screens.check("charge-run")
 
+        # Steps of later screens, each its own function.
+        schedule_steps(driver, vault, screens, rita_token)
+
         # 8. Every page seen, and the ones fetched outside the browser, hold no card number.
         if any(form in page for form in PAN_FORMS):
             fail("a page holds a full card number")
         print("console browser test: passed (sign-in with code, lockout, cookie flags, card search, refund with confirmation, "
               "audit under the operator, read-only refused, webhook resent, statistics chart, dry run started and followed, "
-              "no card number, no sideways scrolling)")
+              "monthly plan previewed as calendars, confirmed and charged by a real run, no card number, no sideways scrolling)")
     finally:
         if driver:
             driver.quit()

@@ -59,7 +59,8 @@ enum ConsoleStylesheet {
         .timeline .step-failed,.timeline .step-needs_review{border-left-color:#b3261e}
         .timeline .step-retry_pending,.timeline .step-processing{border-left-color:#f4b400}
         .attempts{margin:.25rem 0 .5rem;padding-left:1.25rem;overflow-wrap:anywhere}
-        .calendars{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));margin:1rem 0}
+        .calendars{display:grid;gap:1rem;grid-template-columns:repeat(auto-fill,minmax(19rem,1fr));margin:1rem 0}
+        .nowrap{white-space:nowrap}
         table.calendar{table-layout:fixed;border:1px solid #d0d7de}
         .calendar caption{font-weight:700;text-align:left;padding:.25rem 0}
         .calendar th,.calendar td{padding:.2rem;text-align:center;font-size:.8125rem;border-bottom:1px solid #eaeef2}

@@ -46,10 +46,9 @@ struct SchedulesScreen {
         found = Array(found.prefix(Self.pageSize))
         let rows = found.map { merchant, schedule -> Markup in
             """
-            <tr><td><a class="mono" href="/console/schedules/\(merchant.id)/\(schedule.id)">\(schedule.id)</a></td><td>\(merchant.name)</td>
+            <tr><td class="nowrap"><a class="mono" href="/console/schedules/\(merchant.id)/\(schedule.id)">\(schedule.id)</a></td><td>\(merchant.name)</td>
             <td>\(schedule.status.rawValue)</td><td>\(Self.planSummary(schedule.plan))</td>
-            <td class="number">\(ConsoleFormat.amount(schedule.amount, schedule.currency))</td>
-            <td class="mono">\(schedule.secureCardReference)</td><td>\(schedule.description ?? "")</td>
+            <td class="number">\(ConsoleFormat.amount(schedule.amount, schedule.currency))</td><td>\(schedule.description ?? "")</td>
             <td>\(ConsoleFormat.instant(schedule.createdAt, zone: merchant.zone, zoneName: merchant.zoneName))</td></tr>
             """
         }
@@ -63,7 +62,7 @@ struct SchedulesScreen {
             : """
             <div class="table" role="region" aria-label="Schedules found" tabindex="0"><table>
             <thead><tr><th scope="col">Id</th><th scope="col">Merchant</th><th scope="col">Status</th><th scope="col">Plan</th>
-            <th scope="col">Amount</th><th scope="col">Card token</th><th scope="col">Description</th><th scope="col">Created</th></tr></thead>
+            <th scope="col">Amount</th><th scope="col">Description</th><th scope="col">Created</th></tr></thead>
             <tbody>\(rows)</tbody></table></div>
             """
         var paging: [Markup] = []
@@ -168,7 +167,7 @@ struct SchedulesScreen {
         let forms = actions.map { action, label -> Markup in
             """
             <form method="post" action="/console/schedules/\(merchant.id)/\(schedule.id)/\(action)">
-            <input type="hidden" name="csrf" value="\(signed.csrf)"><button type="submit">\(label)</button></form>
+            <input type="hidden" name="csrf" value="\(signed.csrf)"><button type="submit"\(action == "cancel" ? Markup(" class=\"danger\"") : "")>\(label)</button></form>
             """
         }
         return "<h2>Actions</h2><div class=\"actions\">\(forms)</div>"

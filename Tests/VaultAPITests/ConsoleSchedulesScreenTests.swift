@@ -55,6 +55,9 @@ import VaultConsole
 
             let once = try Self.value("once", in: preview.text)
             let confirm = [("csrf", csrf), ("once", once)] + Self.plan(merchant.id)
+            let withoutToken = try await Console.post(client, "/console/schedules/create", Array(confirm.dropFirst()), cookie: support)
+            #expect(withoutToken.status == .forbidden, "no CSRF token")
+            #expect(try await fixture.count("schedules") == 0)
             let created = try await Console.post(client, "/console/schedules/create", confirm, cookie: support)
             #expect(created.status == .seeOther)
             let location = try #require(created.headers[.location])
@@ -137,6 +140,9 @@ import VaultConsole
             #expect(!seen.text.contains("\(path)/pause") && !seen.text.contains("/skip\"") && !seen.text.contains("\(path)/cancel"), "no action for read-only")
             #expect(!(try await Console.get(client, "/console/schedules", cookie: viewer)).text.contains("/console/schedules/new"))
             #expect(try await Console.get(client, "/console/schedules/new", cookie: viewer).status == .forbidden)
+            let forgedPreview = try await Console.post(
+                client, "/console/schedules/preview", [("csrf", try Console.csrf(in: seen.text))] + Self.plan(merchant.id), cookie: viewer)
+            #expect(forgedPreview.status == .forbidden)
             let forged = try await Console.post(client, "\(path)/pause", [("csrf", try Console.csrf(in: seen.text)), ("confirm", "yes")], cookie: viewer)
             #expect(forged.status == .forbidden)
             #expect(try await status() == "active")
@@ -169,6 +175,6 @@ import VaultConsole
         for action in ["schedule.paused", "schedule.resumed", "schedule.step_skipped", "schedule.cancelled"] {
             #expect(try await fixture.count("audit_events WHERE action = '\(action)' AND actor = 'operator:ada'") == 1, "\(action)")
         }
-        #expect(try await fixture.count("audit_events WHERE action = 'console.request_refused' AND actor = 'operator:viewer'") == 1)
+        #expect(try await fixture.count("audit_events WHERE action = 'console.request_refused' AND actor = 'operator:viewer'") == 2)
     }
 }
