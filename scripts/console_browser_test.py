@@ -100,6 +100,9 @@ class Vault:
                 f"database:\n  path: {directory}/data/vault.sqlite\n"
                 f"keys:\n  directory: {directory}/keys\n"
                 "console:\n  lockoutAttempts: 3\n"
+                # A sale whose answer is lost reaches the review queue within seconds.
+                "runner:\n  inDoubtGraceSeconds: 1\n"
+                "reconcile:\n  intervalSeconds: 1\n"
             )
         self.env = dict(os.environ, VAULT_MASTER_KEY=base64.b64encode(secrets.token_bytes(32)).decode())
         for name in ("VAULT_HOST", "VAULT_PORT", "VAULT_DATABASE", "VAULT_DATABASE_URL", "VAULT_KEYS_DIR", "VAULT_METRICS_PORT"):
@@ -232,7 +235,7 @@ def sign_in(driver, vault, name, password, code):
 def schedule_steps(driver, vault, screens, rita_token):
     """Schedules: a support operator builds a monthly plan on the card, checks its preview calendar
     (the due days marked), confirms it and finds it in the list, records the customer's
-    confirmation; an admin starts the real charge run (after a dry run) and follows its page until
+    confirmation, and resolves a sale whose answer the sandbox lost from the review queue; an admin starts the real charge run (after a dry run) and follows its page until
     it has finished and the step is charged; the Needs-review screen is shown; a read-only operator
     sees no schedule action and a forged pause is refused."""
     import calendar
@@ -242,6 +245,18 @@ def schedule_steps(driver, vault, screens, rita_token):
 
     sam = vault.operator("sam", "support")
     ben = vault.operator("ben", "admin")
+    # The sandbox charges this card and loses the answer, and its records cannot be searched: the
+    # reconciler puts the sale in review once the grace period (1 s here) has passed.
+    status, lost_card = vault.api("POST", "/v1/secure-cards", {
+        "merchantReference": "order-6975", "verify": False, "method": "keyed",
+        "card": {"number": "4000000000006975", "expiryDate": "1230", "holderName": "Ada Lovelace"}})
+    if status != 201:
+        fail(f"registering the lost-answer card answered {status}: {lost_card}")
+    status, lost = vault.api("POST", "/v1/transactions", {
+        "type": "sale", "amount": 1999, "currency": "USD", "secureCardReference": lost_card["secureCardReference"]})
+    lost_id = (lost.get("transaction") or {}).get("id")
+    if status != 502 or not lost_id:
+        fail(f"the lost-answer sale answered {status}: {lost}")
     driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
     wait_for("the sign-in form after signing out", lambda: driver.current_url.endswith("/console/sign-in"))
     sign_in(driver, vault, "sam", PASSWORD, totp(sam))
@@ -297,9 +312,31 @@ def schedule_steps(driver, vault, screens, rita_token):
     driver.find_element(By.LINK_TEXT, "Schedules").click()
     wait_for("the schedule in the list", lambda: schedule_id in driver.page_source)
     screens.check("schedules")
+    # The lost-answer sale in the review queue, resolved as charged with the gateway's id.
     driver.find_element(By.LINK_TEXT, "Needs review").click()
-    wait_for("the Needs-review screen", lambda: "Nothing waits for review." in driver.page_source)
+
+    def listed():
+        if lost_id in driver.page_source:
+            return True
+        driver.refresh()
+        return False
+
+    wait_for("the lost-answer sale in the review queue", listed)
+    if "$19.99" not in driver.page_source or "400000******6975" not in driver.page_source:
+        fail("the review queue does not show the sale's amount and masked card")
     screens.check("review-queue")
+    form = f"//form[.//input[@name='id' and @value='{lost_id}']]"
+    driver.find_element(By.XPATH, form + "//input[@name='gatewayTransactionId']").send_keys("SBX-FOUND-6975")
+    driver.find_element(By.XPATH, form + "//button[normalize-space()='Resolve']").click()
+    wait_for("the resolution's confirmation", lambda: "Confirm resolution" in driver.page_source)
+    if "SBX-FOUND-6975" not in driver.page_source or "<strong>charged</strong>" not in driver.page_source:
+        fail("the resolution's confirmation does not state the outcome and the gateway's id")
+    screens.check("review-resolve-confirm")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Resolve']").click()
+    wait_for("the queue emptied", lambda: "resolved=" in driver.current_url and "Nothing waits for review." in driver.page_source)
+    status, resolved = vault.api("GET", f"/v1/transactions/{lost_id}")
+    if status != 200 or resolved.get("status") == "needs_review":
+        fail(f"the resolved sale: {status} {resolved.get('status')}")
 
     # A read-only operator: no schedule action, and a forged pause refused.
     status, _, page = vault.page("GET", schedule_path, cookie=rita_token)
@@ -503,7 +540,7 @@ def main():
             fail("a page holds a full card number")
         print("console browser test: passed (sign-in with code, lockout, cookie flags, card search, refund with confirmation, "
               "audit under the operator, read-only refused, webhook resent, statistics chart, dry run started and followed, "
-              "monthly plan previewed as calendars, confirmed and charged by a real run, no card number, no sideways scrolling)")
+              "monthly plan previewed as calendars, confirmed and charged by a real run, review item resolved, no card number, no sideways scrolling)")
     finally:
         if driver:
             driver.quit()

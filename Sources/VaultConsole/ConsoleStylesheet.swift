@@ -68,7 +68,13 @@ enum ConsoleStylesheet {
         .calendar td.due{background:#0b57d0;color:#fff;font-weight:700}
         .calendar .day{display:block}
         .calendar .due-amount{display:block;font-size:.625rem;font-weight:400;overflow-wrap:anywhere}
-        .resolve label{margin:.25rem 0}
-        .resolve input,.resolve select{min-width:10rem}
+        .queue{list-style:none;padding:0;margin:0}
+        .queue>li{background:#fff;border:1px solid #d0d7de;border-left:4px solid #b3261e;border-radius:4px;padding:.5rem .75rem;margin:0 0 .75rem}
+        .item-title{font-size:1rem;margin:.25rem 0;overflow-wrap:anywhere}
+        .facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:.5rem 1rem;margin:.5rem 0}
+        .facts dt{font-size:.8125rem;color:#57606a;font-weight:600}
+        .facts dd{margin:0;overflow-wrap:anywhere}
+        .resolve{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-end;margin:.5rem 0}
+        .resolve label{margin:0 0 .25rem}
         """
 }

@@ -28,35 +28,31 @@ struct ReviewQueueScreen {
         }
         items.sort { $0.item.sequence < $1.item.sequence }
         let canResolve = signed.account.role.allows(.support)
-        let rows = items.map { merchant, item -> Markup in
+        let entries = items.map { merchant, item -> Markup in
             let when = { (instant: Date) in ConsoleFormat.instant(instant, zone: merchant.zone, zoneName: merchant.zoneName) }
-            let due: String = item.dueAt.map { ", due \(when($0))" } ?? ""
             let what: Markup =
                 if let scheduleID = item.scheduleID {
                     """
-                    Step <span class="mono">\(item.id)</span> of <a class="mono" href="/console/schedules/\(merchant.id)/\(scheduleID)">\(scheduleID)</a>\(due)
+                    Step <span class="mono">\(item.id)</span> of schedule <a class="mono" href="/console/schedules/\(merchant.id)/\(scheduleID)">\(scheduleID)</a>
                     """
                 } else {
                     "Transaction <a class=\"mono\" href=\"/console/transactions/\(merchant.id)/\(item.id)\">\(item.id)</a>"
                 }
-            let resolve: Markup = canResolve ? "<td>\(resolveForm(merchant: merchant, item: item, signed: signed))</td>" : ""
-            return """
-                <tr><td>\(what)</td><td>\(merchant.name)</td><td>\(item.type.rawValue)</td>
-                <td class="number">\(ConsoleFormat.amount(item.amount, item.currency))</td><td class="mono">\(item.maskedNumber ?? "")</td>
-                <td>\(item.gateway)</td><td class="mono">\(item.gatewayOrderReference)</td><td>\(item.reason ?? "")</td><td>\(when(item.since))</td>
-                \(resolve)</tr>
-                """
+            var facts: [(String, Markup)] = [
+                ("Merchant", "\(merchant.name)"), ("Type", "\(item.type.rawValue)"), ("Amount", "\(ConsoleFormat.amount(item.amount, item.currency))"),
+                ("Card", "<span class=\"mono nowrap\">\(item.maskedNumber ?? "")</span>"), ("Gateway", "\(item.gateway)"),
+                ("Order reference at the gateway", "<span class=\"mono\">\(item.gatewayOrderReference)</span>"), ("Why", "\(item.reason ?? "")"),
+                ("In review since", "\(when(item.since))"),
+            ]
+            if let due = item.dueAt { facts.insert(("Due", "\(when(due))"), at: 3) }
+            let list = Markup.joined(facts.map { "<div><dt>\($0.0)</dt><dd>\($0.1)</dd></div>" })
+            let resolve: Markup = canResolve ? resolveForm(merchant: merchant, item: item, signed: signed) : ""
+            return "<li><h2 class=\"item-title\">\(what)</h2><dl class=\"facts\">\(list)</dl>\(resolve)</li>"
         }
-        let resolveHead: Markup = canResolve ? "<th scope=\"col\">Resolve</th>" : ""
         let table: Markup =
-            rows.isEmpty
+            entries.isEmpty
             ? "<p role=\"status\">Nothing waits for review.</p>"
-            : """
-            <div class="table" role="region" aria-label="Items in review" tabindex="0"><table>
-            <thead><tr><th scope="col">Item</th><th scope="col">Merchant</th><th scope="col">Type</th><th scope="col">Amount</th><th scope="col">Card</th>
-            <th scope="col">Gateway</th><th scope="col">Order reference at the gateway</th><th scope="col">Why</th><th scope="col">In review since</th>
-            \(resolveHead)</tr></thead><tbody>\(rows)</tbody></table></div>
-            """
+            : "<ul class=\"queue\" aria-label=\"Items in review\">\(entries)</ul>"
         var resolved: Markup = ""
         if let id = query["resolved"], !id.isEmpty, id.count <= 64 {
             resolved = "<p class=\"notice\" role=\"status\"><span class=\"mono\">\(id)</span> was resolved.</p>"
@@ -75,11 +71,11 @@ struct ReviewQueueScreen {
             <form class="resolve" method="post" action="/console/review-queue/resolve">
             <input type="hidden" name="csrf" value="\(signed.csrf)"><input type="hidden" name="merchant" value="\(merchant.id)">
             <input type="hidden" name="kind" value="\(item.kind.rawValue)"><input type="hidden" name="id" value="\(item.id)">
-            <label for="\(prefix)-outcome">Outcome</label>
-            <select id="\(prefix)-outcome" name="outcome"><option value="charged">Charged</option><option value="not_charged">Not charged</option></select>
-            <label for="\(prefix)-gateway">Gateway transaction id (when charged)</label>
-            <input type="text" id="\(prefix)-gateway" name="gatewayTransactionId" maxlength="64" autocomplete="off" spellcheck="false">
-            <p><button type="submit">Resolve</button></p></form>
+            <div><label for="\(prefix)-outcome">Outcome</label>
+            <select id="\(prefix)-outcome" name="outcome"><option value="charged">Charged</option><option value="not_charged">Not charged</option></select></div>
+            <div><label for="\(prefix)-gateway">Gateway transaction id (when charged)</label>
+            <input type="text" id="\(prefix)-gateway" name="gatewayTransactionId" maxlength="64" autocomplete="off" spellcheck="false"></div>
+            <button type="submit">Resolve</button></form>
             """
     }
 
