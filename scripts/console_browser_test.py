@@ -17,7 +17,11 @@ and a sale over the API, then:
      the operator); the Statistics screen draws the day's turnover as an SVG chart with its table;
      an admin starts a dry run through its confirmation and the run's page reloads itself until
      the run has completed (no script: a meta refresh);
-  8. no page source ever holds the full card number, and no page scrolls sideways at 375 or 1280 px.
+  8. no page source ever holds the full card number, and no page scrolls sideways at 375 or 1280 px;
+  then the steps of later screens, each its own function called from main() in one place:
+  schedule_steps (a support operator's monthly plan refused next to its field, previewed as
+  calendars, confirmed, listed; a lost-answer sale resolved from the review queue; a read-only
+  operator's forged pause refused; an admin's real charge run charging the plan's first step).
 
 With --screenshots DIR, each screen is saved at 375 and 1280 px wide (docs/console/ in the repository).
 Run by scripts/test.sh after the build:  python3 scripts/console_browser_test.py --vault .build/debug/vault
