@@ -42,6 +42,7 @@ enum ConsoleStylesheet {
         td form{margin:0}
         .signin{max-width:24rem;margin:3rem auto;background:#fff;padding:1.5rem;border-radius:8px;border:1px solid #d0d7de}
         .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+        td a.mono{white-space:nowrap;overflow-wrap:normal}
         nav.paging{display:flex;gap:.5rem;margin:1rem 0}
         nav.paging a{color:#0b57d0;background:#fff;border:1px solid #0b57d0}
         label.inline{display:inline;font-weight:400;margin:0}
