@@ -16,7 +16,10 @@ and a sale over the API, then:
   7. the Webhooks screen lists the card's event and a support operator resends it (audited under
      the operator); the Statistics screen draws the day's turnover as an SVG chart with its table;
      an admin starts a dry run through its confirmation and the run's page reloads itself until
-     the run has completed (no script: a meta refresh);
+     the run has completed (no script: a meta refresh); the admin pages past the first 50
+     transactions and back, voids an authorization through its confirmation, adds a custom field,
+     issues an API key (its secret, shown once, authenticates against /v1) and revokes it (it no
+     longer does);
   8. no page source ever holds the full card number, and no page scrolls sideways at 375 or 1280 px;
   then the steps of later screens, each its own function called from main() in one place:
   schedule_steps (a support operator's monthly plan refused next to its field, previewed as
@@ -374,6 +377,106 @@ def schedule_steps(driver, vault, screens, rita_token):
     screens.check("schedule")
 
 
+def bearer_status(vault, bearer, path):
+    """The status `path` of the API answers a request with `bearer`."""
+    request = urllib.request.Request(vault.origin + path, headers={"Authorization": f"Bearer {bearer}"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def page_transactions(driver, vault, screens, card):
+    """More than 50 transactions: "Next" leads to the second page and "Previous" back to the first."""
+    from selenium.webdriver.common.by import By
+
+    for number in range(55):
+        status, _ = vault.api("POST", "/v1/transactions", {
+            "type": "sale", "amount": 2000 + number, "currency": "USD", "secureCardReference": card["secureCardReference"]})
+        if status != 201:
+            fail(f"a sale of the paging test answered {status}")
+    driver.get(vault.origin + "/console/transactions")
+    wait_for("the first page of transactions", lambda: "$20.54" in driver.page_source)
+    if "$20.04" in driver.page_source:
+        fail("the first page of transactions shows more than 50 rows")
+    driver.find_element(By.LINK_TEXT, "Next").click()
+    wait_for("the second page of transactions", lambda: "cursor=" in driver.current_url and "$20.04" in driver.page_source)
+    if "$20.54" in driver.page_source:
+        fail("the second page repeats the first page's rows")
+    screens.check("transactions-page-2")
+    driver.find_element(By.LINK_TEXT, "Previous").click()
+    wait_for("the first page again", lambda: "$20.54" in driver.page_source and "cursor=" not in driver.current_url)
+
+
+def void_authorization(driver, vault, screens, card):
+    """An authorization voided through the confirmation that states amount and currency."""
+    from selenium.webdriver.common.by import By
+
+    status, authorization = vault.api("POST", "/v1/transactions", {
+        "type": "authorize", "amount": 1234, "currency": "USD", "secureCardReference": card["secureCardReference"]})
+    if status != 201:
+        fail(f"the authorization answered {status}: {authorization}")
+    driver.get(vault.origin + f"/console/transactions?q={authorization['id']}")
+    wait_for("the authorization in the search", lambda: authorization["id"] in driver.page_source)
+    driver.find_element(By.LINK_TEXT, authorization["id"]).click()
+    wait_for("the authorization's detail", lambda: "Review void" in driver.page_source and "Review capture" in driver.page_source)
+    screens.check("authorization")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Review void']").click()
+    wait_for("the void's confirmation", lambda: "Confirm void" in driver.page_source)
+    if "$12.34" not in driver.page_source or "(USD)" not in driver.page_source:
+        fail("the void's confirmation does not state the amount and currency")
+    screens.check("void-confirm")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Void $12.34']").click()
+    wait_for("the void's detail", lambda: ">void<" in driver.page_source)
+    status, original = vault.api("GET", f"/v1/transactions/{authorization['id']}")
+    if status != 200 or original.get("status") != "voided":
+        fail(f"the authorization after the void: {status} {original.get('status')}")
+
+
+def add_custom_field(driver, vault, screens):
+    """An admin adds a custom field definition in Settings; the API lists it."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(vault.origin + "/console/settings")
+    wait_for("the admin's settings", lambda: "Custom fields of shop" in driver.page_source)
+    driver.find_element(By.ID, "field-name").send_keys("loyalty_id")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Add field']").click()
+    wait_for("the new custom field", lambda: "Remove loyalty_id" in driver.page_source)
+    status, fields = vault.api("GET", "/v1/custom-fields")
+    if status != 200 or [field["name"] for field in fields.get("fields", [])] != ["loyalty_id"]:
+        fail(f"the custom fields after adding one: {status} {fields}")
+    screens.check("settings-admin")
+
+
+def issue_and_revoke_api_key(driver, vault, screens):
+    """An admin issues an API key (the secret shown once authenticates) and revokes it (it no longer does)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.get(vault.origin + "/console/settings")
+    wait_for("the API keys", lambda: "API keys of shop" in driver.page_source)
+    driver.find_element(By.ID, "key-label").send_keys("till 3")
+    Select(driver.find_element(By.ID, "key-role")).select_by_value("readonly")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Issue a key']").click()
+    wait_for("the issued key", lambda: "API key issued" in driver.page_source)
+    secret = driver.find_element(By.ID, "secret").get_attribute("value")
+    if not secret.startswith("vk_") or bearer_status(vault, secret, "/v1/transactions") != 200:
+        fail("the issued key does not authenticate")
+    key_id = secret[3:19]
+    driver.get(vault.origin + "/console/settings")
+    wait_for("the key in the list", lambda: "till 3" in driver.page_source)
+    if secret in driver.page_source:
+        fail("the key's secret is shown again")
+    driver.find_element(By.XPATH, f"//button[@aria-label='Revoke key_{key_id}']").click()
+    wait_for("the revocation's confirmation", lambda: "Confirm revocation" in driver.page_source)
+    screens.check("api-key-revoke-confirm")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Revoke the key']").click()
+    wait_for("the revoked key", lambda: "revoked" in driver.page_source)
+    if bearer_status(vault, secret, "/v1/transactions") != 401:
+        fail("a revoked key still authenticates")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", default=".build/debug/vault", help="the vault executable")
@@ -467,7 +570,7 @@ def main():
         driver.find_element(By.LINK_TEXT, sale["id"]).click()
         wait_for("the sale's detail", lambda: "$246,800.00" in driver.page_source)
         screens.check("transaction")
-        driver.find_element(By.ID, "amount").send_keys("1234.50")
+        driver.find_element(By.ID, "refund-amount").send_keys("1234.50")
         driver.find_element(By.XPATH, "//button[normalize-space()='Review refund']").click()
         wait_for("the confirmation", lambda: "Confirm refund" in driver.page_source)
         if "$1,234.50" not in driver.page_source or "(USD)" not in driver.page_source:
@@ -536,6 +639,11 @@ def main():
         wait_for("the dry run's page, reloaded until it completed", lambda: "Charge run run_" in driver.page_source and ">completed<" in driver.page_source)
         screens.check("charge-run")
 
+        # Transactions paged, an authorization voided, a custom field added, an API key issued and revoked (admin).
+        page_transactions(driver, vault, screens, card)
+        void_authorization(driver, vault, screens, card)
+        add_custom_field(driver, vault, screens)
+        issue_and_revoke_api_key(driver, vault, screens)
         # Steps of later screens, each its own function.
         schedule_steps(driver, vault, screens, rita_token)
 
@@ -544,6 +652,7 @@ def main():
             fail("a page holds a full card number")
         print("console browser test: passed (sign-in with code, lockout, cookie flags, card search, refund with confirmation, "
               "audit under the operator, read-only refused, webhook resent, statistics chart, dry run started and followed, "
+              "transactions paged, authorization voided, custom field added, API key issued and revoked, "
               "monthly plan previewed as calendars, confirmed and charged by a real run, review item resolved, no card number, no sideways scrolling)")
     finally:
         if driver:

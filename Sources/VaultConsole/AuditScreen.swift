@@ -4,15 +4,18 @@ import Vault
 
 /// Audit: the chain's events, newest first, with filters on actor, action and object, the actor of
 /// each shown (`operator:NAME`, `apikey:...`, `cli`). An operator limited to some merchants sees
-/// their events only. Viewing the trail is itself recorded (`console.audit_viewed`).
+/// their events only, 50 a page. Viewing the trail is itself recorded (`console.audit_viewed`).
 struct AuditScreen {
     let services: ConsoleServices
-
-    static let pageSize = 50
 
     func page(query: [String: String], signed: ConsoleSignedIn) async throws -> Response {
         var filter = AuditFilter()
         let fields = ["actor", "action", "objectId"].map { (name: $0, value: query[$0]?.trimmingCharacters(in: .whitespaces) ?? "") }
+        guard let paging = ConsolePaging(query: query) else {
+            return ConsoleResponses.html(
+                ConsolePage.shell(current: "audit", title: "Audit", account: signed.account, csrf: signed.csrf, content: ConsolePaging.refusal),
+                status: .badRequest)
+        }
         if fields.contains(where: { $0.value.count > 128 || CardNumberShape.contains($0.value) }) {
             return ConsoleResponses.html(
                 ConsolePage.shell(
@@ -29,15 +32,16 @@ struct AuditScreen {
         }
         let merchants = try await services.merchants.merchants()
         let names = Dictionary(merchants.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        var events: [AuditEvent] = []
+        var fetched: [AuditEvent] = []
+        let limit = ConsolePaging.pageSize + 1
         if signed.account.merchantIDs == nil {
-            events = try await services.audit.auditEvents(merchantID: nil, filter: filter, before: nil, limit: Self.pageSize)
+            fetched = try await services.audit.auditEvents(merchantID: nil, filter: filter, before: paging.cursor, limit: limit)
         } else {
             for merchant in merchants where signed.account.covers(merchantID: merchant.id) {
-                events += try await services.audit.auditEvents(merchantID: merchant.id, filter: filter, before: nil, limit: Self.pageSize)
+                fetched += try await services.audit.auditEvents(merchantID: merchant.id, filter: filter, before: paging.cursor, limit: limit)
             }
-            events = Array(events.sorted { $0.sequence > $1.sequence }.prefix(Self.pageSize))
         }
+        let (events, next) = ConsolePaging.newestFirst(fetched) { $0.sequence }
         try await services.operators.record(account: signed.account, action: "console.audit_viewed", details: ["count": String(events.count)])
         let rows = events.map { event -> Markup in
             let details = event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
@@ -61,7 +65,7 @@ struct AuditScreen {
             """
         let content: Markup = """
             <form class="search" method="get" action="/console/audit" role="search">\(inputs)<button type="submit">Filter</button></form>
-            \(table)
+            \(table)\(paging.links(path: "/console/audit", query: query, next: next))
             """
         return ConsoleResponses.html(ConsolePage.shell(current: "audit", title: "Audit", account: signed.account, csrf: signed.csrf, content: content))
     }

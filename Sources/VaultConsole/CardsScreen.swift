@@ -5,15 +5,16 @@ import Vault
 
 /// Cards: one search box over the merchant reference, token, last four digits and holder name
 /// (the holder-name blind index), in every merchant the operator may see; each search is audited
-/// under the operator (`secure_card.searched`). Numbers are shown masked only.
+/// under the operator (`secure_card.searched`), 50 a page. Numbers are shown masked only. A card's
+/// page offers support and admin operators its update, delete and purge (``CardActions``).
 struct CardsScreen {
     let services: ConsoleServices
 
     /// Characters a search may have.
     static let maxQueryLength = 128
 
-    func page(query: String?, signed: ConsoleSignedIn) async throws -> Response {
-        let text = query?.trimmingCharacters(in: .whitespaces) ?? ""
+    func page(query parameters: [String: String], signed: ConsoleSignedIn) async throws -> Response {
+        let text = parameters["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         var results: Markup = ""
         var status: HTTPResponse.Status = .ok
         if !text.isEmpty {
@@ -23,8 +24,11 @@ struct CardsScreen {
             } else if CardNumberShape.contains(text) {
                 results = "<p class=\"notice error\" role=\"alert\">Search by the last four digits, never a whole card number.</p>"
                 status = .badRequest
+            } else if let paging = ConsolePaging(query: parameters) {
+                results = try await search(text, paging: paging, query: parameters, signed: signed)
             } else {
-                results = try await search(text, signed: signed)
+                results = ConsolePaging.refusal
+                status = .badRequest
             }
         }
         let shownQuery = CardNumberShape.contains(text) ? "" : text
@@ -39,31 +43,37 @@ struct CardsScreen {
             ConsolePage.shell(current: "cards", title: "Cards", account: signed.account, csrf: signed.csrf, content: content), status: status)
     }
 
-    private func search(_ text: String, signed: ConsoleSignedIn) async throws -> Markup {
-        var rows: [Markup] = []
+    private func search(_ text: String, paging: ConsolePaging, query: [String: String], signed: ConsoleSignedIn) async throws -> Markup {
+        var found: [(merchant: Merchant, card: SecureCard)] = []
         for merchant in try await services.merchants.merchants() where signed.account.covers(merchantID: merchant.id) {
-            let cards = try await services.cards.list(merchant: merchant, query: SecureCardQuery(text: text, limit: 20), readBy: signed.account.actor)
-            for card in cards {
-                rows.append(
-                    """
-                    <tr><td>\(merchant.name)</td><td><a class="mono" href="/console/cards/\(merchant.id)/\(card.reference)">\(card.reference)</a></td><td>\(card.merchantReference)</td>
-                    <td class="mono">\(card.maskedNumber)</td><td>\(card.cardType.rawValue)</td><td>\(card.expiry.description)</td>
-                    <td>\(card.holderName ?? "")</td><td>\(card.status.rawValue)</td></tr>
-                    """)
-            }
+            let cards = try await services.cards.list(
+                merchant: merchant, query: SecureCardQuery(text: text, afterSequence: paging.cursor, limit: ConsolePaging.pageSize + 1),
+                readBy: signed.account.actor)
+            found += cards.map { (merchant, $0) }
         }
+        let (page, next) = ConsolePaging.oldestFirst(found) { $0.card.sequence }
+        let rows = page.map { merchant, card -> Markup in
+            """
+            <tr><td>\(merchant.name)</td><td><a class="mono" href="/console/cards/\(merchant.id)/\(card.reference)">\(card.reference)</a></td><td>\(card.merchantReference)</td>
+            <td class="mono">\(card.maskedNumber)</td><td>\(card.cardType.rawValue)</td><td>\(card.expiry.description)</td>
+            <td>\(card.holderName ?? "")</td><td>\(card.status.rawValue)</td></tr>
+            """
+        }
+        let pages = paging.links(path: "/console/cards", query: query, next: next)
         guard !rows.isEmpty else { return "<p role=\"status\">No card matches.</p>" }
         return """
             <div class="table" role="region" aria-label="Cards found" tabindex="0"><table>
             <thead><tr><th scope="col">Merchant</th><th scope="col">Token</th><th scope="col">Reference</th><th scope="col">Number</th>
             <th scope="col">Brand</th><th scope="col">Expiry</th><th scope="col">Holder</th><th scope="col">Status</th></tr></thead>
-            <tbody>\(rows)</tbody></table></div>
+            <tbody>\(rows)</tbody></table></div>\(pages)
             """
     }
 
     /// One card: masked number, brand, expiry, holder, customer details and the card's latest
     /// transactions. Opening it is a `secure_card.retrieved` event under the operator.
-    func detail(merchantID: String, reference: String, signed: ConsoleSignedIn) async throws -> Response {
+    func detail(merchantID: String, reference: String, signed: ConsoleSignedIn, notice: Markup = "", status: HTTPResponse.Status = .ok) async throws
+        -> Response
+    {
         guard signed.account.covers(merchantID: merchantID), let merchant = try await services.merchants.merchant(id: merchantID),
               OpaqueToken.isWellFormed(reference, prefix: "sc_")
         else { return notFound(signed) }
@@ -87,6 +97,7 @@ struct CardsScreen {
             ]
             facts += parts.compactMap { name, value in value.map { (name, Markup(stringLiteral: HTML.escape($0))) } }
         }
+        facts += card.customFields.map { ("Field \($0.name)", Markup(stringLiteral: HTML.escape($0.value))) }
         let list = Markup.joined(facts.map { "<tr><th scope=\"row\">\($0.0)</th><td>\($0.1)</td></tr>" })
         let transactions = try await services.transactions.list(
             merchant: merchant, filter: TransactionFilter(secureCardReference: card.reference), beforeSequence: nil, limit: 25)
@@ -105,17 +116,23 @@ struct CardsScreen {
             <thead><tr><th scope="col">Id</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Created</th></tr></thead>
             <tbody>\(rows)</tbody></table></div>
             """
+        var actions: Markup = ""
+        if signed.account.role.allows(.support) {
+            let definitions = try await services.customFields.definitions(merchantID: merchant.id)
+            actions = CardActions(services: services).forms(card, merchant: merchant, definitions: definitions, csrf: signed.csrf)
+        }
         let content: Markup = """
-            <div class="table"><table><tbody>\(list)</tbody></table></div>
-            <h2>Transactions</h2>\(history)
+            \(notice)<div class="table"><table><tbody>\(list)</tbody></table></div>
+            <h2>Transactions</h2>\(history)\(actions)
             <p class="notice">The card's schedules are not listed here yet: use <code>GET /v1/schedules</code>.</p>
             <p><a href="/console/cards">Back to cards</a></p>
             """
         return ConsoleResponses.html(
-            ConsolePage.shell(current: "cards", title: "Card \(card.merchantReference)", account: signed.account, csrf: signed.csrf, content: content))
+            ConsolePage.shell(current: "cards", title: "Card \(card.merchantReference)", account: signed.account, csrf: signed.csrf, content: content),
+            status: status)
     }
 
-    private func notFound(_ signed: ConsoleSignedIn) -> Response {
+    func notFound(_ signed: ConsoleSignedIn) -> Response {
         ConsoleResponses.html(
             ConsolePage.shell(
                 current: "cards", title: "Not found", account: signed.account, csrf: signed.csrf,

@@ -12,23 +12,28 @@ import Vault
 struct ChargeRunsScreen {
     let services: ConsoleServices
 
-    static let pageSize = 50
     /// Seconds between reloads of a running run's page.
     static let refreshSeconds = 5
 
     // MARK: - List
 
-    func list(signed: ConsoleSignedIn) async throws -> Response {
+    /// The runs, 50 a page (``ConsolePaging``).
+    func list(query: [String: String] = [:], signed: ConsoleSignedIn) async throws -> Response {
+        guard let paging = ConsolePaging(query: query) else {
+            return ConsoleResponses.html(
+                ConsolePage.shell(current: "charge-runs", title: "Charge runs", account: signed.account, csrf: signed.csrf, content: ConsolePaging.refusal),
+                status: .badRequest)
+        }
         let merchants = try await services.merchants.merchants().filter { signed.account.covers(merchantID: $0.id) }
         var seen: Set<String> = []
-        var runs: [(merchant: Merchant, view: ChargeRunView)] = []
+        var fetched: [(merchant: Merchant, view: ChargeRunView)] = []
         for merchant in merchants {
-            for view in try await services.chargeRuns.history.list(merchant: merchant, beforeSequence: nil, limit: Self.pageSize)
+            for view in try await services.chargeRuns.history.list(merchant: merchant, beforeSequence: paging.cursor, limit: ConsolePaging.pageSize + 1)
             where seen.insert(view.record.id).inserted {
-                runs.append((merchant, view))
+                fetched.append((merchant, view))
             }
         }
-        runs = Array(runs.sorted { $0.view.sequence > $1.view.sequence }.prefix(Self.pageSize))
+        let (runs, next) = ConsolePaging.newestFirst(fetched) { $0.view.sequence }
         let rows = runs.map { run -> Markup in
             let (merchant, view) = run
             let record = view.record
@@ -66,7 +71,9 @@ struct ChargeRunsScreen {
                 """
         }
         return ConsoleResponses.html(
-            ConsolePage.shell(current: "charge-runs", title: "Charge runs", account: signed.account, csrf: signed.csrf, content: "\(start)\(table)"))
+            ConsolePage.shell(
+                current: "charge-runs", title: "Charge runs", account: signed.account, csrf: signed.csrf,
+                content: "\(start)\(table)\(paging.links(path: "/console/charge-runs", query: query, next: next))"))
     }
 
     /// One line: steps due, then each outcome's count and totals in their currencies.

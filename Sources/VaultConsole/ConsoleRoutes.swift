@@ -41,13 +41,25 @@ public struct ConsoleRoutes: Sendable {
         }
         console.get("cards") { request, _ in
             try await withSession(request) { signed in
-                try await CardsScreen(services: services).page(query: request.uri.queryParameters["q"].map(String.init), signed: signed)
+                try await CardsScreen(services: services).page(query: Self.query(request), signed: signed)
             }
         }
         console.get("cards/:merchant/:token") { request, context in
             try await withSession(request) { signed in
                 try await CardsScreen(services: services).detail(
                     merchantID: context.parameters.get("merchant") ?? "", reference: context.parameters.get("token") ?? "", signed: signed)
+            }
+        }
+        console.post("cards/:merchant/:token/:action") { request, context in
+            try await withForm(request, permission: .support) { signed, form in
+                let (merchantID, reference) = (context.parameters.get("merchant") ?? "", context.parameters.get("token") ?? "")
+                let actions = CardActions(services: services)
+                switch context.parameters.get("action") {
+                case "update": return try await actions.update(merchantID: merchantID, reference: reference, form: form, signed: signed)
+                case "delete": return try await actions.delete(merchantID: merchantID, reference: reference, form: form, signed: signed)
+                case "purge": return try await actions.purge(merchantID: merchantID, reference: reference, form: form, signed: signed)
+                default: return CardsScreen(services: services).notFound(signed)
+                }
             }
         }
         console.get("transactions") { request, _ in
@@ -59,17 +71,19 @@ public struct ConsoleRoutes: Sendable {
                     merchantID: context.parameters.get("merchant") ?? "", id: context.parameters.get("id") ?? "", signed: signed)
             }
         }
-        console.post("transactions/:merchant/:id/refund") { request, context in
-            try await withForm(request, permission: .support) { signed, form in
-                try await TransactionsScreen(services: services).refund(
-                    merchantID: context.parameters.get("merchant") ?? "", id: context.parameters.get("id") ?? "", form: form, signed: signed)
+        for action in TransactionsScreen.FollowUp.allCases {
+            console.post(RouterPath("transactions/:merchant/:id/\(action.rawValue)")) { request, context in
+                try await withForm(request, permission: .support) { signed, form in
+                    try await TransactionsScreen(services: services).followUp(
+                        action, merchantID: context.parameters.get("merchant") ?? "", id: context.parameters.get("id") ?? "", form: form, signed: signed)
+                }
             }
         }
         console.get("audit") { request, _ in
             try await withSession(request) { signed in try await AuditScreen(services: services).page(query: Self.query(request), signed: signed) }
         }
         console.get("charge-runs") { request, _ in
-            try await withSession(request) { signed in try await ChargeRunsScreen(services: services).list(signed: signed) }
+            try await withSession(request) { signed in try await ChargeRunsScreen(services: services).list(query: Self.query(request), signed: signed) }
         }
         console.get("charge-runs/:merchant/:id") { request, context in
             try await withSession(request) { signed in
@@ -104,7 +118,16 @@ public struct ConsoleRoutes: Sendable {
             }
         }
         console.get("settings") { request, _ in
-            try await withSession(request) { signed in try await SettingsScreen(services: services).page(signed: signed) }
+            try await withSession(request) { signed in
+                try await SettingsScreen(services: services).page(signed: signed, merchantID: request.uri.queryParameters["merchant"].map(String.init))
+            }
+        }
+        for path in ["custom-fields/add", "custom-fields/remove", "api-keys/issue", "api-keys/revoke"] {
+            console.post(RouterPath("settings/\(path)")) { request, _ in
+                try await withForm(request, permission: .administer) { signed, form in
+                    try await MerchantSettingsSection(services: services).post(path, form: form, signed: signed)
+                }
+            }
         }
         console.post("settings/operators/disable") { request, _ in
             try await withForm(request, permission: .administer) { signed, form in

@@ -26,6 +26,10 @@ public struct ConsoleServices: Sendable {
     /// currency when given: the API's statistics (`TransactionStatistics.compute`).
     public var statistics: @Sendable (_ merchant: Merchant, _ from: CivilDate, _ to: CivilDate, _ grouping: StatisticsGrouping, _ currency: Currency?)
         async throws -> TransactionStatistics
+    /// Custom field definitions: the Settings screen's list, add and remove (the API's service).
+    public var customFields: CustomFieldService
+    /// Merchants' API keys: the Settings screen's list, issue and revoke (the CLI's service).
+    public var apiKeys: MerchantService
     /// Whether the session cookie carries `Secure`: always, unless the server speaks plain HTTP on
     /// a loopback address (local use, where a browser would not send a `Secure` cookie back).
     public var secureCookies: Bool
@@ -35,7 +39,7 @@ public struct ConsoleServices: Sendable {
         audit: any AuditStore, merchants: any MerchantStore, webhookEvents: WebhookEventService, chargeRuns: ConsoleChargeRuns,
         scheduling: ConsoleScheduling,
         statistics: @escaping @Sendable (Merchant, CivilDate, CivilDate, StatisticsGrouping, Currency?) async throws -> TransactionStatistics,
-        secureCookies: Bool
+        secureCookies: Bool, customFields: CustomFieldService, apiKeys: MerchantService
     ) {
         self.operators = operators
         self.cards = cards
@@ -48,6 +52,8 @@ public struct ConsoleServices: Sendable {
         self.scheduling = scheduling
         self.statistics = statistics
         self.secureCookies = secureCookies
+        self.customFields = customFields
+        self.apiKeys = apiKeys
     }
 
     /// Whether a listener on `host` without TLS is the one case the cookie goes without `Secure`.

@@ -23,7 +23,7 @@ enum ConsoleStylesheet {
         p,.notice{overflow-wrap:anywhere}
         td,th{overflow-wrap:break-word}
         label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-        input[type=text],input[type=password],input[type=search],input[type=date],select{width:100%;max-width:24rem;padding:.5rem;font:inherit;border:1px solid #8c959f;border-radius:4px}
+        input[type=text],input[type=password],input[type=search],input[type=date],input[type=email],input[type=tel],select{width:100%;max-width:24rem;padding:.5rem;font:inherit;border:1px solid #8c959f;border-radius:4px}
         button,.button{background:#0b57d0;color:#fff;border:0;border-radius:4px;padding:.5rem 1rem;font:inherit;cursor:pointer}
         button.danger{background:#b3261e}
         .search{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end}
@@ -42,6 +42,11 @@ enum ConsoleStylesheet {
         td form{margin:0}
         .signin{max-width:24rem;margin:3rem auto;background:#fff;padding:1.5rem;border-radius:8px;border:1px solid #d0d7de}
         .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+        td a.mono{white-space:nowrap;overflow-wrap:normal}
+        nav.paging{display:flex;gap:.5rem;margin:1rem 0}
+        nav.paging a{color:#0b57d0;background:#fff;border:1px solid #0b57d0}
+        label.inline{display:inline;font-weight:400;margin:0}
+        fieldset{border:1px solid #d0d7de;border-radius:4px;margin:1rem 0;padding:.5rem 1rem}
         .skip:focus{position:static;width:auto;height:auto;clip:auto;background:#fff;color:#0b57d0;padding:.5rem}
         textarea{width:100%;max-width:24rem;padding:.5rem;font:inherit;border:1px solid #8c959f;border-radius:4px}
         textarea:focus,a.button:focus{outline:3px solid #f4b400;outline-offset:2px}

@@ -1,12 +1,13 @@
 import Hummingbird
 import Vault
 
-/// Settings: for an admin, the operators with a button to disable each (other than oneself);
-/// other roles see neither the list's buttons nor may post them.
+/// Settings: for an admin, the operators with a button to disable each (other than oneself), and a
+/// merchant's custom fields and API keys (``MerchantSettingsSection``); other roles see none of
+/// these forms, and their posts are refused anyway.
 struct SettingsScreen {
     let services: ConsoleServices
 
-    func page(signed: ConsoleSignedIn, notice: Markup = "") async throws -> Response {
+    func page(signed: ConsoleSignedIn, merchantID: String? = nil, notice: Markup = "", status: HTTPResponse.Status = .ok) async throws -> Response {
         var content: Markup = notice
         if signed.account.role.allows(.administer) {
             var rows: [Markup] = []
@@ -28,11 +29,13 @@ struct SettingsScreen {
                 <div class="table" role="region" aria-label="Operators" tabindex="0"><table>
                 <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
                 <tbody>\(rows)</tbody></table></div>
+                \(try await MerchantSettingsSection(services: services).section(chosen: merchantID, signed: signed))
                 """
         } else {
             content = "\(notice)<p>Settings are managed by operators with the admin role.</p>"
         }
-        return ConsoleResponses.html(ConsolePage.shell(current: "settings", title: "Settings", account: signed.account, csrf: signed.csrf, content: content))
+        return ConsoleResponses.html(
+            ConsolePage.shell(current: "settings", title: "Settings", account: signed.account, csrf: signed.csrf, content: content), status: status)
     }
 
     func disable(form: ConsoleForm, signed: ConsoleSignedIn) async throws -> Response {

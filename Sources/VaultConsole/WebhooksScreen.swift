@@ -3,14 +3,12 @@ import Hummingbird
 import Vault
 
 /// Webhooks: the deliveries of every merchant the operator may see, newest first, with their
-/// status, attempts, last error and next attempt, filtered by status; and "Resend" (support and
+/// status, attempts, last error and next attempt, filtered by status, 50 a page; and "Resend" (support and
 /// admin only), which queues an event again through the same service as the API's resend, audited
 /// as `webhook_event.resent` under the operator. The form is not shown to a read-only operator and
 /// its post is refused anyway.
 struct WebhooksScreen {
     let services: ConsoleServices
-
-    static let pageSize = 50
 
     func page(query: [String: String], signed: ConsoleSignedIn, notice: Markup = "") async throws -> Response {
         let statusText = query["status"] ?? ""
@@ -20,12 +18,16 @@ struct WebhooksScreen {
                 signed: signed, status: nil,
                 body: "<p class=\"notice error\" role=\"alert\">Status is one of pending, delivered or expired.</p>", httpStatus: .badRequest)
         }
-        var rows: [(merchant: Merchant, event: WebhookEvent)] = []
-        for merchant in try await services.merchants.merchants() where signed.account.covers(merchantID: merchant.id) {
-            let events = try await services.webhookEvents.list(merchant: merchant, status: status, beforeSequence: nil, limit: Self.pageSize)
-            rows += events.map { (merchant, $0) }
+        guard let paging = ConsolePaging(query: query) else {
+            return screen(signed: signed, status: status, body: ConsolePaging.refusal, httpStatus: .badRequest)
         }
-        rows = Array(rows.sorted { $0.event.sequence > $1.event.sequence }.prefix(Self.pageSize))
+        var fetched: [(merchant: Merchant, event: WebhookEvent)] = []
+        for merchant in try await services.merchants.merchants() where signed.account.covers(merchantID: merchant.id) {
+            let events = try await services.webhookEvents.list(
+                merchant: merchant, status: status, beforeSequence: paging.cursor, limit: ConsolePaging.pageSize + 1)
+            fetched += events.map { (merchant, $0) }
+        }
+        let (rows, next) = ConsolePaging.newestFirst(fetched) { $0.event.sequence }
         let mayResend = signed.account.role.allows(.support)
         let lines = rows.map { row -> Markup in
             let (merchant, event) = row
@@ -53,7 +55,8 @@ struct WebhooksScreen {
             <th scope="col">Attempts</th><th scope="col">Last error</th><th scope="col">Next attempt</th><th scope="col">Queued</th>
             <th scope="col">Action</th></tr></thead><tbody>\(lines)</tbody></table></div>
             """
-        return screen(signed: signed, status: status, body: "\(notice)\(table)", httpStatus: .ok)
+        let pages = paging.links(path: "/console/webhooks", query: query, next: next)
+        return screen(signed: signed, status: status, body: "\(notice)\(table)\(pages)", httpStatus: .ok)
     }
 
     /// Queues the merchant's event again, as the operator; back to the list with the event shown pending.

@@ -30,6 +30,7 @@ extension APIServices {
                 try await TransactionStatistics.compute(
                     merchant: merchant, from: from, to: to, grouping: grouping, selection: StatisticsSelection(currency: currency), store: store)
             },
-            secureCookies: ConsoleServices.secureCookies(host: server.host, tls: server.tls != nil))
+            secureCookies: ConsoleServices.secureCookies(host: server.host, tls: server.tls != nil), customFields: CustomFieldService(store: store),
+            apiKeys: merchants)
     }
 }

@@ -15,12 +15,7 @@ struct CustomFieldsController {
         }
         api.adminOnly.put("custom-fields") { request, context in
             let body = try await JSONCoding.decode(Body.self, from: request)
-            try CustomFieldDefinition.validateDefinitions(body.fields)
-            try await store.replaceCustomFieldDefinitions(
-                body.fields, merchantID: context.merchant.id,
-                audit: AuditEntry(merchantID: context.merchant.id, actor: context.identity.actor, action: "custom_fields.replaced",
-                                  objectType: "custom_fields", objectID: context.merchant.id,
-                                  details: ["names": body.fields.map(\.name).joined(separator: ",")]))
+            try await CustomFieldService(store: store).replace(body.fields, merchantID: context.merchant.id, actor: context.identity.actor)
             return try JSONCoding.response(body)
         }
     }

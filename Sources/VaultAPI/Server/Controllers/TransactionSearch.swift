@@ -13,30 +13,16 @@ struct TransactionSearch {
     var order = TransactionSortOrder.newestFirst
     var afterSequence: Int64?
 
-    /// Reads the query; a 422 naming the parameter for any malformed value.
+    /// Reads the query; a 422 naming the parameter for any malformed value. The filter is read by
+    /// ``TransactionFilter/init(query:zone:)``, as the console reads its search.
     init(parameters: Parameters, page: PageRequest, merchant: Merchant) throws {
-        if let text = parameters["status"] {
-            guard let status = TransactionStatus(rawValue: String(text)) else {
-                throw APIError.invalid("status is not a transaction status.", code: "invalid_value", param: "status")
-            }
-            filter.status = status
+        var first: [String: String] = [:]
+        for (name, value) in parameters where first[String(name)] == nil { first[String(name)] = String(value) }
+        do {
+            filter = try TransactionFilter(query: first, zone: merchant.zone)
+        } catch {
+            throw APIError.invalid(error.message, code: error.code, param: error.parameter)
         }
-        if let text = parameters["type"] {
-            guard let type = TransactionType(rawValue: String(text)) else {
-                throw APIError.invalid("type is not a transaction type.", code: "invalid_value", param: "type")
-            }
-            filter.type = type
-        }
-        filter.scheduleID = parameters["scheduleId"].map(String.init)
-        filter.secureCardReference = parameters["secureCardReference"].map(String.init)
-        try readDates(parameters, merchant: merchant)
-        filter.minimumAmount = try QueryParameter.amount("minAmount", in: parameters)
-        filter.maximumAmount = try QueryParameter.amount("maxAmount", in: parameters)
-        if let minimum = filter.minimumAmount, let maximum = filter.maximumAmount, maximum < minimum {
-            throw APIError.invalid("maxAmount must not be below minAmount.", code: "invalid_range", param: "maxAmount")
-        }
-        filter.currency = try QueryParameter.currency("currency", in: parameters)
-        filter.text = try QueryParameter.text("q", in: parameters)
         if let text = parameters["sort"] {
             switch text {
             case "-createdAt": order = .newestFirst
@@ -51,19 +37,6 @@ struct TransactionSearch {
             }
             afterSequence = sequence
         }
-    }
-
-    /// `from` and `to` are local dates of the merchant's zone, both included.
-    private mutating func readDates(_ parameters: Parameters, merchant: Merchant) throws {
-        let from = try QueryParameter.date("from", in: parameters)
-        let to = try QueryParameter.date("to", in: parameters)
-        if let from, let to, to < from {
-            throw APIError.invalid("to must not be before from.", code: "invalid_range", param: "to")
-        }
-        guard from != nil || to != nil else { return }
-        var resolver = DueInstantResolver(zone: merchant.zone)
-        filter.createdFrom = from.map { resolver.instant(of: $0, at: .midnight) }
-        filter.createdBefore = to.map { resolver.instant(of: $0.adding(days: 1), at: .midnight) }
     }
 
     /// The sort key a page's `nextCursor` encodes: direction and sequence.
