@@ -138,7 +138,7 @@ TICKS=$(getconf CLK_TCK)
 server_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat"; }
 run() { # scenario connections
   local scenario=$1 connections=$2 output before after
-  export VAULT_LOAD_RUN="$scenario$connections-$RANDOM$RANDOM"
+  export VAULT_LOAD_RUN="$scenario$connections-r$RANDOM$RANDOM"
   local threads=$THREADS
   [ "$threads" -gt "$connections" ] && threads=$connections
   before=$(server_ticks)
