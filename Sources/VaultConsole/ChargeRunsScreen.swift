@@ -44,7 +44,7 @@ struct ChargeRunsScreen {
             let whose: Markup = view.scope == .merchant ? "\(merchant.name)" : "All merchants"
             let when = { (instant: Date) in ConsoleFormat.instant(instant, zone: merchant.zone, zoneName: merchant.zoneName) }
             return """
-                <tr><td>\(link)</td><td>\(whose)</td><td>\(record.status)\(record.dryRun ? " (dry run)" : "")</td><td>\(record.startedBy)</td>
+                <tr><td>\(link)</td><td>\(whose)</td><td>\(record.status.rawValue)\(record.dryRun ? " (dry run)" : "")</td><td>\(record.startedBy)</td>
                 <td>\(when(record.asOf))</td><td>\(when(record.startedAt))</td><td>\(record.finishedAt.map(when) ?? "")</td>
                 <td>\(view.summary.map(Self.brief) ?? "")</td></tr>
                 """
@@ -99,9 +99,9 @@ struct ChargeRunsScreen {
               let record = try await services.chargeRuns.run(id, merchant.id)
         else { return notFound(signed) }
         let when = { (instant: Date) in ConsoleFormat.instant(instant, zone: merchant.zone, zoneName: merchant.zoneName) }
-        let running = record.status == "running"
+        let running = record.status == .running
         var facts: [(String, Markup)] = [
-            ("Merchant", "\(merchant.name)"), ("Status", "\(record.status)"), ("Kind", record.dryRun ? "Dry run: nothing charged" : "Charging"),
+            ("Merchant", "\(merchant.name)"), ("Status", "\(record.status.rawValue)"), ("Kind", record.dryRun ? "Dry run: nothing charged" : "Charging"),
             ("As of", "\(when(record.asOf))"), ("Started by", "\(record.startedBy)"), ("Started", "\(when(record.startedAt))"),
         ]
         if let finished = record.finishedAt { facts.append(("Finished", "\(when(finished))")) }

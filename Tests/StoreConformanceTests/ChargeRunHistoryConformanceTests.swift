@@ -12,7 +12,7 @@ import VaultSQLite
 struct ChargeRunHistoryConformanceTests {
     static func record(_ fixture: StoreFixture, merchantID: String?, startedBy: String, summary: String? = nil) async throws -> ChargeRunRecord {
         let run = ChargeRunRecord(
-            id: OpaqueToken.make(prefix: "run_", randomBits: 80), merchantID: merchantID, status: "completed",
+            id: OpaqueToken.make(prefix: "run_", randomBits: 80), merchantID: merchantID, status: .completed,
             asOf: Timestamp.parse("2027-03-02T00:00:00.000Z")!, dryRun: false, startedBy: startedBy,
             startedAt: Timestamp.parse("2027-03-02T00:00:01.000Z")!, finishedAt: Timestamp.parse("2027-03-02T00:00:09.000Z")!, summary: summary)
         try await fixture.store.insertChargeRun(

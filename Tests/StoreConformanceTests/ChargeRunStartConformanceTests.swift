@@ -13,7 +13,7 @@ import VaultSQLite
 struct ChargeRunStartConformanceTests {
     static func record(_ id: String, merchantID: String?, owner: String? = RunnerIdentity.process, startedAt: Date = Date()) -> ChargeRunRecord {
         ChargeRunRecord(
-            id: id, merchantID: merchantID, status: "running", asOf: startedAt, dryRun: false, startedBy: "apikey:k", startedAt: startedAt,
+            id: id, merchantID: merchantID, status: .running, asOf: startedAt, dryRun: false, startedBy: "apikey:k", startedAt: startedAt,
             owner: owner)
     }
 
@@ -52,7 +52,7 @@ struct ChargeRunStartConformanceTests {
         #expect(try await Self.start(fixture.store, Self.record("run_other", merchantID: other.id)) == nil, "another merchant's run does not block")
 
         var finished = try #require(try await fixture.store.chargeRun(id: "run_a", merchantID: merchantID))
-        finished.status = "completed"
+        finished.status = .completed
         finished.finishedAt = now
         try await fixture.store.updateChargeRun(finished)
         #expect(try await Self.start(fixture.store, Self.record("run_c", merchantID: merchantID)) == nil, "a finished run does not block")
@@ -61,7 +61,7 @@ struct ChargeRunStartConformanceTests {
         _ = try await fixture.sql.run(
             "UPDATE charge_runs SET owner = \(ProcessInfo.processInfo.hostName + ":2147483647:x") WHERE id = 'run_c'")
         #expect(try await Self.start(fixture.store, Self.record("run_d", merchantID: merchantID)) == nil, "a dead process's run does not block")
-        #expect(try await fixture.store.chargeRun(id: "run_c", merchantID: nil)?.status == "failed")
+        #expect(try await fixture.store.chargeRun(id: "run_c", merchantID: nil)?.status == .failed)
 
         // run_d is running, started long ago by a server on another host: past the stale bound it no longer blocks.
         _ = try await fixture.sql.run(

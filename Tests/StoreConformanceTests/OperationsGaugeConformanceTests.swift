@@ -43,22 +43,22 @@ struct OperationsGaugeConformanceTests {
         let fixture = try await StoreFixture()
         #expect(try await fixture.store.lastFinishedChargeRun() == nil)
         let base = Date(timeIntervalSince1970: 1_900_000_000)
-        func run(_ id: String, status: String, dryRun: Bool = false, finished: Date?) async throws {
+        func run(_ id: String, status: ChargeRunStatus, dryRun: Bool = false, finished: Date?) async throws {
             var record = ChargeRunStartConformanceTests.record(id, merchantID: nil, startedAt: base)
             record.dryRun = dryRun
             try await fixture.store.insertChargeRun(
                 record, audit: AuditEntry(merchantID: nil, actor: "test", action: "charge_run.started", objectType: "charge_run", objectID: id))
             record.status = status
             record.finishedAt = finished
-            if status != "running" { try await fixture.store.updateChargeRun(record) }
+            if status != .running { try await fixture.store.updateChargeRun(record) }
         }
-        try await run("run_old", status: "completed", finished: base.addingTimeInterval(10))
-        try await run("run_failed", status: "failed", finished: base.addingTimeInterval(20))
-        try await run("run_dry", status: "completed", dryRun: true, finished: base.addingTimeInterval(30))
-        try await run("run_open", status: "running", finished: nil)
+        try await run("run_old", status: .completed, finished: base.addingTimeInterval(10))
+        try await run("run_failed", status: .failed, finished: base.addingTimeInterval(20))
+        try await run("run_dry", status: .completed, dryRun: true, finished: base.addingTimeInterval(30))
+        try await run("run_open", status: .running, finished: nil)
         let last = try #require(try await fixture.store.lastFinishedChargeRun())
-        #expect(last.id == "run_failed" && last.status == "failed")
-        try await run("run_new", status: "completed", finished: base.addingTimeInterval(40))
+        #expect(last.id == "run_failed" && last.status == .failed)
+        try await run("run_new", status: .completed, finished: base.addingTimeInterval(40))
         #expect(try await fixture.store.lastFinishedChargeRun()?.id == "run_new")
     }
 }

@@ -16,11 +16,11 @@ import Vault
     static func recordCLIRun(_ fixture: APIFixture, merchantID: String?, summary: String?) async throws -> String {
         let id = OpaqueToken.make(prefix: "run_", randomBits: 80)
         var record = ChargeRunRecord(
-            id: id, merchantID: merchantID, status: "running", asOf: Date(), dryRun: false, startedBy: "cli", startedAt: Date(),
+            id: id, merchantID: merchantID, status: .running, asOf: Date(), dryRun: false, startedBy: "cli", startedAt: Date(),
             owner: RunnerIdentity.process)
         try await fixture.runtime.store.insertChargeRun(
             record, audit: AuditEntry(merchantID: merchantID, actor: "cli", action: "charge_run.started", objectType: "charge_run", objectID: id))
-        record.status = "completed"
+        record.status = .completed
         record.finishedAt = Date()
         record.summary = summary
         try await fixture.runtime.store.updateChargeRun(record)

@@ -81,7 +81,7 @@ import Vault
         let fixture = try await APIFixture()
         // A run of merchant A in progress on this server (inserted as the route records one).
         let running = ChargeRunRecord(
-            id: "run_inprogress", merchantID: fixture.merchantA.id, status: "running", asOf: Date(), dryRun: false,
+            id: "run_inprogress", merchantID: fixture.merchantA.id, status: .running, asOf: Date(), dryRun: false,
             startedBy: "apikey:x", startedAt: Date(), owner: RunnerIdentity.process)
         try await fixture.runtime.store.insertChargeRun(
             running, audit: AuditEntry(merchantID: fixture.merchantA.id, actor: "apikey:x", action: "charge_run.started", objectType: "charge_run",
@@ -101,7 +101,7 @@ import Vault
             _ = try await Self.waitForRun(client, key: fixture.adminB, id: try #require(other.json["id"] as? String))
 
             var finished = running
-            finished.status = "completed"
+            finished.status = .completed
             finished.finishedAt = Date()
             try await fixture.runtime.store.updateChargeRun(finished)
             let next = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)

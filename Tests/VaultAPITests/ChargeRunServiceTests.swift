@@ -11,7 +11,7 @@ import Testing
     /// Every write a saver makes, in the order they complete; progress writes wait at a gate.
     final class RecordingWrites: Sendable {
         private struct State {
-            var completed: [String] = []
+            var completed: [ChargeRunStatus] = []
             var finalStarted = false
             var gate: CheckedContinuation<Void, Never>?
             var gateOpen = false
@@ -19,11 +19,11 @@ import Testing
 
         private let state = Mutex(State())
 
-        var completed: [String] { state.withLock { $0.completed } }
+        var completed: [ChargeRunStatus] { state.withLock { $0.completed } }
         var finalStarted: Bool { state.withLock { $0.finalStarted } }
 
         func write(_ record: ChargeRunRecord) async {
-            if record.status == "running" {
+            if record.status == .running {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let open = state.withLock { state -> Bool in
                         if state.gateOpen { return true }
@@ -49,7 +49,7 @@ import Testing
     }
 
     static func record() -> ChargeRunRecord {
-        ChargeRunRecord(id: "run_test", merchantID: "mer_test", status: "running", asOf: Date(timeIntervalSince1970: 0),
+        ChargeRunRecord(id: "run_test", merchantID: "mer_test", status: .running, asOf: Date(timeIntervalSince1970: 0),
                         dryRun: false, startedBy: "test", startedAt: Date(timeIntervalSince1970: 0))
     }
 
@@ -70,8 +70,8 @@ import Testing
             return ChargeRunSummary(runId: "run_test", asOf: Date(timeIntervalSince1970: 0), dryRun: false)
         }
         await opener.value
-        #expect(writes.completed == ["running", "completed"])
-        #expect(writes.completed.last == "completed")
+        #expect(writes.completed == [.running, .completed])
+        #expect(writes.completed.last == .completed)
     }
 
     @Test func aRunThatThrowsIsRecordedFailedAfterItsProgress() async {
@@ -83,7 +83,7 @@ import Testing
             progress(ChargeRunSummary(runId: "run_test", asOf: Date(timeIntervalSince1970: 0), dryRun: false))
             throw Broken()
         }
-        #expect(writes.completed == ["running", "failed"])
+        #expect(writes.completed == [.running, .failed])
     }
 
     @Test func progressIsWrittenAtMostOncePerInterval() async {
@@ -94,7 +94,7 @@ import Testing
             for _ in 0..<50 { progress(ChargeRunSummary(runId: "run_test", asOf: Date(timeIntervalSince1970: 0), dryRun: false)) }
             return ChargeRunSummary(runId: "run_test", asOf: Date(timeIntervalSince1970: 0), dryRun: false)
         }
-        #expect(writes.completed == ["completed"])
+        #expect(writes.completed == [.completed])
     }
 
     @Test func theQueueTakesRunsOnlyWhileItsServiceRuns() async {

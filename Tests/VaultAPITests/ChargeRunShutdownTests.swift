@@ -42,7 +42,7 @@ import Vault
         options.concurrency = 1
         options.batchSize = 1
         let record = ChargeRunRecord(
-            id: "run_shutdown", merchantID: merchant.id, status: "running", asOf: options.asOf, dryRun: false, startedBy: "test", startedAt: Date())
+            id: "run_shutdown", merchantID: merchant.id, status: .running, asOf: options.asOf, dryRun: false, startedBy: "test", startedAt: Date())
         try await runtime.store.insertChargeRun(
             record, audit: AuditEntry(merchantID: merchant.id, actor: "test", action: "charge_run.started", objectType: "charge_run", objectID: record.id))
 
@@ -61,7 +61,7 @@ import Vault
         try await running.value
 
         let stored = try #require(try await runtime.store.chargeRun(id: record.id, merchantID: merchant.id))
-        #expect(stored.status == "failed")
+        #expect(stored.status == .failed)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             Timestamp.parse(try decoder.singleValueContainer().decode(String.self)) ?? .distantPast

@@ -98,7 +98,7 @@ import VaultApp
 
             // A run still running: its page reloads itself, and no second run of the merchant starts.
             let running = ChargeRunRecord(
-                id: "run_stillrunning", merchantID: merchant.id, status: "running", asOf: Date(), dryRun: false, startedBy: "cli", startedAt: Date(),
+                id: "run_stillrunning", merchantID: merchant.id, status: .running, asOf: Date(), dryRun: false, startedBy: "cli", startedAt: Date(),
                 owner: RunnerIdentity.process)
             #expect(
                 try await fixture.runtime.store.insertChargeRun(

@@ -56,7 +56,7 @@ import Vault
 
     @Test func aRunningChargeRunHasNullEndAndSummary() throws {
         let record = ChargeRunRecord(
-            id: "run_1", merchantID: "m_1", status: "running", asOf: Date(timeIntervalSince1970: 0), dryRun: false, startedBy: "apikey:k",
+            id: "run_1", merchantID: "m_1", status: .running, asOf: Date(timeIntervalSince1970: 0), dryRun: false, startedBy: "apikey:k",
             startedAt: Date(timeIntervalSince1970: 0), owner: nil)
         let json = try Self.object(ChargeRunResponse(record))
         #expect(json["finishedAt"] is NSNull)

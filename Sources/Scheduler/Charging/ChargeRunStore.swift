@@ -125,14 +125,27 @@ public struct RecordedOutcome: Sendable, Equatable {
     }
 }
 
+/// Where a recorded charge run stands.
+public enum ChargeRunStatus: String, Sendable, Codable, CaseIterable, StatusName {
+    /// Started and not finished: its summary is its progress so far.
+    case running
+    /// Finished; its summary is final.
+    case completed
+    /// Stopped by an error, or its process died before it finished.
+    case failed
+
+    /// Runs that have ended, whether they completed or failed.
+    public static let finished: [ChargeRunStatus] = [.completed, .failed]
+}
+
 /// A charge run as recorded (CLI or `POST /v1/charge-runs`).
 public struct ChargeRunRecord: Sendable, Equatable {
     /// `run_...`.
     public var id: String
     /// The merchant it was limited to.
     public var merchantID: String?
-    /// `running`, `completed` or `failed`.
-    public var status: String
+    /// Running, completed or failed.
+    public var status: ChargeRunStatus
     /// The instant steps had to be due by.
     public var asOf: Date
     /// Whether it only reported.
@@ -150,7 +163,7 @@ public struct ChargeRunRecord: Sendable, Equatable {
     public var owner: String?
 
     /// Creates a record.
-    public init(id: String, merchantID: String?, status: String, asOf: Date, dryRun: Bool, startedBy: String, startedAt: Date,
+    public init(id: String, merchantID: String?, status: ChargeRunStatus, asOf: Date, dryRun: Bool, startedBy: String, startedAt: Date,
                 finishedAt: Date? = nil, summary: String? = nil, owner: String? = nil) {
         self.id = id
         self.merchantID = merchantID

@@ -1,3 +1,5 @@
+public import Vault
+
 /// The groups of statuses the business rules speak of, defined once here: the storage engines
 /// interpolate these lists into their statements instead of writing status names of their own.
 extension StepStatus {
@@ -41,23 +43,8 @@ extension ScheduleStatus {
     public static let extendable: [ScheduleStatus] = [.active, .paused, .pastDue]
 }
 
-/// A status name of the domain's own (lower-case letters and `_`, never input), which the storage
-/// engines may write into a statement's text as a literal.
-public protocol StatusName: RawRepresentable where RawValue == String {}
-
 extension StepStatus: StatusName {}
 extension ScheduleStatus: StatusName {}
-
-extension StatusName {
-    /// The raw value as an SQL string literal (`'processing'`), for statements whose text must not
-    /// change with the values (a partial index is used only when the query names its literal).
-    public var sqlLiteral: String { "'" + rawValue + "'" }
-}
-
-extension Sequence where Element: StatusName {
-    /// The raw values as a list of SQL string literals (`'active', 'past_due'`), as ``StatusName/sqlLiteral``.
-    public var sqlLiterals: String { map(\.sqlLiteral).joined(separator: ", ") }
-}
 
 /// The status names the due-step claims test, as SQL literals taken from the domain's enums and
 /// lists: written into the statements' text, not bound, so each statement's text stays constant

@@ -3,7 +3,7 @@ public import Foundation
 /// A merchant: the tenant that owns cards, schedules, keys and API keys.
 public struct Merchant: Sendable, Equatable, Codable {
     /// Whether the merchant may still use the vault.
-    public enum Status: String, Sendable, Codable {
+    public enum Status: String, Sendable, Codable, CaseIterable {
         /// In service.
         case active
         /// Off-boarded: its data key is destroyed and its cards are unreadable.

@@ -4,7 +4,7 @@ public import Foundation
 /// merchants it may see, its sign-in state and its second factor.
 public struct Operator: Sendable, Equatable {
     /// Whether the account may sign in.
-    public enum Status: String, Sendable, Codable {
+    public enum Status: String, Sendable, Codable, CaseIterable {
         case active
         case disabled
     }

@@ -4,7 +4,7 @@ public import Foundation
 /// their sealed form. The PAN itself never leaves the vault except towards a gateway.
 public struct SecureCard: Sendable, Equatable {
     /// Whether the token can still be used.
-    public enum Status: String, Sendable, Codable {
+    public enum Status: String, Sendable, Codable, CaseIterable {
         /// Usable.
         case active
         /// Logically deleted; kept for history.

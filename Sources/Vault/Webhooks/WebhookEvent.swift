@@ -8,6 +8,9 @@ public enum WebhookEventStatus: String, Sendable, Codable, CaseIterable {
     case delivered
     /// Not delivered within the retry period; no more attempts.
     case expired
+
+    /// Events no longer waiting for an attempt, which the retention period purges.
+    public static let settled: [WebhookEventStatus] = [.delivered, .expired]
 }
 
 /// One queued webhook event (a row of the outbox) with its delivery state.

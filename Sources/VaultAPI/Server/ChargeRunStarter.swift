@@ -23,7 +23,7 @@ struct ChargeRunStarter: Sendable {
         let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
         let now = Date()
         let record = ChargeRunRecord(
-            id: runID, merchantID: merchant.id, status: "running", asOf: asOf, dryRun: dryRun, startedBy: actor, startedAt: now,
+            id: runID, merchantID: merchant.id, status: .running, asOf: asOf, dryRun: dryRun, startedBy: actor, startedAt: now,
             owner: RunnerIdentity.process)
         if let running = try await services.store.insertChargeRun(
             record,
@@ -35,7 +35,7 @@ struct ChargeRunStarter: Sendable {
         guard services.chargeRuns.submit(ChargeRunJob(record: record, options: options, actor: actor)) else {
             // Shutting down between the check and now: the run never starts.
             var refused = record
-            refused.status = "failed"
+            refused.status = .failed
             refused.finishedAt = Date()
             try? await services.store.updateChargeRun(refused)
             return .notAccepting

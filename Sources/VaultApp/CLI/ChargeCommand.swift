@@ -76,7 +76,7 @@ struct ChargeCommand: AsyncParsableCommand {
             }
             let runID = OpaqueToken.make(prefix: "run_", randomBits: 80)
             let record = ChargeRunRecord(
-                id: runID, merchantID: options.merchantID, status: "running", asOf: options.asOf, dryRun: dryRun, startedBy: "cli", startedAt: Date(), owner: RunnerIdentity.process)
+                id: runID, merchantID: options.merchantID, status: .running, asOf: options.asOf, dryRun: dryRun, startedBy: "cli", startedAt: Date(), owner: RunnerIdentity.process)
             if !dryRun {
                 try await runtime.store.insertChargeRun(
                     record, audit: AuditEntry(merchantID: options.merchantID, actor: "cli", action: "charge_run.started", objectType: "charge_run", objectID: runID))
@@ -95,7 +95,7 @@ struct ChargeCommand: AsyncParsableCommand {
             reporter.finish()
             if !dryRun {
                 var finished = record
-                finished.status = summary.settled ? "completed" : "failed"
+                finished.status = summary.settled ? .completed : .failed
                 finished.finishedAt = Date()
                 finished.summary = String(decoding: try JSONCoding.encoder.encode(summary), as: UTF8.self)
                 try await runtime.store.updateChargeRun(finished)

@@ -116,7 +116,7 @@ final class ProgressSaver: Sendable {
         continuation.finish()
         await written
         var finished = record
-        finished.status = summary?.settled == true ? "completed" : "failed"
+        finished.status = summary?.settled == true ? .completed : .failed
         finished.finishedAt = Date()
         finished.summary = summary.flatMap(Self.encoded)
         try? await write(finished)

@@ -60,7 +60,7 @@ public struct OperationsMetricsService: Service {
         Gauge(label: VaultMetricNames.stepsNeedsReview).record(try await store.stepsInReview(merchantID: nil))
         if let run = try await store.lastFinishedChargeRun(), let finished = run.finishedAt {
             Gauge(label: VaultMetricNames.chargeRunLastFinished).record(finished.timeIntervalSince1970)
-            Gauge(label: VaultMetricNames.chargeRunLastSucceeded).record(run.status == "completed" ? 1 : 0)
+            Gauge(label: VaultMetricNames.chargeRunLastSucceeded).record(run.status == .completed ? 1 : 0)
         }
         let wrapped = try await store.wrappedKeyCounts()
         for (version, keys) in wrapped {

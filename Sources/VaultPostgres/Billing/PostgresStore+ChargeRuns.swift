@@ -184,7 +184,7 @@ extension PostgresStore: ChargeRunStore {
             try await Self.failRunsOfGoneOwners(write, at: run.startedAt)
             if let running = try await write.row(
                 """
-                SELECT * FROM charge_runs WHERE merchant_id = \(run.merchantID) AND status = 'running'
+                SELECT * FROM charge_runs WHERE merchant_id = \(run.merchantID) AND status = \(unescaped: ChargeRunStatus.running.sqlLiteral)
                     AND started_at > \(Timestamp.string(staleBefore)) ORDER BY started_at LIMIT 1
                 """)
             {
@@ -197,12 +197,12 @@ extension PostgresStore: ChargeRunStore {
 
     /// Runs left `running` by a process killed on this host are recorded as failed.
     private static func failRunsOfGoneOwners(_ write: PostgresWrite, at now: Date) async throws {
-        for row in try await write.rows("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
+        for row in try await write.rows("SELECT id, owner FROM charge_runs WHERE status = \(unescaped: ChargeRunStatus.running.sqlLiteral) AND owner IS NOT NULL") {
             guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
             try await write.run(
                 """
-                UPDATE charge_runs SET status = 'failed', finished_at = \(Timestamp.string(now))
-                WHERE id = \(try row.string("id")) AND status = 'running'
+                UPDATE charge_runs SET status = \(unescaped: ChargeRunStatus.failed.sqlLiteral), finished_at = \(Timestamp.string(now))
+                WHERE id = \(try row.string("id")) AND status = \(unescaped: ChargeRunStatus.running.sqlLiteral)
                 """)
         }
     }
@@ -211,7 +211,7 @@ extension PostgresStore: ChargeRunStore {
         try await write.run(
             """
             INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
-            VALUES (\(run.id), \(run.merchantID), \(run.status), \(Timestamp.string(run.asOf)), \(Int64(run.dryRun ? 1 : 0)),
+            VALUES (\(run.id), \(run.merchantID), \(run.status.rawValue), \(Timestamp.string(run.asOf)), \(Int64(run.dryRun ? 1 : 0)),
                 \(run.startedBy), \(Timestamp.string(run.startedAt)), \(Timestamp.optional(run.finishedAt)), \(run.summary), \(run.owner))
             """)
         try await write.appendAudit(PendingAuditEvent(audit))
@@ -221,7 +221,7 @@ extension PostgresStore: ChargeRunStore {
         try await write { write in
             _ = try await write.run(
                 """
-                UPDATE charge_runs SET status = \(run.status), finished_at = \(Timestamp.optional(run.finishedAt)), summary = \(run.summary)
+                UPDATE charge_runs SET status = \(run.status.rawValue), finished_at = \(Timestamp.optional(run.finishedAt)), summary = \(run.summary)
                 WHERE id = \(run.id)
                 """)
         }
@@ -252,12 +252,12 @@ extension PostgresStore: ChargeRunStore {
     static func chargeRun(_ row: PostgresRowReader) throws -> ChargeRunRecord {
         let stored = try row.table("charge_runs")
         var record = ChargeRunRecord(
-            id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
+            id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try stored.value(ChargeRunStatus.self, "status"),
             asOf: try stored.instant("as_of"), dryRun: try row.int64("dry_run") != 0, startedBy: try row.string("started_by"),
             startedAt: try stored.instant("started_at"), finishedAt: try stored.optionalInstant("finished_at"),
             summary: try row.optionalString("summary"), owner: try row.optionalString("owner"))
-        if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
-            record.status = "failed"
+        if record.status == .running, let owner = record.owner, RunnerIdentity.isGone(owner) {
+            record.status = .failed
         }
         return record
     }

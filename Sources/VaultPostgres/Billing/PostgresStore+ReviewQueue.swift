@@ -2,6 +2,7 @@ import Foundation
 import Payments
 import PostgresNIO
 public import Scheduler
+import Vault
 
 extension PostgresStore: ReviewQueueStore {
     /// One statement: one-off transactions in review and steps in review joined to their latest
@@ -14,10 +15,10 @@ extension PostgresStore: ReviewQueueStore {
                 """
                 SELECT * FROM (
                     SELECT t.* FROM transactions AS t
-                    WHERE t.merchant_id = \(merchantID) AND t.status = 'needs_review' AND t.step_id IS NULL AND t.seq > \(after)
+                    WHERE t.merchant_id = \(merchantID) AND t.status = \(unescaped: TransactionStatus.needsReview.sqlLiteral) AND t.step_id IS NULL AND t.seq > \(after)
                     UNION ALL
                     SELECT t.* FROM schedule_steps AS s JOIN transactions AS t ON t.step_id = s.id AND t.attempt = s.attempts
-                    WHERE s.merchant_id = \(merchantID) AND s.status = 'needs_review' AND t.merchant_id = \(merchantID) AND t.seq > \(after)
+                    WHERE s.merchant_id = \(merchantID) AND s.status = \(unescaped: StepStatus.needsReview.sqlLiteral) AND t.merchant_id = \(merchantID) AND t.seq > \(after)
                 ) AS queue ORDER BY seq LIMIT \(limit)
                 """
             ).map(Self.transaction)

@@ -2,6 +2,7 @@ import Foundation
 public import Payments
 import PostgresNIO
 public import Scheduler
+import Vault
 
 extension PostgresStore: StepReviewStore {
     public func latestAttempt(stepID: String, attempt: Int, merchantID: String) async throws -> Transaction? {
@@ -17,7 +18,7 @@ extension PostgresStore: StepReviewStore {
             try await connection.row(
                 """
                 SELECT count(*) AS n FROM schedule_steps
-                WHERE status = 'needs_review' AND (\(merchantID)::text IS NULL OR merchant_id = \(merchantID))
+                WHERE status = \(unescaped: StepStatus.needsReview.sqlLiteral) AND (\(merchantID)::text IS NULL OR merchant_id = \(merchantID))
                 """)?.int("n") ?? 0
         }
     }

@@ -21,7 +21,7 @@ extension PostgresStore: TransactionStore {
                     """
                     SELECT id, created_at FROM transactions
                     WHERE merchant_id = \(transaction.merchantID) AND duplicate_mac = \(bytea(mac)) AND created_at >= \(Timestamp.string(since))
-                    AND status IN ('pending', 'approved', 'in_doubt', 'captured')
+                    AND status IN (\(unescaped: TransactionStatus.countedAsDuplicates.sqlLiterals))
                     ORDER BY created_at DESC LIMIT 1
                     """)
                 {
@@ -81,11 +81,11 @@ extension PostgresStore: TransactionStore {
                 // either voids both, so both are recorded voided (no second void is sent).
                 try await write.run(
                     """
-                    UPDATE transactions SET status = 'voided', updated_at = \(stamp)
-                    WHERE merchant_id = \(transaction.merchantID) AND status IN ('approved', 'captured') AND (
+                    UPDATE transactions SET status = \(unescaped: TransactionStatus.voided.sqlLiteral), updated_at = \(stamp)
+                    WHERE merchant_id = \(transaction.merchantID) AND status IN (\(unescaped: TransactionStatus.voidedTogether.sqlLiterals)) AND (
                         id = (SELECT parent_id FROM transactions WHERE id = \(update.parentID) AND merchant_id = \(transaction.merchantID)
-                              AND type = 'capture')
-                        OR (parent_id = \(update.parentID) AND type = 'capture'))
+                              AND type = \(unescaped: TransactionType.capture.sqlLiteral))
+                        OR (parent_id = \(update.parentID) AND type = \(unescaped: TransactionType.capture.sqlLiteral)))
                     """)
             }
         }
@@ -240,7 +240,7 @@ extension PostgresStore: TransactionStore {
                 \(transaction.storedCredential?.rawValue), \(bytea(transaction.duplicateMAC)), \(bytea(transaction.binding)))
             """
         if resettingOpen {
-            query.sql += " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"
+            query.sql += " ON CONFLICT (id) DO UPDATE SET status = \(TransactionStatus.pending.sqlLiteral), error_code = NULL, updated_at = excluded.updated_at"
         }
         try await sql.run(query)
     }

@@ -26,7 +26,7 @@ extension PostgresWrite {
         try await run(
             """
             INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at, expires_at)
-            VALUES (\(event.id), \(event.merchantID), \(event.type.rawValue), \(event.body), 'pending', 0, \(event.createdAt),
+            VALUES (\(event.id), \(event.merchantID), \(event.type.rawValue), \(event.body), \(unescaped: WebhookEventStatus.pending.sqlLiteral), 0, \(event.createdAt),
                 \(merchantHasCallback ? nil : Self.noCallbackError), \(event.createdAt), \(event.expiresAt))
             """)
     }
@@ -45,7 +45,7 @@ extension PostgresWrite {
         }
         var insert: PostgresQuery = """
             INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at, expires_at)
-            SELECT w.id, w.merchant_id, w.type, w.payload, 'pending', 0, w.created_at,
+            SELECT w.id, w.merchant_id, w.type, w.payload, \(unescaped: WebhookEventStatus.pending.sqlLiteral), 0, w.created_at,
                 CASE WHEN m.callback_url IS NULL THEN \(Self.noCallbackError) END, w.created_at, w.expires_at FROM
             """
         rows.appendSelect(to: &insert)

@@ -54,7 +54,7 @@ extension PostgresStore {
         return try await write { transaction in
             let candidates = try await transaction.rows(
                 """
-                SELECT version FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = 'data' AND version < \(newest)
+                SELECT version FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = \(unescaped: KeyPurpose.data.sqlLiteral) AND version < \(newest)
                     AND wrapped_key IS NOT NULL ORDER BY version FOR UPDATE
                 """
             ).map { try $0.int("version") }
@@ -63,7 +63,7 @@ extension PostgresStore {
                 try await transaction.run(
                     """
                     UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(stamp)
-                    WHERE merchant_id = \(merchantID) AND purpose = 'data' AND version = \(version)
+                    WHERE merchant_id = \(merchantID) AND purpose = \(unescaped: KeyPurpose.data.sqlLiteral) AND version = \(version)
                     """)
                 try await transaction.appendAudit(AuditEntry(
                     merchantID: merchantID, actor: actor, action: "keys.data_key_destroyed", objectType: "merchant", objectID: merchantID,
@@ -84,10 +84,10 @@ extension PostgresStore {
                     count(*) FILTER (WHERE k.wrapped_key IS NOT NULL AND newer.version IS NOT NULL) AS superseded,
                     count(*) FILTER (WHERE k.wrapped_key IS NULL AND newer.version IS NOT NULL) AS destroyed
                 FROM merchant_keys AS k
-                JOIN merchants AS m ON m.id = k.merchant_id AND m.status = 'active'
-                LEFT JOIN (SELECT merchant_id, max(version) AS version FROM merchant_keys WHERE purpose = 'data' GROUP BY merchant_id) AS newer
+                JOIN merchants AS m ON m.id = k.merchant_id AND m.status = \(unescaped: Merchant.Status.active.sqlLiteral)
+                LEFT JOIN (SELECT merchant_id, max(version) AS version FROM merchant_keys WHERE purpose = \(unescaped: KeyPurpose.data.sqlLiteral) GROUP BY merchant_id) AS newer
                     ON newer.merchant_id = k.merchant_id AND newer.version > k.version
-                WHERE k.purpose = 'data'
+                WHERE k.purpose = \(unescaped: KeyPurpose.data.sqlLiteral)
                 """, logger: logger)
             return (try row?.optionalInt("live") ?? 0, try row?.optionalInt("superseded") ?? 0, try row?.optionalInt("destroyed") ?? 0)
         }

@@ -24,7 +24,7 @@ extension PostgresStore: IdempotencyStore {
                 let inserted = try await transaction.run(
                     """
                     INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, created_at, owner, expires_at, transaction_id)
-                    VALUES (\(merchantID), \(key), \(bytea(requestMAC)), \(IdempotencyRequestScheme.mac), 'in_progress', \(stamp),
+                    VALUES (\(merchantID), \(key), \(bytea(requestMAC)), \(IdempotencyRequestScheme.mac), \(unescaped: IdempotencyRecordState.inProgress.sqlLiteral), \(stamp),
                         \(holder.owner), \(expires), \(holder.transactionID))
                     ON CONFLICT (merchant_id, key) DO NOTHING RETURNING 1
                     """)
@@ -34,7 +34,7 @@ extension PostgresStore: IdempotencyStore {
                     let row = try await transaction.row(
                         "SELECT * FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key) FOR UPDATE")
                 else { continue }
-                let completed = try row.string("state") == "completed"
+                let completed = try TableRow(row, table: "idempotency_keys", id: key).value(IdempotencyRecordState.self, "state") == .completed
                 let sealed = try row.optionalBlob("response_body")
                 if completed && sealed == nil { return .purged }
                 let stored = try row.blob("request_hash")
@@ -67,9 +67,9 @@ extension PostgresStore: IdempotencyStore {
         try await write { transaction in
             try await transaction.run(
                 """
-                UPDATE idempotency_keys SET state = 'completed', status_code = \(status), response_body = \(bytea(sealedBody)),
+                UPDATE idempotency_keys SET state = \(unescaped: IdempotencyRecordState.completed.sqlLiteral), status_code = \(status), response_body = \(bytea(sealedBody)),
                     key_version = \(keyVersion), secure_card_id = \(secureCardID), expires_at = NULL
-                WHERE merchant_id = \(merchantID) AND key = \(key) AND state = 'in_progress' AND owner = \(owner)
+                WHERE merchant_id = \(merchantID) AND key = \(key) AND state = \(unescaped: IdempotencyRecordState.inProgress.sqlLiteral) AND owner = \(owner)
                 RETURNING 1
                 """) == 1
         }
@@ -79,7 +79,7 @@ extension PostgresStore: IdempotencyStore {
         try await write { transaction in
             if let owner {
                 try await transaction.run(
-                    "DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key) AND state = 'in_progress' AND owner = \(owner)")
+                    "DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key) AND state = \(unescaped: IdempotencyRecordState.inProgress.sqlLiteral) AND owner = \(owner)")
             } else {
                 try await transaction.run("DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
             }
@@ -162,7 +162,7 @@ extension PostgresWrite {
     func shredIdempotentResponses(merchantID: String, secureCardID: String) async throws {
         try await run(
             """
-            UPDATE idempotency_keys SET state = 'completed', request_hash = '\\x'::bytea, status_code = NULL, response_body = NULL, key_version = NULL
+            UPDATE idempotency_keys SET state = \(unescaped: IdempotencyRecordState.completed.sqlLiteral), request_hash = '\\x'::bytea, status_code = NULL, response_body = NULL, key_version = NULL
             WHERE merchant_id = \(merchantID) AND secure_card_id = \(secureCardID)
             """)
     }

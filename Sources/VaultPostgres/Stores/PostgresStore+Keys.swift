@@ -95,7 +95,7 @@ extension PostgresStore: KeyStore {
             try await transaction.run(
                 "UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(stamp) WHERE merchant_id = \(merchantID) AND wrapped_key IS NOT NULL")
             try await transaction.run(
-                "UPDATE merchants SET status = 'offboarded', gateway_credentials = NULL, updated_at = \(stamp) WHERE id = \(merchantID)")
+                "UPDATE merchants SET status = \(unescaped: Merchant.Status.offboarded.sqlLiteral), gateway_credentials = NULL, updated_at = \(stamp) WHERE id = \(merchantID)")
             try await transaction.run("UPDATE api_keys SET revoked_at = \(stamp) WHERE merchant_id = \(merchantID) AND revoked_at IS NULL")
             try await transaction.appendAudit(audit)
         }

@@ -43,8 +43,8 @@ extension PostgresStore: OperatorStore {
         try await write { transaction in
             let changed = try await transaction.run(
                 """
-                UPDATE operators SET status = 'disabled', totp_secret = \(bytea(sealedSecret)), updated_at = \(Timestamp.string(at))
-                WHERE id = \(id) AND status = 'active'
+                UPDATE operators SET status = \(unescaped: Operator.Status.disabled.sqlLiteral), totp_secret = \(bytea(sealedSecret)), updated_at = \(Timestamp.string(at))
+                WHERE id = \(id) AND status = \(unescaped: Operator.Status.active.sqlLiteral)
                 RETURNING 1
                 """)
             guard changed == 1 else { return false }
@@ -58,7 +58,7 @@ extension PostgresStore: OperatorStore {
         try await write { transaction in
             let changed = try await transaction.run(
                 """
-                UPDATE operators SET password_hash = \(passwordHash), totp_secret = \(bytea(sealedSecret)), status = 'active', failed_sign_ins = 0,
+                UPDATE operators SET password_hash = \(passwordHash), totp_secret = \(bytea(sealedSecret)), status = \(unescaped: Operator.Status.active.sqlLiteral), failed_sign_ins = 0,
                     locked_until = NULL, last_code_step = NULL, updated_at = \(Timestamp.string(at))
                 WHERE id = \(id)
                 RETURNING 1
@@ -97,7 +97,7 @@ extension PostgresStore: OperatorStore {
             let changed = try await transaction.run(
                 """
                 UPDATE operators SET last_code_step = \(Int(codeStep)), failed_sign_ins = 0, updated_at = \(now)
-                WHERE id = \(id) AND status = 'active' AND (locked_until IS NULL OR locked_until <= \(now))
+                WHERE id = \(id) AND status = \(unescaped: Operator.Status.active.sqlLiteral) AND (locked_until IS NULL OR locked_until <= \(now))
                     AND (last_code_step IS NULL OR last_code_step < \(Int(codeStep)))
                 RETURNING 1
                 """)

@@ -24,7 +24,7 @@ extension PostgresWrite {
             INSERT INTO email_receipts (id, merchant_id, transaction_id, event, recipient, masked_recipient, merchant_name, time_zone,
                 occurred_at, body, status, attempts, next_attempt_at, created_at)
             SELECT r.id, r.merchant_id, r.transaction_id, r.event, r.recipient, r.masked_recipient, r.merchant_name, r.time_zone,
-                r.occurred_at, r.body, 'pending', 0, r.created_at, r.created_at FROM
+                r.occurred_at, r.body, \(unescaped: ReceiptStatus.pending.sqlLiteral), 0, r.created_at, r.created_at FROM
             """
         rows.appendSelect(to: &insert)
         insert.sql += " AS r ORDER BY r.ord ON CONFLICT (transaction_id) DO NOTHING"
@@ -43,7 +43,7 @@ extension PostgresStore: ReceiptStore {
                 UPDATE email_receipts SET lease_until = \(leaseText)
                 WHERE seq IN (
                     SELECT seq FROM email_receipts
-                    WHERE status = 'pending' AND next_attempt_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
+                    WHERE status = \(unescaped: ReceiptStatus.pending.sqlLiteral) AND next_attempt_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
                     ORDER BY next_attempt_at, seq
                     LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED)
@@ -58,7 +58,7 @@ extension PostgresStore: ReceiptStore {
         let stamp = Timestamp.string(at)
         try await write { transaction in
             try await transaction.run(
-                "UPDATE email_receipts SET status = 'sent', sent_at = \(stamp), lease_until = NULL WHERE id = \(id) AND status = 'pending'")
+                "UPDATE email_receipts SET status = \(unescaped: ReceiptStatus.sent.sqlLiteral), sent_at = \(stamp), lease_until = NULL WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)")
         }
     }
 
@@ -69,7 +69,7 @@ extension PostgresStore: ReceiptStore {
                 """
                 UPDATE email_receipts SET attempts = attempts + 1, status = \(status), next_attempt_at = coalesce(\(next), next_attempt_at),
                     last_error = \(reason), lease_until = NULL
-                WHERE id = \(id) AND status = 'pending'
+                WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)
                 """)
         }
     }

@@ -25,7 +25,7 @@ extension PostgresStore: SecureCardStore {
                         INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
                             expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at,
                             metadata_bound, name_indexed)
-                        VALUES (\(row.reference), \(row.merchantID), \(row.merchantReference), 'active', \(row.cardType.rawValue), \(row.maskedNumber),
+                        VALUES (\(row.reference), \(row.merchantID), \(row.merchantReference), \(unescaped: SecureCard.Status.active.sqlLiteral), \(row.cardType.rawValue), \(row.maskedNumber),
                             \(row.expiry.month), \(row.expiry.year), \(row.entryMode.rawValue), \(row.fingerprint), \(row.keyVersion),
                             \(bytea(row.sealedCard)), \(bytea(row.sealedDetails)), \(verification), \(Timestamp.string(row.createdAt)),
                             \(Timestamp.string(row.updatedAt)), \(row.metadataBound ? 1 : 0), \(nameIndexed))
@@ -37,7 +37,7 @@ extension PostgresStore: SecureCardStore {
                     ), hook AS (
                         INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at,
                             expires_at)
-                        SELECT \(event.id), card.merchant_id, \(event.type.rawValue), \(event.body), 'pending', 0, \(event.createdAt),
+                        SELECT \(event.id), card.merchant_id, \(event.type.rawValue), \(event.body), \(unescaped: WebhookEventStatus.pending.sqlLiteral), 0, \(event.createdAt),
                             CASE WHEN m.callback_url IS NULL THEN \(PostgresWrite.noCallbackError) END, \(event.createdAt), \(event.expiresAt)
                         FROM card LEFT JOIN merchants m ON m.id = card.merchant_id
                         RETURNING 1
@@ -70,7 +70,7 @@ extension PostgresStore: SecureCardStore {
                     expiry_year = \(row.expiry.year), entry_mode = \(row.entryMode.rawValue), fingerprint = \(row.fingerprint),
                     key_version = \(row.keyVersion), sealed_card = \(bytea(row.sealedCard)), sealed_details = \(bytea(row.sealedDetails)),
                     verification = \(verification), updated_at = \(Timestamp.string(row.updatedAt)), metadata_bound = \(row.metadataBound ? 1 : 0)
-                WHERE id = \(row.reference) AND merchant_id = \(row.merchantID) AND status = 'active'
+                WHERE id = \(row.reference) AND merchant_id = \(row.merchantID) AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)
                 RETURNING 1
                 """)
             guard changed == 1 else { throw SecureCardError.notFound }
@@ -83,7 +83,7 @@ extension PostgresStore: SecureCardStore {
     public func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
         try await readStatement { connection in
             try await connection.row(
-                "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference) AND status = 'active'",
+                "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference) AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)",
                 logger: logger
             ).map(Self.secureCardRow)
         }
@@ -101,7 +101,7 @@ extension PostgresStore: SecureCardStore {
             try await connection.row(
                 """
                 SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
-                    AND status = 'deleted' AND purged_at IS NULL
+                    AND status = \(unescaped: SecureCard.Status.deleted.sqlLiteral) AND purged_at IS NULL
                 ORDER BY seq DESC LIMIT 1
                 """, logger: logger
             ).map(Self.secureCardRow)
@@ -111,7 +111,7 @@ extension PostgresStore: SecureCardStore {
     public func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow] {
         var builder = PostgresQueryBuilder("SELECT * FROM secure_cards WHERE merchant_id = ")
         builder.append(builder.bind(merchantID))
-        if !query.includeDeleted { builder.append(" AND status = 'active'") }
+        if !query.includeDeleted { builder.append(" AND status = " + SecureCard.Status.active.sqlLiteral) }
         builder.and({ "id = \($0)" }, query.cardReference)
         if let text = query.text, !text.isEmpty {
             let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
@@ -157,16 +157,16 @@ extension PostgresStore: SecureCardStore {
             if purge {
                 changed = try await transaction.run(
                     """
-                    UPDATE secure_cards SET status = 'deleted', deleted_at = coalesce(deleted_at, \(stamp)), purged_at = \(stamp), sealed_card = NULL,
+                    UPDATE secure_cards SET status = \(unescaped: SecureCard.Status.deleted.sqlLiteral), deleted_at = coalesce(deleted_at, \(stamp)), purged_at = \(stamp), sealed_card = NULL,
                         sealed_details = NULL, updated_at = \(stamp)
-                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND (status = 'active' OR (status = 'deleted' AND purged_at IS NULL))
+                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND (status = \(unescaped: SecureCard.Status.active.sqlLiteral) OR (status = \(unescaped: SecureCard.Status.deleted.sqlLiteral) AND purged_at IS NULL))
                     RETURNING 1
                     """)
             } else {
                 changed = try await transaction.run(
                     """
-                    UPDATE secure_cards SET status = 'deleted', deleted_at = \(stamp), updated_at = \(stamp)
-                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND status = 'active'
+                    UPDATE secure_cards SET status = \(unescaped: SecureCard.Status.deleted.sqlLiteral), deleted_at = \(stamp), updated_at = \(stamp)
+                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)
                     RETURNING 1
                     """)
             }

@@ -9,12 +9,12 @@ extension PostgresStore: WebhookKeyStore {
             try await transaction.run(
                 """
                 UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(nowText)
-                WHERE merchant_id = \(next.merchantID) AND purpose = 'webhook' AND wrapped_key IS NOT NULL AND signs_until <= \(nowText)
+                WHERE merchant_id = \(next.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL AND signs_until <= \(nowText)
                 """)
             try await transaction.run(
                 """
                 UPDATE merchant_keys SET signs_until = \(until)
-                WHERE merchant_id = \(next.merchantID) AND purpose = 'webhook' AND wrapped_key IS NOT NULL AND version < \(next.version)
+                WHERE merchant_id = \(next.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL AND version < \(next.version)
                     AND (signs_until IS NULL OR signs_until > \(until))
                 """)
             try await Self.insertKey(next, on: transaction)
@@ -27,7 +27,7 @@ extension PostgresStore: WebhookKeyStore {
         return try await read { connection in
             let rows = try await connection.rows(
                 """
-                SELECT version, signs_until FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = 'webhook' AND wrapped_key IS NOT NULL
+                SELECT version, signs_until FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL
                 ORDER BY version DESC
                 """, logger: logger)
             var versions: [Int] = []

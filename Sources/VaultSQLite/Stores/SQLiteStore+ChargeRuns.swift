@@ -170,7 +170,7 @@ extension SQLiteStore: ChargeRunStore {
             try Self.failRunsOfGoneOwners(connection, at: run.startedAt)
             if let running = try connection.queryOne(
                 """
-                SELECT * FROM charge_runs WHERE merchant_id = \(run.merchantID) AND status = 'running'
+                SELECT * FROM charge_runs WHERE merchant_id = \(run.merchantID) AND status = \(unescaped: ChargeRunStatus.running.sqlLiteral)
                     AND started_at > \(Timestamp.string(staleBefore)) ORDER BY started_at LIMIT 1
                 """)
             {
@@ -183,12 +183,12 @@ extension SQLiteStore: ChargeRunStore {
 
     /// Runs left `running` by a process killed on this host are recorded as failed.
     private static func failRunsOfGoneOwners(_ connection: SQLiteConnection, at now: Date) throws {
-        for row in try connection.query("SELECT id, owner FROM charge_runs WHERE status = 'running' AND owner IS NOT NULL") {
+        for row in try connection.query("SELECT id, owner FROM charge_runs WHERE status = \(unescaped: ChargeRunStatus.running.sqlLiteral) AND owner IS NOT NULL") {
             guard RunnerIdentity.isGone(try row.string("owner")) else { continue }
             try connection.run(
                 """
-                UPDATE charge_runs SET status = 'failed', finished_at = \(Timestamp.string(now))
-                    WHERE id = \(row.string("id")) AND status = 'running'
+                UPDATE charge_runs SET status = \(unescaped: ChargeRunStatus.failed.sqlLiteral), finished_at = \(Timestamp.string(now))
+                    WHERE id = \(row.string("id")) AND status = \(unescaped: ChargeRunStatus.running.sqlLiteral)
                 """)
         }
     }
@@ -197,7 +197,7 @@ extension SQLiteStore: ChargeRunStore {
         try connection.run(
             """
             INSERT INTO charge_runs (id, merchant_id, status, as_of, dry_run, started_by, started_at, finished_at, summary, owner)
-            VALUES (\(run.id), \(run.merchantID), \(run.status), \(Timestamp.string(run.asOf)), \(run.dryRun), \(run.startedBy),
+            VALUES (\(run.id), \(run.merchantID), \(run.status.rawValue), \(Timestamp.string(run.asOf)), \(run.dryRun), \(run.startedBy),
                 \(Timestamp.string(run.startedAt)), \(run.finishedAt.map(Timestamp.string)), \(run.summary), \(run.owner))
             """)
         try connection.appendAudit(audit)
@@ -207,7 +207,7 @@ extension SQLiteStore: ChargeRunStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE charge_runs SET status = \(run.status), finished_at = \(run.finishedAt.map(Timestamp.string)),
+                UPDATE charge_runs SET status = \(run.status.rawValue), finished_at = \(run.finishedAt.map(Timestamp.string)),
                     summary = \(run.summary) WHERE id = \(run.id)
                 """)
         }
@@ -237,13 +237,13 @@ extension SQLiteStore: ChargeRunStore {
     static func chargeRun(_ row: SQLiteRow) throws -> ChargeRunRecord {
         let stored = try row.table("charge_runs")
         var record = ChargeRunRecord(
-            id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try row.string("status"),
+            id: stored.id, merchantID: try row.optionalString("merchant_id"), status: try stored.value(ChargeRunStatus.self, "status"),
             asOf: try stored.instant("as_of"), dryRun: try row.bool("dry_run"),
             startedBy: try row.string("started_by"), startedAt: try stored.instant("started_at"),
             finishedAt: try stored.optionalInstant("finished_at"), summary: try row.optionalString("summary"),
             owner: try row.optionalString("owner"))
-        if record.status == "running", let owner = record.owner, RunnerIdentity.isGone(owner) {
-            record.status = "failed"
+        if record.status == .running, let owner = record.owner, RunnerIdentity.isGone(owner) {
+            record.status = .failed
         }
         return record
     }

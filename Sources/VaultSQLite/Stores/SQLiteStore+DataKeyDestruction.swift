@@ -62,7 +62,7 @@ extension SQLiteStore: KeyStatusStore {
         try await database.write { connection in
             let candidates = try connection.query(
                 """
-                SELECT version FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = 'data' AND version < \(newest)
+                SELECT version FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = \(unescaped: KeyPurpose.data.sqlLiteral) AND version < \(newest)
                     AND wrapped_key IS NOT NULL ORDER BY version
                 """
             ).map { try $0.int("version") }
@@ -71,7 +71,7 @@ extension SQLiteStore: KeyStatusStore {
                 try connection.run(
                     """
                     UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(Timestamp.string(date)) WHERE merchant_id = \(merchantID)
-                        AND purpose = 'data' AND version = \(version)
+                        AND purpose = \(unescaped: KeyPurpose.data.sqlLiteral) AND version = \(version)
                     """)
                 try connection.appendAudit(AuditEntry(
                     merchantID: merchantID, actor: actor, action: "keys.data_key_destroyed", objectType: "merchant", objectID: merchantID,
@@ -93,10 +93,10 @@ extension SQLiteStore: KeyStatusStore {
                     sum(k.wrapped_key IS NOT NULL AND newer.version IS NOT NULL) AS superseded,
                     sum(k.wrapped_key IS NULL AND newer.version IS NOT NULL) AS destroyed
                 FROM merchant_keys AS k
-                JOIN merchants AS m ON m.id = k.merchant_id AND m.status = 'active'
-                LEFT JOIN (SELECT merchant_id, max(version) AS version FROM merchant_keys WHERE purpose = 'data' GROUP BY merchant_id) AS newer
+                JOIN merchants AS m ON m.id = k.merchant_id AND m.status = \(unescaped: Merchant.Status.active.sqlLiteral)
+                LEFT JOIN (SELECT merchant_id, max(version) AS version FROM merchant_keys WHERE purpose = \(unescaped: KeyPurpose.data.sqlLiteral) GROUP BY merchant_id) AS newer
                     ON newer.merchant_id = k.merchant_id AND newer.version > k.version
-                WHERE k.purpose = 'data'
+                WHERE k.purpose = \(unescaped: KeyPurpose.data.sqlLiteral)
                 """)
             return (try row?.optionalInt("live") ?? 0, try row?.optionalInt("superseded") ?? 0, try row?.optionalInt("destroyed") ?? 0)
         }

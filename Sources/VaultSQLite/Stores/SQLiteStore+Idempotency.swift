@@ -20,7 +20,7 @@ extension SQLiteStore: IdempotencyStore {
             if let row = try connection.queryOne(
                 "SELECT * FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
             {
-                let completed = try row.string("state") == "completed"
+                let completed = try TableRow(row, table: "idempotency_keys", id: key).value(IdempotencyRecordState.self, "state") == .completed
                 let sealed = try row.optionalBlob("response_body")
                 if completed && sealed == nil { return .purged }
                 let stored = try row.blob("request_hash")
@@ -46,7 +46,7 @@ extension SQLiteStore: IdempotencyStore {
             try connection.run(
                 """
                 INSERT INTO idempotency_keys (merchant_id, key, request_hash, request_scheme, state, created_at, owner, expires_at, transaction_id)
-                VALUES (\(merchantID), \(key), \(requestMAC), \(IdempotencyRequestScheme.mac), 'in_progress', \(Timestamp.string(now)),
+                VALUES (\(merchantID), \(key), \(requestMAC), \(IdempotencyRequestScheme.mac), \(unescaped: IdempotencyRecordState.inProgress.sqlLiteral), \(Timestamp.string(now)),
                     \(holder.owner), \(Timestamp.string(holder.expiresAt)), \(holder.transactionID))
                 """)
             return .started
@@ -60,9 +60,9 @@ extension SQLiteStore: IdempotencyStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE idempotency_keys SET state = 'completed', status_code = \(status), response_body = \(sealedBody),
+                UPDATE idempotency_keys SET state = \(unescaped: IdempotencyRecordState.completed.sqlLiteral), status_code = \(status), response_body = \(sealedBody),
                     key_version = \(keyVersion), secure_card_id = \(secureCardID), expires_at = NULL
-                WHERE merchant_id = \(merchantID) AND key = \(key) AND state = 'in_progress' AND owner = \(owner)
+                WHERE merchant_id = \(merchantID) AND key = \(key) AND state = \(unescaped: IdempotencyRecordState.inProgress.sqlLiteral) AND owner = \(owner)
                 """)
             return connection.changes == 1
         }
@@ -72,7 +72,7 @@ extension SQLiteStore: IdempotencyStore {
         try await database.write { connection in
             if let owner {
                 try connection.run(
-                    "DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key) AND state = 'in_progress' AND owner = \(owner)")
+                    "DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key) AND state = \(unescaped: IdempotencyRecordState.inProgress.sqlLiteral) AND owner = \(owner)")
             } else {
                 try connection.run("DELETE FROM idempotency_keys WHERE merchant_id = \(merchantID) AND key = \(key)")
             }
@@ -159,7 +159,7 @@ extension SQLiteConnection {
     func shredIdempotentResponses(merchantID: String, secureCardID: String) throws {
         try run(
             """
-            UPDATE idempotency_keys SET state = 'completed', request_hash = X'', status_code = NULL, response_body = NULL, key_version = NULL
+            UPDATE idempotency_keys SET state = \(unescaped: IdempotencyRecordState.completed.sqlLiteral), request_hash = X'', status_code = NULL, response_body = NULL, key_version = NULL
             WHERE merchant_id = \(merchantID) AND secure_card_id = \(secureCardID)
             """)
     }

@@ -98,7 +98,7 @@ extension SQLiteStore: KeyStore {
                 """)
             try connection.run(
                 """
-                UPDATE merchants SET status = 'offboarded', gateway_credentials = NULL, updated_at = \(Timestamp.string(date))
+                UPDATE merchants SET status = \(unescaped: Merchant.Status.offboarded.sqlLiteral), gateway_credentials = NULL, updated_at = \(Timestamp.string(date))
                     WHERE id = \(merchantID)
                 """)
             try connection.run(

@@ -41,8 +41,8 @@ extension SQLiteStore: OperatorStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE operators SET status = 'disabled', totp_secret = \(sealedSecret), updated_at = \(Timestamp.string(at))
-                WHERE id = \(id) AND status = 'active'
+                UPDATE operators SET status = \(unescaped: Operator.Status.disabled.sqlLiteral), totp_secret = \(sealedSecret), updated_at = \(Timestamp.string(at))
+                WHERE id = \(id) AND status = \(unescaped: Operator.Status.active.sqlLiteral)
                 """)
             guard connection.changes == 1 else { return false }
             try connection.run("DELETE FROM console_sessions WHERE operator_id = \(id)")
@@ -55,7 +55,7 @@ extension SQLiteStore: OperatorStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE operators SET password_hash = \(passwordHash), totp_secret = \(sealedSecret), status = 'active', failed_sign_ins = 0,
+                UPDATE operators SET password_hash = \(passwordHash), totp_secret = \(sealedSecret), status = \(unescaped: Operator.Status.active.sqlLiteral), failed_sign_ins = 0,
                     locked_until = NULL, last_code_step = NULL, updated_at = \(Timestamp.string(at))
                 WHERE id = \(id)
                 """)
@@ -93,7 +93,7 @@ extension SQLiteStore: OperatorStore {
             try connection.run(
                 """
                 UPDATE operators SET last_code_step = \(Int(codeStep)), failed_sign_ins = 0, updated_at = \(now)
-                WHERE id = \(id) AND status = 'active' AND (locked_until IS NULL OR locked_until <= \(now))
+                WHERE id = \(id) AND status = \(unescaped: Operator.Status.active.sqlLiteral) AND (locked_until IS NULL OR locked_until <= \(now))
                     AND (last_code_step IS NULL OR last_code_step < \(Int(codeStep)))
                 """)
             guard connection.changes == 1 else { return false }

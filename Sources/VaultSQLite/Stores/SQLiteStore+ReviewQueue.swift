@@ -1,6 +1,7 @@
 import Foundation
 import Payments
 public import Scheduler
+import Vault
 
 extension SQLiteStore: ReviewQueueStore {
     /// Two indexed reads under one snapshot: one-off transactions in review (`transactions_by_status`)
@@ -16,10 +17,10 @@ extension SQLiteStore: ReviewQueueStore {
                 """
                 SELECT * FROM (
                     SELECT t.* FROM transactions AS t
-                    WHERE t.merchant_id = \(merchantID) AND t.status = 'needs_review' AND t.step_id IS NULL AND t.seq > \(after)
+                    WHERE t.merchant_id = \(merchantID) AND t.status = \(unescaped: TransactionStatus.needsReview.sqlLiteral) AND t.step_id IS NULL AND t.seq > \(after)
                     UNION ALL
                     SELECT t.* FROM schedule_steps AS s CROSS JOIN transactions AS t ON t.step_id = s.id AND t.attempt = s.attempts
-                    WHERE s.merchant_id = \(merchantID) AND s.status = 'needs_review' AND t.merchant_id = \(merchantID) AND t.seq > \(after)
+                    WHERE s.merchant_id = \(merchantID) AND s.status = \(unescaped: StepStatus.needsReview.sqlLiteral) AND t.merchant_id = \(merchantID) AND t.seq > \(after)
                 ) ORDER BY seq LIMIT \(limit)
                 """
             ).map(Self.transaction)

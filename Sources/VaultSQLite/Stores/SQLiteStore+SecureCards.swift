@@ -11,7 +11,7 @@ extension SQLiteStore: SecureCardStore {
                     INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
                         expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at,
                         metadata_bound)
-                    VALUES (\(row.reference), \(row.merchantID), \(row.merchantReference), 'active', \(row.cardType.rawValue),
+                    VALUES (\(row.reference), \(row.merchantID), \(row.merchantReference), \(unescaped: SecureCard.Status.active.sqlLiteral), \(row.cardType.rawValue),
                         \(row.maskedNumber), \(row.expiry.month), \(row.expiry.year), \(row.entryMode.rawValue), \(row.fingerprint),
                         \(row.keyVersion), \(row.sealedCard), \(row.sealedDetails), \(CardVerificationRecord.storedText(row.verification)),
                         \(Timestamp.string(row.createdAt)), \(Timestamp.string(row.updatedAt)), \(row.metadataBound))
@@ -44,7 +44,7 @@ extension SQLiteStore: SecureCardStore {
                     sealed_card = \(row.sealedCard), sealed_details = \(row.sealedDetails),
                     verification = \(CardVerificationRecord.storedText(row.verification)), updated_at = \(Timestamp.string(row.updatedAt)),
                     metadata_bound = \(row.metadataBound)
-                WHERE id = \(row.reference) AND merchant_id = \(row.merchantID) AND status = 'active'
+                WHERE id = \(row.reference) AND merchant_id = \(row.merchantID) AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)
                 """)
             guard connection.changes == 1 else { throw SecureCardError.notFound }
             try Self.replaceNameIndex(of: row, on: connection)
@@ -58,7 +58,7 @@ extension SQLiteStore: SecureCardStore {
             try connection.queryOne(
                 """
                 SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
-                    AND status = 'active'
+                    AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)
                 """
             ).map(Self.secureCardRow)
         }
@@ -78,7 +78,7 @@ extension SQLiteStore: SecureCardStore {
             try connection.queryOne(
                 """
                 SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
-                    AND status = 'deleted' AND purged_at IS NULL
+                    AND status = \(unescaped: SecureCard.Status.deleted.sqlLiteral) AND purged_at IS NULL
                 ORDER BY seq DESC LIMIT 1
                 """
             ).map(Self.secureCardRow)
@@ -88,7 +88,7 @@ extension SQLiteStore: SecureCardStore {
     public func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow] {
         try await database.read { connection in
             var sql: SQLiteQuery = "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID)"
-            if !query.includeDeleted { sql += " AND status = 'active'" }
+            if !query.includeDeleted { sql += " AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)" }
             sql.and(query.cardReference) { "id = \($0)" }
             if let text = query.text, !text.isEmpty {
                 let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
@@ -132,17 +132,17 @@ extension SQLiteStore: SecureCardStore {
             if purge {
                 try connection.run(
                     """
-                    UPDATE secure_cards SET status = 'deleted', deleted_at = coalesce(deleted_at, \(stamp)), purged_at = \(stamp),
+                    UPDATE secure_cards SET status = \(unescaped: SecureCard.Status.deleted.sqlLiteral), deleted_at = coalesce(deleted_at, \(stamp)), purged_at = \(stamp),
                         sealed_card = NULL,
                         sealed_details = NULL, updated_at = \(stamp)
-                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND (status = 'active' OR (status = 'deleted'
+                    WHERE id = \(reference) AND merchant_id = \(merchantID) AND (status = \(unescaped: SecureCard.Status.active.sqlLiteral) OR (status = \(unescaped: SecureCard.Status.deleted.sqlLiteral)
                         AND purged_at IS NULL))
                     """)
             } else {
                 try connection.run(
                     """
-                    UPDATE secure_cards SET status = 'deleted', deleted_at = \(stamp), updated_at = \(stamp) WHERE id = \(reference)
-                        AND merchant_id = \(merchantID) AND status = 'active'
+                    UPDATE secure_cards SET status = \(unescaped: SecureCard.Status.deleted.sqlLiteral), deleted_at = \(stamp), updated_at = \(stamp) WHERE id = \(reference)
+                        AND merchant_id = \(merchantID) AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)
                     """)
             }
             guard connection.changes == 1 else { throw SecureCardError.notFound }

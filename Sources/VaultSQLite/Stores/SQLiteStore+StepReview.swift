@@ -14,7 +14,7 @@ extension SQLiteStore: StepReviewStore {
 
     public func stepsInReview(merchantID: String?) async throws -> Int {
         try await database.read { connection in
-            var sql: SQLiteQuery = "SELECT count(*) AS n FROM schedule_steps WHERE status = 'needs_review'"
+            var sql: SQLiteQuery = "SELECT count(*) AS n FROM schedule_steps WHERE status = \(unescaped: StepStatus.needsReview.sqlLiteral)"
             sql.and(merchantID) { "merchant_id = \($0)" }
             return try connection.queryOne(sql)?.int("n") ?? 0
         }

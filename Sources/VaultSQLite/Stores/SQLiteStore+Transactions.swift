@@ -17,7 +17,7 @@ extension SQLiteStore: TransactionStore {
                     """
                     SELECT id, created_at FROM transactions
                     WHERE merchant_id = \(transaction.merchantID) AND duplicate_mac = \(mac) AND created_at >= \(Timestamp.string(since))
-                        AND status IN ('pending', 'approved', 'in_doubt', 'captured')
+                        AND status IN (\(unescaped: TransactionStatus.countedAsDuplicates.sqlLiterals))
                     ORDER BY created_at DESC LIMIT 1
                     """)
             {
@@ -84,11 +84,11 @@ extension SQLiteStore: TransactionStore {
                 // either voids both, so both are recorded voided (no second void is sent).
                 try connection.run(
                     """
-                    UPDATE transactions SET status = 'voided', updated_at = \(Timestamp.string(transaction.updatedAt))
-                    WHERE merchant_id = \(transaction.merchantID) AND status IN ('approved', 'captured') AND (
+                    UPDATE transactions SET status = \(unescaped: TransactionStatus.voided.sqlLiteral), updated_at = \(Timestamp.string(transaction.updatedAt))
+                    WHERE merchant_id = \(transaction.merchantID) AND status IN (\(unescaped: TransactionStatus.voidedTogether.sqlLiterals)) AND (
                         id = (SELECT parent_id FROM transactions WHERE id = \(update.parentID)
-                        AND merchant_id = \(transaction.merchantID) AND type = 'capture')
-                        OR (parent_id = \(update.parentID) AND type = 'capture'))
+                        AND merchant_id = \(transaction.merchantID) AND type = \(unescaped: TransactionType.capture.sqlLiteral))
+                        OR (parent_id = \(update.parentID) AND type = \(unescaped: TransactionType.capture.sqlLiteral)))
                     """)
             }
         }
@@ -237,7 +237,7 @@ extension SQLiteStore: TransactionStore {
                 \(transaction.storedCredential?.rawValue), \(transaction.duplicateMAC), \(transaction.binding))
             """
         if resettingOpen {
-            sql += " ON CONFLICT (id) DO UPDATE SET status = 'pending', error_code = NULL, updated_at = excluded.updated_at"
+            sql += " ON CONFLICT (id) DO UPDATE SET status = \(unescaped: TransactionStatus.pending.sqlLiteral), error_code = NULL, updated_at = excluded.updated_at"
         }
         try connection.run(sql)
     }

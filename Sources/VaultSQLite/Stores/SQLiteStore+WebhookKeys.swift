@@ -8,12 +8,12 @@ extension SQLiteStore: WebhookKeyStore {
             try connection.run(
                 """
                 UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(nowText)
-                WHERE merchant_id = \(next.merchantID) AND purpose = 'webhook' AND wrapped_key IS NOT NULL AND signs_until <= \(nowText)
+                WHERE merchant_id = \(next.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL AND signs_until <= \(nowText)
                 """)
             try connection.run(
                 """
                 UPDATE merchant_keys SET signs_until = \(until)
-                WHERE merchant_id = \(next.merchantID) AND purpose = 'webhook' AND wrapped_key IS NOT NULL AND version < \(next.version)
+                WHERE merchant_id = \(next.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL AND version < \(next.version)
                     AND (signs_until IS NULL OR signs_until > \(until))
                 """)
             try Self.insertKey(next, on: connection)
@@ -26,7 +26,7 @@ extension SQLiteStore: WebhookKeyStore {
         return try await database.read { connection in
             let rows = try connection.query(
                 """
-                SELECT version, signs_until FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = 'webhook' AND wrapped_key IS NOT NULL
+                SELECT version, signs_until FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL
                 ORDER BY version DESC
                 """)
             var versions: [Int] = []

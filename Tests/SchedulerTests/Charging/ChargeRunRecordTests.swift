@@ -21,7 +21,7 @@ import VaultSQLite
     }
 
     static func record(_ id: String, owner: String?) -> ChargeRunRecord {
-        ChargeRunRecord(id: id, merchantID: nil, status: "running", asOf: Date(), dryRun: false, startedBy: "cli", startedAt: Date(), owner: owner)
+        ChargeRunRecord(id: id, merchantID: nil, status: .running, asOf: Date(), dryRun: false, startedBy: "cli", startedAt: Date(), owner: owner)
     }
 
     @Test func aRunWhoseProcessIsGoneReadsAsFailedAndIsRecordedSoByTheNextRun() async throws {
@@ -31,11 +31,11 @@ import VaultSQLite
         try await fixture.store.insertChargeRun(Self.record("run_dead", owner: dead), audit: audit)
         try await fixture.store.insertChargeRun(Self.record("run_alive", owner: RunnerIdentity.process), audit: audit)
         let shownDead = try await fixture.store.chargeRun(id: "run_dead", merchantID: nil)
-        #expect(shownDead?.status == "failed")
+        #expect(shownDead?.status == .failed)
         let stored = try await fixture.count("SELECT count(*) AS n FROM charge_runs WHERE id = 'run_dead' AND status = 'failed' AND finished_at IS NOT NULL")
         #expect(stored == 1, "the second run's start recorded the dead one as failed")
         let alive = try await fixture.store.chargeRun(id: "run_alive", merchantID: nil)
-        #expect(alive?.status == "running")
+        #expect(alive?.status == .running)
     }
 
     @Test func runsOfThisProcessOrOfUnknownOwnersStayRunning() async throws {

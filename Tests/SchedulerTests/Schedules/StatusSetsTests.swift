@@ -1,5 +1,6 @@
 import Scheduler
 import Testing
+import Vault
 
 /// The status lists the rules speak of, and their SQL literal forms the engines write into
 /// statements whose text must stay constant.

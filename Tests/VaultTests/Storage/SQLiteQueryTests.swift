@@ -108,6 +108,11 @@ import Testing
                 rest = rest[range.upperBound...]
             }
         }
+        // Status, type and purpose names from the domain's enums (`StatusName.sqlLiteral`): literals
+        // the code owns, pasted so each statement's text (and the partial index it uses) stays constant.
+        let statusNames = pasted.filter { $0.hasSuffix(".sqlLiteral") || $0.hasSuffix(".sqlLiterals") }
+        #expect(statusNames.count > 50)
+        pasted.removeAll { $0.hasSuffix(".sqlLiteral") || $0.hasSuffix(".sqlLiterals") }
         #expect(pasted.sorted() == [
             "SQLiteConnection+CheckLists.swift: table",
             // Step and schedule status names as SQL literals, from the domain's enums (`sqlLiteral`):

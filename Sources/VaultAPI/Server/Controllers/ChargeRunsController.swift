@@ -102,7 +102,7 @@ struct ChargeRunListItem: Encodable {
 
     init(_ view: ChargeRunView) {
         id = view.record.id
-        status = view.record.status
+        status = view.record.status.rawValue
         scope = view.scope.rawValue
         startedBy = view.record.startedBy
         asOf = view.record.asOf
@@ -128,7 +128,7 @@ struct ChargeRunResponse: Encodable {
 
     init(_ record: ChargeRunRecord) {
         id = record.id
-        status = record.status
+        status = record.status.rawValue
         asOf = record.asOf
         dryRun = record.dryRun
         startedAt = record.startedAt
