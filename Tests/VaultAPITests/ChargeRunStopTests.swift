@@ -26,9 +26,9 @@ import VaultSQLite
                     merchantReference: "card-\(index)", source: CardSource(method: "ocr", card: CardInput(number: "4111111111111111", expiryDate: "1230")),
                     verify: false),
                 merchant: setup.merchant, actor: "test", now: seededAt)
-            let plan = PlanRequest(type: "delayedOnce", startDate: "2030-03-01", hour: 9, minute: 0, timeZone: "UTC")
+            let plan = PlanTerms(type: "delayedOnce", startDate: "2030-03-01", hour: 9, minute: 0, timeZone: "UTC")
             let created = try await schedules.create(
-                ScheduleRequest(secureCardReference: card.reference, amount: 1_000 + Int64(index), currency: "USD", plan: plan),
+                NewSchedule(secureCardReference: card.reference, amount: 1_000 + Int64(index), currency: "USD", plan: plan),
                 merchant: setup.merchant, actor: "test", now: seededAt)
             _ = try await schedules.confirm(id: created.schedule.id, merchant: setup.merchant, actor: "test", now: seededAt)
         }

@@ -52,8 +52,8 @@ struct DueStepsVault {
                     merchantReference: "card-\(index)", source: CardSource(method: "ocr", card: CardInput(number: share.pan, expiryDate: "1230")),
                     verify: false),
                 merchant: merchant, actor: "test", now: Self.seededAt)
-            let plan = PlanRequest(type: "delayedOnce", startDate: "2030-03-01", hour: 9, minute: 0, timeZone: "UTC")
-            let request = ScheduleRequest(secureCardReference: card.reference, amount: share.amount, currency: "USD", plan: plan)
+            let plan = PlanTerms(type: "delayedOnce", startDate: "2030-03-01", hour: 9, minute: 0, timeZone: "UTC")
+            let request = NewSchedule(secureCardReference: card.reference, amount: share.amount, currency: "USD", plan: plan)
             // Seeded as a library user would, without the server's first-use check on confirmation:
             // the cards are unverified and some decline, which is what the runner is tested on.
             let schedules = ScheduleService(store: runtime.store, settings: ScheduleSettings(defaultTime: .midnight), keyring: runtime.keyring)

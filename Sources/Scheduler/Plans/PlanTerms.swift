@@ -1,8 +1,10 @@
-/// What the API sends (its field names), before validation.
+/// A plan as the merchant gave it, before validation: the plan's type, dates, time and zone as
+/// text and numbers, each possibly absent.
 ///
-/// Every field is optional here so that a missing one becomes a `required` validation error
-/// naming it, rather than a decoding failure.
-public struct PlanRequest: Sendable, Codable, Equatable {
+/// Every field is optional so that a missing one becomes a `required` validation error naming
+/// it (``Plan/init(validating:rules:)``). A schedule keeps its plan in this form (time zone, hour
+/// and minute filled in), and ``StoredPlan`` stores it.
+public struct PlanTerms: Sendable, Equatable {
     /// `delayedOnce`, `weekly`, `monthly`, `quarterly`, `annual` or `arbitraryDates`.
     public var type: String?
     /// The first day steps may fall on, `yyyy-MM-dd`.
@@ -26,7 +28,7 @@ public struct PlanRequest: Sendable, Codable, Equatable {
     /// The IANA zone of the dates and times, such as `Europe/London`.
     public var timeZone: String?
 
-    /// A request with the given fields; all default to absent.
+    /// Terms with the given fields; all default to absent.
     public init(
         type: String? = nil, startDate: String? = nil, endType: String? = nil, endDate: String? = nil,
         endCount: Int? = nil, month: Int? = nil, day: Int? = nil, hour: Int? = nil, minute: Int? = nil,
