@@ -8,6 +8,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A series starts with a customer-initiated first use of the card number it charges: confirming a
 /// schedule on a card without one on file verifies the card through the merchant's gateway (the

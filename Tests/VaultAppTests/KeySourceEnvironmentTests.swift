@@ -3,6 +3,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// The master key, the passphrase and the database URL leave the process environment once read:
 /// child processes do not inherit them and `/proc/<pid>/environ` (or a core dump) no longer shows them.
@@ -25,19 +26,6 @@ import Vault
         if let postgres = vault.postgres {
             // The database URL (which may carry its password) leaves the environment too.
             #expect(environ.range(of: Data(postgres.urlText.utf8)) == nil)
-        }
-    }
-}
-
-/// Starting `vault serve` subprocesses in tests.
-enum ServerProcess {
-    /// Waits until the server prints its port on standard output (nil if it exits first or takes
-    /// over 60 s).
-    static func waitForPort(_ process: Subprocess) async throws -> Int? {
-        await process.standardOutput.wait(until: Date().addingTimeInterval(60)) { printed in
-            printed.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression).flatMap {
-                Int(printed[$0].split(separator: ":").last ?? "")
-            }
         }
     }
 }

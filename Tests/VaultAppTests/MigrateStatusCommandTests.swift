@@ -4,6 +4,7 @@ import Testing
 import VaultPostgres
 import VaultSQLite
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `vault migrate --status`: where the database stands, by migration number and name, without
 /// applying anything; the exit code says whether migrations are pending.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Vault
+@testable import VaultAppTestSupport
 
 /// A master passphrase below the floor starts no new vault; its salt file states its Argon2id cost;
 /// `keys rotate` changes it, rewrapping every key, and refuses a wrong old one changing nothing.

@@ -3,6 +3,7 @@ import StorageTestSupport
 import Testing
 import Vault
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// `vault audit verify` checks the bound rows as well as the chain: a row altered in the database
 /// makes it exit 1 naming the row's id, in text and in `--json`; on either engine.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import VaultAppTestSupport
 
 /// `scripts/restore-drill.sh` run against the built `vault`, so the operator's drill cannot rot:
 /// a backup under write load, a rotation, a refused restore with a wrong key, a restore where

@@ -13,6 +13,7 @@ import Vault
 @testable import VaultApp
 import VaultPostgres
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// `vault migrate --from sqlite:PATH`: a SQLite vault filled through the services is copied into a
 /// throwaway PostgreSQL database, every table, and reads back there (cards opened, audit chains
@@ -115,7 +116,7 @@ struct SQLiteToPostgresMoveTests {
             #expect(try await client.send(.post, "/v1/schedules/\(id)/confirm", key: adminA.bearer).status == .ok)
             let run = try await client.send(.post, "/v1/charge-runs", key: runner)
             #expect(run.status == .accepted, "\(run.text)")
-            _ = try await ChargeRunRoutesTests.waitForRun(client, key: runner, id: try #require(run.json["id"] as? String))
+            _ = try await ChargeRunPolling.waitForRun(client, key: runner, id: try #require(run.json["id"] as? String))
         }
         try await enqueueWebhooks(runtime.store, [(.transactionApproved, merchantID: merchantB.id, data: ["note": .string("moved")])])
         let operators = OperatorService(store: runtime.store, keyring: runtime.keyring)

@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A run started over HTTP, when `vault serve` is stopped gracefully, stops as `vault charge run`
 /// does on SIGTERM: it claims nothing more, finishes the gateway call in flight and writes its

@@ -3,6 +3,7 @@ import StorageTestSupport
 import Testing
 import Vault
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// `vault audit verify` on a merchant's audit chain deleted whole in SQL, with the engine's own head
 /// record: it exits 1 naming the chain, on either engine; untouched, it exits 0.

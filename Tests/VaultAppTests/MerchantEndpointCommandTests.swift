@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Vault
+@testable import VaultAppTestSupport
 
 /// At the command line: `vault merchant create|update` refuses
 /// gateway and callback URLs that are not https (loopback hosts aside), disguised numeric hosts

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import Vault
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// `vault keys rotate` while a `vault serve` process answers a steady stream of registrations and
 /// retrievals: not one 5xx, also for merchants whose keys the server first meets under the new

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Vault
+@testable import VaultAppTestSupport
 
 /// `vault merchant create|update --currency CODE` sets the gateway account's currency (USD unless
 /// set); an unknown code exits 1 naming the setting and changes nothing.

@@ -8,6 +8,7 @@ import VaultPostgres
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 @Suite struct ConfigurationTests {
     @Test func theCommittedDefaultFileMatchesTheBuiltInDefaults() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import VaultAppTestSupport
 
 /// `vault merchant key`: a label and an expiry on issue, a listing an auditor can read, and a
 /// second revocation that says so.

@@ -8,6 +8,7 @@ import Vault
 import VaultSQLite
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// SIGTERM (systemd stop, `timeout`) ends `vault charge run` cleanly: it claims nothing more,
 /// finishes the gateway call in flight and writes its outcome, prints its summary and exits 3

@@ -3,6 +3,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `vault backup` and `vault restore`: a private copy that names the key versions it needs, a
 /// restore that checks the keys before it writes anything, and a rotation that keeps the retired

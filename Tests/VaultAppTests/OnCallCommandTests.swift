@@ -4,6 +4,7 @@ import Testing
 import Vault
 import VaultSQLite
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// What the on-call reads: `merchant show` (credential names, never values), `keys status`
 /// against the cryptoperiod, and the server's one log line when it picks up a rotation.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Vault
+@testable import VaultAppTestSupport
 
 /// `vault operator`: the password comes from standard input only and must clear the floor, the
 /// authenticator secret is printed once, and list, disable and reset do what they say.

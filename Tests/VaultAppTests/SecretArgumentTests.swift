@@ -5,6 +5,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultPostgres
+@testable import VaultAppTestSupport
 
 /// Secrets need not be written on the command line or in a URL: gateway credentials come from a
 /// file (`KEY=@PATH`) or standard input (`KEY=-`), the PostgreSQL password from

@@ -2,6 +2,7 @@ import Foundation
 import StorageTestSupport
 import Testing
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A runner started from the wrong directory, or pointed at a configuration that is not there,
 /// stops with a message saying what it looked for, instead of creating an empty database, billing

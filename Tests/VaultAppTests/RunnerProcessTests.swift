@@ -7,6 +7,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// A vault directory with due steps on the sandbox, seeded in process, charged by real `vault`
 /// processes (the master key is passed as `VAULT_MASTER_KEY`, the paths as `VAULT_DATABASE` (or `VAULT_DATABASE_URL` in the PostgreSQL pass) and

@@ -6,6 +6,7 @@ import Testing
 import Vault
 import VaultSQLite
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// Off-boarding a merchant cancels its open schedules before its keys are destroyed: its cards
 /// can no longer be read, so a schedule left open would be charged into `failed` every night.

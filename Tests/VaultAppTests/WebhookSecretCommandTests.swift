@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import VaultAppTestSupport
 
 /// `vault merchant webhook-secret rotate`: prints a new secret, which `vault webhooks secret` then
 /// shows; a bad overlap or an unknown merchant is refused and changes nothing.
