@@ -211,10 +211,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The workloads of the benchmarks in Benchmarks/: compiled by the main build and run once at
-        // a small size by BenchmarkScenariosTests.
+        // a small size by BenchmarkScenariosTests (the PostgreSQL ones on the test passes' server).
         .target(
             name: "BenchmarkScenarios",
-            dependencies: ["Vault", "Scheduler", "VaultSQLite"],
+            dependencies: [
+                "Vault",
+                "Scheduler",
+                "VaultSQLite",
+                "VaultPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // What every test module needs to run on either engine: `TestDatabase`, `TestSQL`,
