@@ -33,23 +33,12 @@ extension PostgresWrite {
 }
 
 extension PostgresStore: ReceiptStore {
-    /// Leases due receipts with `FOR UPDATE SKIP LOCKED`: deliverers on several servers claim at
-    /// once and never receive the same receipt.
+    /// Leases due receipts with `FOR UPDATE SKIP LOCKED` (``PostgresLeasedOutbox``): deliverers on
+    /// several servers claim at once and never receive the same receipt.
     public func claimReceipts(now: Date, leaseUntil: Date, limit: Int) async throws -> [EmailReceipt] {
-        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
         let receipts = try await write { transaction in
-            try await transaction.rows(
-                """
-                UPDATE email_receipts SET lease_until = \(leaseText)
-                WHERE seq IN (
-                    SELECT seq FROM email_receipts
-                    WHERE status = 'pending' AND next_attempt_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
-                    ORDER BY next_attempt_at, seq
-                    LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED)
-                RETURNING *
-                """
-            ).map(Self.emailReceipt)
+            try await PostgresLeasedOutbox.claimDue("email_receipts", now: now, leaseUntil: leaseUntil, limit: limit, in: transaction)
+                .map(Self.emailReceipt)
         }
         return receipts.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
     }

@@ -3,24 +3,14 @@ import PostgresNIO
 public import Vault
 
 extension PostgresStore: WebhookStore {
-    /// Leases due events with `FOR UPDATE SKIP LOCKED`: deliverers on several servers claim at once
-    /// and never receive the same event (a row another claimer holds is skipped; one it already
-    /// leased fails the re-checked lease condition).
+    /// Leases due events of active merchants with a callback URL with `FOR UPDATE SKIP LOCKED`
+    /// (``PostgresLeasedOutbox``): deliverers on several servers claim at once and never receive the
+    /// same event.
     public func claimWebhookEvents(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookEvent] {
-        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
         let events = try await write { transaction in
-            try await transaction.rows(
-                """
-                UPDATE webhook_events SET lease_until = \(leaseText)
-                WHERE seq IN (
-                    SELECT e.seq FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
-                    WHERE e.status = 'pending' AND e.next_attempt_at <= \(nowText) AND (e.lease_until IS NULL OR e.lease_until <= \(nowText))
-                        AND m.status = 'active' AND m.callback_url IS NOT NULL
-                    ORDER BY e.next_attempt_at, e.seq
-                    LIMIT \(limit)
-                    FOR UPDATE OF e SKIP LOCKED)
-                RETURNING *
-                """
+            try await PostgresLeasedOutbox.claimDue(
+                "webhook_events", join: "JOIN merchants m ON m.id = o.merchant_id", eligible: "AND m.status = 'active' AND m.callback_url IS NOT NULL",
+                now: now, leaseUntil: leaseUntil, limit: limit, in: transaction
             ).map(Self.webhookEvent)
         }
         return events.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }

@@ -20,19 +20,8 @@ extension SQLiteConnection {
 
 extension SQLiteStore: ReceiptStore {
     public func claimReceipts(now: Date, leaseUntil: Date, limit: Int) async throws -> [EmailReceipt] {
-        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
         let receipts = try await database.write { connection in
-            try connection.query(
-                """
-                UPDATE email_receipts SET lease_until = \(leaseText)
-                WHERE seq IN (
-                    SELECT seq FROM email_receipts
-                    WHERE status = 'pending' AND next_attempt_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
-                    ORDER BY next_attempt_at, seq
-                    LIMIT \(limit))
-                RETURNING *
-                """
-            ).map(Self.emailReceipt)
+            try SQLiteLeasedOutbox.claimDue("email_receipts", now: now, leaseUntil: leaseUntil, limit: limit, in: connection).map(Self.emailReceipt)
         }
         return receipts.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
     }

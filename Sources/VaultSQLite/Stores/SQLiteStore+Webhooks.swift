@@ -53,21 +53,11 @@ extension SQLiteConnection {
 
 extension SQLiteStore: WebhookStore {
     public func claimWebhookEvents(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookEvent] {
-        let nowText = Timestamp.string(now)
-        let leaseText = Timestamp.string(leaseUntil)
         let events = try await database.write { connection in
-            try connection.query(
-                """
-                UPDATE webhook_events SET lease_until = \(leaseText)
-                WHERE seq IN (
-                    SELECT e.seq FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
-                    WHERE e.status = 'pending' AND e.next_attempt_at <= \(nowText)
-                    AND (e.lease_until IS NULL OR e.lease_until <= \(nowText))
-                        AND m.status = 'active' AND m.callback_url IS NOT NULL
-                    ORDER BY e.next_attempt_at, e.seq
-                    LIMIT \(limit))
-                RETURNING *
-                """
+            // Only events of active merchants with a callback URL are sent.
+            try SQLiteLeasedOutbox.claimDue(
+                "webhook_events", join: "JOIN merchants m ON m.id = o.merchant_id", eligible: "AND m.status = 'active' AND m.callback_url IS NOT NULL",
+                now: now, leaseUntil: leaseUntil, limit: limit, in: connection
             ).map(Self.webhookEvent)
         }
         return events.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
