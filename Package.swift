@@ -211,10 +211,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The workloads of the benchmarks in Benchmarks/: compiled by the main build and run once at
-        // a small size by BenchmarkScenariosTests.
+        // a small size by BenchmarkScenariosTests (the PostgreSQL ones on the test passes' server).
         .target(
             name: "BenchmarkScenarios",
-            dependencies: ["Vault", "Scheduler", "VaultSQLite"],
+            dependencies: [
+                "Vault",
+                "Scheduler",
+                "VaultSQLite",
+                "VaultPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // What every test module needs to run on either engine: `TestDatabase`, `TestSQL`,
@@ -313,9 +320,60 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The fixtures that start the whole vault, shared by VaultAPITests and VaultAppTests: an
+        // in-process server over a `VaultRuntime` (`APIFixture`), the `vault` binary as a subprocess
+        // (`VaultProcess`, `ServerProcess`, `Subprocess`) and an NMI merchant behind the fake.
+        .target(
+            name: "VaultAppTestSupport",
+            dependencies: [
+                "StorageTestSupport",
+                "Vault",
+                "Scheduler",
+                "VaultAPI",
+                "VaultApp",
+                "GatewayFakes",
+                "VaultSQLite",
+                "VaultPostgres",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/VaultAppTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP API's behaviour. It depends on VaultApp for its fixture: `APIFixture` serves the
+        // API through `VaultRuntime`, configured by a `VaultConfiguration`, as `vault serve` does.
         .testTarget(
             name: "VaultAPITests",
             dependencies: [
+                "VaultAppTestSupport",
+                "StorageTestSupport",
+                "VaultAPI",
+                "VaultApp",
+                "GatewayFakes",
+                "VaultSQLite",
+                "Payments",
+                "VaultPostgres",
+                "CSodium",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // VaultApp: the command line, configuration, logging and runtime wiring, and the `vault`
+        // binary run as a process.
+        .testTarget(
+            name: "VaultAppTests",
+            dependencies: [
+                "VaultAppTestSupport",
                 "StorageTestSupport",
                 "VaultAPI",
                 "VaultApp",

@@ -38,6 +38,15 @@ let package = Package(
             plugins: benchmarkPlugin
         ),
         .executableTarget(
+            name: "PostgresBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BenchmarkScenarios", package: "vault"),
+            ],
+            path: "Benchmarks/PostgresBenchmarks",
+            plugins: benchmarkPlugin
+        ),
+        .executableTarget(
             name: "PlanBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

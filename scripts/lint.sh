@@ -18,7 +18,7 @@ SWIFT=${SWIFT:-swift}
 LAYOUT='\[(Indentation|AddLines|RemoveLine|Spacing|LineLength|TrailingComma|TrailingWhitespace)\]'
 status=0
 output=$($SWIFT format lint --recursive --parallel \
-  Package.swift Sources Tests/*Tests Tests/StorageTestSupport Fuzz/Package.swift Fuzz/Sources Benchmarks/Package.swift Benchmarks/Benchmarks 2>&1) || status=$?
+  Package.swift Sources Tests/*Tests Tests/StorageTestSupport Tests/VaultAppTestSupport Fuzz/Package.swift Fuzz/Sources Benchmarks/Package.swift Benchmarks/Benchmarks 2>&1) || status=$?
 findings=$(grep -E ': (warning|error): ' <<<"$output" | grep -vE ": warning: $LAYOUT" || true)
 if [ -n "$findings" ]; then
   echo "lint: swift format findings (rules enabled in .swift-format):" >&2

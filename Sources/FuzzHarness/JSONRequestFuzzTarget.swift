@@ -16,7 +16,7 @@ public enum JSONRequestFuzzTarget {
         let body = Data(bytes)
         let decoder = JSONDecoder()
 
-        if let registration = try? decoder.decode(SecureCardRegistration.self, from: body) {
+        if let registration = try? decoder.decode(SecureCardRegistrationRequest.self, from: body).registration {
             _ = try? MerchantReference(validating: registration.merchantReference)
             try capture(registration.source)
             _ = try? registration.customer?.normalized().validate()
@@ -24,7 +24,7 @@ public enum JSONRequestFuzzTarget {
                 _ = try? CustomFieldValidation.validate(fields, against: RequestRules.customFields)
             }
         }
-        if let update = try? decoder.decode(SecureCardUpdate.self, from: body), update.source.isPresent {
+        if let update = try? decoder.decode(SecureCardUpdateRequest.self, from: body).update, update.source.isPresent {
             try capture(update.source)
             if case .set(let customer) = update.customer { _ = try? customer.applied(to: nil)?.normalized().validate() }
         }
@@ -32,11 +32,11 @@ public enum JSONRequestFuzzTarget {
             if transaction.source.isPresent { try capture(transaction.source) }
             if let code = transaction.currency { _ = try? Currency(code: code) }
         }
-        if let schedule = try? decoder.decode(ScheduleRequest.self, from: body) {
+        if let schedule = try? decoder.decode(ScheduleRequest.self, from: body).schedule {
             if let code = schedule.currency { _ = try? Currency(code: code) }
             try expand(schedule.plan)
         }
-        _ = try? decoder.decode(ScheduleChange.self, from: body)
+        _ = try? decoder.decode(ScheduleChangeRequest.self, from: body)
         _ = try? decoder.decode(FollowUpAmount.self, from: body)
         if let definitions = try? decoder.decode(CustomFieldDefinitions.self, from: body) {
             _ = try? CustomFieldDefinition.validateDefinitions(definitions.fields)
@@ -57,8 +57,8 @@ public enum JSONRequestFuzzTarget {
     }
 
     /// Validates and expands a plan the way `POST /v1/schedules` does, with a fixed "today".
-    static func expand(_ request: PlanRequest) throws {
-        guard let plan = try? Plan(validating: request, rules: RequestRules.plans) else { return }
+    static func expand(_ terms: PlanTerms) throws {
+        guard let plan = try? Plan(validating: terms, rules: RequestRules.plans) else { return }
         let horizon = RequestRules.today.adding(days: RequestRules.horizonDays)
         let limit = plan.end == .never ? RequestRules.horizonDays * 2 + 10 : RequestRules.plans.maxCount
         let steps = plan.steps(horizon: horizon, limit: limit)

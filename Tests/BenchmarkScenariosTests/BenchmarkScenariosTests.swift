@@ -44,4 +44,20 @@ struct BenchmarkScenariosTests {
         #expect(await fixture.insertPlain(round: 0) == 12)
         #expect(await fixture.register(round: 0) == 0, "the same merchant references are taken")
     }
+
+    /// The PostgreSQL server of the test passes (`make test` starts one and sets it).
+    static let postgresServer = ProcessInfo.processInfo.environment["VAULT_TEST_DATABASE_URL"]
+
+    @Test(.enabled(if: postgresServer != nil, "VAULT_TEST_DATABASE_URL not set"))
+    func requestLimitTakesOnPostgreSQLAreAllowedSeriallyAndConcurrently() async throws {
+        let fixture = try await PostgresRequestLimitFixture(serverURL: try #require(Self.postgresServer))
+        do {
+            #expect(try await fixture.takeSerially(64) == 64)
+            #expect(try await fixture.takeConcurrently(64, workers: 16) == 64)
+        } catch {
+            await fixture.remove()
+            throw error
+        }
+        await fixture.remove()
+    }
 }

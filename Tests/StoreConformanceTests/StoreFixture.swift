@@ -97,7 +97,7 @@ struct StoreFixture {
             let now = Date()
             let schedule = Schedule(
                 id: id, merchantID: merchantID, secureCardReference: card.reference, status: .active,
-                plan: PlanRequest(type: "arbitraryDates", dates: ["2027-03-02"]), amount: amount ?? 1000, currency: try Currency(code: currency),
+                plan: PlanTerms(type: "arbitraryDates", dates: ["2027-03-02"]), amount: amount ?? 1000, currency: try Currency(code: currency),
                 description: "plan \(index)", externalID: nil, receiptEmail: nil, receiptPhone: nil, materializedThrough: nil, createdAt: now,
                 updatedAt: now, confirmedAt: now, expiresAt: nil, pausedAt: nil, sequence: 0)
             let steps = try (0..<stepsEach).map { step in

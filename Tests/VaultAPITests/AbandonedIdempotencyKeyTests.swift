@@ -10,6 +10,7 @@ import Vault
 import VaultSQLite
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A sale whose server was killed while it held the sale's `Idempotency-Key`: once the claim's lease
 /// has passed, the client's retry with the same key takes the claim over and answers the sale the

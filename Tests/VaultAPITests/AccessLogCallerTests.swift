@@ -8,6 +8,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// Every access line says who asked.
 @Suite struct AccessLogCallerTests {

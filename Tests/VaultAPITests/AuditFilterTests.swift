@@ -7,6 +7,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// `GET /v1/audit-events` filters: exact `actor`, `action`, `objectType`, `objectId`, and an inclusive
 /// range of instants `from`/`to`; admin keys only.

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import VaultAPI
+@testable import VaultAppTestSupport
 
 /// The hosted card field as served: the frame of a session may be framed only by the session's
 /// allowed origin and runs no inline script or style; an unknown session's frame by nobody; the

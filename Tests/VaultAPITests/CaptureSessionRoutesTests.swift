@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// Capture sessions over HTTP: a secret admin key creates one, its client secret submits exactly
 /// one card (registered as `POST /v1/secure-cards` registers), and a wrong secret, a spent or an

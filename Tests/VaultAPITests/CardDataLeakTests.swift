@@ -8,6 +8,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// Registers cards of every brand through the live server, then scans the stored bytes of every
 /// row (both engines), the SQLite file and its WAL (SQLite) and every captured log line for the

@@ -8,6 +8,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// An attacker with write access to the database moves a
 /// card's expiry forward and asks for a sale. The edit is detected before anything is recorded or

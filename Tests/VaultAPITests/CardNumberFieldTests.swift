@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A card number typed into a reference or free-text field would be stored,
 /// listed, searched and logged in clear. Every such field refuses one (422 naming the field,

@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `GET /v1/charge-runs`: every run that charged the merchant's steps, newest first, whoever started
 /// it (the API, or `vault charge run` from cron, recorded as the command records it); a run of every
@@ -33,7 +34,7 @@ import Vault
             let started = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
             #expect(started.status == .accepted)
             let apiRun = try #require(started.json["id"] as? String)
-            _ = try await ChargeRunRoutesTests.waitForRun(client, key: fixture.runnerA, id: apiRun)
+            _ = try await ChargeRunPolling.waitForRun(client, key: fixture.runnerA, id: apiRun)
             let summary = try #require(try await fixture.runtime.store.chargeRun(id: apiRun, merchantID: nil)?.summary)
             let nightly = try await Self.recordCLIRun(fixture, merchantID: nil, summary: summary)
             let ownByCLI = try await Self.recordCLIRun(fixture, merchantID: fixture.merchantA.id, summary: summary)

@@ -5,6 +5,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `vault charge run` settles one-off transactions whose answer was lost before it charges anything.
 @Suite struct ChargeRunReconcileTests {

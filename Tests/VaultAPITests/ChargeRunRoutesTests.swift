@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 @Suite struct ChargeRunRoutesTests {
     /// A schedule of one step due at midnight today (UTC), confirmed.
@@ -18,16 +19,6 @@ import Vault
         let id = try #require(created.json["id"] as? String, "\(created.text)")
         _ = try await client.send(.post, "/v1/schedules/\(id)/confirm", key: fixture.adminA)
         return id
-    }
-
-    static func waitForRun(_ client: any TestClientProtocol, key: String, id: String) async throws -> [String: Any] {
-        for _ in 0..<200 {
-            let run = try await client.send(.get, "/v1/charge-runs/\(id)", key: key)
-            if run.json["status"] as? String != "running" { return run.json }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("the charge run did not finish")
-        return [:]
     }
 
     @Test func aRunStartedOverHTTPChargesDueStepsAndReportsItsSummary() async throws {
@@ -46,14 +37,14 @@ import Vault
 
             let dry = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA, json: #"{"dryRun": true}"#)
             #expect(dry.status == .accepted)
-            let dryRun = try await Self.waitForRun(client, key: fixture.runnerA, id: try #require(dry.json["id"] as? String))
+            let dryRun = try await ChargeRunPolling.waitForRun(client, key: fixture.runnerA, id: try #require(dry.json["id"] as? String))
             #expect((dryRun["summary"] as? [String: Any]).flatMap { ($0["due"] as? [String: Any])?["count"] as? Int } == 2)
             #expect(try await fixture.count("transactions WHERE step_id IS NOT NULL") == 0)
 
             let started = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
             #expect(started.status == .accepted)
             #expect(started.json["status"] as? String == "running")
-            let finished = try await Self.waitForRun(client, key: fixture.runnerA, id: try #require(started.json["id"] as? String))
+            let finished = try await ChargeRunPolling.waitForRun(client, key: fixture.runnerA, id: try #require(started.json["id"] as? String))
             #expect(finished["status"] as? String == "completed")
             let outcomes = (finished["summary"] as? [String: Any])?["outcomes"] as? [String: [String: Any]]
             #expect(outcomes?["approved"]?["count"] as? Int == 1)
@@ -71,7 +62,7 @@ import Vault
             #expect(try await client.send(.get, "/v1/schedules/\(bad)", key: fixture.adminA).json["status"] as? String == "past_due")
 
             let again = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA)
-            let second = try await Self.waitForRun(client, key: fixture.adminA, id: try #require(again.json["id"] as? String))
+            let second = try await ChargeRunPolling.waitForRun(client, key: fixture.adminA, id: try #require(again.json["id"] as? String))
             #expect((second["summary"] as? [String: Any]).flatMap { ($0["due"] as? [String: Any])?["count"] as? Int } == 0)
             #expect(try await fixture.count("transactions WHERE step_id IS NOT NULL") == 2)
         }
@@ -98,7 +89,7 @@ import Vault
 
             let other = try await client.send(.post, "/v1/charge-runs", key: fixture.adminB)
             #expect(other.status == .accepted, "another merchant's run is its own")
-            _ = try await Self.waitForRun(client, key: fixture.adminB, id: try #require(other.json["id"] as? String))
+            _ = try await ChargeRunPolling.waitForRun(client, key: fixture.adminB, id: try #require(other.json["id"] as? String))
 
             var finished = running
             finished.status = .completed
@@ -106,7 +97,7 @@ import Vault
             try await fixture.runtime.store.updateChargeRun(finished)
             let next = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
             #expect(next.status == .accepted, "once it finished, the next run starts")
-            _ = try await Self.waitForRun(client, key: fixture.runnerA, id: try #require(next.json["id"] as? String))
+            _ = try await ChargeRunPolling.waitForRun(client, key: fixture.runnerA, id: try #require(next.json["id"] as? String))
         }
     }
 
@@ -120,7 +111,7 @@ import Vault
             let future = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA, json: #"{"asOf": "2999-01-01T00:00:00Z"}"#)
             #expect(future.status == .unprocessableContent)
             #expect(future.error["param"] as? String == "asOf")
-            _ = try await Self.waitForRun(client, key: fixture.adminA, id: id)
+            _ = try await ChargeRunPolling.waitForRun(client, key: fixture.adminA, id: id)
         }
     }
 

@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// Slow, idle and flooding clients against a real listener on a loopback port,
 /// over raw TCP. Timeouts are set to 1 s here; closures are asserted within generous bounds (10 s),

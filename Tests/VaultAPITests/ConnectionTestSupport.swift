@@ -6,6 +6,7 @@ import ServiceLifecycle
 import Synchronization
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 extension APIFixture {
     /// Runs `body` with the real application (`buildApplication`, the same listener as `vault

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// One client opening connections and sending nothing (so no request limiter ever sees it) used to
 /// be able to take every connection slot of the listener. Each client address (IPv6: each /64) may

@@ -6,6 +6,7 @@ import Scheduler
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 
 /// The console's Charge runs screen: every run of the merchants the operator may see, newest first,
 /// with its summary; an admin starts a dry run and then the run behind a confirmation naming the
@@ -68,7 +69,7 @@ import VaultApp
             #expect(startedDry.status == .seeOther)
             let dryID = try Self.runID(startedDry)
             #expect(startedDry.headers[.location] == "/console/charge-runs/\(merchant.id)/\(dryID)")
-            _ = try await ChargeRunRoutesTests.waitForRun(client, key: fixture.runnerA, id: dryID)
+            _ = try await ChargeRunPolling.waitForRun(client, key: fixture.runnerA, id: dryID)
             let dryPage = try await Console.get(client, "/console/charge-runs/\(merchant.id)/\(dryID)", cookie: admin)
             #expect(dryPage.text.contains("Dry run: nothing charged") && dryPage.text.contains("completed"))
             #expect(dryPage.text.contains("1 ($42.00)"), "the step due, in the currency's own format")
@@ -87,7 +88,7 @@ import VaultApp
                 cookie: admin)
             #expect(startedReal.status == .seeOther)
             let realID = try Self.runID(startedReal)
-            let finished = try await ChargeRunRoutesTests.waitForRun(client, key: fixture.runnerA, id: realID)
+            let finished = try await ChargeRunPolling.waitForRun(client, key: fixture.runnerA, id: realID)
             #expect(finished["status"] as? String == "completed")
             #expect(try await fixture.count("transactions WHERE step_id IS NOT NULL") == 1)
 

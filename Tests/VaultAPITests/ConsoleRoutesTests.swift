@@ -8,6 +8,7 @@ import Vault
 import VaultApp
 import VaultConsole
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// The operator console through the real router: sign-in with password and code, the session
 /// cookie's flags, the Content-Security-Policy, CSRF and role refusals that change nothing, and the

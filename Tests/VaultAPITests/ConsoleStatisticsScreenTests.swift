@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 
 /// The console's Statistics screen: turnover per period and currency as the API's statistics
 /// compute it, drawn as a server-side SVG bar chart (attributes only, no script, no inline style)

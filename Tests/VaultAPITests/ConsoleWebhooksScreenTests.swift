@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 
 /// The console's Webhooks screen: deliveries with status, attempts, last error and next attempt in
 /// the merchant's zone, filtered by status; "Resend" for support and admin only, through the API's

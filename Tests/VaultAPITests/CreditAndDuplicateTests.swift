@@ -9,6 +9,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// A gateway credit (a refund without an earlier sale), allowed by a merchant setting, and
 /// duplicate protection without an Idempotency-Key.

@@ -9,6 +9,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// The at-rest protections, attacked as a thief holding only the database file and its WAL
 /// (SQLite) or a dump of every row (PostgreSQL).

@@ -1,6 +1,7 @@
 import Foundation
 import StorageTestSupport
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 extension TestSQL {
     /// Every value of every row of every table as the bytes stored: text as UTF-8, blobs and

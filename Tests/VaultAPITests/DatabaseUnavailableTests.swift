@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 @testable import VaultAPI
+@testable import VaultAppTestSupport
 
 /// A database that cannot be reached is a retryable 503 `database_unavailable` with `Retry-After`,
 /// logged as a warning, not a 500 "unhandled error" that pages someone for each request.

@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A body that gives a key twice is ambiguous (`JSONDecoder` keeps one
 /// silently, so `"amount":100,"amount":999999` charged 100) and is refused with 400 before

@@ -4,6 +4,7 @@ import Testing
 @testable import VaultApp
 import VaultPostgres
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// The fixtures open the engine of the pass (`VAULT_TEST_ENGINE`): without it, the PostgreSQL pass
 /// would silently run every test of the module on SQLite again.

@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `PATCH` with `card: {expiryDate}` alone changes only the expiry (same token, PAN,
 /// fingerprint; no gateway call); it used to demand the whole card number. New card data still

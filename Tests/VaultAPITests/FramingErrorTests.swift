@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A client that breaks HTTP/1.1 framing in its body (a chunk size that is not hexadecimal, CR or LF
 /// inside a chunk extension) gets a 400 and a closed connection: its mistake is not the server's

@@ -3,6 +3,7 @@ import Payments
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// The OpenAPI document's gateway enum is the catalogue's names.
 @Suite struct GatewayCatalogueDocumentTests {

@@ -80,7 +80,7 @@ import Testing
 
     static func schedule() -> ScheduleResponse {
         let schedule = Schedule(
-            id: "sch_1", merchantID: "m_1", secureCardReference: "sc_1", status: .active, plan: PlanRequest(type: "monthly"), amount: 1999,
+            id: "sch_1", merchantID: "m_1", secureCardReference: "sc_1", status: .active, plan: PlanTerms(type: "monthly"), amount: 1999,
             currency: try! Currency(code: "USD"), description: nil, externalID: nil, receiptEmail: nil, receiptPhone: nil, materializedThrough: nil,
             createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0), confirmedAt: nil, expiresAt: nil, pausedAt: nil,
             sequence: 1)

@@ -9,6 +9,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// Cards are found by holder name through a blind index of keyed MACs.
 @Suite struct HolderNameSearchTests {

@@ -8,6 +8,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// Database-theft protections on the idempotency store itself: a keyed request MAC, sealed
 /// responses that replay across data-key rotation, stored responses destroyed with their card, and

@@ -9,6 +9,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// One-off transactions whose gateway answer was lost, over HTTP against NMI's fake: a retry with
 /// the same `Idempotency-Key` never charges twice and answers what the reconciler settled; what the

@@ -9,6 +9,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A clock tests move by hand.
 final class ManualClock: Sendable {

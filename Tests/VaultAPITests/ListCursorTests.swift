@@ -5,6 +5,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A list cursor was the table-wide row sequence in base64, so a merchant polling its own list
 /// counted every merchant's cards and transactions, and could edit a cursor or carry it to another

@@ -6,6 +6,7 @@ import NIOHTTP1
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// TLS: HTTPS from `server.tls`, and no plain HTTP beyond loopback unless
 /// `server.allowPlaintext` says so.

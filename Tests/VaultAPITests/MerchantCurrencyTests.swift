@@ -7,6 +7,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// A merchant's gateway account has a currency (US dollars unless set): stored on both engines,
 /// set with `vault merchant create|update --currency CODE`, and the currency cards are verified

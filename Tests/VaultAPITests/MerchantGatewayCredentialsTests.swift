@@ -3,6 +3,7 @@ import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A merchant on a gateway without every credential that gateway needs is refused when created
 /// or changed: accepted, every charge of every nightly run would fail on a configuration error.

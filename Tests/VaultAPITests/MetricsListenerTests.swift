@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `/metrics` counts every merchant's sales, refunds and declines. It used to be served on the API
 /// listener to anyone; it has its own listener, on loopback by default.

@@ -10,6 +10,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 @testable import VaultPostgres
+@testable import VaultAppTestSupport
 
 /// Several servers over one database: two runtimes, each behind the real listener on a
 /// port of its own, as two `vault serve` behind a load balancer.

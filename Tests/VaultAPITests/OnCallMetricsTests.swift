@@ -6,6 +6,7 @@ import Vault
 import Yams
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// The metrics an on-call alerts on: each is on `/metrics` of a serving vault after a charge run,
 /// and the suggested alert rules in `docs/alerts.yaml` parse and name only metrics the vault exports.
@@ -21,7 +22,7 @@ import Yams
             _ = try await ChargeRunRoutesTests.dueToday(client, fixture, card: "metrics-card", amount: 4200)
             let started = try await client.send(.post, "/v1/charge-runs", key: fixture.runnerA)
             #expect(started.status == .accepted, "\(started.text)")
-            let finished = try await ChargeRunRoutesTests.waitForRun(client, key: fixture.runnerA, id: try #require(started.json["id"] as? String))
+            let finished = try await ChargeRunPolling.waitForRun(client, key: fixture.runnerA, id: try #require(started.json["id"] as? String))
             #expect(finished["status"] as? String == "completed")
         }
         // What the server's background refresh does every few seconds, once, now.

@@ -9,6 +9,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// One-off sales in flight when `vault serve` is killed (SIGKILL), against NMI's fake that charges
 /// and then answers slowly, lost or garbled: after the reconciler, every order the gateway charged

@@ -10,6 +10,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// The OpenAPI document describes every route and schema, and the server behaves as it says.
 @Suite struct OpenAPIDocumentTests {
@@ -269,7 +270,7 @@ import VaultSQLite
         try await fixture.live { client in
             let spec = try OpenAPISpec()
             let started = try await client.send(.post, "/v1/charge-runs", key: fixture.adminA)
-            _ = try await ChargeRunRoutesTests.waitForRun(client, key: fixture.adminA, id: try #require(started.json["id"] as? String))
+            _ = try await ChargeRunPolling.waitForRun(client, key: fixture.adminA, id: try #require(started.json["id"] as? String))
             _ = try await ChargeRunListRoutesTests.recordCLIRun(fixture, merchantID: nil, summary: nil)
             let page = try spec.expectDocumented(await client.send(.get, "/v1/charge-runs", key: fixture.readonlyA), "get", "/v1/charge-runs")
             let runs = try #require(page["data"]?.array)

@@ -4,6 +4,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// The served document is one that client generators accept and its schemas say
 /// what the vault takes where a schema can say it.

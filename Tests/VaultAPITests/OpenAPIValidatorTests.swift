@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// The document `GET /openapi.json` serves is a valid OpenAPI 3.1 document, as judged by
 /// an independent validator (openapi-spec-validator, run through `scripts/validate-openapi.py`).

@@ -7,6 +7,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// Every API read of card data names the API key that asked, in the audit log.
 @Suite struct ReadAuditRoutesTests {

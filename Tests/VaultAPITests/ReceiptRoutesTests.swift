@@ -8,6 +8,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// E-mail receipts over HTTP: a `receiptEmail` is refused 422 `receipts_not_configured` (naming
 /// the field, nothing stored) while the vault has no usable mail program, and taken beside it with

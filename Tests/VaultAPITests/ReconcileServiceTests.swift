@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `vault serve` runs the reconciler as a background service: its first pass starts with the
 /// server, and `/metrics` (on the metrics listener) then exports the gauges an on-call alerts on.

@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A registration by sale is checked whole (reference, customer, custom fields
 /// against the merchant's definitions) before the sale reaches the gateway. A registration that

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import VaultAPI
+@testable import VaultAppTestSupport
 
 /// An incoming `X-Request-Id` is kept and echoed when it is 1-128 printable ASCII characters;
 /// anything else is replaced by an id of ours.

@@ -9,6 +9,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `/metrics` counts each request under the status the client was sent, the one
 /// the access log records (a 422 card registration used to be counted as a 500).

@@ -5,6 +5,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A void is a reversal, allowed only within the reversal window after the authorization
 /// (`reversals.windowHours`, 24 by default); later it is a 409 `reversal_window_passed` that points

@@ -8,6 +8,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `GET /v1/review-queue`, `POST /v1/review-queue/resolve` and `POST /v1/review-queue/lookup` over
 /// HTTP against NMI's fake: a one-off transaction left in review is listed with the order reference

@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// Every `/v1` route states the roles it admits where it is declared, and a key of another role is
 /// refused (403, the error envelope) before anything is read or changed.

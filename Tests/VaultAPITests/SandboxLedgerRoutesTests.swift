@@ -8,6 +8,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// The default set-up's sandbox is one ledger for every process on the database: what the charge
 /// runner charged in its own process is refunded, voided and looked up by the server.

@@ -9,6 +9,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// A schedule's receipt e-mail and phone are customer contact data; they are
 /// sealed under the merchant's data key, never kept in the clear columns.

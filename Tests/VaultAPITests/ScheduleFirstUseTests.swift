@@ -8,6 +8,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A series starts with a customer-initiated first use of the card number it charges: confirming a
 /// schedule on a card without one on file verifies the card through the merchant's gateway (the
@@ -98,9 +99,9 @@ import Vault
             verifier: GatewayCardVerifier(gateways: gateways, store: runtime.store, storedCredentials: storedCredentials, logger: fixture.logger))
         let schedules = ScheduleService(
             store: runtime.store, settings: ScheduleSettings(defaultTime: .midnight), keyring: runtime.keyring, firstUse: check)
-        let plan = PlanRequest(type: "delayedOnce", startDate: "2030-01-15")
+        let plan = PlanTerms(type: "delayedOnce", startDate: "2030-01-15")
         let created = try await schedules.create(
-            ScheduleRequest(secureCardReference: card.reference, amount: 1500, currency: "USD", plan: plan), merchant: merchant, actor: "test")
+            NewSchedule(secureCardReference: card.reference, amount: 1500, currency: "USD", plan: plan), merchant: merchant, actor: "test")
         do {
             _ = try await schedules.confirm(id: created.schedule.id, merchant: merchant, actor: "test")
             Issue.record("confirmed without a first use")

@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 @Suite struct ScheduleRoutesTests {
     static func monthly(_ card: String = "cust-1", extra: String = "") -> String {

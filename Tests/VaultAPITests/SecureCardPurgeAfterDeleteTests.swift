@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A card deleted logically can be purged (crypto-shredded) afterwards, by its
 /// merchantReference (the most recently deleted card of that reference still holding data) or by its

@@ -8,6 +8,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 @Suite struct SecureCardRoutesTests {
     @Test func registeringAKeyedCardReturnsATokenAndMaskedData() async throws {

@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 @Suite struct ServerFoundationTests {
     @Test func healthReadinessMetricsAndOpenAPIAnswerWithoutAKey() async throws {

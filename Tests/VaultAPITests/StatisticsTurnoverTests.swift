@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// Turnover is approved sales and captures less approved refunds, per currency;
 /// declined, voided and unsettled payments never count in it, and the counts per status are reported

@@ -8,6 +8,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `GET /v1/stats`. Expectations are worked out by hand for a merchant in Europe/Berlin, where summer
 /// time began on 2027-03-28 at 02:00 (CET +01 to CEST +02) and ended on 2027-10-31 at 03:00.

@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `POST /v1/schedules/{id}/steps/{stepId}/resolve`: a step that is not in
 /// review is a 409, a bad body a 422, an unknown step a 404; none of them changes the step. The

@@ -8,6 +8,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// Through the API: a card the merchant's gateway cannot take is
 /// refused at registration with verification (422, nothing stored or sent); a currency it cannot

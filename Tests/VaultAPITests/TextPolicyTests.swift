@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// Free text a hostile client sends: longer than the document allows, with control characters
 /// (ESC sequences echoed to every portal and CSV export, NUL that PostgreSQL text cannot hold), or a

@@ -5,6 +5,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// Cards are found by merchant reference or by token (`sc_...`): a card registered with another
 /// card's token as its reference would take that card's place in `GET` and `DELETE ?purge=true`.

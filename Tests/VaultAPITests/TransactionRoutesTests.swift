@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 @Suite struct TransactionRoutesTests {
     static func rawSale(_ number: String = "4242424242424242", amount: Int = 1250, type: String = "sale", extra: String = "") -> String {

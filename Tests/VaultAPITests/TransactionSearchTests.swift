@@ -9,6 +9,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 extension APIFixture {
     /// Records a transaction straight into the store, created at an RFC 3339 instant (so tests control

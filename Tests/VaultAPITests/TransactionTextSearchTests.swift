@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `q` on transactions also finds the payments of a stored card by its holder's name (through the
 /// holder-name blind index, never in clear) and the transactions of a local date of the merchant.

@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// A query parameter or body field an operation does not declare in the OpenAPI
 /// document is a 400 `unknown_parameter` naming it, on every operation, and changes nothing.

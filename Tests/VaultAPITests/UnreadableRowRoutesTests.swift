@@ -7,6 +7,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// A request that meets a stored row this server cannot read (a value written by a newer build
 /// sharing the database) answers a bare 500: the row is not the caller's fault, and what it holds

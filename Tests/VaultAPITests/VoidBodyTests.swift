@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `POST /v1/transactions/{id}/void` reads its body like `/refund` and `/capture`: malformed JSON,
 /// duplicate keys and unknown fields are 400s, bad amounts 422s, and none of them changes the sale;

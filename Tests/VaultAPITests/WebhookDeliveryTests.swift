@@ -11,6 +11,7 @@ import Vault
 @testable import VaultAPI
 @testable import VaultApp
 import VaultSQLite
+@testable import VaultAppTestSupport
 
 /// A merchant's webhook endpoint on 127.0.0.1 that records deliveries and answers with queued
 /// statuses (200 once the queue is empty).
@@ -69,16 +70,6 @@ final class TestWebhookEndpoint: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
     }
-}
-
-extension VaultProcess {
-    /// Writes the working directory's `config/vault.yaml` with `webhooks.allowPrivateTargets: true`,
-    /// so callbacks may go to the test endpoint on 127.0.0.1.
-    func allowPrivateCallbackTargets() throws {
-        try FileManager.default.createDirectory(atPath: directory.file("config"), withIntermediateDirectories: true)
-        try Data("webhooks:\n  allowPrivateTargets: true\n".utf8).write(to: URL(fileURLWithPath: directory.file("config/vault.yaml")))
-    }
-
 }
 
 @Suite struct WebhookDeliveryTests {

@@ -6,6 +6,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// `GET /v1/webhook-events` and `POST /v1/webhook-events/{id}/resend`: the merchant's events with
 /// their delivery state (never a body), filtered by status; a delivered event queued again; bad

@@ -3,6 +3,7 @@ import Testing
 import Vault
 @testable import VaultAPI
 @testable import VaultApp
+@testable import VaultAppTestSupport
 
 /// README documents the webhook secret's encoding (base64, decoded before the
 /// HMAC) with a verification snippet. The snippet is taken from README and run with python3 against

@@ -110,30 +110,6 @@ struct PostgresRequestLimitsTests {
             #expect(store.migrationsAtStart.contains(3), "the request-limit table is migration 3")
         }
     }
-
-    /// Cost per request against a real server, printed when `VAULT_MEASURE_LIMITS` is set.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["VAULT_MEASURE_LIMITS"] != nil))
-    func measureTheCostOfOneTake() async throws {
-        try await PostgresLimitsDatabase.with { (client, key) async throws in
-            let limits = PostgresRequestLimits(
-                client: client, rules: .init(requestsPerSecond: 1_000_000, burst: 1_000_000, failedAuthLimit: 3, failedAuthWindowSeconds: 60),
-                subjectKey: { key }, logger: .quiet)
-            for _ in 0..<200 { _ = try await limits.take(.apiKey, subject: "warm") }
-            let count = 5000
-            let start = ContinuousClock.now
-            for index in 0..<count { _ = try await limits.take(.apiKey, subject: "key-\(index % 64)") }
-            let serial = (ContinuousClock.now - start) / count
-            let startParallel = ContinuousClock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0..<16 {
-                    group.addTask { for index in 0..<(count / 16) { _ = try await limits.take(.apiKey, subject: "key-\((index + worker) % 64)") } }
-                }
-                try await group.waitForAll()
-            }
-            let parallel = (ContinuousClock.now - startParallel) / count
-            print("postgres request limit: \(serial) per take serially, \(parallel) per take with 16 concurrent takers")
-        }
-    }
 }
 
 /// A database of its own for one test on the server `VAULT_TEST_DATABASE_URL` names.

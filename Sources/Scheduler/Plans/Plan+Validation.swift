@@ -2,7 +2,7 @@ import Foundation
 import Vault
 
 extension Plan {
-    /// Validates an API request and builds the plan, reporting the first broken rule.
+    /// Validates a plan as the merchant gave it and builds the plan, reporting the first broken rule.
     ///
     /// Decisions the field list alone leaves open:
     /// - repeating types need `endType`; `date` needs `endDate` and forbids `endCount`, `count` needs
@@ -18,28 +18,28 @@ extension Plan {
     ///   every finite plan is materialized when it is created.
     ///
     /// - Throws: `PlanValidationError` with the field and the rule's machine code.
-    public init(validating request: PlanRequest, rules: PlanRules) throws(PlanValidationError) {
-        guard let typeName = request.type else {
+    public init(validating terms: PlanTerms, rules: PlanRules) throws(PlanValidationError) {
+        guard let typeName = terms.type else {
             throw .required("type", "type is required: \(Self.typeNames)")
         }
         guard let type = PlanType(rawValue: typeName) else {
             throw .init(field: "type", rule: "unknown_value", message: "type must be one of \(Self.typeNames)")
         }
-        let startDate = try request.startDate.map { text throws(PlanValidationError) in try Self.parse(text, field: "startDate") }
+        let startDate = try terms.startDate.map { text throws(PlanValidationError) in try Self.parse(text, field: "startDate") }
         if startDate == nil, type != .arbitraryDates {
             throw .required("startDate", "startDate (yyyy-MM-dd) is required for a \(typeName) plan")
         }
-        let end = try Self.parseEnd(request, type: type)
-        let time = try Self.parseTime(request, default: rules.defaultTime)
-        let dates = try Self.parseDates(request.dates, type: type)
-        let timeZone = try Self.parseTimeZone(request.timeZone, default: rules.defaultTimeZone)
+        let end = try Self.parseEnd(terms, type: type)
+        let time = try Self.parseTime(terms, default: rules.defaultTime)
+        let dates = try Self.parseDates(terms.dates, type: type)
+        let timeZone = try Self.parseTimeZone(terms.timeZone, default: rules.defaultTimeZone)
 
         try self.init(
-            type: type, startDate: startDate, end: end, month: request.month, day: request.day,
+            type: type, startDate: startDate, end: end, month: terms.month, day: terms.day,
             dates: dates, time: time, timeZone: timeZone)
 
         let today = rules.today ?? CivilDate.today(in: timeZone)
-        let zoneName = rules.timeZoneName(requested: request.timeZone)
+        let zoneName = rules.timeZoneName(requested: terms.timeZone)
         if let startDate, startDate < today {
             throw .init(field: "startDate", rule: "in_past", message: "startDate \(startDate) is before today (\(today) in \(zoneName))")
         }
@@ -58,11 +58,11 @@ extension Plan {
         return date
     }
 
-    private static func parseEnd(_ request: PlanRequest, type: PlanType) throws(PlanValidationError) -> PlanEnd? {
-        guard let endType = request.endType else {
+    private static func parseEnd(_ terms: PlanTerms, type: PlanType) throws(PlanValidationError) -> PlanEnd? {
+        guard let endType = terms.endType else {
             guard type.repeats else {
-                if request.endDate != nil { throw .notAllowed("endDate", "a \(type.rawValue) plan ends with its dates; endDate does not apply") }
-                if request.endCount != nil { throw .notAllowed("endCount", "a \(type.rawValue) plan ends with its dates; endCount does not apply") }
+                if terms.endDate != nil { throw .notAllowed("endDate", "a \(type.rawValue) plan ends with its dates; endDate does not apply") }
+                if terms.endCount != nil { throw .notAllowed("endCount", "a \(type.rawValue) plan ends with its dates; endCount does not apply") }
                 return nil
             }
             throw .required("endType", "endType (date, count or never) is required for a \(type.rawValue) plan")
@@ -72,29 +72,29 @@ extension Plan {
         }
         switch endType {
         case "date":
-            if request.endCount != nil { throw .notAllowed("endCount", "endCount does not apply when endType is date") }
-            guard let endDate = request.endDate else { throw .required("endDate", "endDate (yyyy-MM-dd) is required when endType is date") }
+            if terms.endCount != nil { throw .notAllowed("endCount", "endCount does not apply when endType is date") }
+            guard let endDate = terms.endDate else { throw .required("endDate", "endDate (yyyy-MM-dd) is required when endType is date") }
             return .date(try parse(endDate, field: "endDate"))
         case "count":
-            if request.endDate != nil { throw .notAllowed("endDate", "endDate does not apply when endType is count") }
-            guard let endCount = request.endCount else { throw .required("endCount", "endCount is required when endType is count") }
+            if terms.endDate != nil { throw .notAllowed("endDate", "endDate does not apply when endType is count") }
+            guard let endCount = terms.endCount else { throw .required("endCount", "endCount is required when endType is count") }
             return .count(endCount)
         case "never":
-            if request.endDate != nil { throw .notAllowed("endDate", "endDate does not apply when endType is never") }
-            if request.endCount != nil { throw .notAllowed("endCount", "endCount does not apply when endType is never") }
+            if terms.endDate != nil { throw .notAllowed("endDate", "endDate does not apply when endType is never") }
+            if terms.endCount != nil { throw .notAllowed("endCount", "endCount does not apply when endType is never") }
             return .never
         default:
             throw .init(field: "endType", rule: "unknown_value", message: "endType must be date, count or never")
         }
     }
 
-    private static func parseTime(_ request: PlanRequest, default defaultTime: LocalTime) throws(PlanValidationError) -> LocalTime {
-        guard let hour = request.hour else {
-            if request.minute != nil { throw .required("hour", "minute needs hour") }
+    private static func parseTime(_ terms: PlanTerms, default defaultTime: LocalTime) throws(PlanValidationError) -> LocalTime {
+        guard let hour = terms.hour else {
+            if terms.minute != nil { throw .required("hour", "minute needs hour") }
             return defaultTime
         }
         guard (0...23).contains(hour) else { throw .outOfRange("hour", "hour must be 0-23") }
-        let minute = request.minute ?? 0
+        let minute = terms.minute ?? 0
         guard let time = LocalTime(hour: hour, minute: minute) else { throw .outOfRange("minute", "minute must be 0-59") }
         return time
     }

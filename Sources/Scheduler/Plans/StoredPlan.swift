@@ -2,11 +2,11 @@ import Foundation
 public import Vault
 
 /// A schedule's plan as the `schedules.stored_plan` column holds it: a versioned JSON document with
-/// field names of its own, so that renaming a field of the API's `PlanRequest` can never change what
+/// field names of its own, so that renaming a field of the domain's `PlanTerms` or of the API's request can never change what
 /// is stored, nor make stored schedules unreadable.
 ///
 /// The change is made as an expand-and-contract, because servers of an earlier build may share the
-/// database during a rolling upgrade and read only `schedules.plan`, with `PlanRequest`, whose
+/// database during a rolling upgrade and read only `schedules.plan`, with the API request's shape, whose
 /// fields are all optional: a plan in a form they do not know would read as an empty plan (no end
 /// type: an open-ended schedule taken for one that ends) without any error. So this build writes
 /// both columns: `stored_plan` in this form, and `plan` in the form earlier builds read
@@ -25,27 +25,27 @@ public struct StoredPlan: Sendable, Codable, Equatable {
 
     /// The document's version.
     public var version: Int
-    /// `PlanRequest.type`.
+    /// `PlanTerms.type`.
     public var kind: String?
-    /// `PlanRequest.startDate`, `yyyy-MM-dd`.
+    /// `PlanTerms.startDate`, `yyyy-MM-dd`.
     public var start: String?
-    /// `PlanRequest.endType`.
+    /// `PlanTerms.endType`.
     public var endKind: String?
-    /// `PlanRequest.endDate`, `yyyy-MM-dd`.
+    /// `PlanTerms.endDate`, `yyyy-MM-dd`.
     public var endOn: String?
-    /// `PlanRequest.endCount`.
+    /// `PlanTerms.endCount`.
     public var endAfter: Int?
-    /// `PlanRequest.month`.
+    /// `PlanTerms.month`.
     public var month: Int?
-    /// `PlanRequest.day`.
+    /// `PlanTerms.day`.
     public var day: Int?
-    /// `PlanRequest.hour`.
+    /// `PlanTerms.hour`.
     public var hour: Int?
-    /// `PlanRequest.minute`.
+    /// `PlanTerms.minute`.
     public var minute: Int?
-    /// `PlanRequest.dates`, `yyyy-MM-dd` each.
+    /// `PlanTerms.dates`, `yyyy-MM-dd` each.
     public var dates: [String]?
-    /// `PlanRequest.timeZone`, an IANA zone name.
+    /// `PlanTerms.timeZone`, an IANA zone name.
     public var zone: String?
 
     enum CodingKeys: String, CodingKey {
@@ -53,7 +53,7 @@ public struct StoredPlan: Sendable, Codable, Equatable {
     }
 
     /// The stored form of a schedule's plan, in the current version.
-    public init(_ plan: PlanRequest) {
+    public init(_ plan: PlanTerms) {
         version = Self.currentVersion
         kind = plan.type
         start = plan.startDate
@@ -69,8 +69,8 @@ public struct StoredPlan: Sendable, Codable, Equatable {
     }
 
     /// The schedule's plan.
-    public var plan: PlanRequest {
-        PlanRequest(
+    public var plan: PlanTerms {
+        PlanTerms(
             type: kind, startDate: start, endType: endKind, endDate: endOn, endCount: endAfter, month: month, day: day,
             hour: hour, minute: minute, dates: dates, timeZone: zone)
     }
@@ -84,7 +84,7 @@ public struct StoredPlan: Sendable, Codable, Equatable {
 
     /// The `schedules.plan` value earlier builds read: the request's JSON as they wrote it (sorted
     /// keys, absent fields left out), its field names frozen in this file.
-    public static func legacyText(_ plan: PlanRequest) throws -> String {
+    public static func legacyText(_ plan: PlanTerms) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(LegacyPlan(plan)), as: UTF8.self)
@@ -93,7 +93,7 @@ public struct StoredPlan: Sendable, Codable, Equatable {
     /// The plan of a `schedules` row: its `stored_plan` column, or, for a row an earlier build wrote,
     /// its `plan` column.
     /// - Throws: `StoredRowError` naming the schedule and the column read.
-    public static func plan(of row: some StoredRow) throws -> PlanRequest {
+    public static func plan(of row: some StoredRow) throws -> PlanTerms {
         let id = try row.string("id")
         if let text = try row.optionalString("stored_plan") {
             return try plan(storedText: text, scheduleID: id, column: "stored_plan")
@@ -113,7 +113,7 @@ public struct StoredPlan: Sendable, Codable, Equatable {
     ///
     /// - Throws: `StoredRowError` naming the schedule and `column` when the text is not such a
     ///   document (a version it does not know is named in the error; the text is not).
-    public static func plan(storedText text: String, scheduleID: String, column: String = "stored_plan") throws -> PlanRequest {
+    public static func plan(storedText text: String, scheduleID: String, column: String = "stored_plan") throws -> PlanTerms {
         let data = Data(text.utf8)
         let unreadable = { (value: String?) in
             StoredRowError.unreadable(table: "schedules", id: scheduleID, column: column, value: value)
@@ -138,7 +138,7 @@ public struct StoredPlan: Sendable, Codable, Equatable {
     }
 
     /// The form earlier builds wrote: the API request's JSON, its field names frozen here so that
-    /// a later rename of `PlanRequest`'s fields cannot change how such a row reads.
+    /// a later rename of `PlanTerms`' or the request's fields cannot change how such a row reads.
     private struct LegacyPlan: Codable {
         var type: String?
         var startDate: String?
@@ -152,7 +152,7 @@ public struct StoredPlan: Sendable, Codable, Equatable {
         var dates: [String]?
         var timeZone: String?
 
-        init(_ plan: PlanRequest) {
+        init(_ plan: PlanTerms) {
             type = plan.type
             startDate = plan.startDate
             endType = plan.endType
@@ -166,8 +166,8 @@ public struct StoredPlan: Sendable, Codable, Equatable {
             timeZone = plan.timeZone
         }
 
-        var plan: PlanRequest {
-            PlanRequest(
+        var plan: PlanTerms {
+            PlanTerms(
                 type: type, startDate: startDate, endType: endType, endDate: endDate, endCount: endCount, month: month, day: day,
                 hour: hour, minute: minute, dates: dates, timeZone: timeZone)
         }

@@ -11,7 +11,7 @@ extension Schedule {
     /// shares one plan text, decoded once), read in one place so the engines cannot drift apart.
     ///
     /// - Throws: `StoredRowError` for a value this build cannot read (a status, currency, date or instant).
-    public init(storedRow row: some StoredRow, plan: PlanRequest) throws {
+    public init(storedRow row: some StoredRow, plan: PlanTerms) throws {
         let stored = try row.table("schedules")
         self.init(
             id: stored.id, merchantID: try row.string("merchant_id"), secureCardReference: try row.string("secure_card_id"),
@@ -27,13 +27,13 @@ extension Schedule {
     }
 
     /// The `schedules.stored_plan` value for `plan`: its stored form (`StoredPlan`), never the API's JSON.
-    public static func storedPlanText(_ plan: PlanRequest) throws -> String {
+    public static func storedPlanText(_ plan: PlanTerms) throws -> String {
         try StoredPlan(plan).storedText()
     }
 
     /// The `schedules.plan` value for `plan`, in the form servers of earlier builds read
     /// (``StoredPlan/legacyText(_:)``).
-    public static func legacyPlanText(_ plan: PlanRequest) throws -> String {
+    public static func legacyPlanText(_ plan: PlanTerms) throws -> String {
         try StoredPlan.legacyText(plan)
     }
 }

@@ -57,7 +57,7 @@ public struct Schedule: Sendable, Equatable {
     /// Lifecycle status.
     public var status: ScheduleStatus
     /// The plan as given (time zone, hour and minute filled in).
-    public var plan: PlanRequest
+    public var plan: PlanTerms
     /// Amount per step in minor units (future steps follow changes).
     public var amount: Int64
     /// ISO 4217 currency.
@@ -93,7 +93,7 @@ public struct Schedule: Sendable, Equatable {
 
     /// Creates a value (for the storage engines, which build it from their rows).
     public init(
-        id: String, merchantID: String, secureCardReference: String, status: ScheduleStatus, plan: PlanRequest, amount: Int64,
+        id: String, merchantID: String, secureCardReference: String, status: ScheduleStatus, plan: PlanTerms, amount: Int64,
         currency: Currency, description: String?, externalID: String?, receiptEmail: String?, receiptPhone: String?,
         materializedThrough: CivilDate?, createdAt: Date, updatedAt: Date, confirmedAt: Date?, expiresAt: Date?, pausedAt: Date?,
         sequence: Int64, sealedContacts: [UInt8]? = nil, binding: [UInt8]? = nil

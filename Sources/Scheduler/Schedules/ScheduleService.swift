@@ -70,12 +70,12 @@ public struct ScheduleService: Sendable {
 
     /// Expands a request into steps without saving anything.
     /// - Throws: `ScheduleError.invalid` or `PlanValidationError` (422).
-    public func preview(_ request: ScheduleRequest, merchant: Merchant, now: Date = Date()) async throws -> ScheduleView {
+    public func preview(_ request: NewSchedule, merchant: Merchant, now: Date = Date()) async throws -> ScheduleView {
         try await expand(request, merchant: merchant, now: now, id: "")
     }
 
     /// Creates a schedule in `pending_confirmation` with its steps; nothing is charged until `confirm`.
-    public func create(_ request: ScheduleRequest, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
+    public func create(_ request: NewSchedule, merchant: Merchant, actor: String, now: Date = Date()) async throws -> ScheduleView {
         let view = try await expand(request, merchant: merchant, now: now, id: OpaqueToken.make(prefix: "sch_", randomBits: 100))
         var steps: [ScheduleStep] = []
         for step in view.steps { steps.append(try await binding.bound(step, merchantID: merchant.id)) }
@@ -272,7 +272,7 @@ public struct ScheduleService: Sendable {
 
     // MARK: - Expansion
 
-    private func expand(_ request: ScheduleRequest, merchant: Merchant, now: Date, id: String) async throws -> ScheduleView {
+    private func expand(_ request: NewSchedule, merchant: Merchant, now: Date, id: String) async throws -> ScheduleView {
         let card = try await liveCard(secureCardReference: request.secureCardReference, merchantReference: request.merchantReference, merchant: merchant)
         guard let amount = request.amount else { throw ScheduleError.invalid(field: "amount", rule: "required", message: "amount is required (minor units).") }
         try Self.checkAmount(amount)

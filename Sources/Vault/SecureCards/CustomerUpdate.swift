@@ -2,7 +2,7 @@
 /// sent as `null` clears that one field, and absent fields stay as they are. A blank field is
 /// refused (a 422 naming it) rather than read as "clear", so a form that posts empty inputs cannot
 /// wipe details by accident; `"customer": null` clears all of them.
-public struct CustomerUpdate: Sendable, Equatable, Decodable {
+public struct CustomerUpdate: Sendable, Equatable {
     /// E-mail address.
     public var email: PatchField<String>
     /// Mobile number.
@@ -33,18 +33,6 @@ public struct CustomerUpdate: Sendable, Equatable, Decodable {
         func field(_ value: String?) -> PatchField<String> { value.map { .set($0) } ?? .absent }
         self.init(email: field(customer.email), mobileNumber: field(customer.mobileNumber), city: field(customer.city),
                   region: field(customer.region), country: field(customer.country), ipAddress: field(customer.ipAddress))
-    }
-
-    private enum CodingKeys: String, CodingKey { case email, mobileNumber, city, region, country, ipAddress }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(email: try container.decodePatch(String.self, forKey: .email),
-                  mobileNumber: try container.decodePatch(String.self, forKey: .mobileNumber),
-                  city: try container.decodePatch(String.self, forKey: .city),
-                  region: try container.decodePatch(String.self, forKey: .region),
-                  country: try container.decodePatch(String.self, forKey: .country),
-                  ipAddress: try container.decodePatch(String.self, forKey: .ipAddress))
     }
 
     /// The stored details after this update, not yet normalised or validated; nil when no field is left.

@@ -80,7 +80,7 @@ extension PostgresStore: ChargeRunStore {
         let open = readSteps.filter { $0.status == .processing }
         let found = try await billingRead { connection in
             // Schedules of one batch often share a plan: each distinct plan text is decoded once.
-            var plans: [String: PlanRequest] = [:]
+            var plans: [String: PlanTerms] = [:]
             var schedules: [String: Result<Schedule, StoredRowError>] = [:]
             for row in try await connection.rows("SELECT * FROM schedules WHERE id = ANY(\(scheduleIDs)::text[])") {
                 let id = try row.string("id")

@@ -169,7 +169,7 @@ extension PostgresStore: ScheduleStore {
     }
 
     /// A schedule from its row and its already decoded plan.
-    static func schedule(_ row: PostgresRowReader, plan: PlanRequest) throws -> Schedule {
+    static func schedule(_ row: PostgresRowReader, plan: PlanTerms) throws -> Schedule {
         try Schedule(storedRow: row, plan: plan)
     }
 

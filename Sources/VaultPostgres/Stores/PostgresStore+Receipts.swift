@@ -24,7 +24,7 @@ extension PostgresWrite {
             INSERT INTO email_receipts (id, merchant_id, transaction_id, event, recipient, masked_recipient, merchant_name, time_zone,
                 occurred_at, body, status, attempts, next_attempt_at, created_at)
             SELECT r.id, r.merchant_id, r.transaction_id, r.event, r.recipient, r.masked_recipient, r.merchant_name, r.time_zone,
-                r.occurred_at, r.body, \(unescaped: ReceiptStatus.pending.sqlLiteral), 0, r.created_at, r.created_at FROM
+                r.occurred_at, r.body, 'pending', 0, r.created_at, r.created_at FROM
             """
         rows.appendSelect(to: &insert)
         insert.sql += " AS r ORDER BY r.ord ON CONFLICT (transaction_id) DO NOTHING"
@@ -33,23 +33,12 @@ extension PostgresWrite {
 }
 
 extension PostgresStore: ReceiptStore {
-    /// Leases due receipts with `FOR UPDATE SKIP LOCKED`: deliverers on several servers claim at
-    /// once and never receive the same receipt.
+    /// Leases due receipts with `FOR UPDATE SKIP LOCKED` (``PostgresLeasedOutbox``): deliverers on
+    /// several servers claim at once and never receive the same receipt.
     public func claimReceipts(now: Date, leaseUntil: Date, limit: Int) async throws -> [EmailReceipt] {
-        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
         let receipts = try await write { transaction in
-            try await transaction.rows(
-                """
-                UPDATE email_receipts SET lease_until = \(leaseText)
-                WHERE seq IN (
-                    SELECT seq FROM email_receipts
-                    WHERE status = \(unescaped: ReceiptStatus.pending.sqlLiteral) AND next_attempt_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
-                    ORDER BY next_attempt_at, seq
-                    LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED)
-                RETURNING *
-                """
-            ).map(Self.emailReceipt)
+            try await PostgresLeasedOutbox.claimDue("email_receipts", pending: ReceiptStatus.pending, now: now, leaseUntil: leaseUntil, limit: limit, in: transaction)
+                .map(Self.emailReceipt)
         }
         return receipts.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
     }
@@ -58,7 +47,7 @@ extension PostgresStore: ReceiptStore {
         let stamp = Timestamp.string(at)
         try await write { transaction in
             try await transaction.run(
-                "UPDATE email_receipts SET status = \(unescaped: ReceiptStatus.sent.sqlLiteral), sent_at = \(stamp), lease_until = NULL WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)")
+                "UPDATE email_receipts SET status = 'sent', sent_at = \(stamp), lease_until = NULL WHERE id = \(id) AND status = 'pending'")
         }
     }
 
@@ -69,7 +58,7 @@ extension PostgresStore: ReceiptStore {
                 """
                 UPDATE email_receipts SET attempts = attempts + 1, status = \(status), next_attempt_at = coalesce(\(next), next_attempt_at),
                     last_error = \(reason), lease_until = NULL
-                WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)
+                WHERE id = \(id) AND status = 'pending'
                 """)
         }
     }

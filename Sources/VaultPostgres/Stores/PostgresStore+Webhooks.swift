@@ -3,24 +3,14 @@ import PostgresNIO
 public import Vault
 
 extension PostgresStore: WebhookStore {
-    /// Leases due events with `FOR UPDATE SKIP LOCKED`: deliverers on several servers claim at once
-    /// and never receive the same event (a row another claimer holds is skipped; one it already
-    /// leased fails the re-checked lease condition).
+    /// Leases due events of active merchants with a callback URL with `FOR UPDATE SKIP LOCKED`
+    /// (``PostgresLeasedOutbox``): deliverers on several servers claim at once and never receive the
+    /// same event.
     public func claimWebhookEvents(now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookEvent] {
-        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
         let events = try await write { transaction in
-            try await transaction.rows(
-                """
-                UPDATE webhook_events SET lease_until = \(leaseText)
-                WHERE seq IN (
-                    SELECT e.seq FROM webhook_events e JOIN merchants m ON m.id = e.merchant_id
-                    WHERE e.status = \(unescaped: WebhookEventStatus.pending.sqlLiteral) AND e.next_attempt_at <= \(nowText) AND (e.lease_until IS NULL OR e.lease_until <= \(nowText))
-                        AND m.status = \(unescaped: Merchant.Status.active.sqlLiteral) AND m.callback_url IS NOT NULL
-                    ORDER BY e.next_attempt_at, e.seq
-                    LIMIT \(limit)
-                    FOR UPDATE OF e SKIP LOCKED)
-                RETURNING *
-                """
+            try await PostgresLeasedOutbox.claimDue(
+                "webhook_events", pending: WebhookEventStatus.pending, join: "JOIN merchants m ON m.id = o.merchant_id", eligible: "AND m.status = " + Merchant.Status.active.sqlLiteral + " AND m.callback_url IS NOT NULL",
+                now: now, leaseUntil: leaseUntil, limit: limit, in: transaction
             ).map(Self.webhookEvent)
         }
         return events.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
@@ -31,9 +21,9 @@ extension PostgresStore: WebhookStore {
         try await write { transaction in
             try await transaction.run(
                 """
-                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.delivered.sqlLiteral), attempts = attempts + 1, delivered_at = \(stamp), lease_until = NULL,
+                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = \(stamp), lease_until = NULL,
                     last_error = NULL
-                WHERE id = \(id) AND status = \(unescaped: WebhookEventStatus.pending.sqlLiteral)
+                WHERE id = \(id) AND status = 'pending'
                 """)
         }
     }
@@ -44,7 +34,7 @@ extension PostgresStore: WebhookStore {
             try await transaction.run(
                 """
                 UPDATE webhook_events SET attempts = attempts + \(increment), next_attempt_at = \(next), last_error = \(reason), lease_until = NULL
-                WHERE id = \(id) AND status = \(unescaped: WebhookEventStatus.pending.sqlLiteral)
+                WHERE id = \(id) AND status = 'pending'
                 """)
         }
     }
@@ -54,8 +44,8 @@ extension PostgresStore: WebhookStore {
         return try await write { transaction in
             try await transaction.run(
                 """
-                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.expired.sqlLiteral)
-                WHERE status = \(unescaped: WebhookEventStatus.pending.sqlLiteral) AND expires_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
+                UPDATE webhook_events SET status = 'expired'
+                WHERE status = 'pending' AND expires_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
                 RETURNING 1
                 """)
         }
@@ -67,7 +57,7 @@ extension PostgresStore: WebhookStore {
             try await transaction.run(
                 """
                 DELETE FROM webhook_events WHERE seq IN (
-                    SELECT seq FROM webhook_events WHERE status IN (\(unescaped: WebhookEventStatus.settled.sqlLiterals)) AND next_attempt_at < \(cutoffText)
+                    SELECT seq FROM webhook_events WHERE status IN ('delivered', 'expired') AND next_attempt_at < \(cutoffText)
                     LIMIT \(limit))
                 RETURNING 1
                 """)
@@ -79,7 +69,7 @@ extension PostgresStore: WebhookStore {
         return try await write { transaction in
             let queued = try await transaction.row(
                 """
-                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.pending.sqlLiteral), next_attempt_at = \(nowText), last_error = NULL, delivered_at = NULL,
+                UPDATE webhook_events SET status = 'pending', next_attempt_at = \(nowText), last_error = NULL, delivered_at = NULL,
                     expires_at = GREATEST(expires_at, \(expiresText))
                 WHERE id = \(id) AND merchant_id = \(merchantID)
                 RETURNING *

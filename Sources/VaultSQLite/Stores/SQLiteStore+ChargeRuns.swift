@@ -80,7 +80,7 @@ extension SQLiteStore: ChargeRunStore {
             return (schedules: schedules, open: open)
         }
         // Schedules of one batch often share a plan: each distinct plan text is decoded once.
-        var plans: [String: PlanRequest] = [:]
+        var plans: [String: PlanTerms] = [:]
         var schedules: [String: Result<Schedule, StoredRowError>] = [:]
         for row in rows.schedules {
             let id = try row.string("id")

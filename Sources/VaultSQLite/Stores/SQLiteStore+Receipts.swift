@@ -11,7 +11,7 @@ extension SQLiteConnection {
             INSERT INTO email_receipts (id, merchant_id, transaction_id, event, recipient, masked_recipient, merchant_name, time_zone,
                 occurred_at, body, status, attempts, next_attempt_at, created_at)
             VALUES (\(receipt.id), \(receipt.merchantID), \(receipt.transactionID), \(receipt.event.rawValue), \(receipt.recipient),
-                \(receipt.maskedRecipient), \(receipt.merchantName), \(receipt.timeZone), \(receipt.occurredAt), \(receipt.body), \(unescaped: ReceiptStatus.pending.sqlLiteral), 0,
+                \(receipt.maskedRecipient), \(receipt.merchantName), \(receipt.timeZone), \(receipt.occurredAt), \(receipt.body), 'pending', 0,
                 \(receipt.createdAt), \(receipt.createdAt))
             ON CONFLICT (transaction_id) DO NOTHING
             """)
@@ -20,19 +20,8 @@ extension SQLiteConnection {
 
 extension SQLiteStore: ReceiptStore {
     public func claimReceipts(now: Date, leaseUntil: Date, limit: Int) async throws -> [EmailReceipt] {
-        let (nowText, leaseText) = (Timestamp.string(now), Timestamp.string(leaseUntil))
         let receipts = try await database.write { connection in
-            try connection.query(
-                """
-                UPDATE email_receipts SET lease_until = \(leaseText)
-                WHERE seq IN (
-                    SELECT seq FROM email_receipts
-                    WHERE status = \(unescaped: ReceiptStatus.pending.sqlLiteral) AND next_attempt_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
-                    ORDER BY next_attempt_at, seq
-                    LIMIT \(limit))
-                RETURNING *
-                """
-            ).map(Self.emailReceipt)
+            try SQLiteLeasedOutbox.claimDue("email_receipts", pending: ReceiptStatus.pending, now: now, leaseUntil: leaseUntil, limit: limit, in: connection).map(Self.emailReceipt)
         }
         return receipts.sorted { ($0.nextAttemptAt, $0.sequence) < ($1.nextAttemptAt, $1.sequence) }
     }
@@ -41,8 +30,8 @@ extension SQLiteStore: ReceiptStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE email_receipts SET status = \(unescaped: ReceiptStatus.sent.sqlLiteral), sent_at = \(Timestamp.string(at)), lease_until = NULL
-                WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)
+                UPDATE email_receipts SET status = 'sent', sent_at = \(Timestamp.string(at)), lease_until = NULL
+                WHERE id = \(id) AND status = 'pending'
                 """)
         }
     }
@@ -54,7 +43,7 @@ extension SQLiteStore: ReceiptStore {
                 UPDATE email_receipts SET attempts = attempts + 1, status = \(retryAt == nil ? "failed" : "pending"),
                     next_attempt_at = coalesce(\(retryAt.map(Timestamp.string)), next_attempt_at), last_error = \(String(error.prefix(200))),
                     lease_until = NULL
-                WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)
+                WHERE id = \(id) AND status = 'pending'
                 """)
         }
     }

@@ -111,7 +111,7 @@ extension SQLiteStore: ScheduleStore {
     }
 
     /// A schedule from its row and its already decoded plan.
-    static func schedule(_ row: SQLiteRow, plan: PlanRequest) throws -> Schedule {
+    static func schedule(_ row: SQLiteRow, plan: PlanTerms) throws -> Schedule {
         try Schedule(storedRow: row, plan: plan)
     }
 

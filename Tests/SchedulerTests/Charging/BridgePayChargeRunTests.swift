@@ -22,7 +22,7 @@ import Vault
         func step(card reference: String, pan: String = "4111111111111111", amount: Int64) async throws -> String {
             let card = try await fixture.card(reference, pan: pan, merchant: merchant, now: BridgePayChargeRunTests.now)
             let view = try await fixture.schedule(card, amount: amount, currency: "USD",
-                                                  plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"),
+                                                  plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"),
                                                   merchant: merchant, now: BridgePayChargeRunTests.now)
             return try #require(view.steps.first).id
         }
@@ -110,7 +110,7 @@ import Vault
             var steps: [String] = []
             for _ in 0..<2 {
                 let view = try await setup.fixture.schedule(card, amount: 2_500, currency: "USD",
-                                                            plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"),
+                                                            plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"),
                                                             merchant: setup.merchant, now: Self.now)
                 steps.append(try #require(view.steps.first).id)
             }

@@ -42,7 +42,7 @@ import Vault
         var scheduleIDs: [String] = []
         for _ in 0..<count {
             let view = try await fixture.schedule(
-                card, amount: 500, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
+                card, amount: 500, currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
             stepIDs.append(try #require(view.steps.first).id)
             scheduleIDs.append(view.schedule.id)
         }
@@ -110,7 +110,7 @@ import Vault
         ]
         for index in 0..<40 {
             _ = try await fixture.schedule(
-                cards[index % 4], amount: 100, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant,
+                cards[index % 4], amount: 100, currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant,
                 now: registered)
         }
         // Expired by the due date (a schedule cannot be created on such a card, so the card is

@@ -48,7 +48,7 @@ import Testing
         for (index, card) in cards.enumerated() {
             let secureCard = try await fixture.card("c\(index)", pan: card.pan, expiry: card.expiry, merchant: merchant, now: registered)
             let view = try await fixture.schedule(
-                secureCard, amount: 1000 + Int64(index), currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"),
+                secureCard, amount: 1000 + Int64(index), currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"),
                 merchant: merchant, now: registered)
             scheduleIDs.append(view.schedule.id)
         }

@@ -87,9 +87,9 @@ struct ChargingFixture {
     }
 
     /// Creates and confirms a schedule.
-    func schedule(_ card: SecureCard, amount: Int64, currency: String, plan: PlanRequest, merchant: Merchant, now: Date) async throws -> ScheduleView {
+    func schedule(_ card: SecureCard, amount: Int64, currency: String, plan: PlanTerms, merchant: Merchant, now: Date) async throws -> ScheduleView {
         let created = try await schedules.create(
-            ScheduleRequest(secureCardReference: card.reference, amount: amount, currency: currency, plan: plan), merchant: merchant, actor: "test", now: now)
+            NewSchedule(secureCardReference: card.reference, amount: amount, currency: currency, plan: plan), merchant: merchant, actor: "test", now: now)
         return try await schedules.confirm(id: created.schedule.id, merchant: merchant, actor: "test", now: now)
     }
 

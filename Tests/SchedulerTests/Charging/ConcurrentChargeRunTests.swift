@@ -21,7 +21,7 @@ import VaultSQLite
         ]
         for index in 0..<30 {
             _ = try await fixture.schedule(
-                cards[index % 3], amount: 100 + Int64(index), currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"),
+                cards[index % 3], amount: 100 + Int64(index), currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"),
                 merchant: merchant, now: Self.registered)
         }
         let (second, secondStore) = try await fixture.secondRunner()
@@ -51,7 +51,7 @@ import VaultSQLite
         let card = try await fixture.card("ok", pan: "4242424242424242", merchant: merchant, now: Self.registered)
         for _ in 0..<12 {
             _ = try await fixture.schedule(
-                card, amount: 100, currency: "USD", plan: PlanRequest(type: "arbitraryDates", dates: ["2027-02-28", "2027-03-01", "2027-03-02"]),
+                card, amount: 100, currency: "USD", plan: PlanTerms(type: "arbitraryDates", dates: ["2027-02-28", "2027-03-01", "2027-03-02"]),
                 merchant: merchant, now: Self.registered)
         }
         let (second, secondStore) = try await fixture.secondRunner()
@@ -80,7 +80,7 @@ import VaultSQLite
         let card = try await fixture.card("ok", pan: "4242424242424242", merchant: merchant, now: Self.registered)
         for _ in 0..<8 {
             _ = try await fixture.schedule(
-                card, amount: 100, currency: "USD", plan: PlanRequest(type: "weekly", startDate: "2027-01-04", endType: "never", day: 1),
+                card, amount: 100, currency: "USD", plan: PlanTerms(type: "weekly", startDate: "2027-01-04", endType: "never", day: 1),
                 merchant: merchant, now: Self.registered)
         }
         #expect(try await fixture.count("SELECT count(*) AS n FROM schedule_steps") == 16)

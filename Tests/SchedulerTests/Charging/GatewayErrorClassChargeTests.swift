@@ -72,7 +72,7 @@ import VaultSQLite
         let merchant = try await fixture.merchants.create(name: "m", role: .admin, settings: fake.settings, actor: "test").merchant
         let card = try await fixture.card("c", pan: fake.refusedCard, merchant: merchant, now: Self.now)
         let view = try await fixture.schedule(card, amount: fake.refusedAmount, currency: "USD",
-                                              plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
+                                              plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
         let first = try await fixture.runner().run(Self.options())
         #expect(first.outcomes[ChargeOutcome.failed.rawValue]?.count == 1)
         #expect(first.settled)
@@ -97,7 +97,7 @@ import VaultSQLite
         let merchant = try await fixture.merchants.create(name: "m", role: .admin, settings: fake.settings, actor: "test").merchant
         let card = try await fixture.card("c", pan: "4111111111111111", merchant: merchant, now: Self.now)
         let view = try await fixture.schedule(card, amount: 2_500, currency: "USD",
-                                              plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
+                                              plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
         fake.core.enqueue(gateway == "nmi" ? .rateLimitReply : .rateLimitedStatus(429, retryAfter: 3))
         fake.core.enqueue(.rateLimitedStatus(503, retryAfter: 9))
         let sleeps = Sleeps()
@@ -118,7 +118,7 @@ import VaultSQLite
         let merchant = try await fixture.merchants.create(name: "m", role: .admin, settings: fake.settings, actor: "test").merchant
         let card = try await fixture.card("c", pan: "4111111111111111", merchant: merchant, now: Self.now)
         let view = try await fixture.schedule(card, amount: 2_500, currency: "USD",
-                                              plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
+                                              plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
         for _ in 0..<3 { fake.core.enqueue(.rateLimitReply) }
         let first = try await fixture.runner().run(Self.options())
         #expect(first.outcomes[ChargeOutcome.unsettled.rawValue]?.count == 1)
@@ -141,7 +141,7 @@ import VaultSQLite
         let card = try await fixture.card("c", pan: "4111111111111111", merchant: merchant, now: Self.now)
         for _ in 0..<2 {
             _ = try await fixture.schedule(card, amount: 1_999, currency: "USD",
-                                           plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
+                                           plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
         }
         let summary = try await fixture.runner().run(Self.options())
         #expect(summary.outcomes[ChargeOutcome.approved.rawValue]?.count == 2)

@@ -51,7 +51,7 @@ import Vault
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: now)
         let view = try await fixture.schedule(
-            card, amount: 1234, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
+            card, amount: 1234, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
         var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
         options.retryBackoff = .milliseconds(1)
         options.inDoubtGrace = grace

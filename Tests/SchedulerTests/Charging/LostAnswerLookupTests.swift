@@ -48,7 +48,7 @@ import VaultSQLite
             actor: "test").merchant
         let card = try await fixture.card("c", pan: "4111111111111111", merchant: merchant, now: now)
         let view = try await fixture.schedule(
-            card, amount: 1234, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
+            card, amount: 1234, currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: now)
         var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02"))
         options.retryBackoff = .milliseconds(1)
         options.inDoubtGrace = 0

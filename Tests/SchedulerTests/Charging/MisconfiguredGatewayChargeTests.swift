@@ -20,7 +20,7 @@ import VaultSQLite
         for index in 0..<3 {
             let card = try await fixture.card("c\(index)", pan: "4111111111111111", merchant: merchant, now: Self.now)
             views.append(try await fixture.schedule(
-                card, amount: 2_500, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now))
+                card, amount: 2_500, currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now))
         }
         // Stored directly: the merchant service refuses such a merchant now.
         merchant.gateway.name = "nmi"

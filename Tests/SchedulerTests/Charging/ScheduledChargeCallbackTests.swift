@@ -16,7 +16,7 @@ import Vault
         let merchant = try await fixture.merchant("callbacks", zone: "UTC")
         let card = try await fixture.card("customer-7", pan: pan, holderName: "Ada Lovelace", merchant: merchant, now: now)
         let schedule = try await fixture.schedule(
-            card, amount: 1999, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-01-02"), merchant: merchant, now: now)
+            card, amount: 1999, currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-01-02"), merchant: merchant, now: now)
         var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-01-02"))
         options.retryBackoff = .milliseconds(1)
         _ = try await fixture.runner().run(options)

@@ -15,9 +15,9 @@ import Vault
         let merchant = try await fixture.merchant("corner-books", zone: "America/New_York")
         let card = try await fixture.card("reader-1", pan: pan, merchant: merchant, now: now)
         let created = try await fixture.schedules.create(
-            ScheduleRequest(
+            NewSchedule(
                 secureCardReference: card.reference, amount: 1999, currency: "USD", receiptPhone: phone,
-                plan: PlanRequest(type: "delayedOnce", startDate: "2027-01-02")),
+                plan: PlanTerms(type: "delayedOnce", startDate: "2027-01-02")),
             merchant: merchant, actor: "test", now: now)
         let schedule = try await fixture.schedules.confirm(id: created.schedule.id, merchant: merchant, actor: "test", now: now)
         var options = ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-01-02"))

@@ -16,7 +16,7 @@ import VaultSQLite
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4000000000009995", merchant: merchant, now: Self.now)
         let view = try await fixture.schedule(
-            card, amount: 500, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
+            card, amount: 500, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.now)
         let runner = fixture.runner(policy: RetryPolicy(delaysDays: [1], maxAttempts: 2))
         _ = try await runner.run(ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02")))
         let retrying = try #require(try await fixture.steps(view.schedule.id).first)
@@ -63,7 +63,7 @@ import VaultSQLite
         let merchant = try await fixture.merchant("m", zone: merchantZone)
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: Self.now)
         let view = try await fixture.schedule(
-            card, amount: 500, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02", timeZone: requested),
+            card, amount: 500, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02", timeZone: requested),
             merchant: merchant, now: Self.now)
         #expect(view.schedule.plan.timeZone == expected)
         #expect(try await fixture.schedules.get(id: view.schedule.id, merchant: merchant).schedule.plan.timeZone == expected)
@@ -75,7 +75,7 @@ import VaultSQLite
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: Self.now)
         do {
             _ = try await fixture.schedule(
-                card, amount: 500, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2020-01-01"), merchant: merchant, now: Self.now)
+                card, amount: 500, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2020-01-01"), merchant: merchant, now: Self.now)
             Issue.record("a start in the past was accepted")
         } catch let error as PlanValidationError {
             #expect(error.field == "startDate" && error.rule == "in_past")

@@ -40,7 +40,7 @@ import VaultSQLite
     /// Two monthly steps (2027-03-02, 2027-04-02) of 20.00 USD.
     static func twoSteps(_ setup: Setup, card: SecureCard) async throws -> ScheduleView {
         try await setup.fixture.schedule(
-            card, amount: 2_000, currency: "USD", plan: PlanRequest(type: "arbitraryDates", dates: ["2027-03-02", "2027-04-02"]),
+            card, amount: 2_000, currency: "USD", plan: PlanTerms(type: "arbitraryDates", dates: ["2027-03-02", "2027-04-02"]),
             merchant: setup.merchant, now: now)
     }
 
@@ -168,14 +168,14 @@ import VaultSQLite
         await #expect(throws: ScheduleError.invalid(field: "currency", rule: "unsupported_currency",
                                                     message: GatewayPreChecks.forGateway(named: gateway)!.refusal(currency: try Currency(code: currency))!.message)) {
             _ = try await setup.fixture.schedules.create(
-                ScheduleRequest(secureCardReference: card.reference, amount: 1_250, currency: currency,
-                                plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02")),
+                NewSchedule(secureCardReference: card.reference, amount: 1_250, currency: currency,
+                                plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02")),
                 merchant: setup.merchant, actor: "test", now: Self.now)
         }
         // The same schedule in JPY (expressible as x.00) is accepted.
         _ = try await setup.fixture.schedules.create(
-            ScheduleRequest(secureCardReference: card.reference, amount: 1_250, currency: "JPY",
-                            plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02")),
+            NewSchedule(secureCardReference: card.reference, amount: 1_250, currency: "JPY",
+                            plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02")),
             merchant: setup.merchant, actor: "test", now: Self.now)
     }
 }

@@ -18,7 +18,7 @@ import Vault
         let intact = try await fixture.card("intact", pan: "5555555555554444", merchant: merchant, now: registered)
         for card in [tampered, intact] {
             _ = try await fixture.schedule(
-                card, amount: 700, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: registered)
+                card, amount: 700, currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: registered)
         }
         try await fixture.database.sql.run("UPDATE secure_cards SET expiry_year = 2040 WHERE id = \(tampered.reference)")
         let summary = try await fixture.runner().run(ChargeRunner.Options(asOf: ChargingFixture.endOfDay("2027-03-02")))

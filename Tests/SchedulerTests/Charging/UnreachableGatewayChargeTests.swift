@@ -32,7 +32,7 @@ import VaultSQLite
         for index in 0..<steps {
             let card = try await fixture.card("c\(index)", pan: "4111111111111111", merchant: merchant, now: now)
             _ = try await fixture.schedule(
-                card, amount: 1_000 + Int64(index), currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"),
+                card, amount: 1_000 + Int64(index), currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"),
                 merchant: merchant, now: now)
         }
         let logs = WebhookLogs()

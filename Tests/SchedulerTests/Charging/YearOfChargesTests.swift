@@ -64,35 +64,35 @@ import Vault
             expected.append(Expected(id: view.schedule.id, card: kind, dates: oracle, amount: amount, currency: currency))
         }
         // weekly on Mondays, 20 steps
-        add(try await fixture.schedule(approveL, amount: 1000, currency: "GBP", plan: PlanRequest(type: "weekly", startDate: "2027-01-01", endType: "count", endCount: 20, day: 1), merchant: london, now: now),
+        add(try await fixture.schedule(approveL, amount: 1000, currency: "GBP", plan: PlanTerms(type: "weekly", startDate: "2027-01-01", endType: "count", endCount: 20, day: 1), merchant: london, now: now),
             .approve, zone: "Europe/London", amount: 1000, currency: "GBP",
             oracle: Self.oracleDates(zone: "Europe/London", from: "2027-01-01", through: "2027-12-31", matching: { $0.weekday == 2 }, limit: 20))
         // monthly on the 31st (clamped), through the year
-        add(try await fixture.schedule(approveN, amount: 2500, currency: "USD", plan: PlanRequest(type: "monthly", startDate: "2027-01-01", endType: "date", endDate: "2027-12-31", day: 31), merchant: newYork, now: now),
+        add(try await fixture.schedule(approveN, amount: 2500, currency: "USD", plan: PlanTerms(type: "monthly", startDate: "2027-01-01", endType: "date", endDate: "2027-12-31", day: 31), merchant: newYork, now: now),
             .approve, zone: "America/New_York", amount: 2500, currency: "USD",
             oracle: Self.oracleDates(zone: "America/New_York", from: "2027-01-01", through: "2027-12-31", matching: { $0.day == Self.lastDay($0) }))
         // quarterly, month 2 day 15, open-ended (JPY, no minor units)
-        add(try await fixture.schedule(approveL, amount: 5000, currency: "JPY", plan: PlanRequest(type: "quarterly", startDate: "2027-01-01", endType: "never", month: 2, day: 15), merchant: london, now: now),
+        add(try await fixture.schedule(approveL, amount: 5000, currency: "JPY", plan: PlanTerms(type: "quarterly", startDate: "2027-01-01", endType: "never", month: 2, day: 15), merchant: london, now: now),
             .approve, zone: "Europe/London", amount: 5000, currency: "JPY",
             oracle: Self.oracleDates(zone: "Europe/London", from: "2027-01-01", through: "2027-12-31", matching: { [2, 5, 8, 11].contains($0.month!) && $0.day == 15 }))
         // annual Feb 29 → Feb 28 in 2027
-        add(try await fixture.schedule(approveN, amount: 9900, currency: "USD", plan: PlanRequest(type: "annual", startDate: "2027-01-01", endType: "count", endCount: 1, month: 2, day: 29), merchant: newYork, now: now),
+        add(try await fixture.schedule(approveN, amount: 9900, currency: "USD", plan: PlanTerms(type: "annual", startDate: "2027-01-01", endType: "count", endCount: 1, month: 2, day: 29), merchant: newYork, now: now),
             .approve, zone: "America/New_York", amount: 9900, currency: "USD",
             oracle: Self.oracleDates(zone: "America/New_York", from: "2027-01-01", through: "2027-12-31", matching: { $0.month == 2 && $0.day == 28 }))
         // delayed once, hard decline
-        add(try await fixture.schedule(hard, amount: 700, currency: "GBP", plan: PlanRequest(type: "delayedOnce", startDate: "2027-06-15"), merchant: london, now: now),
+        add(try await fixture.schedule(hard, amount: 700, currency: "GBP", plan: PlanTerms(type: "delayedOnce", startDate: "2027-06-15"), merchant: london, now: now),
             .hard, zone: "Europe/London", amount: 700, currency: "GBP",
             oracle: Self.oracleDates(zone: "Europe/London", from: "2027-06-15", through: "2027-06-15", matching: { _ in true }))
         // arbitrary dates, soft decline (insufficient funds), the last one's retries run past the year's end
-        add(try await fixture.schedule(soft, amount: 1500, currency: "USD", plan: PlanRequest(type: "arbitraryDates", dates: ["2027-03-01", "2027-07-04", "2027-12-28"]), merchant: newYork, now: now),
+        add(try await fixture.schedule(soft, amount: 1500, currency: "USD", plan: PlanTerms(type: "arbitraryDates", dates: ["2027-03-01", "2027-07-04", "2027-12-28"]), merchant: newYork, now: now),
             .soft, zone: "America/New_York", amount: 1500, currency: "USD",
             oracle: [DateComponents(year: 2027, month: 3, day: 1), DateComponents(year: 2027, month: 7, day: 4), DateComponents(year: 2027, month: 12, day: 28)])
         // weekly Sundays (day 0) through March, soft processing errors
-        add(try await fixture.schedule(soft2, amount: 300, currency: "GBP", plan: PlanRequest(type: "weekly", startDate: "2027-01-01", endType: "date", endDate: "2027-03-31", day: 0), merchant: london, now: now),
+        add(try await fixture.schedule(soft2, amount: 300, currency: "GBP", plan: PlanTerms(type: "weekly", startDate: "2027-01-01", endType: "date", endDate: "2027-03-31", day: 0), merchant: london, now: now),
             .soft, zone: "Europe/London", amount: 300, currency: "GBP",
             oracle: Self.oracleDates(zone: "Europe/London", from: "2027-01-01", through: "2027-03-31", matching: { $0.weekday == 1 }))
         // monthly on the 1st with a card that expires in June
-        add(try await fixture.schedule(june, amount: 1200, currency: "USD", plan: PlanRequest(type: "monthly", startDate: "2027-01-01", endType: "count", endCount: 12, day: 1), merchant: newYork, now: now),
+        add(try await fixture.schedule(june, amount: 1200, currency: "USD", plan: PlanTerms(type: "monthly", startDate: "2027-01-01", endType: "count", endCount: 12, day: 1), merchant: newYork, now: now),
             .expiresJune, zone: "America/New_York", amount: 1200, currency: "USD",
             oracle: Self.oracleDates(zone: "America/New_York", from: "2027-01-01", through: "2027-12-31", matching: { $0.day == 1 }))
 

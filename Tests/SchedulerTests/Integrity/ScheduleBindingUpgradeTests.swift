@@ -35,7 +35,7 @@ import VaultSQLite
     static func unboundSchedule(_ fixture: ChargingFixture, merchant: Merchant, reference: String, amount: Int64) async throws -> ScheduleView {
         let card = try await fixture.card(reference, pan: "4242424242424242", merchant: merchant, now: Tampered.registered)
         let view = try await fixture.schedule(
-            card, amount: amount, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant,
+            card, amount: amount, currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant,
             now: Tampered.registered)
         try await fixture.database.sql.run("UPDATE schedules SET binding = NULL WHERE id = \(view.schedule.id)")
         try await fixture.database.sql.run("UPDATE schedule_steps SET binding = NULL WHERE schedule_id = \(view.schedule.id)")

@@ -32,7 +32,7 @@ import VaultSQLite
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let own = try await fixture.card("own", pan: "4242424242424242", merchant: merchant, now: registered)
         let other = try await fixture.card("other", pan: "5555555555554444", merchant: merchant, now: registered)
-        let plan = PlanRequest(type: "delayedOnce", startDate: "2027-03-02")
+        let plan = PlanTerms(type: "delayedOnce", startDate: "2027-03-02")
         let tampered = try await fixture.schedule(own, amount: 1500, currency: "USD", plan: plan, merchant: merchant, now: registered)
         let intact = try await fixture.schedule(other, amount: 700, currency: "USD", plan: plan, merchant: merchant, now: registered)
         return Setup(fixture: fixture, merchant: merchant, tampered: tampered, intact: intact, otherCard: other)

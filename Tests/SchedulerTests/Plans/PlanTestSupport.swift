@@ -21,7 +21,7 @@ func planStepISO(_ plan: Plan, first count: Int? = nil) -> [String] {
 }
 
 /// A plan validated from a request against `planTestRules`.
-func validatedPlan(_ request: PlanRequest) throws(PlanValidationError) -> Plan {
+func validatedPlan(_ request: PlanTerms) throws(PlanValidationError) -> Plan {
     try Plan(validating: request, rules: planTestRules)
 }
 

@@ -5,21 +5,21 @@ import Vault
 
 @Suite struct PlanValidationTests {
     struct Case: Sendable, CustomTestStringConvertible {
-        let request: PlanRequest
+        let request: PlanTerms
         let field: String
         let rule: String
         var rules = planTestRules
         var testDescription: String { "\(field) \(rule)" }
     }
 
-    static let weekly = PlanRequest(type: "weekly", startDate: "2027-01-04", endType: "count", endCount: 4, day: 1)
-    static let monthly = PlanRequest(type: "monthly", startDate: "2027-01-04", endType: "count", endCount: 4, day: 31)
-    static let quarterly = PlanRequest(type: "quarterly", startDate: "2027-01-04", endType: "count", endCount: 4, month: 2, day: 15)
-    static let annual = PlanRequest(type: "annual", startDate: "2027-01-04", endType: "count", endCount: 4, month: 2, day: 29)
-    static let once = PlanRequest(type: "delayedOnce", startDate: "2027-01-04")
-    static let arbitrary = PlanRequest(type: "arbitraryDates", dates: ["2027-02-01", "2027-01-05"])
+    static let weekly = PlanTerms(type: "weekly", startDate: "2027-01-04", endType: "count", endCount: 4, day: 1)
+    static let monthly = PlanTerms(type: "monthly", startDate: "2027-01-04", endType: "count", endCount: 4, day: 31)
+    static let quarterly = PlanTerms(type: "quarterly", startDate: "2027-01-04", endType: "count", endCount: 4, month: 2, day: 15)
+    static let annual = PlanTerms(type: "annual", startDate: "2027-01-04", endType: "count", endCount: 4, month: 2, day: 29)
+    static let once = PlanTerms(type: "delayedOnce", startDate: "2027-01-04")
+    static let arbitrary = PlanTerms(type: "arbitraryDates", dates: ["2027-02-01", "2027-01-05"])
 
-    static func with(_ request: PlanRequest, _ change: (inout PlanRequest) -> Void) -> PlanRequest {
+    static func with(_ request: PlanTerms, _ change: (inout PlanTerms) -> Void) -> PlanTerms {
         var request = request
         change(&request)
         return request
@@ -143,16 +143,5 @@ import Vault
         }
         #expect(error?.field == "startDate")
         #expect(error?.rule == "out_of_range")
-    }
-
-    @Test func requestsDecodeFromTheSpecsFieldNames() throws {
-        let json = #"""
-            {"type":"annual","startDate":"2027-01-04","endType":"count","endCount":3,"month":2,"day":29,
-             "hour":8,"minute":15,"timeZone":"Europe/London"}
-            """#
-        let request = try JSONDecoder().decode(PlanRequest.self, from: Data(json.utf8))
-        let plan = try validatedPlan(request)
-        #expect(planStepISO(plan) == ["2027-02-28", "2028-02-29", "2029-02-28"])
-        #expect(plan.time == LocalTime(hour: 8, minute: 15))
     }
 }

@@ -10,9 +10,9 @@ import VaultPostgres
 /// JSON: renaming an API field cannot change stored plans, and plans stored by earlier builds
 /// (the request's JSON) still read, before and after the migration that rewrites them.
 @Suite struct StoredPlanTests {
-    let monthly = PlanRequest(
+    let monthly = PlanTerms(
         type: "monthly", startDate: "2027-01-31", endType: "count", endCount: 12, day: 32, hour: 9, minute: 30, timeZone: "Europe/London")
-    let dated = PlanRequest(type: "arbitraryDates", hour: 0, minute: 0, dates: ["2027-03-02", "2027-04-02"], timeZone: "UTC")
+    let dated = PlanTerms(type: "arbitraryDates", hour: 0, minute: 0, dates: ["2027-03-02", "2027-04-02"], timeZone: "UTC")
 
     @Test func theStoredFormOfAPlanIsPinnedByItsOwnFieldNames() throws {
         #expect(
@@ -21,11 +21,11 @@ import VaultPostgres
         #expect(
             try StoredPlan(dated).storedText()
                 == #"{"dates":["2027-03-02","2027-04-02"],"hour":0,"kind":"arbitraryDates","minute":0,"v":1,"zone":"UTC"}"#)
-        #expect(try StoredPlan(PlanRequest(type: "weekly", endType: "never")).storedText() == #"{"endKind":"never","kind":"weekly","v":1}"#)
+        #expect(try StoredPlan(PlanTerms(type: "weekly", endType: "never")).storedText() == #"{"endKind":"never","kind":"weekly","v":1}"#)
     }
 
     @Test func aStoredPlanReadsBackAsThePlanItWasMadeFrom() throws {
-        for plan in [monthly, dated, PlanRequest(type: "annual", startDate: "2027-02-01", endType: "date", endDate: "2030-02-01", month: 2, day: 1)] {
+        for plan in [monthly, dated, PlanTerms(type: "annual", startDate: "2027-02-01", endType: "date", endDate: "2030-02-01", month: 2, day: 1)] {
             #expect(try StoredPlan.plan(storedText: try StoredPlan(plan).storedText(), scheduleID: "sch_1") == plan)
         }
     }
@@ -48,10 +48,37 @@ import VaultPostgres
     }
 
     /// The request JSON an earlier build stored for `plan` (its encoder: sorted keys, absent fields left out).
-    func legacyText(_ plan: PlanRequest) throws -> String {
+    func legacyText(_ plan: PlanTerms) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(plan), as: UTF8.self)
+        return String(decoding: try encoder.encode(EarlierBuildPlan(plan)), as: UTF8.self)
+    }
+
+    /// The plan type of an earlier build, with which it wrote and read `schedules.plan`: the API's
+    /// field names, every field optional, synthesized coding.
+    struct EarlierBuildPlan: Codable {
+        var type: String?
+        var startDate: String?
+        var endType: String?
+        var endDate: String?
+        var endCount: Int?
+        var month: Int?
+        var day: Int?
+        var hour: Int?
+        var minute: Int?
+        var dates: [String]?
+        var timeZone: String?
+
+        init(_ plan: PlanTerms) {
+            (type, startDate, endType, endDate, endCount) = (plan.type, plan.startDate, plan.endType, plan.endDate, plan.endCount)
+            (month, day, hour, minute, dates, timeZone) = (plan.month, plan.day, plan.hour, plan.minute, plan.dates, plan.timeZone)
+        }
+
+        var plan: PlanTerms {
+            PlanTerms(
+                type: type, startDate: startDate, endType: endType, endDate: endDate, endCount: endCount, month: month, day: day,
+                hour: hour, minute: minute, dates: dates, timeZone: timeZone)
+        }
     }
 
     /// Runs the filling statement of this round's plan migration again, on the fixture's engine,
@@ -82,7 +109,7 @@ import VaultPostgres
             stored.append(schedule)
         }
         let current = try await fixture.schedule(
-            card, amount: 900, currency: "USD", plan: PlanRequest(type: "weekly", startDate: "2027-01-04", endType: "never", day: 1),
+            card, amount: 900, currency: "USD", plan: PlanTerms(type: "weekly", startDate: "2027-01-04", endType: "never", day: 1),
             merchant: merchant, now: now).schedule
         stored.append(current)
         let currentRow = try #require(try await fixture.database.sql.queryOne("SELECT plan, stored_plan FROM schedules WHERE id = \(current.id)"))
@@ -90,7 +117,7 @@ import VaultPostgres
         #expect(currentText == #"{"day":1,"endKind":"never","hour":9,"kind":"weekly","minute":0,"start":"2027-01-04","v":1,"zone":"UTC"}"#)
         // The `plan` column this build writes is what a server of an earlier build reads: the request's JSON.
         #expect(try currentRow.string("plan") == (try legacyText(current.plan)))
-        #expect(try JSONDecoder().decode(PlanRequest.self, from: Data(try currentRow.string("plan").utf8)) == current.plan)
+        #expect(try JSONDecoder().decode(EarlierBuildPlan.self, from: Data(try currentRow.string("plan").utf8)).plan == current.plan)
 
         for schedule in stored {
             #expect(try await fixture.store.schedule(merchantID: merchant.id, id: schedule.id)?.plan == schedule.plan)

@@ -40,9 +40,9 @@ import VaultSQLite
             var ids: [String] = []
             for _ in 0..<schedules {
                 let created = try await fixture.schedules.create(
-                    ScheduleRequest(
+                    NewSchedule(
                         secureCardReference: card.reference, amount: 1999, currency: "USD", receiptEmail: email,
-                        plan: PlanRequest(type: "delayedOnce", startDate: "2027-01-02")),
+                        plan: PlanTerms(type: "delayedOnce", startDate: "2027-01-02")),
                     merchant: merchant, actor: "test", now: EmailReceiptDeliveryTests.registered)
                 ids.append(try await fixture.schedules.confirm(id: created.schedule.id, merchant: merchant, actor: "test", now: EmailReceiptDeliveryTests.registered).schedule.id)
             }

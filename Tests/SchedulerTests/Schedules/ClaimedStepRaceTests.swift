@@ -28,7 +28,7 @@ import VaultSQLite
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: registered)
         let schedule = try await fixture.schedule(
-            card, amount: 1000, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: registered)
+            card, amount: 1000, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: registered)
         let now = Date()
         let due = try #require(try await fixture.store.claimDueSteps(
             asOf: ChargingFixture.endOfDay("2027-03-02"), merchantID: nil, owner: "runner", now: now, leaseUntil: now.addingTimeInterval(300),

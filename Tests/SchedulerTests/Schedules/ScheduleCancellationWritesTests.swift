@@ -22,9 +22,9 @@ import VaultSQLite
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: Self.registered)
         let charging = try await fixture.schedule(
-            card, amount: 1000, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.registered)
+            card, amount: 1000, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.registered)
         let unconfirmed = try await fixture.schedules.create(
-            ScheduleRequest(secureCardReference: card.reference, amount: 500, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-09")),
+            NewSchedule(secureCardReference: card.reference, amount: 500, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-09")),
             merchant: merchant, actor: "test", now: Self.registered)
         // The first schedule's step is being charged: claimed and its attempt written.
         let now = Date()
@@ -57,9 +57,9 @@ import VaultSQLite
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: Self.registered)
         let confirmed = try await fixture.schedule(
-            card, amount: 1000, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.registered)
+            card, amount: 1000, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: Self.registered)
         let unconfirmed = try await fixture.schedules.create(
-            ScheduleRequest(secureCardReference: card.reference, amount: 500, currency: "EUR", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-09")),
+            NewSchedule(secureCardReference: card.reference, amount: 500, currency: "EUR", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-09")),
             merchant: merchant, actor: "test", now: Self.registered)
         let expired = try await fixture.store.expireUnconfirmedSchedules(now: Self.registered.addingTimeInterval(73 * 3600))
         #expect(expired == [unconfirmed.schedule.id])

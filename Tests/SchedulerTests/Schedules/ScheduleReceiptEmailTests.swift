@@ -13,10 +13,10 @@ import VaultSQLite
 @Suite struct ScheduleReceiptEmailTests {
     static let now = Timestamp.parse("2027-01-01T00:00:00Z")!
 
-    static func request(_ card: SecureCard, email: String?) -> ScheduleRequest {
-        ScheduleRequest(
+    static func request(_ card: SecureCard, email: String?) -> NewSchedule {
+        NewSchedule(
             secureCardReference: card.reference, amount: 1999, currency: "USD", receiptEmail: email,
-            plan: PlanRequest(type: "delayedOnce", startDate: "2027-01-02"))
+            plan: PlanTerms(type: "delayedOnce", startDate: "2027-01-02"))
     }
 
     static let unusable: [EmailReceiptSetup] = [

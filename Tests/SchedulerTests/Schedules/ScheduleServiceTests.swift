@@ -41,12 +41,12 @@ struct ScheduleFixture {
     /// 2027-01-10 12:00 UTC: "now" for every test here.
     static let now = Date(timeIntervalSince1970: 1_799_582_400)
 
-    func request(_ plan: PlanRequest, amount: Int64 = 1000) -> ScheduleRequest {
-        ScheduleRequest(secureCardReference: card.reference, amount: amount, currency: "EUR", plan: plan)
+    func request(_ plan: PlanTerms, amount: Int64 = 1000) -> NewSchedule {
+        NewSchedule(secureCardReference: card.reference, amount: amount, currency: "EUR", plan: plan)
     }
 
-    static func weekly(count: Int) -> PlanRequest {
-        PlanRequest(type: "weekly", startDate: "2027-01-11", endType: "count", endCount: count, day: 1)
+    static func weekly(count: Int) -> PlanTerms {
+        PlanTerms(type: "weekly", startDate: "2027-01-11", endType: "count", endCount: count, day: 1)
     }
 }
 
@@ -83,7 +83,7 @@ struct ScheduleFixture {
         let fixture = try await ScheduleFixture()
         let now = ScheduleFixture.now
         let created = try await fixture.service.create(
-            fixture.request(PlanRequest(type: "delayedOnce", startDate: "2027-02-01")), merchant: fixture.merchant, actor: "t", now: now)
+            fixture.request(PlanTerms(type: "delayedOnce", startDate: "2027-02-01")), merchant: fixture.merchant, actor: "t", now: now)
         _ = try await fixture.service.confirm(id: created.schedule.id, merchant: fixture.merchant, actor: "t", now: now)
         let skipped = try await fixture.service.skip(id: created.schedule.id, stepID: created.steps[0].id, merchant: fixture.merchant, actor: "t", now: now)
         #expect(skipped.schedule.status == .completed)
@@ -92,7 +92,7 @@ struct ScheduleFixture {
     @Test func openEndedPlansAreMaterializedThroughTheHorizon() async throws {
         let fixture = try await ScheduleFixture()
         let created = try await fixture.service.create(
-            fixture.request(PlanRequest(type: "weekly", startDate: "2027-01-11", endType: "never", day: 1)), merchant: fixture.merchant, actor: "t",
+            fixture.request(PlanTerms(type: "weekly", startDate: "2027-01-11", endType: "never", day: 1)), merchant: fixture.merchant, actor: "t",
             now: ScheduleFixture.now)
         #expect(created.schedule.materializedThrough == CivilDate(iso: "2027-01-10")!.adding(days: 60))
         #expect(created.steps.count == 9)
@@ -104,7 +104,7 @@ struct ScheduleFixture {
     @Test func stepsFallDueAtTheLocalTimeAcrossADaylightSavingChange() async throws {
         let fixture = try await ScheduleFixture()
         let created = try await fixture.service.create(
-            fixture.request(PlanRequest(type: "monthly", startDate: "2027-03-01", endType: "count", endCount: 2, day: 1, hour: 9, minute: 0)),
+            fixture.request(PlanTerms(type: "monthly", startDate: "2027-03-01", endType: "count", endCount: 2, day: 1, hour: 9, minute: 0)),
             merchant: fixture.merchant, actor: "t", now: ScheduleFixture.now)
         #expect(created.steps.map { Timestamp.string($0.dueAt) } == ["2027-03-01T09:00:00.000Z", "2027-04-01T08:00:00.000Z"])
     }
@@ -113,10 +113,10 @@ struct ScheduleFixture {
         let fixture = try await ScheduleFixture(expiry: "0127")
         await #expect(throws: ScheduleError.self) {
             _ = try await fixture.service.create(
-                fixture.request(PlanRequest(type: "delayedOnce", startDate: "2027-02-01")), merchant: fixture.merchant, actor: "t", now: ScheduleFixture.now)
+                fixture.request(PlanTerms(type: "delayedOnce", startDate: "2027-02-01")), merchant: fixture.merchant, actor: "t", now: ScheduleFixture.now)
         }
         let ok = try await fixture.service.create(
-            fixture.request(PlanRequest(type: "delayedOnce", startDate: "2027-01-31")), merchant: fixture.merchant, actor: "t", now: ScheduleFixture.now)
+            fixture.request(PlanTerms(type: "delayedOnce", startDate: "2027-01-31")), merchant: fixture.merchant, actor: "t", now: ScheduleFixture.now)
         #expect(ok.warnings.isEmpty)
     }
 

@@ -63,7 +63,7 @@ import Vault
         let fixture = try await ChargingFixture()
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: registered)
-        let plan = PlanRequest(type: "delayedOnce", startDate: "2027-03-02")
+        let plan = PlanTerms(type: "delayedOnce", startDate: "2027-03-02")
         let newer = try await fixture.schedule(card, amount: 700, currency: "USD", plan: plan, merchant: merchant, now: registered).schedule
         let known = try await fixture.schedule(card, amount: 800, currency: "USD", plan: plan, merchant: merchant, now: registered).schedule
         try await allow("suspended", in: "schedules", column: "status", fixture: fixture)
@@ -78,7 +78,7 @@ import Vault
         let fixture = try await ChargingFixture()
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: registered)
-        let plan = PlanRequest(type: "arbitraryDates", dates: ["2027-03-02", "2027-04-02"])
+        let plan = PlanTerms(type: "arbitraryDates", dates: ["2027-03-02", "2027-04-02"])
         let view = try await fixture.schedule(card, amount: 700, currency: "USD", plan: plan, merchant: merchant, now: registered)
         let damaged = view.steps[0].id
         try await fixture.database.sql.run("UPDATE schedule_steps SET due_at = '2027-03-02 at nine' WHERE id = \(damaged)")
@@ -93,7 +93,7 @@ import Vault
         let fixture = try await ChargingFixture()
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: registered)
-        let plan = PlanRequest(type: "delayedOnce", startDate: "2027-03-02")
+        let plan = PlanTerms(type: "delayedOnce", startDate: "2027-03-02")
         let damaged = try await fixture.schedule(card, amount: 700, currency: "USD", plan: plan, merchant: merchant, now: registered).schedule
         let newer = try await fixture.schedule(card, amount: 800, currency: "USD", plan: plan, merchant: merchant, now: registered).schedule
         try await fixture.database.sql.run("UPDATE schedules SET stored_plan = 'not a plan 4242424242424242' WHERE id = \(damaged.id)")
@@ -110,7 +110,7 @@ import Vault
         let fixture = try await ChargingFixture()
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: registered)
-        let plan = PlanRequest(type: "delayedOnce", startDate: "2027-03-02")
+        let plan = PlanTerms(type: "delayedOnce", startDate: "2027-03-02")
         var views: [ScheduleView] = []
         for amount in [700, 800, 900] as [Int64] {
             views.append(try await fixture.schedule(card, amount: amount, currency: "USD", plan: plan, merchant: merchant, now: registered))
@@ -138,10 +138,10 @@ import Vault
         let fixture = try await ChargingFixture()
         let merchant = try await fixture.merchant("m", zone: "UTC")
         let card = try await fixture.card("c", pan: "4242424242424242", merchant: merchant, now: registered)
-        let weekly = PlanRequest(type: "weekly", startDate: "2027-03-08", endType: "never", day: 1)
+        let weekly = PlanTerms(type: "weekly", startDate: "2027-03-08", endType: "never", day: 1)
         let newer = try await fixture.schedule(card, amount: 500, currency: "USD", plan: weekly, merchant: merchant, now: registered).schedule
         _ = try await fixture.schedule(
-            card, amount: 700, currency: "USD", plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: registered)
+            card, amount: 700, currency: "USD", plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02"), merchant: merchant, now: registered)
         try await fixture.database.sql.run(#"UPDATE schedules SET stored_plan = '{"v":2}' WHERE id = \#(newer.id)"#)
         let stepsBefore = try await fixture.count("SELECT count(*) AS n FROM schedule_steps WHERE schedule_id = \(newer.id)")
 

@@ -214,7 +214,7 @@ struct PostgresChargeGroupTests {
                 now: Date(), idempotencyKey: step, orderReference: step)
             let plan = Schedule(
                 id: schedule, merchantID: "mer_test", secureCardReference: "card_1", status: .active,
-                plan: PlanRequest(type: "arbitraryDates", dates: ["2027-03-02"]), amount: 100, currency: try Currency(code: "EUR"),
+                plan: PlanTerms(type: "arbitraryDates", dates: ["2027-03-02"]), amount: 100, currency: try Currency(code: "EUR"),
                 description: nil, externalID: nil, receiptEmail: nil, receiptPhone: nil, materializedThrough: nil, createdAt: Date(),
                 updatedAt: Date(), confirmedAt: Date(), expiresAt: nil, pausedAt: nil, sequence: 0)
             let due = ScheduleStep(

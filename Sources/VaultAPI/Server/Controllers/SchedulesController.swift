@@ -15,12 +15,12 @@ struct SchedulesController {
         let admin = api.adminOnly
         let readers = api.admitting(.admin, .readonly)
         admin.post("schedules") { request, context in
-            let body = try await JSONCoding.decode(ScheduleRequest.self, from: request)
+            let body = try await JSONCoding.decode(ScheduleRequest.self, from: request).schedule
             let view = try await schedules.create(body, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(ScheduleResponse(view), status: .created)
         }
         admin.post("schedules/preview") { request, context in
-            let body = try await JSONCoding.decode(ScheduleRequest.self, from: request)
+            let body = try await JSONCoding.decode(ScheduleRequest.self, from: request).schedule
             let view = try await schedules.preview(body, merchant: context.merchant)
             return try JSONCoding.response(PreviewResponse(view))
         }
@@ -63,7 +63,7 @@ struct SchedulesController {
             return try JSONCoding.response(["data": steps])
         }
         admin.patch("schedules/:id") { request, context in
-            let change = try await JSONCoding.decode(ScheduleChange.self, from: request)
+            let change = try await JSONCoding.decode(ScheduleChangeRequest.self, from: request).change
             let view = try await schedules.change(id: try context.parameters.require("id"), change, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(ScheduleResponse(view))
         }

@@ -15,7 +15,7 @@ struct SecureCardsController {
         // Card metadata (masked number, expiry, holder): readable by `readonly` keys, every read audited.
         let readers = api.admitting(.admin, .readonly)
         admin.post("secure-cards") { request, context in
-            let registration = try await JSONCoding.decode(SecureCardRegistration.self, from: request)
+            let registration = try await JSONCoding.decode(SecureCardRegistrationRequest.self, from: request).registration
             let card = try await cards.register(registration, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Saved"), status: .created)
         }
@@ -52,7 +52,7 @@ struct SecureCardsController {
         }
         admin.patch("secure-cards/:merchantReference") { request, context in
             let reference = try context.parameters.require("merchantReference")
-            let update = try await JSONCoding.decode(SecureCardUpdate.self, from: request)
+            let update = try await JSONCoding.decode(SecureCardUpdateRequest.self, from: request).update
             let card = try await cards.update(merchantReference: reference, with: update, merchant: context.merchant, actor: context.identity.actor)
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Updated"))
         }
