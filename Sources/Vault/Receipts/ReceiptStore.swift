@@ -19,4 +19,12 @@ public protocol ReceiptStore: Sendable {
     func markReceiptFailed(id: String, error: String, retryAt: Date?) async throws
     /// A page of receipts, newest first, optionally of one merchant and status, before `beforeSequence`.
     func receipts(merchantID: String?, status: ReceiptStatus?, beforeSequence: Int64?, limit: Int) async throws -> [EmailReceipt]
+    /// Replaces the receipt's sealed recipient by `new` if it is still `old` (re-sealing under a
+    /// newer data key); whether it was replaced.
+    func resealReceiptRecipient(id: String, old: String, new: String) async throws -> Bool
+    /// Deletes `sent` and `failed` receipts queued before `cutoff` (pending ones are kept whatever
+    /// their age); how many were deleted.
+    func purgeSettledReceipts(queuedBefore cutoff: Date) async throws -> Int
+    /// Receipts waiting to be sent (`pending`).
+    func pendingReceiptCount() async throws -> Int
 }
