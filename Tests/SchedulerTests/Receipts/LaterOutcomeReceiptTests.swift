@@ -53,8 +53,9 @@ import VaultSQLite
         }
 
         func deliver() async throws -> ReceiptDeliveryReport {
-            try await ReceiptDeliverer(store: base.fixture.store, keyring: base.fixture.keyring, mailer: try receiptSetup.mailer())
-                .deliverDue(now: Date().addingTimeInterval(TransactionReconcilerTests.grace + 5))
+            try await ReceiptDeliverer(
+                store: base.fixture.store, keyring: base.fixture.keyring, mailer: try receiptSetup.mailer(), logger: TransactionReconcilerTests.silent
+            ).deliverDue(now: Date().addingTimeInterval(TransactionReconcilerTests.grace + 5))
         }
     }
 
@@ -148,8 +149,9 @@ import VaultSQLite
             scheduleID: created.schedule.id, stepID: step.id, .charged(gatewayTransactionID: "9100000042"), merchant: merchant, actor: "operator")
         let queued = try await receipts()
         #expect(queued.count == 1 && queued.first?.event == .paid)
-        let delivered = try await ReceiptDeliverer(store: fixture.store, keyring: fixture.keyring, mailer: try receiptSetup.mailer())
-            .deliverDue(now: Date().addingTimeInterval(1))
+        let delivered = try await ReceiptDeliverer(
+            store: fixture.store, keyring: fixture.keyring, mailer: try receiptSetup.mailer(), logger: TransactionReconcilerTests.silent
+        ).deliverDue(now: Date().addingTimeInterval(1))
         #expect(delivered.sent == 1)
         #expect(try sendmail.messages().first?.contains("To: \(Self.address)") == true)
     }
