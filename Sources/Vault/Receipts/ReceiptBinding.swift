@@ -28,6 +28,17 @@ public struct ReceiptBinding: Sendable {
                 timeZone: receipt.timeZone, body: receipt.body))
     }
 
+    /// The binding of a stored `receipt`, whose recipient opens to `address` (the one-time binding
+    /// of an earlier build's rows).
+    /// - Throws: `KeyringError.keyUnavailable` when the merchant's keys are destroyed.
+    public func binding(of receipt: EmailReceipt, address: String) async throws -> [UInt8] {
+        try await rows.binding(
+            kind: Self.kind, merchantID: receipt.merchantID,
+            fields: Self.fields(
+                id: receipt.id, transactionID: receipt.transactionID, event: receipt.event, address: address, merchantName: receipt.merchantName,
+                timeZone: receipt.timeZone, body: receipt.body))
+    }
+
     /// Whether `receipt`'s stored binding matches it, its recipient opened to `address`: false for a
     /// row without one, a row altered since it was queued, and a merchant whose keys are destroyed.
     public func isIntact(_ receipt: EmailReceipt, address: String) async -> Bool {

@@ -27,4 +27,9 @@ public protocol ReceiptStore: Sendable {
     func purgeSettledReceipts(queuedBefore cutoff: Date) async throws -> Int
     /// Receipts waiting to be sent (`pending`).
     func pendingReceiptCount() async throws -> Int
+    /// Up to `limit` receipts of any status stored without a binding (by a build before receipts
+    /// were bound, or stripped of it since), oldest first.
+    func receiptsWithoutBinding(limit: Int) async throws -> [EmailReceipt]
+    /// Writes each receipt's binding, where it still has none, in one write.
+    func bindReceipts(_ bindings: [(id: String, binding: [UInt8])]) async throws
 }

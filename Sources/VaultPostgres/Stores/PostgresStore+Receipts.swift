@@ -105,6 +105,24 @@ extension PostgresStore: ReceiptStore {
         }
     }
 
+    public func receiptsWithoutBinding(limit: Int) async throws -> [EmailReceipt] {
+        try await read { connection in
+            try await connection.rows(
+                "SELECT * FROM email_receipts WHERE binding IS NULL ORDER BY seq LIMIT \(limit)", logger: logger
+            ).map(Self.emailReceipt)
+        }
+    }
+
+    public func bindReceipts(_ bindings: [(id: String, binding: [UInt8])]) async throws {
+        guard !bindings.isEmpty else { return }
+        var rows = PostgresRowSet([("id", "text"), ("binding", "bytea")])
+        for (id, binding) in bindings { rows.append([id, Encoding.hex(binding)]) }
+        var update: PostgresQuery = "UPDATE email_receipts AS e SET binding = r.binding FROM "
+        rows.appendSelect(to: &update)
+        update.sql += " AS r WHERE e.id = r.id AND e.binding IS NULL"
+        try await write { write in try await write.run(update) }
+    }
+
     static func emailReceipt(_ row: PostgresRowReader) throws -> EmailReceipt {
         let stored = try row.table("email_receipts")
         return EmailReceipt(

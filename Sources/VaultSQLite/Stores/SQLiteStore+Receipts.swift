@@ -91,6 +91,21 @@ extension SQLiteStore: ReceiptStore {
         }
     }
 
+    public func receiptsWithoutBinding(limit: Int) async throws -> [EmailReceipt] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM email_receipts WHERE binding IS NULL ORDER BY seq LIMIT \(limit)").map(Self.emailReceipt)
+        }
+    }
+
+    public func bindReceipts(_ bindings: [(id: String, binding: [UInt8])]) async throws {
+        guard !bindings.isEmpty else { return }
+        try await database.write { connection in
+            for (id, binding) in bindings {
+                try connection.run("UPDATE email_receipts SET binding = \(binding) WHERE id = \(id) AND binding IS NULL")
+            }
+        }
+    }
+
     static func emailReceipt(_ row: SQLiteRow) throws -> EmailReceipt {
         let stored = try row.table("email_receipts")
         return EmailReceipt(
