@@ -539,6 +539,15 @@ public enum Schema {
             INSERT INTO audit_chain_bindings (chain, events, head, mac)
                 SELECT 'all', seq, hash, NULL FROM audit_events ORDER BY seq DESC LIMIT 1;
             """),
+        // A transaction keeps the payer's receipt address, sealed under the merchant's data key, so
+        // its follow-ups and an outcome settled later send their receipts to it; each queued receipt
+        // is bound (`ReceiptBinding`), so a row edited in SQL is never sent; sent and failed
+        // receipts are purged by age.
+        Migration(id: 41, name: "receipt addresses and bindings", sql: """
+            ALTER TABLE transactions ADD COLUMN receipt_address BLOB;
+            ALTER TABLE email_receipts ADD COLUMN binding BLOB;
+            CREATE INDEX email_receipts_settled ON email_receipts(status, created_at);
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

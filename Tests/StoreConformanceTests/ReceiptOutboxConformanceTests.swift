@@ -40,9 +40,10 @@ struct ReceiptOutboxConformanceTests {
         #expect(try await fixture.store.recordAttempts([ChargeAttempt(transaction: transaction, step: due.step, leaseOwner: "runner")]).allSatisfy { $0 == nil })
         transaction.status = .approved
         transaction.updatedAt = Date()
-        let receipt = PendingReceipt(
+        var receipt = PendingReceipt(
             merchantID: fixture.merchantID, transactionID: transaction.id, event: .paid, recipient: "sealed:v1:\(transaction.id):AAAA",
             maskedRecipient: "a***@example.org", merchantName: "m", timeZone: "UTC", occurredAt: transaction.updatedAt, body: "m\n\nPaid: €10.00")
+        receipt.binding = [7, 7, 7]
         let outcome = AttemptOutcome(
             outcome: StepOutcome(transaction: transaction, stepStatus: .approved), step: due.step, schedule: due.schedule,
             audit: AuditEntry(merchantID: fixture.merchantID, actor: "runner", action: "charge.approved", objectType: "transaction", objectID: transaction.id),

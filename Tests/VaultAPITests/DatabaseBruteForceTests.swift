@@ -47,6 +47,8 @@ import VaultSQLite
     static let purgedIndex = 1
     static let receiptEmail = "receipts.zq@bruteforce.example"
     static let receiptPhone = "+44 7700 900456"
+    /// The address a one-off sale keeps for its receipts (and its refund's), sealed with the transaction.
+    static let saleReceiptEmail = "sale.receipts.zq@bruteforce.example"
 
     /// The registration body exactly as the client sends it (the attacker's template).
     static func registration(_ card: Card, pan: String, cvv: String) -> String {
@@ -77,6 +79,14 @@ import VaultSQLite
                     json: #"{"type": "sale", "amount": 1250, "currency": "USD", "secureCardReference": "\#(token)"}"#,
                     headers: Self.idempotencyKey("sale-\(card.reference)"))
                 #expect(sale.status.code < 500, "\(sale.text)")
+                // A one-off sale with a receipt address, refunded without one (its receipt goes to the kept address).
+                let kept = try await client.send(
+                    .post, "/v1/transactions", key: fixture.adminA,
+                    json: #"{"type": "sale", "amount": 990, "currency": "USD", "secureCardReference": "\#(token)", "receiptEmail": "\#(Self.saleReceiptEmail)", "allowDuplicate": true}"#)
+                if kept.status == .created, let keptID = kept.json["id"] as? String {
+                    let refund = try await client.send(.post, "/v1/transactions/\(keptID)/refund", key: fixture.adminA, json: #"{"amount": 100}"#)
+                    #expect(refund.status == .created, "\(refund.text)")
+                }
                 let schedule = try await client.send(
                     .post, "/v1/schedules", key: fixture.adminA,
                     json: ScheduleRoutesTests.monthly(card.reference, extra: #", "receiptEmail": "\#(Self.receiptEmail)", "receiptPhone": "\#(Self.receiptPhone)""#),
@@ -130,7 +140,8 @@ import VaultSQLite
         }
 
         // 2. Holder data in the clear.
-        var secrets: [String] = [Self.receiptEmail, Self.receiptPhone, Self.receiptPhone.filter(\.isNumber)]
+        #expect(try await fixture.count("email_receipts") >= 2, "a sale's and its refund's receipts were queued")
+        var secrets: [String] = [Self.receiptEmail, Self.receiptPhone, Self.receiptPhone.filter(\.isNumber), Self.saleReceiptEmail]
         for card in Self.cards {
             secrets += [card.holder, card.email, card.phone, card.phone.filter(\.isNumber), card.ip, card.custom, card.pan, "\"\(card.cvv)\""]
         }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Payments
 import Scheduler
 import StorageTestSupport
 import Testing
@@ -109,6 +110,82 @@ import Vault
             #expect(refundMessage.contains("Card: visa 424242******4242") && !refundMessage.contains("4242424242424242"))
             #expect(messages.contains { $0.contains("Transaction: \(saleID)") && $0.contains("Paid: $12.50") && $0.contains("To: ada.lovelace@example.org") })
             #expect(messages.contains { $0.contains("Transaction: \(voidID)") && $0.contains("Voided: $9.90") })
+        }
+    }
+
+    @Test func aRefundAndAVoidWithoutAnAddressSendTheirReceiptsToTheAddressTheSaleKeptAndOneTheyGiveWins() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: TransactionRoutesTests.rawSale(amount: 1250, extra: Self.email))
+            let saleID = try #require(sale.json["id"] as? String)
+            #expect(!sale.text.contains("ada.lovelace@"), "the kept address is never shown")
+            let refund = try await client.send(.post, "/v1/transactions/\(saleID)/refund", key: fixture.adminA, json: #"{"amount": 250}"#)
+            #expect(refund.status == .created, "\(refund.text)")
+            let refundID = try #require(refund.json["id"] as? String)
+            let second = try await client.send(
+                .post, "/v1/transactions/\(saleID)/refund", key: fixture.adminA, json: #"{"amount": 100, "receiptEmail": "grace@example.org"}"#)
+            let secondID = try #require(second.json["id"] as? String)
+            // An authorization's address goes to its capture, and from the capture to its refund.
+            let auth = try await client.send(
+                .post, "/v1/transactions", key: fixture.adminA, json: TransactionRoutesTests.rawSale(amount: 4000, type: "authorize", extra: Self.email))
+            #expect(auth.status == .created, "\(auth.text)")
+            let authID = try #require(auth.json["id"] as? String)
+            let capture = try await client.send(.post, "/v1/transactions/\(authID)/capture", key: fixture.adminA, json: #"{"amount": 3000}"#)
+            #expect(capture.status == .created, "\(capture.text)")
+            let captureID = try #require(capture.json["id"] as? String)
+            let void = try await client.send(.post, "/v1/transactions/\(captureID)/void", key: fixture.adminA, json: "{}")
+            #expect(void.status == .created, "\(void.text)")
+            let voidID = try #require(void.json["id"] as? String)
+
+            _ = try await fixture.runtime.receiptDeliverer(logger: fixture.logger).deliverDue(now: Date().addingTimeInterval(1))
+            let messages = try fixture.sendmail.messages()
+            func message(_ id: String) -> String? { messages.first { $0.contains("Transaction: \(id)") } }
+            #expect(message(saleID)?.contains("To: ada.lovelace@example.org") == true)
+            #expect(message(refundID)?.contains("To: ada.lovelace@example.org") == true)
+            #expect(message(refundID)?.contains("Refunded: $2.50") == true)
+            #expect(message(secondID)?.contains("To: grace@example.org") == true)
+            #expect(message(captureID)?.contains("To: ada.lovelace@example.org") == true)
+            #expect(message(voidID)?.contains("To: ada.lovelace@example.org") == true)
+            #expect(message(authID) == nil, "an authorization moves no money and gets no receipt")
+            #expect(messages.count == 5)
+        }
+    }
+
+    @Test func aDataKeyRotationReSealsKeptAddressesAndQueuedReceiptsSoTheyAreSentAfterTheOldKeyIsDestroyed() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: TransactionRoutesTests.rawSale(amount: 1250, extra: Self.email))
+            let saleID = try #require(sale.json["id"] as? String)
+            let merchantID = fixture.merchantA.id
+            #expect(try await fixture.runtime.merchants.rotateDataKey(merchantID: merchantID, actor: "test") == 2)
+            let runtime = fixture.runtime
+            #expect(try await TransactionReceiptAddress(keyring: runtime.keyring).resealAll(in: runtime.store, merchantID: merchantID) == 1)
+            #expect(try await ReceiptRecipientReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchantID) == 1)
+            #expect(try await ReceiptRecipientReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchantID) == 0)
+            #expect(try await runtime.merchants.destroySupersededDataKeys(merchantID: merchantID, actor: "test") == [1])
+
+            let refund = try await client.send(.post, "/v1/transactions/\(saleID)/refund", key: fixture.adminA, json: #"{"amount": 250}"#)
+            let refundID = try #require(refund.json["id"] as? String)
+            let report = try await runtime.receiptDeliverer(logger: fixture.logger).deliverDue(now: Date().addingTimeInterval(1))
+            #expect(report == ReceiptDeliveryReport(sent: 2))
+            let messages = try fixture.sendmail.messages()
+            #expect(messages.contains { $0.contains("Transaction: \(saleID)") && $0.contains("To: ada.lovelace@example.org") })
+            #expect(messages.contains { $0.contains("Transaction: \(refundID)") && $0.contains("To: ada.lovelace@example.org") })
+        }
+    }
+
+    @Test func aRefundOfASaleWithoutAReceiptAddressSendsNothing() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let sale = try await client.send(.post, "/v1/transactions", key: fixture.adminA, json: TransactionRoutesTests.rawSale(amount: 1250))
+            let saleID = try #require(sale.json["id"] as? String)
+            let refund = try await client.send(.post, "/v1/transactions/\(saleID)/refund", key: fixture.adminA, json: #"{"amount": 250}"#)
+            #expect(refund.status == .created, "\(refund.text)")
+            let void = try await client.send(.post, "/v1/transactions/\(saleID)/void", key: fixture.adminA, json: "{}")
+            #expect(void.status.code < 500, "\(void.text)")
+            #expect(try await fixture.count("email_receipts") == 0)
+            _ = try await fixture.runtime.receiptDeliverer(logger: fixture.logger).deliverDue(now: Date().addingTimeInterval(1))
+            #expect(try fixture.sendmail.messages().isEmpty)
         }
     }
 

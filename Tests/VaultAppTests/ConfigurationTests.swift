@@ -50,6 +50,17 @@ import VaultSQLite
         #expect(WebhookDeliverySettings(VaultConfiguration().webhooks).keepSettled == 30 * 86_400)
     }
 
+    @Test func theReceiptRetentionReachesTheDeliverer() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "receipts:\n  retentionDays: 7\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try VaultConfiguration.load(path: path, environment: [:])
+        #expect(loaded.receipts.retentionDays == 7)
+        #expect(VaultConfiguration().receipts.retentionDays == 90)
+        let fixture = try await APIFixture { $0.receipts.retentionDays = loaded.receipts.retentionDays }
+        #expect(try fixture.runtime.receiptDeliverer().settings.retention == 7 * 86_400)
+    }
+
     @Test func theFileVAULT_CONFIGNamesIsReadAndANamedFileThatIsMissingIsAnError() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("vault.yaml")
@@ -95,6 +106,8 @@ import VaultSQLite
         ("webhooks:\n  allowPrivateTargets: yes\n", "webhooks.allowPrivateTargets"),
         ("webhooks:\n  allowPrivateTargets: 1\n", "webhooks.allowPrivateTargets"),
         ("server:\n  captureSessionMinutes: 0\n", "server.captureSessionMinutes"),
+        ("receipts:\n  retentionDays: 0\n", "receipts.retentionDays"),
+        ("receipts:\n  keepDays: 30\n", "receipts.keepDays"),
     ])
     func badConfigurationNamesTheKey(yaml: String, key: String) throws {
         let directory = TemporaryDirectory()

@@ -39,6 +39,7 @@ extension Transaction {
         transaction.updatedAt = try stored.optionalInstant("updated_at") ?? transaction.createdAt
         transaction.sequence = try row.int64("seq")
         transaction.binding = try row.optionalBlob("binding")
+        transaction.sealedReceiptAddress = try row.optionalBlob("receipt_address")
         self = transaction
     }
 }

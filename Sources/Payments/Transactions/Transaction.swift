@@ -129,6 +129,10 @@ public struct Transaction: Sendable, Equatable {
     /// The keyed MAC of the fields that decide what a follow-up of this transaction moves and where
     /// (``TransactionBinding``); nil for a row of an earlier build not yet bound.
     public var binding: [UInt8]?
+    /// Where the payer's e-mail receipts of this transaction and of its follow-ups go, sealed under
+    /// the merchant's data key (``TransactionReceiptAddress``); nil when no receipt was asked for.
+    /// Never shown: a refund, void or capture without an address of its own inherits it.
+    public var sealedReceiptAddress: [UInt8]?
 
     /// Creates a pending transaction.
     public init(

@@ -20,6 +20,7 @@ public struct TransactionReconciler: Sendable {
     private let policy: InDoubtPolicy
     private let logger: Logger
     private let bindings: TransactionBinding
+    private let receipts: OutcomeReceipts
 
     /// How long a request's gateway call may still be running after its transaction was recorded:
     /// a `pending` transaction older than the grace period and this is taken as left by a process
@@ -34,11 +35,14 @@ public struct TransactionReconciler: Sendable {
     public var actor = "reconciler"
 
     /// Creates a reconciler.
+    /// - Parameter receipts: prepares the e-mail receipt an outcome found approved sends to the
+    ///   address the transaction keeps, as the request's own answer would have; nil for none.
     public init(
         store: any TransactionStore & TransactionReconciliationStore, gateways: MerchantGateways, merchants: any MerchantStore,
-        policy: InDoubtPolicy, keyring: Keyring, logger: Logger
+        policy: InDoubtPolicy, keyring: Keyring, logger: Logger, receipts: (any TransactionReceipts)? = nil
     ) {
         bindings = TransactionBinding(keyring: keyring)
+        self.receipts = OutcomeReceipts(receipts: receipts, keyring: keyring)
         self.store = store
         self.gateways = gateways
         self.merchants = merchants
@@ -135,6 +139,7 @@ public struct TransactionReconciler: Sendable {
             if intact { transaction = (try? await bindings.bound(transaction)) ?? transaction }
             var notices = try OutcomeNotices.outcome(of: transaction, parties: parties, now: now)
             if let review { notices.webhooks.append(review) }
+            if intact { notices.receipts = await receipts.receipts(of: transaction, merchant: merchant, now: now) }
             let written = try await store.settleTransaction(
                 transaction, expecting: claimed.status, parentUpdate: parentUpdate, audit: audit, notices: notices)
             if written, let adapter { await releaseVerificationHold(transaction, adapter: adapter) }

@@ -6,12 +6,15 @@ public import Vault
 public struct TransactionReviewService: Sendable {
     private let store: any TransactionStore & TransactionReconciliationStore
     private let bindings: TransactionBinding
+    private let receipts: OutcomeReceipts
 
     /// A service over `store`; a resolved transaction is bound (``TransactionBinding``) with the
-    /// merchants' keys from `keyring`.
-    public init(store: any TransactionStore & TransactionReconciliationStore, keyring: Keyring) {
+    /// merchants' keys from `keyring`; `receipts` prepares the e-mail receipt a transaction resolved
+    /// as charged sends to the address it keeps (nil for none).
+    public init(store: any TransactionStore & TransactionReconciliationStore, keyring: Keyring, receipts: (any TransactionReceipts)? = nil) {
         self.store = store
         bindings = TransactionBinding(keyring: keyring)
+        self.receipts = OutcomeReceipts(receipts: receipts, keyring: keyring)
     }
 
     /// Resolves a transaction in review, in one write with its audit event (`transaction.resolved`),
@@ -56,7 +59,8 @@ public struct TransactionReviewService: Sendable {
         transaction = try await bindings.bound(transaction)
         let audit = AuditEntry(
             merchantID: merchant.id, actor: actor, action: "transaction.resolved", objectType: "transaction", objectID: transaction.id, details: details)
-        let notices = try OutcomeNotices.outcome(of: transaction, parties: CallbackParties(merchantName: merchant.name), now: now)
+        var notices = try OutcomeNotices.outcome(of: transaction, parties: CallbackParties(merchantName: merchant.name), now: now)
+        notices.receipts = await receipts.receipts(of: transaction, merchant: merchant, now: now)
         guard try await store.settleTransaction(transaction, expecting: .needsReview, parentUpdate: parentUpdate, audit: audit, notices: notices) else {
             let current = try await store.transaction(merchantID: merchant.id, id: id)
             throw Self.notInReview(current ?? transaction)

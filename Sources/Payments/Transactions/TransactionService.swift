@@ -15,6 +15,8 @@ public struct TransactionService: Sendable {
     private let duplicates: DuplicateTransactionCheck?
     private let bindings: TransactionBinding
     private let receipts: (any TransactionReceipts)?
+    private let outcomeReceipts: OutcomeReceipts
+    private let receiptAddresses: TransactionReceiptAddress
 
     /// The default reversal window: a void is allowed within 24 hours of the authorization.
     public static let defaultReversalWindow: TimeInterval = 24 * 3600
@@ -37,6 +39,8 @@ public struct TransactionService: Sendable {
         self.reversalWindow = reversalWindow
         self.storedCredentials = storedCredentials
         bindings = TransactionBinding(keyring: cards.keyring)
+        outcomeReceipts = OutcomeReceipts(receipts: receipts, keyring: cards.keyring)
+        receiptAddresses = TransactionReceiptAddress(keyring: cards.keyring)
     }
 
     /// Runs a sale, authorization, verification or credit whose rules ``NewTransaction`` checked:
@@ -55,6 +59,11 @@ public struct TransactionService: Sendable {
             id: id ?? Transaction.makeID(at: now), merchantID: merchant.id, type: order.type, amount: order.amount, currency: order.currency,
             gateway: merchant.gateway.name, now: now)
         transaction.description = order.description
+        if let address = order.receiptEmail {
+            // Kept (sealed) with the transaction: its receipt, its follow-ups' receipts and an
+            // outcome settled later all go to it.
+            transaction.sealedReceiptAddress = try await receiptAddresses.sealed(address, for: transaction)
+        }
         let card = try await paymentCard(order, merchant: merchant, now: now, recordingOn: &transaction)
         let result = try await charge(order, card: card, merchant: merchant, actor: actor, now: now, recording: &transaction)
         if transaction.status == .approved, let registration = order.registration, let source = order.source {
@@ -148,7 +157,7 @@ public struct TransactionService: Sendable {
         let parties = CallbackParties(
             holderName: try await sealed(card.holderName, merchantID: merchant.id, recordID: transaction.id), merchantName: merchant.name)
         var notices = try OutcomeNotices.outcome(of: transaction, parties: parties)
-        notices.receipts = await receipt(of: transaction, to: order.receiptEmail, merchant: merchant, now: now)
+        notices.receipts = await outcomeReceipts.receipts(of: transaction, merchant: merchant, now: now)
         try await store.completeTransaction(
             transaction, parentUpdate: nil, audit: audit(transaction, actor: actor, action: "transaction.\(type.rawValue)"), notices: notices)
         return result
@@ -326,6 +335,11 @@ public struct TransactionService: Sendable {
         child.maskedNumber = parent.maskedNumber
         child.scheduleID = parent.scheduleID
         child.stepID = nil
+        // The follow-up's receipt goes to the address its request gives, or else to the one its
+        // original keeps (one that no longer opens sends none).
+        if let address = try await receiptAddress(given: receiptEmail, original: parent) {
+            child.sealedReceiptAddress = try await receiptAddresses.sealed(address, for: child)
+        }
         let reversal = type == .void ? reversalDeadline(of: parent) : nil
         let check: @Sendable (Transaction, [Transaction]) throws -> Void = { parent, followUps in
             try Self.checkFollowUp(type, amount: amount, parent: parent, followUps: followUps)
@@ -357,7 +371,7 @@ public struct TransactionService: Sendable {
             holderName: try await sealed(await holderName(of: parent, merchant: merchant), merchantID: merchant.id, recordID: child.id),
             merchantName: merchant.name)
         var notices = try OutcomeNotices.outcome(of: child, parties: parties)
-        notices.receipts = await receipt(of: child, to: receiptEmail, merchant: merchant, now: now)
+        notices.receipts = await outcomeReceipts.receipts(of: child, merchant: merchant, now: now)
         try await store.completeTransaction(
             child, parentUpdate: ParentUpdate.approved(child, of: parent), audit: audit(child, actor: actor, action: "transaction.\(child.type.rawValue)"),
             notices: notices)
@@ -379,13 +393,13 @@ public struct TransactionService: Sendable {
         try receipts.check(address, field: "receiptEmail")
     }
 
-    /// The e-mail receipt of `transaction`'s outcome to `address`, queued with the outcome (none
-    /// without an address or for an outcome that gets none). A receipt that cannot be prepared now
-    /// (the merchant's data key unavailable) is left out rather than holding back the outcome.
-    private func receipt(of transaction: Transaction, to address: String?, merchant: Merchant, now: Date) async -> [PendingReceipt] {
-        guard let address, let receipts else { return [] }
-        let prepared = try? await receipts.receipt(of: transaction, to: address, merchantName: merchant.name, timeZone: merchant.zone, now: now)
-        return prepared.map { [$0] } ?? []
+    /// Where a follow-up's receipt goes: the address its request gives, else the one its original
+    /// keeps (nil when that does not open: the receipt is left out, the follow-up goes ahead); nil
+    /// when the vault sends no e-mail.
+    private func receiptAddress(given: String?, original: Transaction) async throws -> String? {
+        guard receipts != nil else { return nil }
+        if let given { return given }
+        return try? await receiptAddresses.opened(of: original)
     }
 
     /// Refuses a follow-up of an original whose stored row is not as the vault wrote it (its

@@ -311,13 +311,9 @@ extension ChargeRunner {
     /// approval. An address that cannot be read is logged (by id) and the charge is recorded
     /// without a receipt.
     private func emailReceipt(for answer: AnsweredCharge, transaction: Transaction) async -> PendingReceipt? {
-        guard ReceiptEvent(receiptOf: transaction) != nil, let contacts,
-            answer.due.schedule.sealedContacts != nil || answer.due.schedule.receiptEmail != nil
-        else { return nil }
+        guard let contacts else { return nil }
         do {
-            guard let address = try await contacts.opened(answer.due.schedule).receiptEmail else { return nil }
-            return try await EmailReceipts(seal: cards.webhookFields).receipt(
-                of: transaction, to: address, merchantName: answer.merchant.name, timeZone: answer.merchant.zone)
+            return try await contacts.emailReceipt(of: transaction, schedule: answer.due.schedule, merchant: answer.merchant)
         } catch {
             logger.error("could not prepare a schedule's e-mail receipt", metadata: ["schedule": "\(answer.due.schedule.id)"])
             return nil

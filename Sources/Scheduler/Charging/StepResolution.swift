@@ -27,13 +27,19 @@ public struct StepReviewService: Sendable {
     private let store: any ChargeRunStore & ScheduleStore & StepReviewStore
     private let policy: RetryPolicy
     private let bindings: TransactionBinding
+    private let contacts: ScheduleContactOpener?
 
     /// A service over `store`; `not_charged` steps fall due again under `policy`; the resolved
-    /// attempt is bound (``TransactionBinding``) with the merchants' keys from `keyring`.
-    public init(store: any ChargeRunStore & ScheduleStore & StepReviewStore, policy: RetryPolicy, keyring: Keyring) {
+    /// attempt is bound (``TransactionBinding``) with the merchants' keys from `keyring`. With
+    /// `contacts`, a step resolved as charged queues the e-mail receipt its schedule asks for, as
+    /// the charge run would have.
+    public init(
+        store: any ChargeRunStore & ScheduleStore & StepReviewStore, policy: RetryPolicy, keyring: Keyring, contacts: ScheduleContactOpener? = nil
+    ) {
         self.store = store
         self.policy = policy
         bindings = TransactionBinding(keyring: keyring)
+        self.contacts = contacts
     }
 
     /// Resolves a step in review, in one write with its audit event (`charge.resolved`) and webhooks.
@@ -58,6 +64,7 @@ public struct StepReviewService: Sendable {
         }
         transaction.updatedAt = now
         var outcome: StepOutcome
+        var emailReceipt: PendingReceipt?
         var details = ["step": step.id, "schedule": schedule.id, "attempt": String(step.attempts)]
         switch resolution {
         case .charged(let gatewayTransactionID):
@@ -67,6 +74,9 @@ public struct StepReviewService: Sendable {
             transaction.responseText = "Resolved by an operator: charged."
             transaction = try await bindings.bound(transaction)
             outcome = StepOutcome(transaction: transaction, stepStatus: .approved)
+            // A receipt that cannot be prepared now (the merchant's data key unavailable) is left
+            // out rather than holding back the resolution.
+            emailReceipt = try? await contacts?.emailReceipt(of: transaction, schedule: schedule, merchant: merchant, now: now)
             details["outcome"] = "charged"
             details["gatewayTransactionId"] = gatewayTransactionID
         case .notCharged:
@@ -86,7 +96,9 @@ public struct StepReviewService: Sendable {
         let audit = AuditEntry(
             merchantID: merchant.id, actor: actor, action: "charge.resolved", objectType: "transaction", objectID: transaction.id, details: details)
         let written = try await store.recordOutcomes([
-            AttemptOutcome(outcome: outcome, step: step, schedule: schedule, audit: audit, parties: CallbackParties(merchantName: merchant.name))
+            AttemptOutcome(
+                outcome: outcome, step: step, schedule: schedule, audit: audit, parties: CallbackParties(merchantName: merchant.name),
+                emailReceipt: emailReceipt)
         ])
         if case .failure(let error) = written.first { throw error }
         guard let resolved = try await store.steps(scheduleID: scheduleID).first(where: { $0.id == stepID }) else {

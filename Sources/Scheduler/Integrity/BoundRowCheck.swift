@@ -3,9 +3,9 @@ import Payments
 
 /// Which bound rows are not as the vault wrote them (`vault audit verify`): ids only, never card data.
 public struct BoundRowReport: Sendable, Codable, Equatable {
-    /// Rows checked, by kind (`secure_cards`, `api_keys`, `schedules`, `schedule_steps`, `transactions`).
+    /// Rows checked, by kind (`secure_cards`, `api_keys`, `schedules`, `schedule_steps`, `transactions`, `email_receipts`).
     public var checked: [String: Int] = [:]
-    /// The ids of rows that fail their check, by kind (card tokens, key ids, schedule, step and transaction ids).
+    /// The ids of rows that fail their check, by kind (card tokens, key ids, schedule, step, transaction and receipt ids).
     public var tampered: [String: [String]] = [:]
 
     /// Whether every row checked is intact.
@@ -21,7 +21,8 @@ public struct BoundRowReport: Sendable, Codable, Equatable {
 }
 
 /// Checks every bound row of every merchant in service: cards (their sealed record with its bound
-/// metadata), API keys, schedules and steps (``ScheduleBinding``), transactions (``TransactionBinding``). Off-boarded merchants' rows are
+/// metadata), API keys, schedules and steps (``ScheduleBinding``), transactions (``TransactionBinding``), queued e-mail
+/// receipts (``ReceiptBinding``, their recipient opened to be checked). Off-boarded merchants' rows are
 /// not checked: their keys are destroyed, so nothing of theirs can be charged or authenticate.
 ///
 /// A row bound by no key (inserted, moved, re-priced or stripped of its binding in the database) is
@@ -32,6 +33,8 @@ public struct BoundRowCheck: Sendable {
     private let apiKeys: APIKeyBinding
     private let schedules: ScheduleBinding
     private let transactions: TransactionBinding
+    private let receipts: ReceiptBinding
+    private let receiptRecipients: WebhookFieldSeal
 
     /// A check of `store`'s rows with the merchants' keys from `keyring`.
     public init(store: any VaultStorage, keyring: Keyring) {
@@ -40,6 +43,8 @@ public struct BoundRowCheck: Sendable {
         apiKeys = APIKeyBinding(keyring: keyring)
         schedules = ScheduleBinding(keyring: keyring)
         transactions = TransactionBinding(keyring: keyring)
+        receipts = ReceiptBinding(keyring: keyring)
+        receiptRecipients = WebhookFieldSeal(keyring: keyring)
     }
 
     /// Reads and checks every bound row.
@@ -73,6 +78,17 @@ public struct BoundRowCheck: Sendable {
                     report.count("transactions", id: transaction.id, intact: await transactions.isIntact(transaction))
                 }
                 afterTransaction = last.sequence
+            }
+            var beforeReceipt: Int64?
+            while true {
+                let page = try await store.receipts(merchantID: merchant.id, status: nil, beforeSequence: beforeReceipt, limit: batchSize)
+                guard let last = page.last else { break }
+                for receipt in page {
+                    let address = try? await receiptRecipients.openValue(receipt.recipient, merchantID: merchant.id)
+                    let intact = if let address { await receipts.isIntact(receipt, address: address) } else { false }
+                    report.count("email_receipts", id: receipt.id, intact: intact)
+                }
+                beforeReceipt = last.sequence
             }
         }
         return report

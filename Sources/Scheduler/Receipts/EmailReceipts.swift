@@ -19,20 +19,18 @@ extension ReceiptEvent {
 
 /// Decides and prepares e-mail receipts: which outcomes get one (``ReceiptEvent/init(receiptOf:)``)
 /// and what the outbox row holds (the message's text written now, the address sealed under the
-/// merchant's data key), before the outcome's write, so every storage engine only inserts it.
+/// merchant's data key, the row bound by ``ReceiptBinding``), before the outcome's write, so every
+/// storage engine only inserts it.
 public struct EmailReceipts: TransactionReceipts {
     private let seal: WebhookFieldSeal
+    private let bindings: ReceiptBinding
     private let setup: EmailReceiptSetup
 
-    /// Receipts whose addresses are sealed with `keyring`, taken while `setup` is usable.
+    /// Receipts whose addresses are sealed and rows bound with the merchants' keys from `keyring`,
+    /// taken while `setup` is usable.
     public init(keyring: Keyring, setup: EmailReceiptSetup = .notConfigured) {
         seal = WebhookFieldSeal(keyring: keyring)
-        self.setup = setup
-    }
-
-    /// Receipts whose addresses are sealed with `seal`, taken while `setup` is usable.
-    public init(seal: WebhookFieldSeal, setup: EmailReceiptSetup = .notConfigured) {
-        self.seal = seal
+        bindings = ReceiptBinding(keyring: keyring)
         self.setup = setup
     }
 
@@ -47,15 +45,17 @@ public struct EmailReceipts: TransactionReceipts {
     ///     nil for one that cannot be written into a header).
     ///   - merchantName: the merchant's name, the message's sender name and first words.
     ///   - timeZone: the merchant's zone, in which the receipt is dated.
-    /// - Throws: `KeyringError` when the merchant's data key is unavailable.
+    /// - Throws: `KeyringError` when the merchant's keys are unavailable.
     public func receipt(of transaction: Transaction, to address: String, merchantName: String, timeZone: TimeZone, now: Date = Date()) async throws
         -> PendingReceipt?
     {
         guard let event = ReceiptEvent(receiptOf: transaction), let recipient = MailAddress(address) else { return nil }
         let sealed = try await seal.seal(recipient.value, merchantID: transaction.merchantID, recordID: transaction.id)
-        return PendingReceipt(
+        var receipt = PendingReceipt(
             merchantID: transaction.merchantID, transactionID: transaction.id, event: event, recipient: sealed, maskedRecipient: recipient.masked,
             merchantName: merchantName, timeZone: timeZone.identifier, occurredAt: transaction.updatedAt,
             body: ReceiptMail.body(of: transaction, merchantName: merchantName, timeZone: timeZone), now: now)
+        receipt.binding = try await bindings.binding(of: receipt, address: recipient.value)
+        return receipt
     }
 }

@@ -14,6 +14,11 @@ public import Vault
 /// receipt and the vault recording it sends it again; its `Message-ID` is the same, so the
 /// receiving side reads one message.
 ///
+/// Before a receipt is piped its row is checked against its binding (``ReceiptBinding``): a
+/// receipt whose recipient, text, merchant, event or transaction was changed in the database is
+/// never sent; it is marked `failed` with the reason ``integrityFailedReason`` and counted
+/// (``ReceiptDeliveryReport/altered``).
+///
 /// Nothing of an address or a message is logged or stored as an error: ids, attempts and the mail
 /// program's exit status only.
 public struct ReceiptDeliverer: Sendable {
@@ -24,7 +29,11 @@ public struct ReceiptDeliverer: Sendable {
     /// Retry settings.
     public let settings: ReceiptDeliverySettings
     private let seal: WebhookFieldSeal
+    private let bindings: ReceiptBinding
     private let logger: Logger
+
+    /// The `last_error` of a receipt not sent because its row fails its binding.
+    public static let integrityFailedReason = "integrity check failed: the stored receipt was altered"
 
     /// Creates a deliverer.
     /// - Parameters:
@@ -41,11 +50,13 @@ public struct ReceiptDeliverer: Sendable {
         self.mailer = mailer
         self.settings = settings
         seal = WebhookFieldSeal(keyring: keyring)
+        bindings = ReceiptBinding(keyring: keyring)
         self.logger = logger
     }
 
     /// Sends every receipt due at `now`, batch by batch, until none is left (each at most once per
-    /// call: a refusal moves its next attempt past `now`).
+    /// call: a refusal moves its next attempt past `now`), then deletes the sent and failed receipts
+    /// queued longer ago than ``ReceiptDeliverySettings/retention``.
     /// - Parameters:
     ///   - now: the instant that decides what is due and stamps what happens.
     ///   - shouldContinue: asked before each batch; false stops after the batch in flight.
@@ -61,29 +72,42 @@ public struct ReceiptDeliverer: Sendable {
                 case .sent: report.sent += 1
                 case .retrying: report.retrying += 1
                 case .failed: report.failed += 1
+                case .altered:
+                    report.failed += 1
+                    report.altered += 1
                 }
             }
         }
+        report.purged = try await store.purgeSettledReceipts(queuedBefore: now.addingTimeInterval(-settings.retention))
         if !report.isEmpty {
             logger.info(
-                "receipt delivery round", metadata: ["sent": "\(report.sent)", "retrying": "\(report.retrying)", "failed": "\(report.failed)"])
+                "receipt delivery round",
+                metadata: [
+                    "sent": "\(report.sent)", "retrying": "\(report.retrying)", "failed": "\(report.failed)", "altered": "\(report.altered)",
+                    "purged": "\(report.purged)",
+                ])
         }
         return report
     }
 
     enum Outcome {
-        case sent, retrying, failed
+        case sent, retrying, failed, altered
     }
 
     /// Pipes one claimed receipt and records the outcome.
     func deliver(_ receipt: EmailReceipt, now: Date) async throws -> Outcome {
-        let message: String
+        let recipient: MailAddress
         do {
-            message = try await self.message(of: receipt)
+            recipient = try await self.recipient(of: receipt)
         } catch {
             // The address cannot be opened or written: no later attempt can do better.
             return try await refuse(receipt, reason: "recipient unavailable", now: now, final: true)
         }
+        guard await bindings.isIntact(receipt, address: recipient.value) else {
+            _ = try await refuse(receipt, reason: Self.integrityFailedReason, now: now, final: true)
+            return .altered
+        }
+        let message = self.message(of: receipt, to: recipient)
         switch await mailer.command.send(message) {
         case .accepted:
             try await store.markReceiptSent(id: receipt.id, at: now)
@@ -94,10 +118,17 @@ public struct ReceiptDeliverer: Sendable {
         }
     }
 
-    /// The message of `receipt`, its recipient opened.
-    func message(of receipt: EmailReceipt) async throws -> String {
+    /// The recipient of `receipt`, opened.
+    /// - Throws: `KeyringError` or a crypto error when it does not open, `CryptoError.malformedCiphertext`
+    ///   when it opens to something that is no address.
+    func recipient(of receipt: EmailReceipt) async throws -> MailAddress {
         let address = try await seal.openValue(receipt.recipient, merchantID: receipt.merchantID)
         guard let recipient = MailAddress(address) else { throw CryptoError.malformedCiphertext }
+        return recipient
+    }
+
+    /// The message of `receipt` to `recipient`.
+    func message(of receipt: EmailReceipt, to recipient: MailAddress) -> String {
         let mail = ReceiptMail(
             from: mailer.from, to: recipient, merchantName: receipt.merchantName,
             timeZone: TimeZone(identifier: receipt.timeZone) ?? TimeZone(identifier: "UTC")!)

@@ -13,9 +13,15 @@ public struct ReceiptDeliverySettings: Sendable, Equatable {
     public var lease: TimeInterval
     /// Receipts claimed at a time.
     public var batchSize: Int
+    /// How long a sent or failed receipt is kept before a delivery round deletes it.
+    public var retention: TimeInterval
 
     /// Creates settings.
-    public init(maxAttempts: Int = 8, initialBackoff: TimeInterval = 60, maxBackoff: TimeInterval = 3600, lease: TimeInterval = 300, batchSize: Int = 20) {
+    public init(
+        maxAttempts: Int = 8, initialBackoff: TimeInterval = 60, maxBackoff: TimeInterval = 3600, lease: TimeInterval = 300, batchSize: Int = 20,
+        retention: TimeInterval = 90 * 86_400
+    ) {
+        self.retention = retention
         self.maxAttempts = max(1, maxAttempts)
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff
@@ -35,16 +41,22 @@ public struct ReceiptDeliveryReport: Sendable, Equatable {
     public var sent = 0
     /// Refused and to be tried again.
     public var retrying = 0
-    /// Refused for the last time (or unreadable): `failed`.
+    /// Refused for the last time (or unreadable, or altered): `failed`.
     public var failed = 0
+    /// Of the failed, those not sent because their stored row fails its binding (altered in the database).
+    public var altered = 0
+    /// Sent and failed receipts deleted by the retention purge.
+    public var purged = 0
 
     /// Creates a report.
-    public init(sent: Int = 0, retrying: Int = 0, failed: Int = 0) {
+    public init(sent: Int = 0, retrying: Int = 0, failed: Int = 0, altered: Int = 0, purged: Int = 0) {
         self.sent = sent
         self.retrying = retrying
         self.failed = failed
+        self.altered = altered
+        self.purged = purged
     }
 
     /// Nothing happened.
-    public var isEmpty: Bool { sent == 0 && retrying == 0 && failed == 0 }
+    public var isEmpty: Bool { sent == 0 && retrying == 0 && failed == 0 && purged == 0 }
 }

@@ -24,7 +24,7 @@ public protocol StorageEngine: Sendable {
 public protocol VaultStorage:
     KeyStore & WebhookKeyStore & MerchantStore & AuditStore & AuditHeadStore & AuditChainBindingStore & KeyStatusStore & IdempotencyStore
     & WebhookStore & ReceiptStore & CustomFieldStore
-    & SecureCardStore & TransactionStore & TransactionReconciliationStore & StoredCredentialStore & ScheduleStore & ScheduleBindingStore & TransactionBindingStore
+    & SecureCardStore & TransactionStore & TransactionReconciliationStore & TransactionReceiptAddressStore & StoredCredentialStore & ScheduleStore & ScheduleBindingStore & TransactionBindingStore
     & ChargeRunStore & ChargeRunHistoryStore & StepReviewStore & ReviewQueueStore & CaptureSessionStore & OperationsGaugeStore
     & OperatorStore & StorageEngine
 {}

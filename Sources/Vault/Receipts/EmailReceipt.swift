@@ -49,6 +49,9 @@ public struct PendingReceipt: Sendable, Equatable {
     public var body: String
     /// When it was queued (also its first attempt's time), as stored.
     public var createdAt: String
+    /// The keyed MAC of what the message says and to whom (``ReceiptBinding``), set by the domain
+    /// before the write and checked by the deliverer before sending.
+    public var binding: [UInt8]?
 
     /// Fixes a receipt's id and times.
     public init(
@@ -109,13 +112,16 @@ public struct EmailReceipt: Sendable, Equatable, CustomStringConvertible {
     public var createdAt: Date
     /// When the mail program took it.
     public var sentAt: Date?
+    /// The keyed MAC written with it (``ReceiptBinding``); nil for a row of an earlier build.
+    public var binding: [UInt8]?
 
     /// Creates a receipt value.
     public init(
         sequence: Int64, id: String, merchantID: String, transactionID: String, event: ReceiptEvent, recipient: String, maskedRecipient: String,
         merchantName: String, timeZone: String, occurredAt: Date, body: String, status: ReceiptStatus, attempts: Int, nextAttemptAt: Date,
-        leaseUntil: Date?, lastError: String?, createdAt: Date, sentAt: Date?
+        leaseUntil: Date?, lastError: String?, createdAt: Date, sentAt: Date?, binding: [UInt8]? = nil
     ) {
+        self.binding = binding
         self.sequence = sequence
         self.id = id
         self.merchantID = merchantID

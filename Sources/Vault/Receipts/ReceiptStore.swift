@@ -19,4 +19,17 @@ public protocol ReceiptStore: Sendable {
     func markReceiptFailed(id: String, error: String, retryAt: Date?) async throws
     /// A page of receipts, newest first, optionally of one merchant and status, before `beforeSequence`.
     func receipts(merchantID: String?, status: ReceiptStatus?, beforeSequence: Int64?, limit: Int) async throws -> [EmailReceipt]
+    /// Replaces the receipt's sealed recipient by `new` if it is still `old` (re-sealing under a
+    /// newer data key); whether it was replaced.
+    func resealReceiptRecipient(id: String, old: String, new: String) async throws -> Bool
+    /// Deletes `sent` and `failed` receipts queued before `cutoff` (pending ones are kept whatever
+    /// their age); how many were deleted.
+    func purgeSettledReceipts(queuedBefore cutoff: Date) async throws -> Int
+    /// Receipts waiting to be sent (`pending`).
+    func pendingReceiptCount() async throws -> Int
+    /// Up to `limit` receipts of any status stored without a binding (by a build before receipts
+    /// were bound, or stripped of it since), oldest first.
+    func receiptsWithoutBinding(limit: Int) async throws -> [EmailReceipt]
+    /// Writes each receipt's binding, where it still has none, in one write.
+    func bindReceipts(_ bindings: [(id: String, binding: [UInt8])]) async throws
 }

@@ -40,6 +40,25 @@ public struct WebhookFieldSeal: Sendable {
         return String(decoding: opened.copyToArray(), as: UTF8.self)
     }
 
+    /// `marker` sealed again under the merchant's newest data key (same value, same record), or nil
+    /// when it already is: for re-sealing at data-key rotation, so no stored marker needs a
+    /// superseded key.
+    /// - Throws: `CryptoError.malformedCiphertext` for anything but a marker; `KeyringError` or a
+    ///   crypto error when it does not open for `merchantID`.
+    public func resealed(_ marker: String, merchantID: String) async throws -> String? {
+        guard marker.hasPrefix(Self.prefix) else { throw CryptoError.malformedCiphertext }
+        let rest = marker.dropFirst(Self.prefix.count)
+        guard let colon = rest.firstIndex(of: ":"), let blob = Data(base64Encoded: String(rest[rest.index(after: colon)...])),
+            let version = Keyring.keyVersion(ofSealedRecord: [UInt8](blob))
+        else { throw CryptoError.malformedCiphertext }
+        let (_, newest) = try await keyring.key(merchantID: merchantID, purpose: .data)
+        guard version < newest else { return nil }
+        let recordID = String(rest[..<colon])
+        let opened = try await keyring.openRecord([UInt8](blob), merchantID: merchantID, kind: Self.kind, recordID: recordID)
+        let sealed = try await keyring.sealRecord(opened, merchantID: merchantID, kind: Self.kind, recordID: recordID)
+        return Self.prefix + recordID + ":" + Data(sealed).base64EncodedString()
+    }
+
     /// `body` with every marker replaced by its opened value, JSON-escaped (`body` when it has none).
     /// - Throws: `KeyringError` or a crypto error when a marker does not open for `merchantID`.
     public func open(_ body: String, merchantID: String) async throws -> String {

@@ -135,10 +135,14 @@ struct KeysCommand: AsyncParsableCommand {
                 let responses = try await runtime.idempotency.resealAll(merchantID: merchant.id)
                 let contacts = try await runtime.schedules.resealContacts(merchantID: merchant.id)
                 _ = try await StoredCredentials(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
+                // The receipt addresses transactions keep and the recipients of queued receipts.
+                let addresses = try await TransactionReceiptAddress(keyring: runtime.keyring).resealAll(in: runtime.store, merchantID: merchant.id)
+                let receipts = try await ReceiptRecipientReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
                 let destroyed = try await runtime.merchants.destroySupersededDataKeys(merchantID: merchant.id, actor: "cli")
                 let gone = destroyed.isEmpty ? "" : ", destroyed data key version(s) \(destroyed.map(String.init).joined(separator: ", "))"
                 print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards,"
-                    + " \(responses) stored idempotent responses and \(contacts) schedules' receipt contacts\(gone)")
+                    + " \(responses) stored idempotent responses, \(contacts) schedules' receipt contacts, \(addresses) transactions' receipt"
+                    + " addresses and \(receipts) e-mail receipts\(gone)")
             }
         }
     }

@@ -147,7 +147,9 @@ extension VaultConfiguration {
             if let value = try node.bool("allowPrivateTargets") { webhooks.allowPrivateTargets = value }
         }
         if let node = try document.section("receipts") {
-            try node.allow(["sendmailCommand", "from", "maxAttempts", "initialBackoffSeconds", "maxBackoffSeconds", "pollSeconds", "leaseSeconds"])
+            try node.allow([
+                "sendmailCommand", "from", "maxAttempts", "initialBackoffSeconds", "maxBackoffSeconds", "pollSeconds", "leaseSeconds", "retentionDays",
+            ])
             if let value = try node.string("sendmailCommand") { receipts.sendmailCommand = value }
             if let value = try node.string("from") { receipts.from = value }
             if let value = try node.int("maxAttempts", in: 1...100) { receipts.maxAttempts = value }
@@ -155,6 +157,7 @@ extension VaultConfiguration {
             if let value = try node.int("maxBackoffSeconds", in: 1...86_400) { receipts.maxBackoffSeconds = value }
             if let value = try node.int("pollSeconds", in: 1...3600) { receipts.pollSeconds = value }
             if let value = try node.int("leaseSeconds", in: 10...86_400) { receipts.leaseSeconds = value }
+            if let value = try node.int("retentionDays", in: 1...3650) { receipts.retentionDays = value }
         }
         if let node = try document.section("metrics") {
             try node.allow(["enabled", "host", "port"])

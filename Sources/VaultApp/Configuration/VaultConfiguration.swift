@@ -159,6 +159,9 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var pollSeconds = 5
         /// Seconds a claimed receipt is held by one deliverer before another may claim it.
         public var leaseSeconds = 300
+        /// Days a sent or failed receipt is kept (listed by `GET /v1/receipts`) before the
+        /// deliverer's periodic pass deletes it; pending receipts are kept whatever their age.
+        public var retentionDays = 90
     }
 
     /// Per-API-key request rate limiting (token bucket).

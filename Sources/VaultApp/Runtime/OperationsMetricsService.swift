@@ -9,8 +9,8 @@ import VaultAPI
 /// Refreshes the on-call gauges of `/metrics` from the database every `interval` in the background
 /// of `vault serve`, so they show what every process on the database did (the nightly `vault charge
 /// run` included): the webhook backlog and its oldest event's age, steps in doubt and in review,
-/// when the last charge run finished and whether it completed, and the master key versions still
-/// wrapping keys. Sets `vault_build_info{version}` once.
+/// when the last charge run finished and whether it completed, the master key versions still
+/// wrapping keys, and the e-mail receipts waiting to be sent. Sets `vault_build_info{version}` once.
 public struct OperationsMetricsService: Service {
     /// Where the gauges' values are read.
     public let store: any VaultStorage
@@ -58,6 +58,13 @@ public struct OperationsMetricsService: Service {
         Gauge(label: VaultMetricNames.webhookOldestPendingAge).record(backlog.oldestQueuedAt.map { max(0, now().timeIntervalSince($0)) } ?? 0)
         Gauge(label: VaultMetricNames.stepsInDoubt).record(try await store.stepsInDoubt())
         Gauge(label: VaultMetricNames.stepsNeedsReview).record(try await store.stepsInReview(merchantID: nil))
+        Gauge(label: VaultMetricNames.receiptsQueued).record(try await store.pendingReceiptCount())
+        // The receipt counters exist from the first refresh, at 0, so an alert on their increase has
+        // a series to compare with before the first receipt is sent or fails.
+        Counter(label: VaultMetricNames.receiptsSent).increment(by: 0)
+        for reason in ["refused", "altered"] {
+            Counter(label: VaultMetricNames.receiptsFailed, dimensions: [("reason", reason)]).increment(by: 0)
+        }
         if let run = try await store.lastFinishedChargeRun(), let finished = run.finishedAt {
             Gauge(label: VaultMetricNames.chargeRunLastFinished).record(finished.timeIntervalSince1970)
             Gauge(label: VaultMetricNames.chargeRunLastSucceeded).record(run.status == .completed ? 1 : 0)

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 public import Logging
 public import Scheduler
 public import ServiceLifecycle
@@ -33,7 +34,8 @@ public struct ReceiptDeliveryService: Service {
         var warned = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                _ = try await deliverer().deliverDue(now: Date()) { !Task.isShuttingDownGracefully && !Task.isCancelled }
+                let report = try await deliverer().deliverDue(now: Date()) { !Task.isShuttingDownGracefully && !Task.isCancelled }
+                Self.count(report)
                 warned = false
             } catch let error as ReceiptsNotConfigured {
                 if !warned, let waiting = try? await store.receipts(merchantID: nil, status: .pending, beforeSequence: nil, limit: 1), !waiting.isEmpty {
@@ -45,6 +47,17 @@ public struct ReceiptDeliveryService: Service {
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pollInterval) }
         }
+    }
+}
+
+extension ReceiptDeliveryService {
+    /// Adds a round's receipts to `vault_receipts_sent_total` and `vault_receipts_failed_total`
+    /// (`reason`: `refused` by the mail program or unreadable, `altered` in the database).
+    static func count(_ report: ReceiptDeliveryReport) {
+        if report.sent > 0 { Counter(label: VaultMetricNames.receiptsSent).increment(by: report.sent) }
+        let refused = report.failed - report.altered
+        if refused > 0 { Counter(label: VaultMetricNames.receiptsFailed, dimensions: [("reason", "refused")]).increment(by: refused) }
+        if report.altered > 0 { Counter(label: VaultMetricNames.receiptsFailed, dimensions: [("reason", "altered")]).increment(by: report.altered) }
     }
 }
 
@@ -62,7 +75,8 @@ extension VaultRuntime {
             store: store, keyring: keyring, mailer: try emailReceiptSetup.mailer(field: "receipts.sendmailCommand"),
             settings: ReceiptDeliverySettings(
                 maxAttempts: receipts.maxAttempts, initialBackoff: TimeInterval(receipts.initialBackoffSeconds),
-                maxBackoff: TimeInterval(receipts.maxBackoffSeconds), lease: TimeInterval(receipts.leaseSeconds)),
+                maxBackoff: TimeInterval(receipts.maxBackoffSeconds), lease: TimeInterval(receipts.leaseSeconds),
+                retention: TimeInterval(receipts.retentionDays) * 86_400),
             logger: logger)
     }
 }

@@ -30,11 +30,19 @@ public enum VaultMetricNames {
     public static let masterKeyWrappedKeys = "vault_master_key_wrapped_keys"
     /// Gauge: master key versions still wrapping a key (more than one: a rotation not finished).
     public static let masterKeyVersionsInUse = "vault_master_key_versions_in_use"
+    /// Counter: e-mail receipts the mail program took, counted by the `vault serve` that sent them.
+    public static let receiptsSent = "vault_receipts_sent_total"
+    /// Counter: e-mail receipts marked `failed` for good, by `reason` (`refused`: the mail program
+    /// refused every attempt or the recipient could not be opened; `altered`: the stored receipt
+    /// failed its integrity check and was not sent).
+    public static let receiptsFailed = "vault_receipts_failed_total"
+    /// Gauge: e-mail receipts waiting to be sent (`pending`).
+    public static let receiptsQueued = "vault_receipts_queued"
 
     /// Every name above.
     public static let all: [String] = [
         buildInfo, gatewayRequests, gatewayRequestDuration, chargeRunSteps, transactionsInDoubt, transactionsNeedsReview, stepsInDoubt,
         stepsNeedsReview, webhookBacklog, webhookOldestPendingAge, chargeRunLastFinished, chargeRunLastSucceeded, masterKeyWrappedKeys,
-        masterKeyVersionsInUse,
+        masterKeyVersionsInUse, receiptsSent, receiptsFailed, receiptsQueued,
     ]
 }

@@ -22,7 +22,7 @@ extension VaultRuntime {
 
     /// Resolves steps in review under the configuration's retry policy.
     public var stepReviews: StepReviewService {
-        StepReviewService(store: store, policy: retryPolicy, keyring: keyring)
+        StepReviewService(store: store, policy: retryPolicy, keyring: keyring, contacts: ScheduleContactOpener(keyring: keyring))
     }
 
     /// The rule for transactions whose answer was lost, from `runner.inDoubtGraceSeconds` and `reconcile.heldForReviewDays`.
@@ -36,12 +36,12 @@ extension VaultRuntime {
     public func reconciler(logger: Logger) -> TransactionReconciler {
         TransactionReconciler(
             store: store, gateways: MerchantGateways(registry: gateways, merchants: merchants), merchants: store, policy: inDoubtPolicy,
-            keyring: keyring, logger: logger)
+            keyring: keyring, logger: logger, receipts: EmailReceipts(keyring: keyring, setup: emailReceiptSetup))
     }
 
     /// Resolves one-off transactions in review.
     public var transactionReviews: TransactionReviewService {
-        TransactionReviewService(store: store, keyring: keyring)
+        TransactionReviewService(store: store, keyring: keyring, receipts: EmailReceipts(keyring: keyring, setup: emailReceiptSetup))
     }
 
     /// The review queue: steps and one-off transactions in review, resolved through ``stepReviews``

@@ -161,6 +161,13 @@ public struct VaultRuntime: Sendable {
                 "transaction rows inserted or altered behind the vault's back are left unbound: no capture, void or refund of them is sent",
                 metadata: ["transactions": "\(transactions.refused.joined(separator: ","))"])
         }
+        let receipts = try await ReceiptBinding(keyring: keyring).bindLegacyRows(in: store, keyring: keyring)
+        if receipts.bound > 0 { logger.notice("bound e-mail receipts queued by an earlier build", metadata: ["receipts": "\(receipts.bound)"]) }
+        if !receipts.refused.isEmpty {
+            logger.warning(
+                "e-mail receipts inserted or altered behind the vault's back are left unbound: they are never sent",
+                metadata: ["receipts": "\(receipts.refused.joined(separator: ","))"])
+        }
         let chains = try await store.bindLegacyAuditChains()
         if chains > 0 { logger.notice("bound audit chains written by an earlier build", metadata: ["chains": "\(chains)"]) }
         if idempotencyRows + boundCards + sealedContacts > 0 {

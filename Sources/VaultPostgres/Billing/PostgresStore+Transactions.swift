@@ -230,14 +230,15 @@ extension PostgresStore: TransactionStore {
         var query: PostgresQuery = """
             INSERT INTO transactions (id, merchant_id, type, status, amount, currency, secure_card_id, merchant_reference, card_type,
                 masked_number, schedule_id, step_id, attempt, parent_id, idempotency_key, order_reference, description, gateway,
-                gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac, binding)
+                gateway_transaction_id, created_at, updated_at, stored_credential, duplicate_mac, binding, receipt_address)
             VALUES (\(transaction.id), \(transaction.merchantID), \(transaction.type.rawValue), \(transaction.status.rawValue),
                 \(transaction.amount), \(transaction.currency.code), \(transaction.secureCardReference), \(transaction.merchantReference),
                 \(transaction.cardType), \(transaction.maskedNumber), \(transaction.scheduleID), \(transaction.stepID),
                 \(transaction.attempt), \(transaction.parentID), \(transaction.idempotencyKey), \(transaction.orderReference),
                 \(transaction.description), \(transaction.gateway), \(transaction.gatewayTransactionID),
                 \(Timestamp.string(transaction.createdAt)), \(Timestamp.string(transaction.updatedAt)),
-                \(transaction.storedCredential?.rawValue), \(bytea(transaction.duplicateMAC)), \(bytea(transaction.binding)))
+                \(transaction.storedCredential?.rawValue), \(bytea(transaction.duplicateMAC)), \(bytea(transaction.binding)),
+                \(bytea(transaction.sealedReceiptAddress)))
             """
         if resettingOpen {
             query.sql += " ON CONFLICT (id) DO UPDATE SET status = \(TransactionStatus.pending.sqlLiteral), error_code = NULL, updated_at = excluded.updated_at"

@@ -9,10 +9,10 @@ extension SQLiteConnection {
         try run(
             """
             INSERT INTO email_receipts (id, merchant_id, transaction_id, event, recipient, masked_recipient, merchant_name, time_zone,
-                occurred_at, body, status, attempts, next_attempt_at, created_at)
+                occurred_at, body, status, attempts, next_attempt_at, created_at, binding)
             VALUES (\(receipt.id), \(receipt.merchantID), \(receipt.transactionID), \(receipt.event.rawValue), \(receipt.recipient),
                 \(receipt.maskedRecipient), \(receipt.merchantName), \(receipt.timeZone), \(receipt.occurredAt), \(receipt.body), 'pending', 0,
-                \(receipt.createdAt), \(receipt.createdAt))
+                \(receipt.createdAt), \(receipt.createdAt), \(receipt.binding))
             ON CONFLICT (transaction_id) DO NOTHING
             """)
     }
@@ -59,6 +59,42 @@ extension SQLiteStore: ReceiptStore {
         }
     }
 
+    public func resealReceiptRecipient(id: String, old: String, new: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("UPDATE email_receipts SET recipient = \(new) WHERE id = \(id) AND recipient = \(old)")
+            return connection.changes == 1
+        }
+    }
+
+    public func purgeSettledReceipts(queuedBefore cutoff: Date) async throws -> Int {
+        try await database.write { connection in
+            try connection.run(
+                "DELETE FROM email_receipts WHERE status IN ('sent', 'failed') AND created_at < \(Timestamp.string(cutoff))")
+            return connection.changes
+        }
+    }
+
+    public func pendingReceiptCount() async throws -> Int {
+        try await database.read { connection in
+            try connection.queryOne("SELECT count(*) AS n FROM email_receipts WHERE status = 'pending'")?.int("n") ?? 0
+        }
+    }
+
+    public func receiptsWithoutBinding(limit: Int) async throws -> [EmailReceipt] {
+        try await database.read { connection in
+            try connection.query("SELECT * FROM email_receipts WHERE binding IS NULL ORDER BY seq LIMIT \(limit)").map(Self.emailReceipt)
+        }
+    }
+
+    public func bindReceipts(_ bindings: [(id: String, binding: [UInt8])]) async throws {
+        guard !bindings.isEmpty else { return }
+        try await database.write { connection in
+            for (id, binding) in bindings {
+                try connection.run("UPDATE email_receipts SET binding = \(binding) WHERE id = \(id) AND binding IS NULL")
+            }
+        }
+    }
+
     static func emailReceipt(_ row: SQLiteRow) throws -> EmailReceipt {
         let stored = try row.table("email_receipts")
         return EmailReceipt(
@@ -67,6 +103,7 @@ extension SQLiteStore: ReceiptStore {
             maskedRecipient: try row.string("masked_recipient"), merchantName: try row.string("merchant_name"), timeZone: try row.string("time_zone"),
             occurredAt: try stored.instant("occurred_at"), body: try row.string("body"), status: try stored.value(ReceiptStatus.self, "status"),
             attempts: try row.int("attempts"), nextAttemptAt: try stored.instant("next_attempt_at"), leaseUntil: try stored.optionalInstant("lease_until"),
-            lastError: try row.optionalString("last_error"), createdAt: try stored.instant("created_at"), sentAt: try stored.optionalInstant("sent_at"))
+            lastError: try row.optionalString("last_error"), createdAt: try stored.instant("created_at"), sentAt: try stored.optionalInstant("sent_at"),
+            binding: try row.optionalBlob("binding"))
     }
 }

@@ -177,4 +177,67 @@ import VaultSQLite
         #expect(try await world.deliverer().deliverDue(now: now.addingTimeInterval(900)) == ReceiptDeliveryReport())
         #expect(try world.sendmail.messages().count == 1)
     }
+
+    /// Edits someone with write access to the database but no key might make to a queued receipt.
+    static let alterations: [(String, SQLiteQuery)] = [
+        ("amount", "UPDATE email_receipts SET body = replace(body, '19.99', '1999.00')"),
+        ("merchant", "UPDATE email_receipts SET merchant_name = 'Another Shop'"),
+        ("transaction", "UPDATE email_receipts SET transaction_id = 'txn_another'"),
+        ("event", "UPDATE email_receipts SET event = 'refunded'"),
+        ("binding removed", "UPDATE email_receipts SET binding = NULL"),
+    ]
+
+    @Test(arguments: alterations.map(\.0))
+    func aReceiptAlteredInTheDatabaseIsNotSentIsMarkedFailedAndIsReportedByTheCheck(alteration: String) async throws {
+        let world = try await Self.world()
+        defer { world.sendmail.remove() }
+        _ = try await world.charge()
+        let queued = try #require(try await world.receipts(.pending).first)
+        let intact = try await BoundRowCheck(store: world.fixture.store, keyring: world.fixture.keyring).run()
+        #expect(intact.isIntact && intact.checked["email_receipts"] == 1)
+        let edit = try #require(Self.alterations.first { $0.0 == alteration }?.1)
+        try await world.fixture.database.sql.run(edit)
+
+        let report = try await world.deliverer().deliverDue(now: Date().addingTimeInterval(1))
+        #expect(report == ReceiptDeliveryReport(failed: 1, altered: 1))
+        #expect(try world.sendmail.messages().isEmpty, "the altered receipt is never piped")
+        let failed = try #require(try await world.receipts(.failed).first)
+        #expect(failed.id == queued.id && failed.lastError == ReceiptDeliverer.integrityFailedReason && failed.sentAt == nil)
+        #expect(try await world.deliverer().deliverDue(now: Date().addingTimeInterval(86_400)) == ReceiptDeliveryReport())
+        let check = try await BoundRowCheck(store: world.fixture.store, keyring: world.fixture.keyring).run()
+        #expect(!check.isIntact && check.tampered["email_receipts"] == [queued.id])
+    }
+
+    @Test func aRecipientSwappedForAnotherReceiptsIsNotSent() async throws {
+        let world = try await Self.world()
+        defer { world.sendmail.remove() }
+        _ = try await world.charge()
+        _ = try await world.charge(email: "grace@example.org")
+        let queued = try await world.receipts(.pending)
+        #expect(queued.count == 2)
+        // Each sealed recipient opens on its own, so only the binding tells that it was moved.
+        try await world.fixture.database.sql.run(
+            "UPDATE email_receipts SET recipient = \(queued[1].recipient) WHERE id = \(queued[0].id)")
+        let report = try await world.deliverer().deliverDue(now: Date().addingTimeInterval(1))
+        #expect(report == ReceiptDeliveryReport(sent: 1, failed: 1, altered: 1))
+        #expect(try world.sendmail.messages().count == 1)
+    }
+
+    @Test func sentAndFailedReceiptsArePurgedAfterTheRetentionPeriodAndPendingOnesAreKept() async throws {
+        let world = try await Self.world()
+        defer { world.sendmail.remove() }
+        _ = try await world.charge()
+        #expect(try await world.deliverer().deliverDue(now: Date().addingTimeInterval(1)) == ReceiptDeliveryReport(sent: 1))
+        _ = try await world.charge(email: "grace@example.org")
+        try world.sendmail.refuse(status: 75)
+        let deliverer = ReceiptDeliverer(
+            store: world.fixture.store, keyring: world.fixture.keyring, mailer: try world.setup.mailer(),
+            settings: ReceiptDeliverySettings(retention: 30 * 86_400), logger: world.logs.logger)
+        #expect(try await deliverer.deliverDue(now: Date().addingTimeInterval(29 * 86_400)) == ReceiptDeliveryReport(retrying: 1))
+        #expect(try await world.receipts().count == 2, "nothing is purged inside the retention period")
+        let later = try await deliverer.deliverDue(now: Date().addingTimeInterval(31 * 86_400))
+        #expect(later == ReceiptDeliveryReport(retrying: 1, purged: 1))
+        let kept = try await world.receipts()
+        #expect(kept.count == 1 && kept.first?.status == .pending, "a receipt still to be sent is kept whatever its age")
+    }
 }
