@@ -539,6 +539,11 @@ public enum Schema {
             INSERT INTO audit_chain_bindings (chain, events, head, mac)
                 SELECT 'all', seq, hash, NULL FROM audit_events ORDER BY seq DESC LIMIT 1;
             """),
+        // The end of a replaced webhook key's window is bound (`WebhookSigningWindowBinding`), so it
+        // cannot be raised in the database; windows of an earlier build are bound once at start.
+        Migration(id: 42, name: "webhook signing window bindings", sql: """
+            ALTER TABLE merchant_keys ADD COLUMN signs_until_binding BLOB;
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

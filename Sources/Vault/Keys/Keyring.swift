@@ -151,11 +151,13 @@ public final class Keyring: Sendable {
     }
 
     /// The keys that sign a merchant's webhook delivery at `now`, newest first: the newest webhook
-    /// key and, while a rotation's overlap lasts, the ones before it (``WebhookKeyStore``).
+    /// key and, while a rotation's overlap lasts, the ones before it (``WebhookKeyStore``). An
+    /// older key signs only while its window, checked against its binding, lasts
+    /// (``WebhookSigningWindowBinding``): one raised in the database signs nothing.
     /// - Throws: `KeyringError.keyUnavailable` when the merchant has no webhook key.
     public func webhookSigningKeys(merchantID: String, now: Date = Date()) async throws -> [SecureBytes] {
-        guard let versions = try await (store as? any WebhookKeyStore)?.webhookSigningVersions(merchantID: merchantID, now: now),
-            !versions.isEmpty
+        guard let windows = try await (store as? any WebhookKeyStore)?.webhookSigningWindows(merchantID: merchantID),
+            case let versions = await WebhookSigningWindowBinding(keyring: self).signingVersions(windows, now: now), !versions.isEmpty
         else { return [try await key(merchantID: merchantID, purpose: .webhook).key] }
         var keys: [SecureBytes] = []
         for version in versions { keys.append(try await key(merchantID: merchantID, purpose: .webhook, version: version).key) }

@@ -133,7 +133,7 @@ public struct VaultRuntime: Sendable {
     /// Brings records written before the current at-rest protections up to them, once, before
     /// anything is served (each step finds nothing to do through a partial index once done): idempotency rows
     /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
-    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and transaction rows without a binding, audit chains
+    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and transaction rows and webhook signing windows without a binding, audit chains
     /// without a binding row.
     func protectLegacyRecords(logger: Logger) async throws {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
@@ -160,6 +160,13 @@ public struct VaultRuntime: Sendable {
             logger.warning(
                 "transaction rows inserted or altered behind the vault's back are left unbound: no capture, void or refund of them is sent",
                 metadata: ["transactions": "\(transactions.refused.joined(separator: ","))"])
+        }
+        let windows = try await WebhookSigningWindowBinding(keyring: keyring).bindLegacyWindows(in: store)
+        if windows.bound > 0 { logger.notice("bound webhook signing windows written by an earlier build", metadata: ["windows": "\(windows.bound)"]) }
+        if !windows.refused.isEmpty {
+            logger.warning(
+                "webhook signing windows set behind the vault's back are left unbound: those retired secrets sign nothing",
+                metadata: ["windows": "\(windows.refused.joined(separator: ","))"])
         }
         let chains = try await store.bindLegacyAuditChains()
         if chains > 0 { logger.notice("bound audit chains written by an earlier build", metadata: ["chains": "\(chains)"]) }

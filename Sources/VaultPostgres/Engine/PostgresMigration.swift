@@ -29,6 +29,7 @@ public enum PostgresSchema {
         [vault] + billingMigrations + [
             limits, reconciliation, sandboxLedger, merchantCurrency, reversals, storedPlans, idempotencyClaims, boundAPIKeys, boundSchedules,
             captureSessions, boundTransactions, apiKeyAccounting, receipts, webhookKeyOverlap, consoleOperators, auditChainBindings,
+            webhookWindowBindings,
         ]
     }
 
