@@ -294,8 +294,9 @@ public final class Keyring: Sendable {
         try masterKeys.reload()
     }
 
-    /// Rewraps every key still under an older KEK with the current one, in batches, then retires
-    /// the older versions. Safe to interrupt and run again.
+    /// Rewraps every key still under an older KEK with the current one, in batches, re-seals the
+    /// operators' TOTP secrets sealed under an older KEK (``resealOperatorSecrets(in:)``), then
+    /// retires the older versions. Safe to interrupt and run again.
     /// - Returns: how many keys were rewrapped.
     public func rewrapAll(batchSize: Int = 500, actor: String, now: Date = Date()) async throws -> Int {
         let current = currentMasterKeyVersion
@@ -313,10 +314,12 @@ public final class Keyring: Sendable {
             total += try await store.rewrap(pairs)
         }
         _ = try await store.rewrapSystemKeys(kekVersionBelow: current, with: masterKeys)
+        var operators = 0
+        if let operatorStore = store as? any OperatorStore { operators = try await resealOperatorSecrets(in: operatorStore) }
         try await store.retireKEKVersions(
             below: current, at: now,
             audit: AuditEntry(merchantID: nil, actor: actor, action: "keys.kek_rotated", objectType: "kek", objectID: String(current),
-                              details: ["rewrapped": String(total)]))
+                              details: ["rewrapped": String(total), "operatorSecrets": String(operators)]))
         try await announceKeyChange()
         return total
     }
