@@ -21,7 +21,8 @@ struct CaptureSessionPurgeConformanceTests {
             let creating =
                 if let lifetime {
                     CaptureSessionService(
-                        store: fixture.store, cards: SecureCardService(store: fixture.store, keyring: fixture.keyring, verifier: StoreFixture.NoVerification()),
+                        store: fixture.store,
+                        cards: SecureCardService(store: fixture.store, keyring: fixture.keyring, verifier: StoreFixture.NoVerification()),
                         keyring: fixture.keyring, lifetime: lifetime)
                 } else {
                     service

@@ -97,7 +97,8 @@ struct WebhookKeyRotationConformanceTests {
             gateway: GatewaySettings(name: "sandbox"), timeZone: "UTC", callbackURL: nil, verifyOnRegistration: false, createdAt: now, updatedAt: now)
         let keys = try fixture.keyring.newMerchantKeys(merchantID: merchant.id, now: now)
         let fingerprint = try keys.first { $0.purpose == .fingerprint }.map(fixture.keyring.unwrap)
-        let apiKey = try await APIKeyBinding(keyring: fixture.keyring).issue(merchantID: merchant.id, role: .admin, now: now, fingerprintKey: fingerprint)
+        let apiKey = try await APIKeyBinding(keyring: fixture.keyring).issue(
+            merchantID: merchant.id, role: .admin, now: now, fingerprintKey: fingerprint)
         _ = try await fixture.store.createMerchant(
             merchant, keys: keys, sealedGatewayCredentials: nil, apiKey: apiKey,
             audit: AuditEntry(merchantID: merchant.id, actor: "cli", action: "merchant.created", objectType: "merchant", objectID: merchant.id,

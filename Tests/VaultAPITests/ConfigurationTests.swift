@@ -94,6 +94,9 @@ import VaultSQLite
         ("webhooks:\n  allowPrivateTargets: yes\n", "webhooks.allowPrivateTargets"),
         ("webhooks:\n  allowPrivateTargets: 1\n", "webhooks.allowPrivateTargets"),
         ("server:\n  captureSessionMinutes: 0\n", "server.captureSessionMinutes"),
+        ("capture:\n  sessionRetentionHours: 0\n", "capture.sessionRetentionHours"),
+        ("capture:\n  sessionRetentionHours: 721\n", "capture.sessionRetentionHours"),
+        ("capture:\n  retentionHours: 48\n", "capture.retentionHours"),
     ])
     func badConfigurationNamesTheKey(yaml: String, key: String) throws {
         let directory = TemporaryDirectory()
@@ -105,6 +108,14 @@ import VaultSQLite
         } catch let error as ConfigurationError {
             #expect(error.key == key)
         }
+    }
+
+    @Test func endedCaptureSessionsAreKeptADayUnlessTheFileSaysOtherwise() throws {
+        #expect(VaultConfiguration().capture.sessionRetentionHours == 24)
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "capture:\n  sessionRetentionHours: 72\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try VaultConfiguration.load(path: path, environment: [:]).capture.sessionRetentionHours == 72)
     }
 
     @Test func privateCallbackTargetsAreOffUnlessTheFileTurnsThemOn() throws {

@@ -32,7 +32,8 @@ import Vault
 
     /// Creates operator `ada` and returns its authenticator secret.
     static func createOperator(_ vault: VaultProcess, environment: [String: String]) async throws -> [UInt8] {
-        let created = try await run(vault, ["operator", "create", "ada", "--role", "admin", "--password-stdin", "--json"], input: password + "\n", environment: environment)
+        let created = try await run(
+            vault, ["operator", "create", "ada", "--role", "admin", "--password-stdin", "--json"], input: password + "\n", environment: environment)
         #expect(created.status == 0, "\(created.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
         return try Encoding.fromBase32(try #require(object["totpSecret"] as? String))

@@ -50,7 +50,8 @@ struct BackupCommand: AsyncParsableCommand {
         try manifest.write(to: manifestPath)
         if let salt {
             try salt.write(to: saltCopy)
-            print("wrote \(VaultConfiguration.absolute(saltCopy)): with it, the current master passphrase restores this backup after a passphrase change")
+            print("wrote \(VaultConfiguration.absolute(saltCopy)): with it, today's master passphrase restores this backup "
+                + "even after the passphrase is changed")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
         let versions = manifest.masterKeyVersionsNeeded.map(String.init).joined(separator: ", ")

@@ -45,7 +45,8 @@ public func buildApplication(
             ChargeRunService(queue: runtime.chargeRuns, store: runtime.store, logger: logger) { runtime.chargeRunner(logger: logger) },
             OperationsMetricsService(store: runtime.store, logger: logger),
             CaptureSessionPurgeService(
-                purge: CaptureSessionPurge(store: runtime.store, retentionHours: runtime.configuration.capture.sessionRetentionHours), logger: logger),
+                purge: CaptureSessionPurge(store: runtime.store, retentionHours: runtime.configuration.capture.sessionRetentionHours),
+                logger: logger),
         ],
         logger: logger, onServerRunning: onServerRunning, onMetricsRunning: onMetricsRunning)
 }

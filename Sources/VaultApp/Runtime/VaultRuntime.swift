@@ -133,8 +133,9 @@ public struct VaultRuntime: Sendable {
     /// Brings records written before the current at-rest protections up to them, once, before
     /// anything is served (each step finds nothing to do through a partial index once done): idempotency rows
     /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
-    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and transaction rows and webhook signing windows without a binding, audit chains
-    /// without a binding row.
+    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and
+    /// transaction rows and webhook signing windows without a binding, audit chains without a
+    /// binding row.
     func protectLegacyRecords(logger: Logger) async throws {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
