@@ -109,12 +109,15 @@ struct WebhookKeyRotationConformanceTests {
     @Test func windowsOfAnEarlierBuildAreBoundOnceAtStartUpThenAnUnboundWindowIsRefused() async throws {
         let fixture = try await StoreFixture()
         let merchantID = try await Self.merchantOfAnEarlierBuild(fixture)
-        try await Self.rotate(fixture, merchantID: merchantID, at: Self.now, overlap: 3600)
+        // Rotated by an earlier build: a window and no binding.
+        let next = try fixture.keyring.newKeyVersion(merchantID: merchantID, purpose: .webhook, version: 2, now: Self.now)
+        try await fixture.store.rotateWebhookKey(
+            next, windows: [WebhookSigningWindow(merchantID: merchantID, version: 1, signsUntil: Self.now.addingTimeInterval(3600), binding: nil)],
+            destroying: [], now: Self.now,
+            audit: AuditEntry(merchantID: merchantID, actor: "cli", action: "webhook.secret_rotated", objectType: "merchant", objectID: merchantID))
         let strip: SQLiteQuery = """
             UPDATE merchant_keys SET signs_until_binding = NULL WHERE merchant_id = \(merchantID) AND purpose = 'webhook'
             """
-        // As an earlier build left it: a window and no binding.
-        try await fixture.sql.run(strip)
         #expect(try await Self.signing(fixture, merchantID: merchantID, at: Self.now) == [2], "unbound: refused until bound")
         let binding = WebhookSigningWindowBinding(keyring: fixture.keyring)
         let startUp = try await binding.bindLegacyWindows(in: fixture.store)
@@ -132,5 +135,23 @@ struct WebhookKeyRotationConformanceTests {
         #expect(Set(again.refused) == ["\(merchantID)/webhook/1", "\(fixture.merchantID)/webhook/1"])
         #expect(try await Self.signing(fixture, merchantID: merchantID, at: Self.now) == [2])
         #expect(try await Self.signing(fixture, at: Self.now) == [2])
+    }
+
+    @Test func aMerchantOfAnEarlierBuildRotatedByThisOneNeverHasAStrippedWindowBoundAtStartUp() async throws {
+        let fixture = try await StoreFixture()
+        let merchantID = try await Self.merchantOfAnEarlierBuild(fixture)
+        let binding = WebhookSigningWindowBinding(keyring: fixture.keyring)
+        let first = try await binding.bindLegacyWindows(in: fixture.store)
+        #expect(first.bound == 0 && first.refused.isEmpty, "no window of an earlier build")
+        try await Self.rotate(fixture, merchantID: merchantID, at: Self.now, overlap: 3600)
+        // Stripped of its binding and raised, then a restart: not bound as it stands.
+        try await fixture.sql.run(
+            """
+            UPDATE merchant_keys SET signs_until = '2099-01-01T00:00:00.000Z', signs_until_binding = NULL
+            WHERE merchant_id = \(merchantID) AND purpose = 'webhook' AND version = 1
+            """)
+        let startUp = try await binding.bindLegacyWindows(in: fixture.store)
+        #expect(startUp.bound == 0 && startUp.refused == ["\(merchantID)/webhook/1"])
+        #expect(try await Self.signing(fixture, merchantID: merchantID, at: Self.now.addingTimeInterval(7200)) == [2])
     }
 }

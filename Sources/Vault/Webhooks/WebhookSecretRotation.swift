@@ -28,6 +28,9 @@ public struct WebhookSecretRotation: Sendable {
         let (_, current) = try await keyring.key(merchantID: merchantID, purpose: .webhook)
         let next = try keyring.newKeyVersion(merchantID: merchantID, purpose: .webhook, version: current + 1, now: now)
         let until = now.addingTimeInterval(overlap)
+        if let audited = store as? any WebhookKeyStore & AuditStore {
+            try await WebhookSigningWindowBinding(keyring: keyring).recordWindowsBound(merchantID: merchantID, in: audited)
+        }
         let (windows, destroying) = try await replacedWindows(merchantID: merchantID, below: next.version, until: until, now: now)
         try await store.rotateWebhookKey(
             next, windows: windows, destroying: destroying, now: now,

@@ -99,8 +99,23 @@ public struct WebhookSigningWindowBinding: Sendable {
     public func bindLegacyWindows(in store: any WebhookKeyStore & AuditStore, batchSize: Int = 500) async throws
         -> (bound: Int, refused: [String])
     {
-        let binding = self
-        let binder = LegacyRowBinder<WebhookSigningWindow>(
+        try await Self.legacyBinder(store: store, binding: self).run(audit: store, batchSize: batchSize)
+    }
+
+    /// Records, once, that the merchant's windows are all bound, for a merchant an earlier build
+    /// created that has no `webhook_windows.bound` event yet (it had no window of an earlier build
+    /// to bind): run before its first rotation by this build, so that a window of it found unbound
+    /// at a later start-up was stripped in the database, and is refused, not bound as it stands.
+    public func recordWindowsBound(merchantID: String, in store: any WebhookKeyStore & AuditStore) async throws {
+        guard try await !Self.legacyBinder(store: store, binding: self).rowsAreBound(merchantID: merchantID, in: store) else { return }
+        try await store.appendAudit(
+            AuditEntry(
+                merchantID: merchantID, actor: "system", action: Self.legacyWindowsBoundAction, objectType: "merchant", objectID: merchantID,
+                details: ["windows": "0"]))
+    }
+
+    private static func legacyBinder(store: any WebhookKeyStore & AuditStore, binding: Self) -> LegacyRowBinder<WebhookSigningWindow> {
+        LegacyRowBinder<WebhookSigningWindow>(
             markerAction: Self.legacyWindowsBoundAction, boundAtCreation: MerchantService.webhookWindowsBoundDetail,
             identity: { ("\($0.merchantID)/webhook/\($0.version)", $0.merchantID) },
             unboundRows: { try await store.unboundWebhookSigningWindows(limit: $0) },
@@ -110,7 +125,6 @@ public struct WebhookSigningWindowBinding: Sendable {
                 try await store.bindWebhookSigningWindows(bound)
                 return ["windows": bound.count]
             })
-        return try await binder.run(audit: store, batchSize: batchSize)
     }
 
     static func fields(_ version: Int, _ until: Date) -> [String] {
