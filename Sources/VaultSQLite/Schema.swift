@@ -548,6 +548,11 @@ public enum Schema {
             ALTER TABLE email_receipts ADD COLUMN binding BLOB;
             CREATE INDEX email_receipts_settled ON email_receipts(status, created_at);
             """),
+        // The end of a replaced webhook key's window is bound (`WebhookSigningWindowBinding`), so it
+        // cannot be raised in the database; windows of an earlier build are bound once at start.
+        Migration(id: 42, name: "webhook signing window bindings", sql: """
+            ALTER TABLE merchant_keys ADD COLUMN signs_until_binding BLOB;
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

@@ -109,4 +109,56 @@ import Vault
         #expect(twice.status == 1)
         #expect(twice.stderr.contains("already exists"))
     }
+
+    /// A verifier never asked: the card is registered without verification.
+    private struct NoVerification: CardVerifier {
+        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
+            .unavailable(reason: "not used")
+        }
+    }
+
+    @Test func aBackupTakenBeforeAPassphraseChangeRestoresWithThePassphraseItWasTakenUnderAndOnlyWithIt() async throws {
+        let (old, new) = ("ocean lantern ribbon gravel orbit", "harbor violet quarry meadow signal")
+        let vault = VaultProcess()
+        #expect(try await vault.initialize(environment: ["VAULT_MASTER_PASSPHRASE": old]).status == 0)
+        #expect(try await vault.run(["merchant", "create", "acme"], environment: ["VAULT_MASTER_PASSPHRASE": old]).status == 0)
+        try await vault.withStore { store in
+            let salt = try #require(try PassphraseSaltFile.load(path: vault.directory.file("keys/passphrase.salt")))
+            let keyring = Keyring(masterKeys: try salt.ring(passphrase: old), store: store)
+            try await keyring.verifyMasterKey()
+            let merchant = try #require(try await store.merchant(named: "acme"))
+            _ = try await SecureCardService(store: store, keyring: keyring, verifier: NoVerification()).register(
+                SecureCardRegistration(
+                    merchantReference: "ref-1", source: CardSource(method: "ocr", card: CardInput(number: "4242424242424242", expiryDate: "1230")),
+                    verify: false),
+                merchant: merchant, actor: "test", now: Date())
+        }
+        let file = vault.directory.file("backup.sqlite")
+        let backup = try await vault.run(["backup", file], environment: ["VAULT_MASTER_PASSPHRASE": old])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(try mode(file + ".passphrase.salt") == 0o600)
+        let rotated = try await vault.run(["keys", "rotate"], environment: ["VAULT_MASTER_PASSPHRASE": old, "VAULT_NEW_MASTER_PASSPHRASE": new])
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+
+        // The current passphrase, or any other, does not open the older backup: nothing is written.
+        let target = vault.directory.file("restored")
+        for wrong in [new, "quartz meadow lantern signal ribbon"] {
+            let refused = try await vault.run(["restore", file, "--to", target], environment: ["VAULT_MASTER_PASSPHRASE": wrong])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("cannot open"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: target))
+        }
+
+        let restored = try await vault.run(["restore", file, "--to", target], environment: ["VAULT_MASTER_PASSPHRASE": old])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try mode(target + "/keys/passphrase.salt") == 0o600)
+        #expect(try PassphraseSaltFile.load(path: target + "/keys/passphrase.salt")?.kekVersion == 1)
+        let restoredCopy = ["VAULT_DATABASE": target + "/data/vault.sqlite", "VAULT_KEYS_DIR": target + "/keys", "VAULT_MASTER_PASSPHRASE": old]
+        #expect(try await vault.run(["migrate"], environment: restoredCopy).status == 0)
+        // The check opens every card's sealed record: the card reads back.
+        let verified = try await vault.run(["audit", "verify", "--json"], environment: restoredCopy)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout.contains(#""secure_cards":1"#), "\(verified.stdout)")
+        #expect(try await vault.run(["merchant", "list"], environment: restoredCopy).stdout.contains("acme"))
+    }
 }

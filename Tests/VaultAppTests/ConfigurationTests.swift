@@ -108,6 +108,9 @@ import VaultSQLite
         ("server:\n  captureSessionMinutes: 0\n", "server.captureSessionMinutes"),
         ("receipts:\n  retentionDays: 0\n", "receipts.retentionDays"),
         ("receipts:\n  keepDays: 30\n", "receipts.keepDays"),
+        ("capture:\n  sessionRetentionHours: 0\n", "capture.sessionRetentionHours"),
+        ("capture:\n  sessionRetentionHours: 721\n", "capture.sessionRetentionHours"),
+        ("capture:\n  retentionHours: 48\n", "capture.retentionHours"),
     ])
     func badConfigurationNamesTheKey(yaml: String, key: String) throws {
         let directory = TemporaryDirectory()
@@ -119,6 +122,14 @@ import VaultSQLite
         } catch let error as ConfigurationError {
             #expect(error.key == key)
         }
+    }
+
+    @Test func endedCaptureSessionsAreKeptADayUnlessTheFileSaysOtherwise() throws {
+        #expect(VaultConfiguration().capture.sessionRetentionHours == 24)
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.yaml")
+        try "capture:\n  sessionRetentionHours: 72\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try VaultConfiguration.load(path: path, environment: [:]).capture.sessionRetentionHours == 72)
     }
 
     @Test func privateCallbackTargetsAreOffUnlessTheFileTurnsThemOn() throws {

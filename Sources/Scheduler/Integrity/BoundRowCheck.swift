@@ -3,7 +3,8 @@ import Payments
 
 /// Which bound rows are not as the vault wrote them (`vault audit verify`): ids only, never card data.
 public struct BoundRowReport: Sendable, Codable, Equatable {
-    /// Rows checked, by kind (`secure_cards`, `api_keys`, `schedules`, `schedule_steps`, `transactions`, `email_receipts`).
+    /// Rows checked, by kind (`secure_cards`, `api_keys`, `schedules`, `schedule_steps`, `transactions`, `email_receipts`,
+    /// `webhook_signing_windows`: webhook keys replaced by a rotation, named `<merchant>/webhook/<version>`).
     public var checked: [String: Int] = [:]
     /// The ids of rows that fail their check, by kind (card tokens, key ids, schedule, step, transaction and receipt ids).
     public var tampered: [String: [String]] = [:]
@@ -22,7 +23,8 @@ public struct BoundRowReport: Sendable, Codable, Equatable {
 
 /// Checks every bound row of every merchant in service: cards (their sealed record with its bound
 /// metadata), API keys, schedules and steps (``ScheduleBinding``), transactions (``TransactionBinding``), queued e-mail
-/// receipts (``ReceiptBinding``, their recipient opened to be checked). Off-boarded merchants' rows are
+/// receipts (``ReceiptBinding``, their recipient opened to be checked), the windows of replaced webhook keys
+/// (``WebhookSigningWindowBinding``). Off-boarded merchants' rows are
 /// not checked: their keys are destroyed, so nothing of theirs can be charged or authenticate.
 ///
 /// A row bound by no key (inserted, moved, re-priced or stripped of its binding in the database) is
@@ -35,6 +37,7 @@ public struct BoundRowCheck: Sendable {
     private let transactions: TransactionBinding
     private let receipts: ReceiptBinding
     private let receiptRecipients: WebhookFieldSeal
+    private let webhookWindows: WebhookSigningWindowBinding
 
     /// A check of `store`'s rows with the merchants' keys from `keyring`.
     public init(store: any VaultStorage, keyring: Keyring) {
@@ -45,6 +48,7 @@ public struct BoundRowCheck: Sendable {
         transactions = TransactionBinding(keyring: keyring)
         receipts = ReceiptBinding(keyring: keyring)
         receiptRecipients = WebhookFieldSeal(keyring: keyring)
+        webhookWindows = WebhookSigningWindowBinding(keyring: keyring)
     }
 
     /// Reads and checks every bound row.
@@ -56,6 +60,11 @@ public struct BoundRowCheck: Sendable {
             }
             for key in try await store.apiKeys(merchantID: merchant.id) {
                 report.count("api_keys", id: key.record.id, intact: await apiKeys.isIntact(key))
+            }
+            for window in try await store.webhookSigningWindows(merchantID: merchant.id)
+            where window.signsUntil != nil || window.binding != nil {
+                report.count(
+                    "webhook_signing_windows", id: "\(merchant.id)/webhook/\(window.version)", intact: await webhookWindows.isIntact(window))
             }
             var after: Int64?
             while true {

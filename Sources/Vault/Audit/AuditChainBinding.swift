@@ -67,19 +67,41 @@ public struct AuditChainBinding: Sendable, Equatable {
         public var events: Int64
         /// The last event's link (the genesis link when there is none).
         public var head: [UInt8]
+        /// The links of earlier events, by their place in the chain: the engine reads the one at
+        /// the place a binding that trails the chain names (``trailingPlaces(bindings:walked:)``).
+        public var links: [Int64: [UInt8]]
 
         /// A walk's result.
-        public init(chain: String, events: Int64, head: [UInt8]) {
+        public init(chain: String, events: Int64, head: [UInt8], links: [Int64: [UInt8]] = [:]) {
             self.chain = chain
             self.events = events
             self.head = head
+            self.links = links
         }
     }
 
+    /// The places whose link ``mismatches(bindings:walked:auditKey:)`` needs, by chain: where each
+    /// binding that trails its walked chain (fewer events bound than walked) says the chain passed.
+    public static func trailingPlaces(bindings: [AuditChainBinding], walked: [Walked]) -> [String: Int64] {
+        let walks = Dictionary(walked.map { ($0.chain, $0.events) }, uniquingKeysWith: { first, _ in first })
+        var places: [String: Int64] = [:]
+        for binding in bindings where binding.events > 0 && binding.events < (walks[binding.chain] ?? 0) {
+            places[binding.chain] = binding.events
+        }
+        return places
+    }
+
     /// The chains whose binding and events disagree, each with why (in chain order): a binding
-    /// that is not authentic, a bound chain whose events are gone, fewer or more than bound, or end
-    /// elsewhere, and a chain with events but no binding row. Empty when every chain is bound as
-    /// found.
+    /// that is not authentic, a bound chain whose events are gone, fewer than bound, more than
+    /// bound without passing through the bound head, or ending elsewhere, and a chain with events
+    /// but no binding row. Empty when every chain is bound as found.
+    ///
+    /// A chain longer than its binding whose event at the bound place has the bound link is
+    /// accepted: the events after it carry keyed links, which only a holder of the audit key
+    /// writes, so they were appended by a vault process that did not advance the binding: a server
+    /// of a build before chain bindings, during a rolling upgrade. The next append by this build
+    /// brings the binding up to the chain's end. Events cut from such a chain's end, down to the
+    /// bound place, are not noticed by the binding until then (the heads kept outside are).
     public static func mismatches(bindings: [AuditChainBinding], walked: [Walked], auditKey: SecureBytes?) -> [(chain: String, reason: String)] {
         var found: [(chain: String, reason: String)] = []
         let walks = Dictionary(walked.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
@@ -97,6 +119,8 @@ public struct AuditChainBinding: Sendable, Equatable {
             let events = walk?.events ?? 0
             if events == 0 {
                 found.append((chain, "the chain is bound to \(binding.events) events and none remain (the whole chain was deleted)"))
+            } else if events > binding.events, let passed = walk?.links[binding.events], constantTimeEquals(passed, binding.head) {
+                continue
             } else if events != binding.events {
                 found.append((chain, "the chain is bound to \(binding.events) events and \(events) remain"))
             } else if let walk, !constantTimeEquals(walk.head, binding.head) {

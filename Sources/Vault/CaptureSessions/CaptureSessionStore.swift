@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Where capture sessions are kept. The domain decides every change (``CaptureSessionTransition``);
 /// an engine stores the row and applies a transition as one guarded update.
 public protocol CaptureSessionStore: Sendable {
@@ -11,4 +13,10 @@ public protocol CaptureSessionStore: Sendable {
     /// the transition says so), with its audit event; nothing otherwise.
     /// - Returns: whether the row changed.
     func applyCaptureSessionTransition(_ transition: CaptureSessionTransition) async throws -> Bool
+
+    /// Deletes up to `limit` sessions that ended before `cutoff`: those in one of the `used`
+    /// statuses last changed before it, and those of any status that expired before it; never
+    /// another. The sealed data goes with the row.
+    /// - Returns: how many were deleted.
+    func deleteCaptureSessions(used: [CaptureSession.Status], endedBefore cutoff: Date, limit: Int) async throws -> Int
 }

@@ -8,9 +8,12 @@ import Synchronization
 /// bytes and, in the associated data, the operator's id and the row's clear facts that decide what
 /// it may do (``OperatorRow/binding``: name, role, merchants, status, password hash): a secret
 /// copied to another operator's row does not open, nor one whose row was edited in the database to
-/// raise its role, widen its merchants, re-enable it or put in a password hash someone knows. A secret sealed under a KEK version the process no longer holds does not open
-/// either: after a master key rotation retires a version, operators re-enrol
-/// (`vault operator reset`).
+/// raise its role, widen its merchants, re-enable it or put in a password hash someone knows.
+///
+/// A master key rotation (``rewrapAll(batchSize:actor:now:)``, key-file and passphrase mode alike)
+/// re-seals every secret under the new KEK version before it retires the old ones, so operators
+/// sign in unchanged after the old version is dropped. A secret that does not open (its row edited
+/// in the database) is left as it is: it stays unusable, and `vault operator reset` re-enrols.
 extension Keyring {
     /// Seals a TOTP secret for `operatorID` under the current KEK version.
     /// - Parameter binding: the row's bound facts (``OperatorRow/binding``).
@@ -29,6 +32,23 @@ extension Keyring {
         let key = try SubkeyDerivation.derive(from: kek, id: 2, context: "operator")
         return try RecordCipher.open(sealed.dropFirst(4), key: key, associatedData: Self.operatorAD(operatorID, version, binding), lifetime: .brief)
             .copyToArray()
+    }
+
+    /// Re-seals every operator secret sealed under a KEK version below the current one, under the
+    /// current one (part of ``rewrapAll(batchSize:actor:now:)``). A secret that does not open is left.
+    /// - Returns: how many were re-sealed.
+    func resealOperatorSecrets(in store: any OperatorStore) async throws -> Int {
+        let current = currentMasterKeyVersion
+        var count = 0
+        for row in try await store.operatorRows() {
+            guard let version = Self.keyVersion(ofSealedRecord: row.sealedSecret), version < current,
+                let secret = try? openOperatorSecret(row.sealedSecret, operatorID: row.account.id, binding: row.binding)
+            else { continue }
+            let resealed = try sealOperatorSecret(secret, operatorID: row.account.id, binding: row.binding)
+            // A row changed since it was read (reset, disabled) already holds a secret sealed under the current version.
+            if try await store.resealOperatorSecret(id: row.account.id, old: row.sealedSecret, new: resealed) { count += 1 }
+        }
+        return count
     }
 
     private static func operatorAD(_ operatorID: String, _ version: Int, _ binding: [UInt8]) -> [UInt8] {

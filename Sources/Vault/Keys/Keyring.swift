@@ -151,11 +151,13 @@ public final class Keyring: Sendable {
     }
 
     /// The keys that sign a merchant's webhook delivery at `now`, newest first: the newest webhook
-    /// key and, while a rotation's overlap lasts, the ones before it (``WebhookKeyStore``).
+    /// key and, while a rotation's overlap lasts, the ones before it (``WebhookKeyStore``). An
+    /// older key signs only while its window, checked against its binding, lasts
+    /// (``WebhookSigningWindowBinding``): one raised in the database signs nothing.
     /// - Throws: `KeyringError.keyUnavailable` when the merchant has no webhook key.
     public func webhookSigningKeys(merchantID: String, now: Date = Date()) async throws -> [SecureBytes] {
-        guard let versions = try await (store as? any WebhookKeyStore)?.webhookSigningVersions(merchantID: merchantID, now: now),
-            !versions.isEmpty
+        guard let windows = try await (store as? any WebhookKeyStore)?.webhookSigningWindows(merchantID: merchantID),
+            case let versions = await WebhookSigningWindowBinding(keyring: self).signingVersions(windows, now: now), !versions.isEmpty
         else { return [try await key(merchantID: merchantID, purpose: .webhook).key] }
         var keys: [SecureBytes] = []
         for version in versions { keys.append(try await key(merchantID: merchantID, purpose: .webhook, version: version).key) }
@@ -292,8 +294,9 @@ public final class Keyring: Sendable {
         try masterKeys.reload()
     }
 
-    /// Rewraps every key still under an older KEK with the current one, in batches, then retires
-    /// the older versions. Safe to interrupt and run again.
+    /// Rewraps every key still under an older KEK with the current one, in batches, re-seals the
+    /// operators' TOTP secrets sealed under an older KEK (``resealOperatorSecrets(in:)``), then
+    /// retires the older versions. Safe to interrupt and run again.
     /// - Returns: how many keys were rewrapped.
     public func rewrapAll(batchSize: Int = 500, actor: String, now: Date = Date()) async throws -> Int {
         let current = currentMasterKeyVersion
@@ -311,10 +314,12 @@ public final class Keyring: Sendable {
             total += try await store.rewrap(pairs)
         }
         _ = try await store.rewrapSystemKeys(kekVersionBelow: current, with: masterKeys)
+        var operators = 0
+        if let operatorStore = store as? any OperatorStore { operators = try await resealOperatorSecrets(in: operatorStore) }
         try await store.retireKEKVersions(
             below: current, at: now,
             audit: AuditEntry(merchantID: nil, actor: actor, action: "keys.kek_rotated", objectType: "kek", objectID: String(current),
-                              details: ["rewrapped": String(total)]))
+                              details: ["rewrapped": String(total), "operatorSecrets": String(operators)]))
         try await announceKeyChange()
         return total
     }

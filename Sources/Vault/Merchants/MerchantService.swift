@@ -99,6 +99,7 @@ public struct MerchantService: Sendable {
                     "name": name, "gateway": merchant.gateway.name, "apiKey": apiKey.record.id, "role": role.rawValue,
                     Self.keysBoundDetail: "true", Self.schedulesBoundDetail: "true", Self.transactionsBoundDetail: "true",
                     Self.receiptsBoundDetail: "true",
+                    Self.webhookWindowsBoundDetail: "true",
                 ]))
         return (merchant, apiKey)
     }
@@ -184,6 +185,9 @@ public struct MerchantService: Sendable {
     /// The `merchant.created` detail of a merchant whose queued e-mail receipts are bound from the
     /// start (created by this build or later): an unbound receipt of it was inserted behind the vault's back.
     public static let receiptsBoundDetail = "receiptsBound"
+    /// The `merchant.created` detail of a merchant whose webhook signing windows are bound from the
+    /// start (created by this build or later): an unbound window of it was set behind the vault's back.
+    public static let webhookWindowsBoundDetail = "webhookWindowsBound"
 
     /// Binds the API key rows an earlier build stored with a plain SHA-256 and no binding, as they
     /// stand, once per merchant (``LegacyRowBinder``: an `api_keys.bound` audit event in the

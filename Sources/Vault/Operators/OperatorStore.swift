@@ -22,6 +22,12 @@ public protocol OperatorStore: Sendable {
     /// - Returns: whether it was active.
     func disableOperator(id: String, sealedSecret: [UInt8], at: Date, audit: AuditEntry) async throws -> Bool
 
+    /// Replaces the operator's sealed TOTP secret `old` by `new`, the same secret re-sealed under
+    /// the current KEK version (a master key rotation), changing nothing else and writing no audit
+    /// event (the rotation audits itself).
+    /// - Returns: false when the row no longer holds `old` (changed since it was read).
+    func resealOperatorSecret(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool
+
     /// Replaces the operator's password hash and sealed TOTP secret, makes it active, clears its
     /// failed sign-ins, lock and last code step, and deletes its sessions, with the audit event.
     func resetOperator(id: String, passwordHash: String, sealedSecret: [UInt8], at: Date, audit: AuditEntry) async throws

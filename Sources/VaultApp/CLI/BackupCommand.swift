@@ -12,6 +12,8 @@ struct BackupCommand: AsyncParsableCommand {
         discussion: """
             Writes FILE (mode 0600, never overwriting) with SQLite's VACUUM INTO: one read snapshot, so writers \
             never make it start over, and FILE.keys.json naming the master key versions a restore needs. \
+            With a passphrase-derived master key it also copies keys/passphrase.salt to FILE.passphrase.salt: the \
+            passphrase the backup was taken under and that salt restore it, whatever the passphrase is now. \
             The backup holds no key: keep keys/master.key and keys/retired.key with it. On PostgreSQL it refuses \
             (exit 1): use pg_dump or pg_basebackup.
             """)
@@ -37,14 +39,33 @@ struct BackupCommand: AsyncParsableCommand {
         guard !FileManager.default.fileExists(atPath: manifestPath) else {
             throw BackupRefused("\(manifestPath) already exists; a backup never overwrites a file (choose a new name)")
         }
+        let salt = try Self.passphraseSalt(keysDirectory: configuration.keys.directory)
+        let saltCopy = BackupManifest.saltPath(forBackup: file)
+        if salt != nil, FileManager.default.fileExists(atPath: saltCopy) {
+            throw BackupRefused("\(saltCopy) already exists; a backup never overwrites a file (choose a new name)")
+        }
         try SQLiteBackup.write(database: database.path, to: file)
         let contents = try SQLiteBackup.contents(of: file)
         let manifest = BackupManifest(backup: file, migrations: contents.migrations, kekVersions: contents.kekVersions)
         try manifest.write(to: manifestPath)
+        if let salt {
+            try salt.write(to: saltCopy)
+            print("wrote \(VaultConfiguration.absolute(saltCopy)): with it, today's master passphrase restores this backup "
+                + "even after the passphrase is changed")
+        }
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
         let versions = manifest.masterKeyVersionsNeeded.map(String.init).joined(separator: ", ")
         print("wrote \(VaultConfiguration.absolute(file)) (\(size) bytes, migration \(manifest.migration)); "
             + "it needs master key version(s) \(versions) (\(VaultConfiguration.absolute(manifestPath)))")
+    }
+}
+
+extension BackupCommand {
+    /// The passphrase salt file the key source reads (a pending one of an unfinished passphrase
+    /// change first), or nil for a vault whose master key is not derived from a passphrase.
+    static func passphraseSalt(keysDirectory: String) throws -> PassphraseSaltFile? {
+        let saltPath = (keysDirectory as NSString).appendingPathComponent(PassphraseSaltFile.defaultFileName)
+        return try PassphraseSaltFile.load(path: MasterKeySource.pendingSaltPath(besideSaltFile: saltPath)) ?? PassphraseSaltFile.load(path: saltPath)
     }
 }
 

@@ -12,8 +12,11 @@ struct RestoreCommand: AsyncParsableCommand {
         discussion: """
             Before writing anything, reads FILE (integrity check), and checks that this build knows its migrations and \
             that the key source (the key file, with keys/retired.key or --key-archive, or VAULT_MASTER_KEY) holds and \
-            opens every master key version it needs. Then writes DIR/data/vault.sqlite and, with a key file, \
-            DIR/keys/master.key holding exactly the versions the backup knows (modes 0600, directories 0700). \
+            opens every master key version it needs. With VAULT_MASTER_PASSPHRASE, the passphrase the backup was taken \
+            under is checked with the salt file `vault backup` wrote beside it (FILE.passphrase.salt; the current \
+            keys/passphrase.salt for a backup without one). Then writes DIR/data/vault.sqlite and, with a key file, \
+            DIR/keys/master.key holding exactly the versions the backup knows, with a passphrase DIR/keys/passphrase.salt \
+            (modes 0600, directories 0700). \
             Exit 0 restored; 1 refused (wrong or missing key, unreadable backup, DIR already holds a vault): nothing written.
             """)
 
@@ -33,8 +36,10 @@ struct RestoreCommand: AsyncParsableCommand {
         VaultLogging.bootstrap(configuration.logging)
         let source = MasterKeySource(configuration: configuration.keys)
         let databasePath = ((to as NSString).appendingPathComponent("data") as NSString).appendingPathComponent("vault.sqlite")
-        let keyFilePath = ((to as NSString).appendingPathComponent("keys") as NSString).appendingPathComponent(MasterKeyFile.defaultFileName)
-        for existing in [databasePath, keyFilePath] where FileManager.default.fileExists(atPath: existing) {
+        let keysDirectory = (to as NSString).appendingPathComponent("keys")
+        let keyFilePath = (keysDirectory as NSString).appendingPathComponent(MasterKeyFile.defaultFileName)
+        let saltFilePath = (keysDirectory as NSString).appendingPathComponent(PassphraseSaltFile.defaultFileName)
+        for existing in [databasePath, keyFilePath, saltFilePath] where FileManager.default.fileExists(atPath: existing) {
             throw BackupRefused("\(VaultConfiguration.absolute(existing)) already exists; restore into a new directory")
         }
         let contents = try SQLiteBackup.contents(of: file)
@@ -43,7 +48,16 @@ struct RestoreCommand: AsyncParsableCommand {
             throw BackupRefused("the backup has migration \(newer), unknown to this build: restore it with the build that wrote it or a newer one")
         }
         guard !contents.kekVersions.isEmpty else { throw BackupRefused("the backup records no master key version: it is not a vault set up with keys") }
-        let ring = try keyRing(source: source, configuration: configuration.keys)
+        // A passphrase derives the backup's master key with the salt it was taken under.
+        let salt: PassphraseSaltFile? =
+            if case .passphrase = source {
+                try PassphraseSaltFile.load(path: BackupManifest.saltPath(forBackup: file))
+                    ?? BackupCommand.passphraseSalt(keysDirectory: configuration.keys.directory)
+            } else {
+                nil
+            }
+        let ring = try salt.map { try $0.ring(passphrase: configuration.keys.passphraseFromEnvironment ?? "") }
+            ?? keyRing(source: source, configuration: configuration.keys)
         do {
             try Keyring.check(ring, opens: contents.kekVersions)
         } catch {
@@ -57,6 +71,12 @@ struct RestoreCommand: AsyncParsableCommand {
             try MasterKeyFile.write(restoredRing, to: keyFilePath)
             print("restored \(file) into \(VaultConfiguration.absolute(to)): database at migration \(contents.migrations.last ?? 0), "
                 + "master key version(s) \(restoredRing.versions.map(String.init).joined(separator: ", ")) in \(VaultConfiguration.absolute(keyFilePath))")
+        } else if let salt {
+            try makePrivateDirectory(keysDirectory)
+            try salt.write(to: saltFilePath)
+            print("restored \(file) into \(VaultConfiguration.absolute(to)): database at migration \(contents.migrations.last ?? 0), "
+                + "passphrase salt of master key version \(salt.kekVersion) in \(VaultConfiguration.absolute(saltFilePath)): "
+                + "start it with the passphrase the backup was taken under")
         } else {
             print("restored \(file) into \(VaultConfiguration.absolute(to)): database at migration \(contents.migrations.last ?? 0); "
                 + "start it with the same key source (\(source.summary))")

@@ -59,7 +59,7 @@ extension VaultConfiguration {
         let document = try ConfigNode(root, path: "")
         try document.allow([
             "server", "metrics", "database", "keys", "defaults", "schedules", "retry", "idempotency", "webhooks", "receipts", "runner", "logging",
-            "rateLimit", "reversals", "duplicates", "reconcile", "console",
+            "rateLimit", "reversals", "duplicates", "reconcile", "console", "capture",
         ])
         if let node = try document.section("server") {
             try node.allow(Set(["host", "port", "maxBodyBytes", "requestTimeoutSeconds"] + Self.connectionKeys))
@@ -109,6 +109,10 @@ extension VaultConfiguration {
         if let node = try document.section("idempotency") {
             try node.allow(["retentionHours"])
             if let value = try node.int("retentionHours", in: 1...720) { idempotencyRetentionHours = value }
+        }
+        if let node = try document.section("capture") {
+            try node.allow(["sessionRetentionHours"])
+            if let value = try node.int("sessionRetentionHours", in: 1...720) { capture.sessionRetentionHours = value }
         }
         if let node = try document.section("runner") {
             try node.allow(["concurrency", "batchSize", "leaseSeconds", "gatewayRetries", "inDoubtGraceSeconds", "gatewayTimeoutSeconds", "unreachableLimit"])

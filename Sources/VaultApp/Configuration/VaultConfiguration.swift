@@ -141,6 +141,13 @@ public struct VaultConfiguration: Sendable, Equatable {
         public var allowPrivateTargets = false
     }
 
+    /// Hosted card capture.
+    public struct Capture: Sendable, Equatable {
+        /// Hours a capture session is kept after it ended (used, or expired): then `vault serve`
+        /// deletes it with the sealed data it holds. A session still open is never deleted.
+        public var sessionRetentionHours = 24
+    }
+
     /// E-mail receipts: the mail program and sender, and how refusals are retried.
     public struct Receipts: Sendable, Equatable {
         /// A sendmail-compatible program with its arguments, run without a shell (absolute path,
@@ -195,6 +202,8 @@ public struct VaultConfiguration: Sendable, Equatable {
     public var retry = Retry()
     /// Hours an idempotency key is remembered.
     public var idempotencyRetentionHours = 24
+    /// Hosted card capture (`capture.sessionRetentionHours`).
+    public var capture = Capture()
     /// Webhook delivery.
     public var webhooks = Webhooks()
     /// E-mail receipts.

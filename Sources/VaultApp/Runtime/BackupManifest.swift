@@ -28,6 +28,11 @@ struct BackupManifest: Codable, Equatable {
     /// The manifest's path for the backup at `path`.
     static func path(forBackup path: String) -> String { path + ".keys.json" }
 
+    /// Where `vault backup` copies the passphrase salt file (`keys/passphrase.salt`) of a vault whose
+    /// master key is derived from a passphrase: with the passphrase the backup was taken under, it
+    /// derives the master key version the backup needs, even after the passphrase was changed.
+    static func saltPath(forBackup path: String) -> String { path + ".passphrase.salt" }
+
     /// Writes the manifest to the new file `path` (mode 0600, never overwriting, synced).
     /// - Throws: ``BackupRefused`` when the file exists or cannot be written.
     func write(to path: String) throws {

@@ -3,6 +3,7 @@ public import Hummingbird
 public import Logging
 public import Prometheus
 import Scheduler
+import Vault
 public import VaultAPI
 
 extension VaultRuntime {
@@ -22,7 +23,7 @@ extension VaultRuntime {
 
 /// The HTTP application over an opened runtime, with what runs beside it: the metrics listener,
 /// webhook and e-mail receipt delivery, the reconciler of transactions in doubt, the charge runs
-/// started over HTTP and the refresh of the on-call gauges.
+/// started over HTTP, the refresh of the on-call gauges and the purge of ended capture sessions.
 /// - Throws: `ConfigurationError` when the listener settings are refused.
 public func buildApplication(
     runtime: VaultRuntime, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
@@ -43,6 +44,9 @@ public func buildApplication(
                 interval: .seconds(runtime.configuration.reconcile.intervalSeconds), logger: reconcilerLogger),
             ChargeRunService(queue: runtime.chargeRuns, store: runtime.store, logger: logger) { runtime.chargeRunner(logger: logger) },
             OperationsMetricsService(store: runtime.store, logger: logger),
+            CaptureSessionPurgeService(
+                purge: CaptureSessionPurge(store: runtime.store, retentionHours: runtime.configuration.capture.sessionRetentionHours),
+                logger: logger),
         ],
         logger: logger, onServerRunning: onServerRunning, onMetricsRunning: onMetricsRunning)
 }

@@ -133,8 +133,9 @@ public struct VaultRuntime: Sendable {
     /// Brings records written before the current at-rest protections up to them, once, before
     /// anything is served (each step finds nothing to do through a partial index once done): idempotency rows
     /// with unkeyed fingerprints and clear responses, cards whose sealed data does not bind their
-    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and transaction rows without a binding, audit chains
-    /// without a binding row.
+    /// clear metadata, schedules with receipt contacts in the clear, API key, schedule, step and
+    /// transaction rows and webhook signing windows without a binding, audit chains without a
+    /// binding row.
     func protectLegacyRecords(logger: Logger) async throws {
         let idempotencyRows = try await idempotency.upgradeLegacyRows()
         let boundCards = try await cards.bindLegacyMetadata()
@@ -167,6 +168,13 @@ public struct VaultRuntime: Sendable {
             logger.warning(
                 "e-mail receipts inserted or altered behind the vault's back are left unbound: they are never sent",
                 metadata: ["receipts": "\(receipts.refused.joined(separator: ","))"])
+        }
+        let windows = try await WebhookSigningWindowBinding(keyring: keyring).bindLegacyWindows(in: store)
+        if windows.bound > 0 { logger.notice("bound webhook signing windows written by an earlier build", metadata: ["windows": "\(windows.bound)"]) }
+        if !windows.refused.isEmpty {
+            logger.warning(
+                "webhook signing windows set behind the vault's back are left unbound: those retired secrets sign nothing",
+                metadata: ["windows": "\(windows.refused.joined(separator: ","))"])
         }
         let chains = try await store.bindLegacyAuditChains()
         if chains > 0 { logger.notice("bound audit chains written by an earlier build", metadata: ["chains": "\(chains)"]) }

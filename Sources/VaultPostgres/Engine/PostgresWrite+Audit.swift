@@ -269,11 +269,15 @@ extension PostgresWrite {
 /// chains' binding rows: a row advances only from the head the transaction locked, and a chain the
 /// transaction started from nothing gets a row only if it has none. So a chain deleted whole (or
 /// cut) and then appended to keeps its old binding, and `audit verify` still reports it; and a
-/// binding row deleted while events remain is not re-created by the next append.
+/// binding row deleted while events remain is not re-created by the next append. A row that trails
+/// the locked head through an event of its chain (events a build before bindings appended) is
+/// brought up too.
 enum AuditChainBindingSQL {
     static let advance = """
         UPDATE audit_chain_bindings b SET events = u.events, head = u.head, mac = u.mac FROM bound u
-        WHERE b.chain = u.chain AND b.events = u.start_events AND b.head = u.start_head AND u.start_events > 0
+        WHERE b.chain = u.chain AND u.start_events > 0 AND ((b.events = u.start_events AND b.head = u.start_head)
+            OR (b.events > 0 AND b.events < u.start_events AND EXISTS (
+                SELECT 1 FROM audit_events e WHERE e.chain = b.chain AND e.chain_seq = b.events AND e.hash = b.head)))
         RETURNING 1
         """
     static let create = """

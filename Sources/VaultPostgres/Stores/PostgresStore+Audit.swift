@@ -78,6 +78,14 @@ extension PostgresStore: AuditStore, AuditChainBindingStore {
             let bindings = try await connection.rows("SELECT chain, events, head, mac FROM audit_chain_bindings", logger: logger).map { row in
                 AuditChainBinding(chain: try row.string("chain"), events: try row.int64("events"), head: try row.blob("head"), mac: try row.optionalBlob("mac"))
             }
+            // A binding that trails its chain (events a build before bindings appended): the link at its place.
+            for (chain, place) in AuditChainBinding.trailingPlaces(bindings: bindings, walked: walked) {
+                guard let index = walked.firstIndex(where: { $0.chain == chain }),
+                    let link = try await connection.row(
+                        "SELECT hash FROM audit_events WHERE chain = \(chain) AND chain_seq = \(place)", logger: logger)?.blob("hash")
+                else { continue }
+                walked[index].links[place] = link
+            }
             for mismatch in AuditChainBinding.mismatches(bindings: bindings, walked: walked, auditKey: key) {
                 let events = walked.first { $0.chain == mismatch.chain }?.events ?? 0
                 reports.append(AuditChainReport(chain: mismatch.chain, verification: .broken(sequence: events + 1, reason: mismatch.reason)))

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import PostgresNIO
 public import Vault
 
@@ -44,6 +44,20 @@ extension PostgresStore: CaptureSessionStore {
             guard changed == 1 else { return false }
             if let audit = transition.audit { try await transaction.appendAudit(audit) }
             return true
+        }
+    }
+
+    public func deleteCaptureSessions(used: [CaptureSession.Status], endedBefore cutoff: Date, limit: Int) async throws -> Int {
+        let (statuses, before) = (used.map(\.rawValue), Timestamp.string(cutoff))
+        return try await write { transaction in
+            try await transaction.run(
+                """
+                DELETE FROM capture_sessions WHERE id IN (
+                    SELECT id FROM capture_sessions
+                    WHERE (status = ANY(\(statuses)::text[]) AND updated_at < \(before)) OR expires_at < \(before)
+                    ORDER BY created_at LIMIT \(limit))
+                RETURNING 1
+                """)
         }
     }
 }

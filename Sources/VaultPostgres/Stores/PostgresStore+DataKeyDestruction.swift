@@ -8,7 +8,7 @@ extension PostgresStore {
         "merchant_keys.wrapped_key", "system_keys.wrapped_key", "kek_versions.check_value", "audit_events.prev_hash", "audit_events.hash",
         "audit_chains.last_hash", "api_keys.secret_hash", "api_keys.binding", "secure_card_names.token_mac", "transactions.duplicate_mac",
         "audit_chain_bindings.head", "audit_chain_bindings.mac", "schedules.binding", "schedule_steps.binding", "transactions.binding", "email_receipts.binding",
-        "capture_sessions.secret_mac",
+        "capture_sessions.secret_mac", "merchant_keys.signs_until_binding",
         // Sealed under a subkey of the KEK, its header a KEK version (`Keyring.sealOperatorSecret`).
         "operators.totp_secret",
     ]

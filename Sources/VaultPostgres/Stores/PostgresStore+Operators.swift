@@ -54,6 +54,13 @@ extension PostgresStore: OperatorStore {
         }
     }
 
+    public func resealOperatorSecret(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool {
+        try await write { transaction in
+            try await transaction.run(
+                "UPDATE operators SET totp_secret = \(bytea(new)) WHERE id = \(id) AND totp_secret = \(bytea(old)) RETURNING 1") == 1
+        }
+    }
+
     public func resetOperator(id: String, passwordHash: String, sealedSecret: [UInt8], at: Date, audit: AuditEntry) async throws {
         try await write { transaction in
             let changed = try await transaction.run(

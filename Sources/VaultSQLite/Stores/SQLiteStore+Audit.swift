@@ -58,7 +58,13 @@ extension SQLiteStore: AuditStore, AuditHeadStore, AuditChainBindingStore {
         let bindings = try connection.query("SELECT chain, events, head, mac FROM audit_chain_bindings").map { row in
             AuditChainBinding(chain: try row.string("chain"), events: try row.int64("events"), head: try row.blob("head"), mac: try row.optionalBlob("mac"))
         }
-        let walked = [AuditChainBinding.Walked(chain: AuditChainBinding.singleChain, events: events, head: head)]
+        var walked = [AuditChainBinding.Walked(chain: AuditChainBinding.singleChain, events: events, head: head)]
+        // A binding that trails the chain (events a build before bindings appended): the link at its place.
+        if let place = AuditChainBinding.trailingPlaces(bindings: bindings, walked: walked)[AuditChainBinding.singleChain],
+            let link = try connection.queryOne("SELECT hash FROM audit_events WHERE seq = \(place)")?.blob("hash")
+        {
+            walked[0].links[place] = link
+        }
         guard let mismatch = AuditChainBinding.mismatches(bindings: bindings, walked: walked, auditKey: key).first else { return .intact(events: events) }
         return .broken(sequence: events + 1, reason: "chain \(mismatch.chain): \(mismatch.reason)")
     }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Vault
 
 extension SQLiteStore: CaptureSessionStore {
@@ -41,6 +41,20 @@ extension SQLiteStore: CaptureSessionStore {
             guard connection.changes == 1 else { return false }
             if let audit = transition.audit { try connection.appendAudit(audit) }
             return true
+        }
+    }
+
+    public func deleteCaptureSessions(used: [CaptureSession.Status], endedBefore cutoff: Date, limit: Int) async throws -> Int {
+        let (statuses, before) = (used.isEmpty ? [""] : used.map(\.rawValue), Timestamp.string(cutoff))
+        return try await database.write { connection in
+            try connection.run(
+                """
+                DELETE FROM capture_sessions WHERE id IN (
+                    SELECT id FROM capture_sessions
+                    WHERE (status IN (\(list: statuses)) AND updated_at < \(before)) OR expires_at < \(before)
+                    ORDER BY created_at LIMIT \(limit))
+                """)
+            return connection.changes
         }
     }
 }

@@ -51,6 +51,13 @@ extension SQLiteStore: OperatorStore {
         }
     }
 
+    public func resealOperatorSecret(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("UPDATE operators SET totp_secret = \(new) WHERE id = \(id) AND totp_secret = \(old)")
+            return connection.changes == 1
+        }
+    }
+
     public func resetOperator(id: String, passwordHash: String, sealedSecret: [UInt8], at: Date, audit: AuditEntry) async throws {
         try await database.write { connection in
             try connection.run(

@@ -2,39 +2,62 @@ public import Foundation
 public import Vault
 
 extension SQLiteStore: WebhookKeyStore {
-    public func rotateWebhookKey(_ next: WrappedKey, previousSignUntil: Date, now: Date, audit: AuditEntry) async throws {
-        let (until, nowText) = (Timestamp.string(previousSignUntil), Timestamp.string(now))
+    public func rotateWebhookKey(_ next: WrappedKey, windows: [WebhookSigningWindow], destroying: [Int], now: Date, audit: AuditEntry) async throws {
+        let nowText = Timestamp.string(now)
         try await database.write { connection in
-            try connection.run(
-                """
-                UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(nowText)
-                WHERE merchant_id = \(next.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL AND signs_until <= \(nowText)
-                """)
-            try connection.run(
-                """
-                UPDATE merchant_keys SET signs_until = \(until)
-                WHERE merchant_id = \(next.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL AND version < \(next.version)
-                    AND (signs_until IS NULL OR signs_until > \(until))
-                """)
+            for version in destroying {
+                try connection.run(
+                    """
+                    UPDATE merchant_keys SET wrapped_key = NULL, destroyed_at = \(nowText)
+                    WHERE merchant_id = \(next.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND version = \(version) AND wrapped_key IS NOT NULL
+                    """)
+            }
+            for window in windows {
+                try connection.run(
+                    """
+                    UPDATE merchant_keys SET signs_until = \(window.signsUntil.map(Timestamp.string)), signs_until_binding = \(window.binding)
+                    WHERE merchant_id = \(next.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND version = \(window.version) AND wrapped_key IS NOT NULL
+                    """)
+            }
             try Self.insertKey(next, on: connection)
             try connection.appendAudit(audit)
         }
     }
 
-    public func webhookSigningVersions(merchantID: String, now: Date) async throws -> [Int] {
-        let nowText = Timestamp.string(now)
-        return try await database.read { connection in
-            let rows = try connection.query(
+    public func webhookSigningWindows(merchantID: String) async throws -> [WebhookSigningWindow] {
+        try await database.read { connection in
+            try connection.query(
                 """
-                SELECT version, signs_until FROM merchant_keys WHERE merchant_id = \(merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL
+                SELECT merchant_id, version, signs_until, signs_until_binding FROM merchant_keys
+                WHERE merchant_id = \(merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL
                 ORDER BY version DESC
-                """)
-            var versions: [Int] = []
-            for (index, row) in rows.enumerated() {
-                let until = try row.optionalString("signs_until")
-                if index == 0 || until.map({ $0 > nowText }) == true { versions.append(try row.int("version")) }
+                """
+            ).map { try WebhookSigningWindow(storedRow: $0) }
+        }
+    }
+
+    public func unboundWebhookSigningWindows(limit: Int) async throws -> [WebhookSigningWindow] {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT merchant_id, version, signs_until, signs_until_binding FROM merchant_keys
+                WHERE purpose = 'webhook' AND wrapped_key IS NOT NULL AND signs_until IS NOT NULL AND signs_until_binding IS NULL
+                ORDER BY merchant_id, version LIMIT \(limit)
+                """
+            ).map { try WebhookSigningWindow(storedRow: $0) }
+        }
+    }
+
+    public func bindWebhookSigningWindows(_ windows: [WebhookSigningWindow]) async throws {
+        try await database.write { connection in
+            for window in windows {
+                try connection.run(
+                    """
+                    UPDATE merchant_keys SET signs_until_binding = \(window.binding)
+                    WHERE merchant_id = \(window.merchantID) AND purpose = 'webhook' AND version = \(window.version)
+                        AND signs_until = \(window.signsUntil.map(Timestamp.string)) AND signs_until_binding IS NULL
+                    """)
             }
-            return versions
         }
     }
 }

@@ -174,6 +174,8 @@ final class AuditChainWriter: SQLiteTransactionObserver {
     /// transaction's first event): a chain started from nothing gets a row only if it has none. So
     /// a chain deleted (or cut) and then appended to keeps its old binding, and `audit verify` still
     /// reports it; a binding row deleted while events remain is not re-created by the next append.
+    /// A row that trails `start` through an event of the chain (its place holds its link: events a
+    /// build before bindings appended) is brought up too (``AuditChainBinding/mismatches(bindings:walked:auditKey:)``).
     static func advanceBinding(to binding: AuditChainBinding, from start: AuditHead, on connection: SQLiteConnection) throws {
         if start.sequence == 0 {
             try connection.run(
@@ -185,7 +187,9 @@ final class AuditChainWriter: SQLiteTransactionObserver {
             try connection.run(
                 """
                 UPDATE audit_chain_bindings SET events = \(binding.events), head = \(binding.head), mac = \(binding.mac ?? [])
-                WHERE chain = \(binding.chain) AND events = \(start.sequence) AND head = \(start.hash)
+                WHERE chain = \(binding.chain) AND ((events = \(start.sequence) AND head = \(start.hash))
+                    OR (events > 0 AND events < \(start.sequence) AND EXISTS (
+                        SELECT 1 FROM audit_events e WHERE e.seq = audit_chain_bindings.events AND e.hash = audit_chain_bindings.head)))
                 """)
         }
     }
