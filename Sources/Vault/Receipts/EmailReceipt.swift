@@ -18,6 +18,9 @@ public enum ReceiptStatus: String, Sendable, Codable, CaseIterable {
     case sent
     /// Refused on every attempt allowed; no more attempts.
     case failed
+
+    /// Receipts no longer waiting for an attempt, which the retention period purges.
+    public static let settled: [ReceiptStatus] = [.sent, .failed]
 }
 
 /// An e-mail receipt ready for the outbox, built by the domain before the outcome's write so that

@@ -24,7 +24,7 @@ extension PostgresWrite {
             INSERT INTO email_receipts (id, merchant_id, transaction_id, event, recipient, masked_recipient, merchant_name, time_zone,
                 occurred_at, body, status, attempts, next_attempt_at, created_at, binding)
             SELECT r.id, r.merchant_id, r.transaction_id, r.event, r.recipient, r.masked_recipient, r.merchant_name, r.time_zone,
-                r.occurred_at, r.body, 'pending', 0, r.created_at, r.created_at, r.binding FROM
+                r.occurred_at, r.body, \(unescaped: ReceiptStatus.pending.sqlLiteral), 0, r.created_at, r.created_at, r.binding FROM
             """
         rows.appendSelect(to: &insert)
         insert.sql += " AS r ORDER BY r.ord ON CONFLICT (transaction_id) DO NOTHING"
@@ -47,7 +47,7 @@ extension PostgresStore: ReceiptStore {
         let stamp = Timestamp.string(at)
         try await write { transaction in
             try await transaction.run(
-                "UPDATE email_receipts SET status = 'sent', sent_at = \(stamp), lease_until = NULL WHERE id = \(id) AND status = 'pending'")
+                "UPDATE email_receipts SET status = \(unescaped: ReceiptStatus.sent.sqlLiteral), sent_at = \(stamp), lease_until = NULL WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)")
         }
     }
 
@@ -58,7 +58,7 @@ extension PostgresStore: ReceiptStore {
                 """
                 UPDATE email_receipts SET attempts = attempts + 1, status = \(status), next_attempt_at = coalesce(\(next), next_attempt_at),
                     last_error = \(reason), lease_until = NULL
-                WHERE id = \(id) AND status = 'pending'
+                WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)
                 """)
         }
     }
@@ -84,13 +84,13 @@ extension PostgresStore: ReceiptStore {
     public func purgeSettledReceipts(queuedBefore cutoff: Date) async throws -> Int {
         let stamp = Timestamp.string(cutoff)
         return try await write { write in
-            try await write.run("DELETE FROM email_receipts WHERE status IN ('sent', 'failed') AND created_at < \(stamp) RETURNING seq")
+            try await write.run("DELETE FROM email_receipts WHERE status IN (\(unescaped: ReceiptStatus.settled.sqlLiterals)) AND created_at < \(stamp) RETURNING seq")
         }
     }
 
     public func pendingReceiptCount() async throws -> Int {
         try await read { connection in
-            try await connection.rows("SELECT count(*) AS n FROM email_receipts WHERE status = 'pending'", logger: logger).first?.int("n") ?? 0
+            try await connection.rows("SELECT count(*) AS n FROM email_receipts WHERE status = \(unescaped: ReceiptStatus.pending.sqlLiteral)", logger: logger).first?.int("n") ?? 0
         }
     }
 

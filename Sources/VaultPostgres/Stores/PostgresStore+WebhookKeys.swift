@@ -43,7 +43,7 @@ extension PostgresStore: WebhookKeyStore {
             try await connection.rows(
                 """
                 SELECT merchant_id, version, signs_until, signs_until_binding FROM merchant_keys
-                WHERE purpose = 'webhook' AND wrapped_key IS NOT NULL AND signs_until IS NOT NULL AND signs_until_binding IS NULL
+                WHERE purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL AND signs_until IS NOT NULL AND signs_until_binding IS NULL
                 ORDER BY merchant_id COLLATE "C", version LIMIT \(limit)
                 """, logger: logger
             ).map { try WebhookSigningWindow(storedRow: $0) }
@@ -56,7 +56,7 @@ extension PostgresStore: WebhookKeyStore {
                 try await transaction.run(
                     """
                     UPDATE merchant_keys SET signs_until_binding = \(bytea(window.binding))
-                    WHERE merchant_id = \(window.merchantID) AND purpose = 'webhook' AND version = \(window.version)
+                    WHERE merchant_id = \(window.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND version = \(window.version)
                         AND signs_until = \(window.signsUntil.map(Timestamp.string)) AND signs_until_binding IS NULL
                     """)
             }

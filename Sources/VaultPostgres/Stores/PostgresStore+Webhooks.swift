@@ -21,9 +21,9 @@ extension PostgresStore: WebhookStore {
         try await write { transaction in
             try await transaction.run(
                 """
-                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = \(stamp), lease_until = NULL,
+                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.delivered.sqlLiteral), attempts = attempts + 1, delivered_at = \(stamp), lease_until = NULL,
                     last_error = NULL
-                WHERE id = \(id) AND status = 'pending'
+                WHERE id = \(id) AND status = \(unescaped: WebhookEventStatus.pending.sqlLiteral)
                 """)
         }
     }
@@ -34,7 +34,7 @@ extension PostgresStore: WebhookStore {
             try await transaction.run(
                 """
                 UPDATE webhook_events SET attempts = attempts + \(increment), next_attempt_at = \(next), last_error = \(reason), lease_until = NULL
-                WHERE id = \(id) AND status = 'pending'
+                WHERE id = \(id) AND status = \(unescaped: WebhookEventStatus.pending.sqlLiteral)
                 """)
         }
     }
@@ -44,8 +44,8 @@ extension PostgresStore: WebhookStore {
         return try await write { transaction in
             try await transaction.run(
                 """
-                UPDATE webhook_events SET status = 'expired'
-                WHERE status = 'pending' AND expires_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
+                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.expired.sqlLiteral)
+                WHERE status = \(unescaped: WebhookEventStatus.pending.sqlLiteral) AND expires_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
                 RETURNING 1
                 """)
         }
@@ -57,7 +57,7 @@ extension PostgresStore: WebhookStore {
             try await transaction.run(
                 """
                 DELETE FROM webhook_events WHERE seq IN (
-                    SELECT seq FROM webhook_events WHERE status IN ('delivered', 'expired') AND next_attempt_at < \(cutoffText)
+                    SELECT seq FROM webhook_events WHERE status IN (\(unescaped: WebhookEventStatus.settled.sqlLiterals)) AND next_attempt_at < \(cutoffText)
                     LIMIT \(limit))
                 RETURNING 1
                 """)
@@ -69,7 +69,7 @@ extension PostgresStore: WebhookStore {
         return try await write { transaction in
             let queued = try await transaction.row(
                 """
-                UPDATE webhook_events SET status = 'pending', next_attempt_at = \(nowText), last_error = NULL, delivered_at = NULL,
+                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.pending.sqlLiteral), next_attempt_at = \(nowText), last_error = NULL, delivered_at = NULL,
                     expires_at = GREATEST(expires_at, \(expiresText))
                 WHERE id = \(id) AND merchant_id = \(merchantID)
                 RETURNING *

@@ -11,7 +11,7 @@ extension SQLiteConnection {
             INSERT INTO email_receipts (id, merchant_id, transaction_id, event, recipient, masked_recipient, merchant_name, time_zone,
                 occurred_at, body, status, attempts, next_attempt_at, created_at, binding)
             VALUES (\(receipt.id), \(receipt.merchantID), \(receipt.transactionID), \(receipt.event.rawValue), \(receipt.recipient),
-                \(receipt.maskedRecipient), \(receipt.merchantName), \(receipt.timeZone), \(receipt.occurredAt), \(receipt.body), 'pending', 0,
+                \(receipt.maskedRecipient), \(receipt.merchantName), \(receipt.timeZone), \(receipt.occurredAt), \(receipt.body), \(unescaped: ReceiptStatus.pending.sqlLiteral), 0,
                 \(receipt.createdAt), \(receipt.createdAt), \(receipt.binding))
             ON CONFLICT (transaction_id) DO NOTHING
             """)
@@ -30,8 +30,8 @@ extension SQLiteStore: ReceiptStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE email_receipts SET status = 'sent', sent_at = \(Timestamp.string(at)), lease_until = NULL
-                WHERE id = \(id) AND status = 'pending'
+                UPDATE email_receipts SET status = \(unescaped: ReceiptStatus.sent.sqlLiteral), sent_at = \(Timestamp.string(at)), lease_until = NULL
+                WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)
                 """)
         }
     }
@@ -43,7 +43,7 @@ extension SQLiteStore: ReceiptStore {
                 UPDATE email_receipts SET attempts = attempts + 1, status = \(retryAt == nil ? "failed" : "pending"),
                     next_attempt_at = coalesce(\(retryAt.map(Timestamp.string)), next_attempt_at), last_error = \(String(error.prefix(200))),
                     lease_until = NULL
-                WHERE id = \(id) AND status = 'pending'
+                WHERE id = \(id) AND status = \(unescaped: ReceiptStatus.pending.sqlLiteral)
                 """)
         }
     }
@@ -69,14 +69,14 @@ extension SQLiteStore: ReceiptStore {
     public func purgeSettledReceipts(queuedBefore cutoff: Date) async throws -> Int {
         try await database.write { connection in
             try connection.run(
-                "DELETE FROM email_receipts WHERE status IN ('sent', 'failed') AND created_at < \(Timestamp.string(cutoff))")
+                "DELETE FROM email_receipts WHERE status IN (\(unescaped: ReceiptStatus.settled.sqlLiterals)) AND created_at < \(Timestamp.string(cutoff))")
             return connection.changes
         }
     }
 
     public func pendingReceiptCount() async throws -> Int {
         try await database.read { connection in
-            try connection.queryOne("SELECT count(*) AS n FROM email_receipts WHERE status = 'pending'")?.int("n") ?? 0
+            try connection.queryOne("SELECT count(*) AS n FROM email_receipts WHERE status = \(unescaped: ReceiptStatus.pending.sqlLiteral)")?.int("n") ?? 0
         }
     }
 

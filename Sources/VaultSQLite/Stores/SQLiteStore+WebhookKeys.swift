@@ -41,7 +41,7 @@ extension SQLiteStore: WebhookKeyStore {
             try connection.query(
                 """
                 SELECT merchant_id, version, signs_until, signs_until_binding FROM merchant_keys
-                WHERE purpose = 'webhook' AND wrapped_key IS NOT NULL AND signs_until IS NOT NULL AND signs_until_binding IS NULL
+                WHERE purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND wrapped_key IS NOT NULL AND signs_until IS NOT NULL AND signs_until_binding IS NULL
                 ORDER BY merchant_id, version LIMIT \(limit)
                 """
             ).map { try WebhookSigningWindow(storedRow: $0) }
@@ -54,7 +54,7 @@ extension SQLiteStore: WebhookKeyStore {
                 try connection.run(
                     """
                     UPDATE merchant_keys SET signs_until_binding = \(window.binding)
-                    WHERE merchant_id = \(window.merchantID) AND purpose = 'webhook' AND version = \(window.version)
+                    WHERE merchant_id = \(window.merchantID) AND purpose = \(unescaped: KeyPurpose.webhook.sqlLiteral) AND version = \(window.version)
                         AND signs_until = \(window.signsUntil.map(Timestamp.string)) AND signs_until_binding IS NULL
                     """)
             }

@@ -39,7 +39,7 @@ extension SQLiteConnection {
         try run(
             """
             INSERT INTO webhook_events (id, merchant_id, type, payload, status, attempts, next_attempt_at, last_error, created_at, expires_at)
-            VALUES (\(event.id), \(event.merchantID), \(event.type.rawValue), \(event.body), 'pending', 0, \(event.createdAt),
+            VALUES (\(event.id), \(event.merchantID), \(event.type.rawValue), \(event.body), \(unescaped: WebhookEventStatus.pending.sqlLiteral), 0, \(event.createdAt),
                 \(merchantHasCallback ? nil : WebhookEvent.noCallbackError), \(event.createdAt), \(event.expiresAt))
             """)
     }
@@ -67,9 +67,9 @@ extension SQLiteStore: WebhookStore {
         try await database.write { connection in
             try connection.run(
                 """
-                UPDATE webhook_events SET status = 'delivered', attempts = attempts + 1, delivered_at = \(Timestamp.string(at)),
+                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.delivered.sqlLiteral), attempts = attempts + 1, delivered_at = \(Timestamp.string(at)),
                     lease_until = NULL, last_error = NULL
-                WHERE id = \(id) AND status = 'pending'
+                WHERE id = \(id) AND status = \(unescaped: WebhookEventStatus.pending.sqlLiteral)
                 """)
         }
     }
@@ -80,7 +80,7 @@ extension SQLiteStore: WebhookStore {
                 """
                 UPDATE webhook_events SET attempts = attempts + \(countsAsAttempt ? 1 : 0),
                     next_attempt_at = \(Timestamp.string(nextAttemptAt)), last_error = \(String(error.prefix(200))), lease_until = NULL
-                WHERE id = \(id) AND status = 'pending'
+                WHERE id = \(id) AND status = \(unescaped: WebhookEventStatus.pending.sqlLiteral)
                 """)
         }
     }
@@ -90,8 +90,8 @@ extension SQLiteStore: WebhookStore {
         return try await database.write { connection in
             try connection.run(
                 """
-                UPDATE webhook_events SET status = 'expired'
-                WHERE status = 'pending' AND expires_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
+                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.expired.sqlLiteral)
+                WHERE status = \(unescaped: WebhookEventStatus.pending.sqlLiteral) AND expires_at <= \(nowText) AND (lease_until IS NULL OR lease_until <= \(nowText))
                 """)
             return connection.changes
         }
@@ -100,16 +100,15 @@ extension SQLiteStore: WebhookStore {
     public func purgeWebhookEvents(settledBefore cutoff: Date, limit: Int) async throws -> Int {
         let cutoffText = Timestamp.string(cutoff)
         return try await database.write { connection in
-            // Two range scans of webhook_events_due (status, next_attempt_at): a settled event's
-            // next_attempt_at is its last attempt (or, for an event never sent, its creation).
-            try connection.run(
-                """
-                DELETE FROM webhook_events WHERE seq IN (
-                    SELECT seq FROM webhook_events WHERE status = 'delivered' AND next_attempt_at < \(cutoffText)
-                    UNION ALL
-                    SELECT seq FROM webhook_events WHERE status = 'expired' AND next_attempt_at < \(cutoffText)
-                    LIMIT \(limit))
-                """)
+            // A range scan of webhook_events_due (status, next_attempt_at) per settled status: a
+            // settled event's next_attempt_at is its last attempt (or, for one never sent, its creation).
+            var query: SQLiteQuery = "DELETE FROM webhook_events WHERE seq IN ("
+            for (index, status) in WebhookEventStatus.settled.enumerated() {
+                if index > 0 { query += " UNION ALL " }
+                query += "SELECT seq FROM webhook_events WHERE status = \(unescaped: status.sqlLiteral) AND next_attempt_at < \(cutoffText)"
+            }
+            query += " LIMIT \(limit))"
+            try connection.run(query)
             return connection.changes
         }
     }
@@ -119,7 +118,7 @@ extension SQLiteStore: WebhookStore {
         return try await database.write { connection in
             let queued = try connection.queryOne(
                 """
-                UPDATE webhook_events SET status = 'pending', next_attempt_at = \(nowText), last_error = NULL, delivered_at = NULL,
+                UPDATE webhook_events SET status = \(unescaped: WebhookEventStatus.pending.sqlLiteral), next_attempt_at = \(nowText), last_error = NULL, delivered_at = NULL,
                     expires_at = CASE WHEN expires_at > \(expiresText) THEN expires_at ELSE \(expiresText) END
                 WHERE id = \(id) AND merchant_id = \(merchantID)
                 RETURNING *
