@@ -11,7 +11,7 @@ and a sale over the API, then:
   2. another operator is locked after repeated failures: the right password and code are refused;
   3. the card is found by its last four digits, shown masked, and its detail opens;
   4. part of the sale is refunded through the confirmation that states amount and currency;
-  5. the refund is in the Audit screen under operator:NAME;
+  5. the refund is in the Audit screen under operator:NAME, and the chain verifies intact from there;
   6. a read-only operator sees no refund form, and the server refuses a forged refund post (403);
   7. the Webhooks screen lists the card's event and a support operator resends it (audited under
      the operator); the Statistics screen draws the day's turnover as an SVG chart with its table;
@@ -563,12 +563,18 @@ def main():
         screens.check("card")
         driver.find_element(By.LINK_TEXT, "Cards").click()
 
+        # The day's turnover before the refund, to see it change after.
+        driver.get(vault.origin + "/console/statistics?groupBy=day")
+        wait_for("the statistics before the refund", lambda: "<svg" in driver.page_source and "$246,800.00" in driver.page_source)
+
         # 4. Part of the sale refunded through the confirmation.
         driver.find_element(By.LINK_TEXT, "Transactions").click()
         wait_for("the Transactions screen", lambda: sale["id"] in driver.page_source)
         screens.check("transactions")
         driver.find_element(By.LINK_TEXT, sale["id"]).click()
         wait_for("the sale's detail", lambda: "$246,800.00" in driver.page_source)
+        if "Reverse mode" not in driver.page_source or "sub-state" not in driver.page_source:
+            fail("the sale's detail does not show its state, sub-state and reverse mode")
         screens.check("transaction")
         driver.find_element(By.ID, "refund-amount").send_keys("1234.50")
         driver.find_element(By.XPATH, "//button[normalize-space()='Review refund']").click()
@@ -584,6 +590,8 @@ def main():
         wait_for("the audit events", lambda: "operator:ada" in driver.page_source)
         if "refund" not in driver.page_source:
             fail("the refund is not in the audit view under operator:ada")
+        driver.find_element(By.XPATH, "//button[normalize-space()='Verify the chain']").click()
+        wait_for("the chain's verification", lambda: "Chain verified: intact" in driver.page_source)
         screens.check("audit")
         driver.get(vault.origin + "/console/settings")
         screens.check("settings")
@@ -617,7 +625,7 @@ def main():
         driver.get(vault.origin + "/console/audit?actor=operator%3Aada&action=webhook_event.resent")
         wait_for("the resend in the audit trail", lambda: "webhook_event.resent" in driver.page_source and "operator:ada" in driver.page_source)
 
-        # Statistics: the day's turnover drawn by the server, the numbers beside it.
+        # Statistics: the day's turnover drawn by the server, the numbers beside it, changed by the refund.
         driver.get(vault.origin + "/console/statistics?groupBy=day")
         wait_for("the statistics chart", lambda: "<svg" in driver.page_source and "$245,565.50" in driver.page_source)
         screens.check("statistics")
@@ -651,7 +659,7 @@ def main():
         if any(form in page for form in PAN_FORMS):
             fail("a page holds a full card number")
         print("console browser test: passed (sign-in with code, lockout, cookie flags, card search, refund with confirmation, "
-              "audit under the operator, read-only refused, webhook resent, statistics chart, dry run started and followed, "
+              "audit under the operator, chain verified, read-only refused, webhook resent, statistics changed by the refund, dry run started and followed, "
               "transactions paged, authorization voided, custom field added, API key issued and revoked, "
               "monthly plan previewed as calendars, confirmed and charged by a real run, review item resolved, no card number, no sideways scrolling)")
     finally:

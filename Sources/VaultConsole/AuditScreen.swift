@@ -8,7 +8,7 @@ import Vault
 struct AuditScreen {
     let services: ConsoleServices
 
-    func page(query: [String: String], signed: ConsoleSignedIn) async throws -> Response {
+    func page(query: [String: String], signed: ConsoleSignedIn, verification: Markup = "") async throws -> Response {
         var filter = AuditFilter()
         let fields = ["actor", "action", "objectId"].map { (name: $0, value: query[$0]?.trimmingCharacters(in: .whitespaces) ?? "") }
         guard let paging = ConsolePaging(query: query) else {
@@ -63,10 +63,43 @@ struct AuditScreen {
             <thead><tr><th scope="col">When</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Object</th>
             <th scope="col">Merchant</th><th scope="col">Details</th></tr></thead><tbody>\(rows)</tbody></table></div>
             """
+        // The chain spans every merchant: only an operator of every merchant is offered its check.
+        let verify: Markup =
+            signed.account.merchantIDs == nil
+            ? """
+            <form method="post" action="/console/audit/verify"><input type="hidden" name="csrf" value="\(signed.csrf)">
+            <button type="submit">Verify the chain</button></form>
+            """
+            : ""
         let content: Markup = """
+            \(verification)\(verify)
             <form class="search" method="get" action="/console/audit" role="search">\(inputs)<button type="submit">Filter</button></form>
             \(table)\(paging.links(path: "/console/audit", query: query, next: next))
             """
         return ConsoleResponses.html(ConsolePage.shell(current: "audit", title: "Audit", account: signed.account, csrf: signed.csrf, content: content))
+    }
+
+    /// Checks the whole audit chain (every link, every chain's bound head), as `vault audit verify`
+    /// does, and shows the outcome above the events. The check reads every event, so it runs only
+    /// when asked, by a form post, and is itself recorded (`console.audit_verified`).
+    func verify(signed: ConsoleSignedIn) async throws -> Response {
+        guard signed.account.merchantIDs == nil else {
+            return ConsoleResponses.html(
+                ConsolePage.shell(
+                    current: "audit", title: "Audit", account: signed.account, csrf: signed.csrf,
+                    content: "<p class=\"notice error\" role=\"alert\">The chain spans every merchant: only an operator of every merchant verifies it.</p>"),
+                status: .forbidden)
+        }
+        let outcome = try await services.audit.verifyAuditChain()
+        let notice: Markup
+        switch outcome {
+        case .intact(let events):
+            notice = "<p class=\"notice\" role=\"status\">Chain verified: intact, \(Int(events)) events.</p>"
+        case .broken(let sequence, let reason):
+            notice = "<p class=\"notice error\" role=\"alert\">Chain verified: broken at event \(Int(sequence)): \(reason)</p>"
+        }
+        let intact = if case .intact = outcome { true } else { false }
+        try await services.operators.record(account: signed.account, action: "console.audit_verified", details: ["intact": String(intact)])
+        return try await page(query: [:], signed: signed, verification: notice)
     }
 }

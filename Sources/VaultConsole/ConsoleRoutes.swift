@@ -82,6 +82,9 @@ public struct ConsoleRoutes: Sendable {
         console.get("audit") { request, _ in
             try await withSession(request) { signed in try await AuditScreen(services: services).page(query: Self.query(request), signed: signed) }
         }
+        console.post("audit/verify") { request, _ in
+            try await withForm(request, permission: .view) { signed, _ in try await AuditScreen(services: services).verify(signed: signed) }
+        }
         console.get("charge-runs") { request, _ in
             try await withSession(request) { signed in try await ChargeRunsScreen(services: services).list(query: Self.query(request), signed: signed) }
         }

@@ -174,6 +174,7 @@ struct TransactionsScreen {
             ("Reference", "\(transaction.merchantReference ?? "")"), ("Gateway", "\(transaction.gateway)"),
             ("Authorization code", "\(transaction.authCode ?? "")"),
         ]
+        facts += Self.gatewayFacts(transaction, reversal: await reversal(of: transaction, merchant: merchant))
         if transaction.refundedAmount > 0 { facts.append(("Refunded", "\(ConsoleFormat.amount(transaction.refundedAmount, transaction.currency))")) }
         if transaction.voidedAmount > 0 { facts.append(("Voided", "\(ConsoleFormat.amount(transaction.voidedAmount, transaction.currency))")) }
         if let parent = transaction.parentID {
@@ -303,5 +304,31 @@ struct TransactionsScreen {
                 current: "transactions", title: "Not found", account: signed.account, csrf: signed.csrf,
                 content: "<p class=\"notice error\" role=\"alert\">No such transaction.</p>"),
             status: .notFound)
+    }
+}
+
+extension TransactionsScreen {
+    /// What the merchant's set-up allows to be reversed of `transaction` now; the gateway is asked
+    /// whether it reverses part of a payment only when that could matter.
+    func reversal(of transaction: Transaction, merchant: Merchant, now: Date = Date()) async -> ReversalOptions {
+        var policy = ReversalPolicy(window: services.transactions.reversalWindowLength, partialVoid: false)
+        if transaction.allowsPartialVoid && now < transaction.voidableUntil(window: policy.window) {
+            policy = await services.transactions.reversalPolicy(for: merchant)
+        }
+        return transaction.reversalOptions(policy, now: now)
+    }
+
+    /// The gateway's side of a transaction as the API answers it: the seed's state and sub-state
+    /// codes, the reversal it allows now, and the gateway's own id and codes.
+    static func gatewayFacts(_ transaction: Transaction, reversal: ReversalOptions) -> [(String, Markup)] {
+        let (state, subState) = transaction.stateCodes
+        var facts: [(String, Markup)] = [
+            ("State", "\(state), sub-state \(subState)"),
+            ("Reverse mode", "\(reversal.mode.rawValue)"),
+        ]
+        if let id = transaction.gatewayTransactionID { facts.append(("Gateway transaction", "<span class=\"mono\">\(id)</span>")) }
+        if let code = transaction.responseCode { facts.append(("Response code", "\(code)")) }
+        if let code = transaction.declineCode { facts.append(("Decline code", "\(code)")) }
+        return facts
     }
 }
