@@ -216,6 +216,7 @@ let package = Package(
             name: "BenchmarkScenarios",
             dependencies: [
                 "Vault",
+                "Payments",
                 "Scheduler",
                 "VaultSQLite",
                 "VaultPostgres",

@@ -60,4 +60,28 @@ struct BenchmarkScenariosTests {
         }
         await fixture.remove()
     }
+
+    @Test func theChargeLoopOnSQLiteChargesEveryDueStepOnce() async throws {
+        try await chargesEveryDueStepOnce(.sqlite)
+    }
+
+    @Test(.enabled(if: postgresServer != nil, "VAULT_TEST_DATABASE_URL not set"), arguments: [ChargeLoopFixture.Writes.inGroups, .oneStepAtATime])
+    func theChargeLoopOnPostgreSQLWithTwoRunnersChargesEveryDueStepOnce(writes: ChargeLoopFixture.Writes) async throws {
+        try await chargesEveryDueStepOnce(.postgres(serverURL: try #require(Self.postgresServer), runners: 2, writes: writes))
+    }
+
+    /// 150 due steps (two schedules; more than one write group): every attempt and approved
+    /// outcome is written, and once charged no step is due again.
+    private func chargesEveryDueStepOnce(_ engine: ChargeLoopFixture.Engine) async throws {
+        let fixture = try await ChargeLoopFixture.create(engine)
+        do {
+            try await fixture.addDueSteps(150)
+            #expect(try await fixture.chargeDueSteps() == 150)
+            #expect(try await fixture.chargeDueSteps() == 0, "nothing is left due")
+        } catch {
+            await fixture.remove()
+            throw error
+        }
+        await fixture.remove()
+    }
 }

@@ -5,6 +5,11 @@ import Benchmark
 /// with `synchronous=FULL`, batched (the default) against one fsync'd commit per write
 /// (`maxBatchSize = 1`). One scaled iteration is 64 writes; compare the throughputs. The workload
 /// is the vault's `BenchmarkScenarios.GroupCommitFixture` (built and checked by its tests).
+///
+/// The charge runner's store loop on SQLite, one runner (`BenchmarkScenarios.ChargeLoopFixture`):
+/// claim due steps, write their attempts, write their approved outcomes, no gateway. One scaled
+/// iteration charges 1,000 due steps (added before the measurement starts); ×1,000 the throughput
+/// is steps per second, beside the same loop on PostgreSQL in `PostgresBenchmarks`.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .cpuTotal],
@@ -28,6 +33,16 @@ let benchmarks: @Sendable () -> Void = {
         }
     } teardown: {
         unbatched.remove()
+    }
+
+    Benchmark("charge loop: 1000 due steps, 1 runner, SQLite", configuration: .init(maxDuration: .seconds(30), maxIterations: 20)) { benchmark in
+        let fixture = try await ChargeLoopFixture.shared(.sqlite)
+        try await fixture.addDueSteps(1_000 * benchmark.scaledIterations.count)
+        benchmark.startMeasurement()
+        blackHole(try await fixture.chargeDueSteps())
+        benchmark.stopMeasurement()
+    } teardown: {
+        try await ChargeLoopFixture.shared(.sqlite).remove()
     }
 }
 

@@ -41,6 +41,15 @@ public struct StepOutcome: Sendable {
     public var expectedStepStatus: StepStatus? = nil
 }
 
+extension StepOutcome {
+    /// The outcome of an approved attempt: the step becomes `approved`. Benchmark SPI, not API:
+    /// the runner decides a step's outcome from the gateway's answer and its retry policy; the
+    /// charge-loop benchmark writes approvals without a runner or gateway.
+    @_spi(Benchmarks) public init(approved transaction: Transaction) {
+        self.init(transaction: transaction, stepStatus: .approved)
+    }
+}
+
 /// A new attempt, written before its gateway call.
 public struct ChargeAttempt: Sendable {
     /// The attempt's transaction: `pending`, with the idempotency key `<step id>-a<attempt>`.

@@ -29,8 +29,15 @@ public final class PostgresStore: Sendable {
 
     /// Whether the charge runner's attempts and outcomes are written a group per statement
     /// (`PostgresStore+ChargeGroups.swift`); off, one step at a time (the way a group that a
-    /// statement refuses is written). Turned off only by the throughput comparison and tests.
+    /// statement refuses is written). Turned off only by the charge-loop benchmark and tests.
     let writesChargeGroups = Atomic<Bool>(true)
+
+    /// Turns the grouped writes of the charge runner's attempts and outcomes on (the default) or
+    /// off (one step at a time), for the charge-loop benchmark that compares the two. Benchmark
+    /// SPI, not API: a server always writes in groups.
+    @_spi(Benchmarks) public func writeChargeGroups(_ grouped: Bool) {
+        writesChargeGroups.store(grouped, ordering: .relaxed)
+    }
 
     /// The pool of the writable server, and the search for another one when it is lost.
     let primary: PostgresPrimary

@@ -65,14 +65,6 @@ struct BillingDatabase {
     /// amounts `1000 + schedule index * stepsEach + step index`.
     @discardableResult
     func schedules(_ count: Int, stepsEach: Int, due: Date, currency: String = "EUR", amount: Int64? = nil) async throws -> [ScheduleStep] {
-        try await Self.insertSchedules(into: store, merchantID: merchantID, count, stepsEach: stepsEach, due: due, currency: currency, amount: amount)
-    }
-
-    /// `schedules(...)` into any schedule store (the throughput comparison fills SQLite the same way).
-    @discardableResult
-    static func insertSchedules(
-        into store: any ScheduleStore, merchantID: String, _ count: Int, stepsEach: Int, due: Date, currency: String = "EUR", amount: Int64? = nil
-    ) async throws -> [ScheduleStep] {
         var all: [ScheduleStep] = []
         for index in 0..<count {
             let id = "sch_\(UInt64.random(in: 0...UInt64.max))"
