@@ -407,7 +407,7 @@ public struct TransactionService: Sendable {
         if let given { return given }
         if original.sealedReceiptAddress != nil { return try? await receiptAddresses.opened(of: original) }
         guard let inheritedReceiptAddress else { return nil }
-        return (try? await inheritedReceiptAddress.receiptAddress(of: original)) ?? nil
+        return try? await inheritedReceiptAddress.receiptAddress(of: original)
     }
 
     /// Refuses a follow-up of an original whose stored row is not as the vault wrote it (its
