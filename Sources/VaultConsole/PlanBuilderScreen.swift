@@ -128,7 +128,7 @@ struct PlanBuilderScreen {
 
     /// The domain's request for `values`, or the fields the console itself could not read (a
     /// number that is not one, an amount with too many decimals, a merchant not visible).
-    func request(_ values: Values, merchants: [Merchant]) -> (request: (Merchant, ScheduleRequest)?, problems: Problems) {
+    func request(_ values: Values, merchants: [Merchant]) -> (request: (Merchant, NewSchedule)?, problems: Problems) {
         var problems: Problems = [:]
         let text = { (name: String) -> String? in
             let trimmed = (values[name] ?? "").trimmingCharacters(in: .whitespaces)
@@ -153,11 +153,11 @@ struct PlanBuilderScreen {
         }
         let dates = (values["dates"] ?? "").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
         guard problems.isEmpty, let merchant else { return (nil, problems) }
-        let plan = PlanRequest(
+        let plan = PlanTerms(
             type: text("type"), startDate: text("startDate"), endType: text("endType"), endDate: text("endDate"), endCount: numbers["endCount"],
             month: numbers["month"], day: numbers["day"], hour: numbers["hour"], minute: numbers["minute"], dates: dates.isEmpty ? nil : dates,
             timeZone: text("timeZone"))
-        let request = ScheduleRequest(
+        let request = NewSchedule(
             secureCardReference: text("secureCardReference"), merchantReference: text("merchantReference"), amount: amount, currency: text("currency"),
             description: text("description"), plan: plan)
         return ((merchant, request), [:])

@@ -85,7 +85,7 @@ struct SchedulesScreen {
     }
 
     /// `monthly on day 15 from 2026-12-15, 12 steps, 09:00 Europe/London`: a plan in one line.
-    static func planSummary(_ plan: PlanRequest) -> String {
+    static func planSummary(_ plan: PlanTerms) -> String {
         var parts: [String] = [plan.type ?? "?"]
         switch plan.type {
         case "weekly": if let day = plan.day { parts.append("on weekday \(day)") }

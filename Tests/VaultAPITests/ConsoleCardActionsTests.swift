@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 
 /// The console's card actions, through `SecureCardService` as the API's: customer details and
 /// custom field values updated, a card deleted after a confirmation and purged only when its

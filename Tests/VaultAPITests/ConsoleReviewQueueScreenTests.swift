@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 
 /// The console's Needs-review screen: a one-off sale whose answer was lost is listed with the order
 /// reference the gateway holds; a read-only operator sees it without a resolve form and is refused

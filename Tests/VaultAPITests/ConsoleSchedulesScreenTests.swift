@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 import VaultConsole
 
 /// The console's Schedules screen and plan builder: a support operator previews a plan drawn as

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 
 /// Settings for an admin: a merchant's custom field definitions added and removed through the
 /// service `PUT /v1/custom-fields` uses, and its API keys issued (the secret shown on the result

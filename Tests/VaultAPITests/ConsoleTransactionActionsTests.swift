@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 
 /// The console's capture and void: offered on an authorization's page to support and admin only,
 /// each behind a confirmation stating the amount and currency, done through the API's

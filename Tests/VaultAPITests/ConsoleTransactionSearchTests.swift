@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import Vault
 import VaultApp
+@testable import VaultAppTestSupport
 
 /// The console's transaction search: the filters `GET /v1/transactions` reads, read by the same
 /// `TransactionFilter(query:zone:)`, bad filter input a message (400) that searches nothing; and

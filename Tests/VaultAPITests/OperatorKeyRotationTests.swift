@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 import Vault
+@testable import VaultAppTestSupport
 
 /// Operators' TOTP secrets are sealed under a KEK version: `vault keys rotate` re-seals them under
 /// the new version before it drops the old one, so an operator signs in to the console of a served

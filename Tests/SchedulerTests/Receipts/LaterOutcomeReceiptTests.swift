@@ -124,9 +124,9 @@ import VaultSQLite
             actor: "test").merchant
         let card = try await fixture.card("c", pan: "4111111111111111", merchant: merchant, now: now)
         let created = try await fixture.schedules.create(
-            ScheduleRequest(
+            NewSchedule(
                 secureCardReference: card.reference, amount: 1234, currency: "USD", receiptEmail: Self.address,
-                plan: PlanRequest(type: "delayedOnce", startDate: "2027-03-02")),
+                plan: PlanTerms(type: "delayedOnce", startDate: "2027-03-02")),
             merchant: merchant, actor: "test", now: now)
         let confirmed = try await fixture.schedules.confirm(id: created.schedule.id, merchant: merchant, actor: "test", now: now)
         let step = try #require(confirmed.steps.first)

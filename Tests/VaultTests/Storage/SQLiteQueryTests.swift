@@ -115,6 +115,11 @@ import Testing
         pasted.removeAll { $0.hasSuffix(".sqlLiteral") || $0.hasSuffix(".sqlLiterals") }
         #expect(pasted.sorted() == [
             "SQLiteConnection+CheckLists.swift: table",
+            // The outbox table's name and the caller's join and condition, written by the stores' code.
+            "SQLiteLeasedOutbox.swift: eligible",
+            "SQLiteLeasedOutbox.swift: join",
+            "SQLiteLeasedOutbox.swift: table",
+            "SQLiteLeasedOutbox.swift: table",
             // Step and schedule status names as SQL literals, from the domain's enums (`sqlLiteral`):
             // plain identifiers of ours, pasted so the statement text (and its partial index) stays constant.
             "SQLiteStore+ChargeRuns.swift: Literal.charging",
