@@ -174,6 +174,68 @@ import Vault
         }
     }
 
+    /// A schedule due today on the card `card`, with `extra` fields, confirmed; its id.
+    static func scheduleDueToday(_ client: any TestClientProtocol, _ fixture: APIFixture, card: String, amount: Int, extra: String = "")
+        async throws -> String
+    {
+        let today = String(Timestamp.string(Date()).prefix(10))
+        let created = try await client.send(
+            .post, "/v1/schedules", key: fixture.adminA,
+            json: #"{"merchantReference": "\#(card)", "amount": \#(amount), "currency": "USD", "type": "delayedOnce", "startDate": "\#(today)", "hour": 0, "minute": 0, "timeZone": "UTC"\#(extra)}"#)
+        let id = try #require(created.json["id"] as? String, "\(created.text)")
+        let confirmed = try await client.send(.post, "/v1/schedules/\(id)/confirm", key: fixture.adminA)
+        #expect(confirmed.status.code / 100 == 2, "\(confirmed.text)")
+        return id
+    }
+
+    /// The id of the transaction that charged the schedule's first step.
+    static func charge(of schedule: String, _ client: any TestClientProtocol, _ fixture: APIFixture) async throws -> String {
+        let steps = try await client.send(.get, "/v1/schedules/\(schedule)/steps", key: fixture.adminA)
+        let step = try #require((steps.json["data"] as? [[String: Any]])?.first)
+        let charge = try #require((step["transactions"] as? [[String: Any]])?.first)
+        #expect(charge["status"] as? String == "approved")
+        return try #require(charge["id"] as? String)
+    }
+
+    @Test func aRefundOrVoidOfAScheduledChargeWithoutAnAddressSendsItsReceiptToTheScheduleAddressAndOfOneWithoutNone() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            for card in ["refunded", "voided", "silent"] {
+                _ = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard(card, verify: false))
+            }
+            let refunded = try await Self.scheduleDueToday(client, fixture, card: "refunded", amount: 4200, extra: Self.email)
+            let voided = try await Self.scheduleDueToday(client, fixture, card: "voided", amount: 990, extra: Self.email)
+            let silent = try await Self.scheduleDueToday(client, fixture, card: "silent", amount: 1500)
+            let runtime = fixture.runtime
+            #expect(try await runtime.chargeRunner(logger: fixture.logger).run(runtime.chargeRunOptions(asOf: Date())).settled)
+            let refundedCharge = try await Self.charge(of: refunded, client, fixture)
+            let voidedCharge = try await Self.charge(of: voided, client, fixture)
+            let silentCharge = try await Self.charge(of: silent, client, fixture)
+
+            let refund = try await client.send(.post, "/v1/transactions/\(refundedCharge)/refund", key: fixture.adminA, json: #"{"amount": 1000}"#)
+            #expect(refund.status == .created, "\(refund.text)")
+            let refundID = try #require(refund.json["id"] as? String)
+            #expect(!refund.text.contains("ada.lovelace@"), "the inherited address is never shown")
+            let void = try await client.send(.post, "/v1/transactions/\(voidedCharge)/void", key: fixture.adminA, json: "{}")
+            #expect(void.status == .created, "\(void.text)")
+            let voidID = try #require(void.json["id"] as? String)
+            let silentRefund = try await client.send(.post, "/v1/transactions/\(silentCharge)/refund", key: fixture.adminA, json: #"{"amount": 500}"#)
+            #expect(silentRefund.status == .created, "\(silentRefund.text)")
+            let silentRefundID = try #require(silentRefund.json["id"] as? String)
+
+            _ = try await runtime.receiptDeliverer(logger: fixture.logger).deliverDue(now: Date().addingTimeInterval(1))
+            let messages = try fixture.sendmail.messages()
+            func message(_ id: String) -> String? { messages.first { $0.contains("Transaction: \(id)") } }
+            #expect(message(refundID)?.contains("To: ada.lovelace@example.org") == true)
+            #expect(message(refundID)?.contains("Refunded: $10.00") == true)
+            #expect(message(voidID)?.contains("To: ada.lovelace@example.org") == true)
+            #expect(message(voidID)?.contains("Voided: $9.90") == true)
+            #expect(message(silentCharge) == nil && message(silentRefundID) == nil, "a schedule without an address sends nothing")
+            // The two charges' own receipts and the refund's and the void's.
+            #expect(messages.count == 4)
+        }
+    }
+
     @Test func aRefundOfASaleWithoutAReceiptAddressSendsNothing() async throws {
         let fixture = try await APIFixture()
         try await fixture.live { client in

@@ -17,6 +17,7 @@ public struct TransactionService: Sendable {
     private let receipts: (any TransactionReceipts)?
     private let outcomeReceipts: OutcomeReceipts
     private let receiptAddresses: TransactionReceiptAddress
+    private let inheritedReceiptAddress: (any InheritedReceiptAddress)?
 
     /// The default reversal window: a void is allowed within 24 hours of the authorization.
     public static let defaultReversalWindow: TimeInterval = 24 * 3600
@@ -28,10 +29,14 @@ public struct TransactionService: Sendable {
     ///   - duplicates: duplicate protection of sales, authorizations and credits; nil for none.
     ///   - receipts: checks and prepares e-mail receipts; nil refuses every `receiptEmail` (422
     ///     `receipts_not_configured`).
+    ///   - inheritedReceiptAddress: where a follow-up of a transaction that keeps no receipt address
+    ///     finds one (a schedule's address for a charge of one of its steps); nil for nowhere.
     public init(store: any TransactionStore & AuditStore, cards: SecureCardService, gateways: MerchantGateways,
                 reversalWindow: TimeInterval = TransactionService.defaultReversalWindow, storedCredentials: StoredCredentials? = nil,
-                duplicates: DuplicateTransactionCheck? = nil, receipts: (any TransactionReceipts)? = nil) {
+                duplicates: DuplicateTransactionCheck? = nil, receipts: (any TransactionReceipts)? = nil,
+                inheritedReceiptAddress: (any InheritedReceiptAddress)? = nil) {
         self.receipts = receipts
+        self.inheritedReceiptAddress = inheritedReceiptAddress
         self.duplicates = duplicates
         self.store = store
         self.cards = cards
@@ -394,12 +399,15 @@ public struct TransactionService: Sendable {
     }
 
     /// Where a follow-up's receipt goes: the address its request gives, else the one its original
-    /// keeps (nil when that does not open: the receipt is left out, the follow-up goes ahead); nil
+    /// keeps, else the one its original inherits (a schedule's, for a charge of one of its steps);
+    /// nil when the one found does not open (the receipt is left out, the follow-up goes ahead) or
     /// when the vault sends no e-mail.
     private func receiptAddress(given: String?, original: Transaction) async throws -> String? {
         guard receipts != nil else { return nil }
         if let given { return given }
-        return try? await receiptAddresses.opened(of: original)
+        if original.sealedReceiptAddress != nil { return try? await receiptAddresses.opened(of: original) }
+        guard let inheritedReceiptAddress else { return nil }
+        return try? await inheritedReceiptAddress.receiptAddress(of: original)
     }
 
     /// Refuses a follow-up of an original whose stored row is not as the vault wrote it (its

@@ -19,4 +19,12 @@ public protocol CaptureSessionStore: Sendable {
     /// another. The sealed data goes with the row.
     /// - Returns: how many were deleted.
     func deleteCaptureSessions(used: [CaptureSession.Status], endedBefore cutoff: Date, limit: Int) async throws -> Int
+
+    /// Up to `limit` of the merchant's sessions (of any status) whose details are sealed under a
+    /// data-key version below `belowKeyVersion`.
+    func captureSessionsToReseal(merchantID: String, belowKeyVersion: Int, limit: Int) async throws -> [CaptureSessionRow]
+
+    /// Replaces the session's sealed details by `new`, sealed under `keyVersion`, if they are still
+    /// `old`, changing nothing else; whether they were replaced.
+    func resealCaptureSessionDetails(id: String, old: [UInt8], new: [UInt8], keyVersion: Int) async throws -> Bool
 }

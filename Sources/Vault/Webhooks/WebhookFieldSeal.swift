@@ -59,6 +59,32 @@ public struct WebhookFieldSeal: Sendable {
         return Self.prefix + recordID + ":" + Data(sealed).base64EncodedString()
     }
 
+    /// `body` with every marker sealed again under the merchant's newest data key (``resealed(_:merchantID:)``),
+    /// the same body once opened; nil when no marker needs it. For re-sealing stored webhook event
+    /// bodies at data-key rotation, so an event still to be sent opens once the superseded key is destroyed.
+    /// - Throws: `CryptoError.malformedCiphertext` for a marker cut short; `KeyringError` or a crypto
+    ///   error when a marker does not open for `merchantID`.
+    public func resealedBody(_ body: String, merchantID: String) async throws -> String? {
+        let quotedPrefix = "\"" + Self.prefix
+        guard body.contains(quotedPrefix) else { return nil }
+        var output = ""
+        var changed = false
+        var rest = Substring(body)
+        while let start = rest.range(of: quotedPrefix) {
+            let marker = rest[rest.index(after: start.lowerBound)...]
+            guard let end = marker.firstIndex(of: "\"") else { throw CryptoError.malformedCiphertext }
+            output += rest[..<start.lowerBound]
+            if let resealed = try await resealed(String(marker[..<end]), merchantID: merchantID) {
+                output += "\"" + resealed + "\""
+                changed = true
+            } else {
+                output += rest[start.lowerBound...end]
+            }
+            rest = marker[marker.index(after: end)...]
+        }
+        return changed ? output + rest : nil
+    }
+
     /// `body` with every marker replaced by its opened value, JSON-escaped (`body` when it has none).
     /// - Throws: `KeyringError` or a crypto error when a marker does not open for `merchantID`.
     public func open(_ body: String, merchantID: String) async throws -> String {

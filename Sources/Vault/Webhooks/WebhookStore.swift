@@ -32,6 +32,9 @@ public protocol WebhookStore: Sendable {
     /// same event). A deliverer holding it keeps its lease.
     /// - Returns: the event as queued; nil, writing nothing, when the merchant has no such event.
     func requeueWebhookEvent(id: String, merchantID: String, now: Date, expiresAt: Date, audit: AuditEntry) async throws -> WebhookEvent?
+    /// Replaces the body of the event `id` by `new` if it is still `old`, changing nothing else: its
+    /// sealed fields re-sealed under a newer data key (the same body once opened). Whether it was replaced.
+    func resealWebhookEventBody(id: String, old: String, new: String) async throws -> Bool
 }
 
 extension WebhookEvent {

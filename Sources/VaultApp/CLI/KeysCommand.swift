@@ -138,11 +138,15 @@ struct KeysCommand: AsyncParsableCommand {
                 // The receipt addresses transactions keep and the recipients of queued receipts.
                 let addresses = try await TransactionReceiptAddress(keyring: runtime.keyring).resealAll(in: runtime.store, merchantID: merchant.id)
                 let receipts = try await ReceiptRecipientReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
+                // The holder data in stored webhook event bodies, queued or sent.
+                let events = try await WebhookEventReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
+                // The customer details of capture sessions not yet purged.
+                let sessions = try await CaptureSessionReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
                 let destroyed = try await runtime.merchants.destroySupersededDataKeys(merchantID: merchant.id, actor: "cli")
                 let gone = destroyed.isEmpty ? "" : ", destroyed data key version(s) \(destroyed.map(String.init).joined(separator: ", "))"
                 print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards,"
                     + " \(responses) stored idempotent responses, \(contacts) schedules' receipt contacts, \(addresses) transactions' receipt"
-                    + " addresses and \(receipts) e-mail receipts\(gone)")
+                    + " addresses, \(receipts) e-mail receipts, \(events) webhook events and \(sessions) capture sessions\(gone)")
             }
         }
     }

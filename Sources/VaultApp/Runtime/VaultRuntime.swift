@@ -103,7 +103,8 @@ public struct VaultRuntime: Sendable {
             store: store, cards: cards, gateways: merchantGateways, reversalWindow: TimeInterval(configuration.reversalWindowHours) * 3600,
             storedCredentials: storedCredentials,
             duplicates: DuplicateTransactionCheck(keyring: keyring, window: TimeInterval(configuration.duplicateWindowSeconds)),
-            receipts: EmailReceipts(keyring: keyring, setup: receiptSetup))
+            receipts: EmailReceipts(keyring: keyring, setup: receiptSetup),
+            inheritedReceiptAddress: ScheduleReceiptAddress(store: store, keyring: keyring))
         // A claim outlives the longest request a live server runs: its timeout plus one gateway call.
         let idempotency = IdempotencyService(
             store: store, keyring: keyring,

@@ -19,6 +19,25 @@ extension PostgresStore: CaptureSessionStore {
         }
     }
 
+    public func captureSessionsToReseal(merchantID: String, belowKeyVersion: Int, limit: Int) async throws -> [CaptureSessionRow] {
+        try await readStatement { connection in
+            try await connection.rows(
+                "SELECT * FROM capture_sessions WHERE merchant_id = \(merchantID) AND key_version < \(belowKeyVersion) ORDER BY id LIMIT \(limit)",
+                logger: logger
+            ).map { try CaptureSessionRow(storedRow: $0) }
+        }
+    }
+
+    public func resealCaptureSessionDetails(id: String, old: [UInt8], new: [UInt8], keyVersion: Int) async throws -> Bool {
+        try await write { transaction in
+            try await transaction.run(
+                """
+                UPDATE capture_sessions SET sealed_details = \(bytea(new)), key_version = \(keyVersion)
+                WHERE id = \(id) AND sealed_details = \(bytea(old)) RETURNING 1
+                """) == 1
+        }
+    }
+
     public func captureSession(id: String) async throws -> CaptureSessionRow? {
         try await readStatement { connection in
             try await connection.row("SELECT * FROM capture_sessions WHERE id = \(id)", logger: logger).map { try CaptureSessionRow(storedRow: $0) }

@@ -80,6 +80,12 @@ extension PostgresStore: WebhookStore {
         }
     }
 
+    public func resealWebhookEventBody(id: String, old: String, new: String) async throws -> Bool {
+        try await write { write in
+            try await write.run("UPDATE webhook_events SET payload = \(new) WHERE id = \(id) AND payload = \(old) RETURNING seq") == 1
+        }
+    }
+
     public func webhookEvent(id: String) async throws -> WebhookEvent? {
         try await read { connection in
             try await connection.row("SELECT * FROM webhook_events WHERE id = \(id)", logger: logger).map(Self.webhookEvent)

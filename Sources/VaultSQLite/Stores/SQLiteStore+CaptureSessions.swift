@@ -17,6 +17,22 @@ extension SQLiteStore: CaptureSessionStore {
         }
     }
 
+    public func captureSessionsToReseal(merchantID: String, belowKeyVersion: Int, limit: Int) async throws -> [CaptureSessionRow] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT * FROM capture_sessions WHERE merchant_id = \(merchantID) AND key_version < \(belowKeyVersion) ORDER BY id LIMIT \(limit)"
+            ).map { try CaptureSessionRow(storedRow: $0) }
+        }
+    }
+
+    public func resealCaptureSessionDetails(id: String, old: [UInt8], new: [UInt8], keyVersion: Int) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE capture_sessions SET sealed_details = \(new), key_version = \(keyVersion) WHERE id = \(id) AND sealed_details = \(old)")
+            return connection.changes == 1
+        }
+    }
+
     public func captureSession(id: String) async throws -> CaptureSessionRow? {
         try await database.read { connection in
             try connection.queryOne("SELECT * FROM capture_sessions WHERE id = \(id)").map { try CaptureSessionRow(storedRow: $0) }

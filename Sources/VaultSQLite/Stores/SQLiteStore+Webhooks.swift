@@ -129,6 +129,13 @@ extension SQLiteStore: WebhookStore {
         }
     }
 
+    public func resealWebhookEventBody(id: String, old: String, new: String) async throws -> Bool {
+        try await database.write { connection in
+            try connection.run("UPDATE webhook_events SET payload = \(new) WHERE id = \(id) AND payload = \(old)")
+            return connection.changes == 1
+        }
+    }
+
     public func webhookEvent(id: String) async throws -> WebhookEvent? {
         try await database.read { connection in
             try connection.queryOne("SELECT * FROM webhook_events WHERE id = \(id)").map(Self.webhookEvent)
