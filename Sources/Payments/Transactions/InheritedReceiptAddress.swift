@@ -1,5 +1,3 @@
-public import Foundation
-
 /// Where a follow-up's receipt goes when neither its request gives an address nor its original
 /// keeps one (``Transaction/sealedReceiptAddress``): the address of what made the original, such
 /// as the receipt address of the schedule whose step charged it. The follow-up then keeps that
