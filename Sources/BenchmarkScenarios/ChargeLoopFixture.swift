@@ -184,7 +184,7 @@ public final class ChargeLoopFixture: Sendable {
     private static func postgres(serverURL: String, runners: Int, writes: Writes) async throws -> ChargeLoopFixture {
         let server = try PostgresURL(serverURL)
         let name = "charge_loop_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await onServer(server, "CREATE DATABASE \(name)")
+        try await createDatabaseRetrying { try await onServer(server, "CREATE DATABASE \(name)") }
         var own = server
         own.database = name
         let masterKeys = try MasterKeyRing(keys: [1: try SecureBytes.random(count: 32)])

@@ -48,8 +48,10 @@ public final class PostgresRequestLimitFixture: Sendable {
         self.server = server
         let name = "limits_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         self.name = name
-        try await Self.run(server) { client in
-            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.quiet)
+        try await createDatabaseRetrying {
+            try await Self.run(server) { client in
+                try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.quiet)
+            }
         }
         var own = server
         own.database = name

@@ -50,7 +50,7 @@ public enum PostgresTestDatabase {
         let server = try serverURL()
         let name = "vault_test_\(ProcessInfo.processInfo.processIdentifier)_\(UUID().uuidString.prefix(8).lowercased())"
         if empty {
-            try await admin(server) { "CREATE DATABASE \(unescaped: name)" }
+            try await createDatabase(name, server: server)
         } else {
             let template = try await Template.shared.name(server: server)
             try await createCopy(name, of: template, server: server)
@@ -89,13 +89,22 @@ public enum PostgresTestDatabase {
     }
 
     private static func createCopy(_ name: String, of template: String, server: PostgresURL) async throws {
+        try await createDatabase(name, template: template, server: server)
+    }
+
+    /// Creates database `name` as a copy of `template` (the server's `template1` when nil). A copy
+    /// fails while another session uses its template ("source database is being accessed by other
+    /// users"), which a database created at the same moment by another test does for a few
+    /// milliseconds: it is tried again for up to six seconds.
+    public static func createDatabase(_ name: String, template: String? = nil, server: PostgresURL) async throws {
         var attempt = 0
         while true {
             do {
-                try await admin(server) { "CREATE DATABASE \(unescaped: name) TEMPLATE \(unescaped: template)" }
+                try await admin(server) {
+                    template.map { "CREATE DATABASE \(unescaped: name) TEMPLATE \(unescaped: $0)" } ?? "CREATE DATABASE \(unescaped: name)"
+                }
                 return
             } catch {
-                // "source database is being accessed by other users": a copy started at the same moment.
                 attempt += 1
                 guard attempt < 300 else { throw error }
                 try await Task.sleep(for: .milliseconds(20))
@@ -126,7 +135,7 @@ public enum PostgresTestDatabase {
             if let created { return try await created.value }
             let task = Task {
                 let name = "vault_template_\(ProcessInfo.processInfo.processIdentifier)_\(UUID().uuidString.prefix(8).lowercased())"
-                try await PostgresTestDatabase.admin(server) { "CREATE DATABASE \(unescaped: name)" }
+                try await PostgresTestDatabase.createDatabase(name, server: server)
                 var url = server
                 url.database = name
                 let store = try await PostgresStore(url: url, logger: PostgresTestDatabase.logger)

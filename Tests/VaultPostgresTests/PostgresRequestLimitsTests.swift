@@ -4,6 +4,7 @@ import NIOCore
 import PostgresNIO
 import Synchronization
 import Testing
+import StorageTestSupport
 import Vault
 @testable import VaultPostgres
 
@@ -129,7 +130,7 @@ enum PostgresLimitsDatabase {
     static func withURL(_ body: (PostgresURL) async throws -> Void) async throws {
         let base = try PostgresURL(try #require(url))
         let name = "limits_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await run(base) { client in try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: .quiet) }
+        try await PostgresTestDatabase.createDatabase(name, server: base)
         var own = base
         own.database = name
         do {

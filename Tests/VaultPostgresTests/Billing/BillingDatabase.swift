@@ -3,6 +3,7 @@ import Logging
 import Payments
 import PostgresNIO
 @testable import Scheduler
+import StorageTestSupport
 import Testing
 import Vault
 @testable import VaultPostgres
@@ -26,11 +27,7 @@ struct BillingDatabase {
     init() async throws {
         let base = try #require(Self.baseURL)
         let name = "billing_\(UInt64.random(in: 0...UInt64.max))"
-        let admin = try await PostgresStore(url: try PostgresURL(base), logger: Self.logger, migrations: [])
-        _ = try await admin.client.withConnection { connection in
-            try await connection.run(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.logger)
-        }
-        admin.close()
+        try await PostgresTestDatabase.createDatabase(name, server: try PostgresURL(base))
         var components = try #require(URLComponents(string: base))
         components.path = "/" + name
         url = try PostgresURL(try #require(components.string))
