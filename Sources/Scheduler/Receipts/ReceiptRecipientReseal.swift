@@ -18,16 +18,13 @@ public struct ReceiptRecipientReseal: Sendable {
     /// (whatever its status); safe while serving (each row is replaced only if unchanged since read).
     /// - Returns: how many receipts were re-sealed.
     public func resealAll(merchantID: String, batchSize: Int = 500) async throws -> Int {
-        var total = 0
-        var before: Int64?
-        while true {
-            let page = try await store.receipts(merchantID: merchantID, status: nil, beforeSequence: before, limit: batchSize)
-            guard let last = page.last else { return total }
-            for receipt in page {
-                guard let resealed = try await seal.resealed(receipt.recipient, merchantID: merchantID) else { continue }
-                if try await store.resealReceiptRecipient(id: receipt.id, old: receipt.recipient, new: resealed) { total += 1 }
-            }
-            before = last.sequence
-        }
+        try await ResealPass.run(
+            batchSize: batchSize,
+            page: { try await store.receipts(merchantID: merchantID, status: nil, beforeSequence: $0, limit: $1) },
+            sequence: \.sequence,
+            reseal: { receipt in
+                guard let resealed = try await seal.resealed(receipt.recipient, merchantID: merchantID) else { return false }
+                return try await store.resealReceiptRecipient(id: receipt.id, old: receipt.recipient, new: resealed)
+            })
     }
 }

@@ -16,16 +16,13 @@ public struct WebhookEventReseal: Sendable {
     /// older data key; safe while serving (each body is replaced only if unchanged since read).
     /// - Returns: how many events were re-sealed.
     public func resealAll(merchantID: String, batchSize: Int = 500) async throws -> Int {
-        var total = 0
-        var before: Int64?
-        while true {
-            let page = try await store.webhookEvents(merchantID: merchantID, status: nil, beforeSequence: before, limit: batchSize)
-            guard let last = page.last else { return total }
-            for event in page {
-                guard let resealed = try await seal.resealedBody(event.body, merchantID: merchantID) else { continue }
-                if try await store.resealWebhookEventBody(id: event.id, old: event.body, new: resealed) { total += 1 }
-            }
-            before = last.sequence
-        }
+        try await ResealPass.run(
+            batchSize: batchSize,
+            page: { try await store.webhookEvents(merchantID: merchantID, status: nil, beforeSequence: $0, limit: $1) },
+            sequence: \.sequence,
+            reseal: { event in
+                guard let resealed = try await seal.resealedBody(event.body, merchantID: merchantID) else { return false }
+                return try await store.resealWebhookEventBody(id: event.id, old: event.body, new: resealed)
+            })
     }
 }
