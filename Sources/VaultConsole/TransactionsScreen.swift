@@ -246,6 +246,9 @@ struct TransactionsScreen {
     /// The first post shows what will be captured, voided or refunded, in the transaction's
     /// currency, and asks to confirm; the second (with `confirm`) acts through the same service call
     /// as the API, audited under the operator.
+    /// The prefix of a follow-up confirmation's one-time key.
+    static let onceKeyPrefix = "once_"
+
     func followUp(_ action: FollowUp, merchantID: String, id: String, form: ConsoleForm, signed: ConsoleSignedIn) async throws -> Response {
         guard let (merchant, transaction) = try await find(merchantID: merchantID, id: id, signed: signed) else { return notFound(signed) }
         let minor: Int64?
@@ -269,22 +272,62 @@ struct TransactionsScreen {
                 <form method="post" action="/console/transactions/\(merchant.id)/\(transaction.id)/\(action.rawValue)">
                 <input type="hidden" name="csrf" value="\(signed.csrf)">\(typed)
                 <input type="hidden" name="confirm" value="yes">
+                <input type="hidden" name="once" value="\(OpaqueToken.make(prefix: Self.onceKeyPrefix, randomBits: 128))">
                 <p><button type="submit" class="danger">\(action.title) \(amount)</button> <a href="/console/transactions/\(merchant.id)/\(transaction.id)">Cancel</a></p>
                 </form>
                 """
             return ConsoleResponses.html(
                 ConsolePage.shell(current: "transactions", title: "Confirm \(action.rawValue)", account: signed.account, csrf: signed.csrf, content: content))
         }
+        // The confirmation carries a one-time key claimed as the API claims an Idempotency-Key, with
+        // the follow-up's id reserved: a double submit, a reload or a retry after a lost answer
+        // moves the money once and shows the follow-up the first submit recorded.
+        let refusedAgain = { (message: String, status: HTTPResponse.Status) in
+            try await self.detail(
+                merchantID: merchantID, id: id, signed: signed, notice: "<p class=\"notice error\" role=\"alert\">\(message)</p>", status: status)
+        }
+        guard let once = form["once"], OpaqueToken.isWellFormed(once, prefix: Self.onceKeyPrefix, randomBits: 128) else {
+            return try await refusedAgain("This confirmation is not valid: review the \(action.rawValue) again and confirm it.", .unprocessableContent)
+        }
+        let idempotency = services.scheduling.idempotency
+        let fingerprint = Array("console/transactions/\(transaction.id)/\(action.rawValue)\n\(minor.map(String.init) ?? "")".utf8)
+        let claim: IdempotencyService.Claim
+        switch try await idempotency.claim(merchantID: merchant.id, key: "console-\(once)", request: fingerprint, transactionID: Transaction.makeID()) {
+        case .started(let started):
+            claim = started
+        case .takenOver(let taken):
+            if let recorded = try? await services.transactions.get(id: taken.transactionID, merchant: merchant) {
+                try await idempotency.complete(taken, status: 201, body: Array(recorded.id.utf8))
+                return ConsoleResponses.redirect("/console/transactions/\(merchant.id)/\(recorded.id)")
+            }
+            claim = taken
+        case .replay(_, let body):
+            return ConsoleResponses.redirect("/console/transactions/\(merchant.id)/\(String(decoding: body.copyToArray(), as: UTF8.self))")
+        case .mismatch, .responseDestroyed:
+            return try await refusedAgain("This confirmation was already used: review the \(action.rawValue) again and confirm it.", .conflict)
+        case .inProgress:
+            return try await refusedAgain("This \(action.rawValue) is being sent by an earlier submit of the same form: reload the transaction.", .conflict)
+        }
         do {
             let actor = signed.account.actor
+            let childID = claim.transactionID
             let done: Transaction =
                 switch action {
-                case .capture: try await services.transactions.capture(id: transaction.id, amount: minor, merchant: merchant, actor: actor)
-                case .void: try await services.transactions.void(id: transaction.id, amount: nil, merchant: merchant, actor: actor)
-                case .refund: try await services.transactions.refund(id: transaction.id, amount: minor, merchant: merchant, actor: actor)
+                case .capture: try await services.transactions.capture(id: transaction.id, amount: minor, merchant: merchant, actor: actor, childID: childID)
+                case .void: try await services.transactions.void(id: transaction.id, amount: nil, merchant: merchant, actor: actor, childID: childID)
+                case .refund: try await services.transactions.refund(id: transaction.id, amount: minor, merchant: merchant, actor: actor, childID: childID)
                 }
+            try await idempotency.complete(claim, status: 201, body: Array(done.id.utf8))
             return ConsoleResponses.redirect("/console/transactions/\(merchant.id)/\(done.id)")
         } catch let error as TransactionError {
+            // A follow-up the gateway declined, or whose answer was lost, is recorded: a resubmit
+            // shows it instead of sending again. One refused before any gateway call frees the key.
+            switch error {
+            case .declined(let recorded), .gatewayFailed(let recorded):
+                try? await idempotency.complete(claim, status: 201, body: Array(recorded.id.utf8))
+            default:
+                try? await idempotency.release(claim)
+            }
             let message: String =
                 switch error {
                 case .invalid(_, _, let message), .notAllowed(_, let message), .notPermitted(_, let message): message

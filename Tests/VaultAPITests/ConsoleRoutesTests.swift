@@ -55,6 +55,13 @@ import VaultSQLite
         return String(page[start...].prefix { $0 != "\"" })
     }
 
+    /// The one-time key of a confirmation page's form.
+    static func once(in page: String) throws -> String {
+        let marker = #"name="once" value=""#
+        let start = try #require(page.range(of: marker)).upperBound
+        return String(page[start...].prefix { $0 != "\"" })
+    }
+
     @Test func aSignInNeedsThePasswordAndTheCodeAndItsCookieIsHttpOnlyStrictAndScopedToTheConsole() async throws {
         let fixture = try await APIFixture()
         let secret = try await Self.enrol(fixture, "ada", role: .support)
@@ -227,9 +234,18 @@ import VaultSQLite
             #expect(confirm.status == .ok)
             #expect(confirm.text.contains("$1,234.50") && confirm.text.contains("(USD)"))
             #expect(try await fixture.count("transactions WHERE type = 'refund'") == 0, "nothing is refunded before the confirmation")
-            let done = try await Self.post(client, path + "/refund", [("csrf", csrf), ("amount", "1234.50"), ("confirm", "yes")], cookie: sam)
+            let unkeyed = try await Self.post(client, path + "/refund", [("csrf", csrf), ("amount", "1234.50"), ("confirm", "yes")], cookie: sam)
+            #expect(unkeyed.status == .unprocessableContent, "a confirmation without its one-time key sends nothing")
+            #expect(try await fixture.count("transactions WHERE type = 'refund'") == 0)
+            let once = try Self.once(in: confirm.text)
+            let done = try await Self.post(
+                client, path + "/refund", [("csrf", csrf), ("amount", "1234.50"), ("confirm", "yes"), ("once", once)], cookie: sam)
             #expect(done.status == .seeOther)
             #expect(try await fixture.count("transactions WHERE type = 'refund' AND amount = 123450") == 1)
+            let twice = try await Self.post(
+                client, path + "/refund", [("csrf", csrf), ("amount", "1234.50"), ("confirm", "yes"), ("once", once)], cookie: sam)
+            #expect(twice.status == .seeOther && twice.headers[.location] == done.headers[.location], "a double submit shows the first refund")
+            #expect(try await fixture.count("transactions WHERE type = 'refund'") == 1, "a double submit refunds once")
 
             let audit = try await Self.get(client, "/console/audit?actor=operator%3Asam", cookie: sam)
             #expect(audit.status == .ok)

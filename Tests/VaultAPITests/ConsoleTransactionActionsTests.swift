@@ -50,7 +50,9 @@ import VaultApp
             #expect(confirmCapture.status == .ok)
             #expect(confirmCapture.text.contains("Capture <strong>$20.00</strong> (USD)"))
             #expect(try await fixture.count("transactions WHERE type = 'capture'") == 0, "nothing is captured before the confirmation")
-            let capture = try await Console.post(client, capturePath + "/capture", [("csrf", csrf), ("amount", "20"), ("confirm", "yes")], cookie: sam)
+            let capture = try await Console.post(
+                client, capturePath + "/capture", [("csrf", csrf), ("amount", "20"), ("confirm", "yes"), ("once", try Console.once(in: confirmCapture.text))],
+                cookie: sam)
             #expect(capture.status == .seeOther)
             #expect(try await fixture.count("transactions WHERE type = 'capture' AND amount = 2000") == 1)
 
@@ -58,11 +60,13 @@ import VaultApp
             #expect(confirmVoid.status == .ok)
             #expect(confirmVoid.text.contains("Void <strong>$75.00</strong> (USD)"))
             #expect(try await fixture.count("transactions WHERE type = 'void'") == 0, "nothing is voided before the confirmation")
-            let void = try await Console.post(client, voidPath + "/void", [("csrf", csrf), ("confirm", "yes")], cookie: sam)
+            let void = try await Console.post(client, voidPath + "/void", [("csrf", csrf), ("confirm", "yes"), ("once", try Console.once(in: confirmVoid.text))], cookie: sam)
             #expect(void.status == .seeOther)
             #expect(try await fixture.count("transactions WHERE type = 'void'") == 1)
             #expect(try await fixture.count("transactions WHERE id = '\(voided)' AND status = 'voided'") == 1)
-            let again = try await Console.post(client, voidPath + "/void", [("csrf", csrf), ("confirm", "yes")], cookie: sam)
+            let confirmAgain = try await Console.post(client, voidPath + "/void", [("csrf", csrf)], cookie: sam)
+            let again = try await Console.post(
+                client, voidPath + "/void", [("csrf", csrf), ("confirm", "yes"), ("once", try Console.once(in: confirmAgain.text))], cookie: sam)
             #expect(again.status == .unprocessableContent, "the service refuses a second void; the page says why")
         }
         #expect(try await fixture.count("audit_events WHERE actor = 'operator:sam' AND object_type = 'transaction'") >= 2)
