@@ -553,6 +553,12 @@ public enum Schema {
         Migration(id: 42, name: "webhook signing window bindings", sql: """
             ALTER TABLE merchant_keys ADD COLUMN signs_until_binding BLOB;
             """),
+        // A card's schedules, a page at a time (`ScheduleStore.schedules(secureCardReference:)`, the
+        // card page's list and `GET /v1/schedules?secureCardReference=`): the merchant, the card and
+        // the paging order in one index, so the list reads only that card's rows and needs no sort.
+        Migration(id: 43, name: "schedules by merchant and card", sql: """
+            CREATE INDEX schedules_by_merchant_card ON schedules(merchant_id, secure_card_id, seq);
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

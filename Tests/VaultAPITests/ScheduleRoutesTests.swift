@@ -168,4 +168,34 @@ import Vault
             #expect(try await client.send(.get, "/v1/schedules", key: fixture.adminB).json["data"] as? [Any] != nil)
         }
     }
+
+    @Test func theListFiltersByCardTokenAndRefusesAValueThatIsNoToken() async throws {
+        try await withCard { fixture, client in
+            let other = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("cust-2"))
+            let otherToken = try #require(other.json["secureCardReference"] as? String)
+            let token = try #require(try await client.send(.get, "/v1/secure-cards/cust-1", key: fixture.adminA).json["secureCardReference"] as? String)
+            var mine: [String] = []
+            for index in 0..<4 {
+                let created = try await client.send(.post, "/v1/schedules", key: fixture.adminA, json: Self.monthly(index % 2 == 0 ? "cust-1" : "cust-2"))
+                if index % 2 == 0 { mine.append(try #require(created.json["id"] as? String)) }
+            }
+            let listed = try await client.send(.get, "/v1/schedules?secureCardReference=\(token)", key: fixture.adminA)
+            #expect(listed.status == .ok)
+            let rows = (listed.json["data"] as? [[String: Any]]) ?? []
+            #expect(rows.compactMap { $0["id"] as? String } == mine)
+            #expect(rows.allSatisfy { $0["secureCardReference"] as? String == token })
+            let first = try await client.send(.get, "/v1/schedules?secureCardReference=\(token)&limit=1", key: fixture.adminA)
+            let cursor = try #require(first.json["nextCursor"] as? String)
+            let second = try await client.send(.get, "/v1/schedules?secureCardReference=\(token)&limit=1&cursor=\(cursor)", key: fixture.adminA)
+            #expect((second.json["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [mine[1]])
+            #expect((try await client.send(.get, "/v1/schedules?secureCardReference=\(otherToken)&status=active", key: fixture.adminA).json["data"] as? [Any])?.isEmpty == true)
+            #expect(
+                (try await client.send(.get, "/v1/schedules?secureCardReference=\(token)", key: fixture.adminB).json["data"] as? [Any])?.isEmpty == true,
+                "another merchant's card lists nothing")
+            let bad = try await client.send(.get, "/v1/schedules?secureCardReference=cust-1", key: fixture.adminA)
+            #expect(bad.status == .unprocessableContent)
+            #expect(bad.error["param"] as? String == "secureCardReference")
+            #expect(try await client.send(.get, "/v1/schedules?secureCardReference=\(token)", key: fixture.readonlyA).status == .ok)
+        }
+    }
 }

@@ -181,6 +181,7 @@ import Vault
         let create = try #require(contract.operation(method: "POST", path: "/v1/schedules"))
         #expect(preview.body == create.body)
         #expect(contract.operation(method: "GET", path: "/v1/schedules/sch_1")?.queryParameters == [])
+        #expect(contract.operation(method: "GET", path: "/v1/schedules")?.queryParameters == ["limit", "cursor", "status", "secureCardReference"])
         #expect(contract.operation(method: "GET", path: "/v1/schedules/")?.queryParameters == nil)
         #expect(contract.operation(method: "GET", path: "/v1/nothing") == nil)
         #expect(contract.operation(method: "GET", path: "/v1/transactions")?.queryParameters.isSuperset(of: ["status", "type", "q", "limit", "cursor"]) == true)

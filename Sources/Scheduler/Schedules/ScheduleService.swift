@@ -94,14 +94,27 @@ public struct ScheduleService: Sendable {
         return ScheduleView(schedule: schedule, steps: try await store.steps(scheduleID: id), warnings: [])
     }
 
-    /// A page of schedules.
-    public func list(merchant: Merchant, status: ScheduleStatus?, afterSequence: Int64?, limit: Int, now: Date = Date()) async throws -> [Schedule] {
+    /// A page of the merchant's schedules in creation order, after the sequence `afterSequence`:
+    /// only those in `status` when given, only those charging the card whose token is
+    /// `secureCardReference` when given (a card's page lists its schedules this way).
+    public func list(
+        merchant: Merchant, status: ScheduleStatus?, secureCardReference: String? = nil, afterSequence: Int64?, limit: Int, now: Date = Date()
+    ) async throws -> [Schedule] {
         _ = try await store.expireUnconfirmedSchedules(now: now)
         var page: [Schedule] = []
-        for schedule in try await store.schedules(merchantID: merchant.id, status: status, afterSequence: afterSequence, limit: limit) {
+        for schedule in try await store.schedules(
+            merchantID: merchant.id, status: status, secureCardReference: secureCardReference, afterSequence: afterSequence, limit: limit)
+        {
             page.append(try await opened(schedule))
         }
         return page
+    }
+
+    /// The schedule's next step: its first step in plan order not yet settled (scheduled, being
+    /// charged, waiting for a retry or in review); nil when every materialized step is settled. A
+    /// list of schedules shows its date without reading whole schedules.
+    public func nextStep(of schedule: Schedule) async throws -> ScheduleStep? {
+        try await store.steps(scheduleID: schedule.id).first { !$0.status.isSettled }
     }
 
     /// `pending_confirmation` → `active` (the customer confirms the steps). The card must have a

@@ -39,8 +39,10 @@ public protocol ScheduleStore: Sendable {
     ) async throws
     /// One schedule of a merchant.
     func schedule(merchantID: String, id: String) async throws -> Schedule?
-    /// A page of a merchant's schedules in creation order.
-    func schedules(merchantID: String, status: ScheduleStatus?, afterSequence: Int64?, limit: Int) async throws -> [Schedule]
+    /// A page of a merchant's schedules in creation order: only those in `status` when given, only
+    /// those charging the card `secureCardReference` (its token) when given.
+    func schedules(merchantID: String, status: ScheduleStatus?, secureCardReference: String?, afterSequence: Int64?, limit: Int) async throws
+        -> [Schedule]
     /// Every step of a schedule in plan order.
     func steps(scheduleID: String) async throws -> [ScheduleStep]
     /// Marks unconfirmed schedules past their expiry `expired`; returns their ids.
@@ -55,4 +57,11 @@ public protocol ScheduleStore: Sendable {
     func schedulesToReseal(merchantID: String, belowKeyVersion keyVersion: Int, limit: Int) async throws -> [(id: String, sealed: [UInt8])]
     /// Replaces a schedule's sealed contacts if they are still `old`; returns whether they were.
     func resealScheduleContacts(id: String, old: [UInt8], new: [UInt8]) async throws -> Bool
+}
+
+extension ScheduleStore {
+    /// A page of a merchant's schedules in creation order, of every card.
+    public func schedules(merchantID: String, status: ScheduleStatus?, afterSequence: Int64?, limit: Int) async throws -> [Schedule] {
+        try await schedules(merchantID: merchantID, status: status, secureCardReference: nil, afterSequence: afterSequence, limit: limit)
+    }
 }

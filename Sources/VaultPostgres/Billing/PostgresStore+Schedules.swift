@@ -66,9 +66,12 @@ extension PostgresStore: ScheduleStore {
         }
     }
 
-    public func schedules(merchantID: String, status: ScheduleStatus?, afterSequence: Int64?, limit: Int) async throws -> [Schedule] {
+    public func schedules(merchantID: String, status: ScheduleStatus?, secureCardReference: String?, afterSequence: Int64?, limit: Int) async throws
+        -> [Schedule]
+    {
         var query: PostgresQuery = "SELECT * FROM schedules WHERE merchant_id = \(merchantID)"
         if let status { query.append(" AND status = ", status.rawValue) }
+        if let secureCardReference { query.append(" AND secure_card_id = ", secureCardReference) }
         if let afterSequence { query.append(" AND seq > ", afterSequence) }
         query.append(" ORDER BY seq LIMIT ", limit)
         let page = query

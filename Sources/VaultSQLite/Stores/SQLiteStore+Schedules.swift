@@ -64,10 +64,13 @@ extension SQLiteStore: ScheduleStore {
         }
     }
 
-    public func schedules(merchantID: String, status: ScheduleStatus?, afterSequence: Int64?, limit: Int) async throws -> [Schedule] {
+    public func schedules(merchantID: String, status: ScheduleStatus?, secureCardReference: String?, afterSequence: Int64?, limit: Int) async throws
+        -> [Schedule]
+    {
         try await database.read { connection in
             var sql: SQLiteQuery = "SELECT * FROM schedules WHERE merchant_id = \(merchantID)"
             sql.and(status?.rawValue) { "status = \($0)" }
+            sql.and(secureCardReference) { "secure_card_id = \($0)" }
             sql.and(afterSequence) { "seq > \($0)" }
             sql += " ORDER BY seq LIMIT \(limit)"
             return try connection.query(sql).map(Self.schedule)

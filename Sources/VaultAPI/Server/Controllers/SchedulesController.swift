@@ -34,7 +34,12 @@ struct SchedulesController {
                 }
                 status = value
             }
-            let found = try await schedules.list(merchant: context.merchant, status: status, afterSequence: try page.afterSequence, limit: page.limit + 1)
+            let card = request.uri.queryParameters["secureCardReference"].map(String.init)
+            if let card, !OpaqueToken.isWellFormed(card, prefix: "sc_") {
+                throw APIError.invalid("secureCardReference is not a card token (sc_...).", code: "invalid_value", param: "secureCardReference")
+            }
+            let found = try await schedules.list(
+                merchant: context.merchant, status: status, secureCardReference: card, afterSequence: try page.afterSequence, limit: page.limit + 1)
             let items = found.map { ScheduleResponse(ScheduleView(schedule: $0, steps: [], warnings: []), includeSteps: false) }
             return try JSONCoding.response(Page(fetched: items, limit: page.limit) { try cursors.cursor(after: String($0.sequence)) })
         }
