@@ -2,12 +2,12 @@ import Foundation
 import Hummingbird
 import Vault
 
-/// What a support or admin operator does to a card from its page, through `SecureCardService` as
-/// the API does, audited under the operator: update its customer details and custom field values
-/// (`secure_card.updated`), delete it (`secure_card.deleted`, after a confirmation; its schedules
-/// cancelled only when asked), and purge its card data for good (`secure_card.purged`), confirmed by
-/// typing the card's merchant reference. The forms are not shown to a read-only operator and their
-/// posts are refused anyway.
+/// What an operator does to a card from its page, through `SecureCardService` as the API does,
+/// audited under the operator: update its customer details and custom field values
+/// (`secure_card.updated`, support and admin), delete it (`secure_card.deleted`, after a
+/// confirmation; its schedules cancelled only when asked; admin), and purge its card data for good
+/// (`secure_card.purged`, confirmed by typing the card's merchant reference; admin). A form is shown
+/// only to a role its ``ConsoleAction`` allows, and its post is refused to any other.
 struct CardActions {
     let services: ConsoleServices
 
@@ -17,12 +17,13 @@ struct CardActions {
         ("country", "Country (two letters)", "text"),
     ]
 
-    /// The forms of a card's page: update and delete for a live card, purge for any card whose data
-    /// is still held.
-    func forms(_ card: SecureCard, merchant: Merchant, definitions: [CustomFieldDefinition], csrf: String) -> Markup {
+    /// The forms of a card's page the operator's role may use: update and delete for a live card,
+    /// purge for any card whose data is still held.
+    func forms(_ card: SecureCard, merchant: Merchant, definitions: [CustomFieldDefinition], signed: ConsoleSignedIn) -> Markup {
         let base = "/console/cards/\(merchant.id)/\(card.reference)"
+        let csrf = signed.csrf
         var forms: [Markup] = []
-        if card.status == .active {
+        if card.status == .active && signed.may(.updateCard) {
             let customer = card.customer
             let values: [String: String?] = [
                 "email": customer?.email, "mobileNumber": customer?.mobileNumber, "city": customer?.city, "region": customer?.region,
@@ -50,12 +51,17 @@ struct CardActions {
                 <fieldset><legend>Customer</legend>\(customerInputs)</fieldset>\(fieldset)
                 <p>An emptied field is cleared.</p>
                 <p><button type="submit">Save details</button></p></form>
+                """)
+        }
+        if card.status == .active && signed.may(.deleteCard) {
+            forms.append(
+                """
                 <h2>Delete</h2>
                 <form method="post" action="\(base)/delete"><input type="hidden" name="csrf" value="\(csrf)">
                 <p><button type="submit" class="danger">Review deletion</button></p></form>
                 """)
         }
-        if card.purgedAt == nil {
+        if card.purgedAt == nil && signed.may(.purgeCard) {
             forms.append(
                 """
                 <h2>Purge card data</h2>

@@ -6,7 +6,8 @@ import Vault
 /// Cards: one search box over the merchant reference, token, last four digits and holder name
 /// (the holder-name blind index), in every merchant the operator may see; each search is audited
 /// under the operator (`secure_card.searched`), 50 a page. Numbers are shown masked only. A card's
-/// page offers support and admin operators its update, delete and purge (``CardActions``).
+/// page lists the schedules charging it and offers its update, delete and purge (``CardActions``),
+/// each to the roles its ``ConsoleAction`` allows.
 struct CardsScreen {
     let services: ConsoleServices
 
@@ -69,11 +70,13 @@ struct CardsScreen {
             """
     }
 
-    /// One card: masked number, brand, expiry, holder, customer details and the card's latest
-    /// transactions. Opening it is a `secure_card.retrieved` event under the operator.
-    func detail(merchantID: String, reference: String, signed: ConsoleSignedIn, notice: Markup = "", status: HTTPResponse.Status = .ok) async throws
-        -> Response
-    {
+    /// One card: masked number, brand, expiry, holder, customer details, the card's latest
+    /// transactions and the schedules charging it (``CardSchedulesSection``, at the page `query`
+    /// names). Opening it is a `secure_card.retrieved` event under the operator.
+    func detail(
+        merchantID: String, reference: String, signed: ConsoleSignedIn, notice: Markup = "", status: HTTPResponse.Status = .ok,
+        query: [String: String] = [:]
+    ) async throws -> Response {
         guard signed.account.covers(merchantID: merchantID), let merchant = try await services.merchants.merchant(id: merchantID),
               OpaqueToken.isWellFormed(reference, prefix: "sc_")
         else { return notFound(signed) }
@@ -117,14 +120,14 @@ struct CardsScreen {
             <tbody>\(rows)</tbody></table></div>
             """
         var actions: Markup = ""
-        if signed.account.role.allows(.support) {
-            let definitions = try await services.customFields.definitions(merchantID: merchant.id)
-            actions = CardActions(services: services).forms(card, merchant: merchant, definitions: definitions, csrf: signed.csrf)
+        if ConsoleAction.cardActions.contains(where: signed.may) {
+            let definitions = signed.may(.updateCard) ? try await services.customFields.definitions(merchantID: merchant.id) : []
+            actions = CardActions(services: services).forms(card, merchant: merchant, definitions: definitions, signed: signed)
         }
+        let schedules = try await CardSchedulesSection(services: services).render(card: card, merchant: merchant, query: query)
         let content: Markup = """
             \(notice)<div class="table"><table><tbody>\(list)</tbody></table></div>
-            <h2>Transactions</h2>\(history)\(actions)
-            <p class="notice">The card's schedules are not listed here yet: use <code>GET /v1/schedules</code>.</p>
+            <h2>Transactions</h2>\(history)\(schedules)\(actions)
             <p><a href="/console/cards">Back to cards</a></p>
             """
         return ConsoleResponses.html(

@@ -47,17 +47,19 @@ public struct ConsoleRoutes: Sendable {
         console.get("cards/:merchant/:token") { request, context in
             try await withSession(request) { signed in
                 try await CardsScreen(services: services).detail(
-                    merchantID: context.parameters.get("merchant") ?? "", reference: context.parameters.get("token") ?? "", signed: signed)
+                    merchantID: context.parameters.get("merchant") ?? "", reference: context.parameters.get("token") ?? "", signed: signed,
+                    query: Self.query(request))
             }
         }
         console.post("cards/:merchant/:token/:action") { request, context in
-            try await withForm(request, permission: .support) { signed, form in
+            let action = ConsoleAction.cardActions.first { $0.rawValue == context.parameters.get("action") }
+            return try await withForm(request, permission: action?.permission ?? .support) { signed, form in
                 let (merchantID, reference) = (context.parameters.get("merchant") ?? "", context.parameters.get("token") ?? "")
                 let actions = CardActions(services: services)
-                switch context.parameters.get("action") {
-                case "update": return try await actions.update(merchantID: merchantID, reference: reference, form: form, signed: signed)
-                case "delete": return try await actions.delete(merchantID: merchantID, reference: reference, form: form, signed: signed)
-                case "purge": return try await actions.purge(merchantID: merchantID, reference: reference, form: form, signed: signed)
+                switch action {
+                case .updateCard: return try await actions.update(merchantID: merchantID, reference: reference, form: form, signed: signed)
+                case .deleteCard: return try await actions.delete(merchantID: merchantID, reference: reference, form: form, signed: signed)
+                case .purgeCard: return try await actions.purge(merchantID: merchantID, reference: reference, form: form, signed: signed)
                 default: return CardsScreen(services: services).notFound(signed)
                 }
             }

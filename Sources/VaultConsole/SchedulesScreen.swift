@@ -6,10 +6,10 @@ import Vault
 
 /// Schedules: every schedule of the merchants the operator may see, filtered by status, a page at a
 /// time; a schedule's page with its plan, card (masked), amount and the timeline of its steps with
-/// every charge attempt; and, for support and admin, its lifecycle through the API's
-/// `ScheduleService` (record the customer's confirmation, pause, resume, cancel, skip a step), each
-/// behind a confirmation page that states what will change. The forms are not shown to a read-only
-/// operator and their posts are refused anyway.
+/// every charge attempt; and its lifecycle through the API's `ScheduleService` (record the
+/// customer's confirmation, pause, resume, cancel, skip a step) and its change
+/// (``ScheduleChangeScreen``), each behind a confirmation page that states what will change. A form
+/// is shown only to a role its ``ConsoleAction`` allows, and its post is refused to any other.
 struct SchedulesScreen {
     let services: ConsoleServices
 
@@ -72,7 +72,7 @@ struct SchedulesScreen {
         }
         let pager: Markup = paging.isEmpty ? "" : "<nav class=\"pager\" aria-label=\"Pages\"><p>\(Markup.joined(paging, separator: " · "))</p></nav>"
         let builder: Markup =
-            signed.account.role.allows(.support) ? "<p><a class=\"button\" href=\"/console/schedules/new\">New schedule</a> <a href=\"/console/review-queue\">Needs review</a></p>"
+            signed.may(.createSchedule) ? "<p><a class=\"button\" href=\"/console/schedules/new\">New schedule</a> <a href=\"/console/review-queue\">Needs review</a></p>"
             : "<p><a href=\"/console/review-queue\">Needs review</a></p>"
         let content: Markup = """
             \(builder)
@@ -147,7 +147,8 @@ struct SchedulesScreen {
         if let expires = schedule.expiresAt, schedule.status == .pendingConfirmation { facts.append(("Expires unconfirmed", "\(when(expires))")) }
         if let paused = schedule.pausedAt { facts.append(("Paused", "\(when(paused))")) }
         let list = Markup.joined(facts.map { "<tr><th scope=\"row\">\($0.0)</th><td>\($0.1)</td></tr>" })
-        let actions = signed.account.role.allows(.support) ? lifecycleForms(merchant: merchant, schedule: schedule, signed: signed) : ""
+        var actions = lifecycleForms(merchant: merchant, schedule: schedule, signed: signed)
+        if signed.may(.changeSchedule) { actions = Markup.joined([actions, ScheduleChangeScreen.form(merchant: merchant, schedule: schedule, csrf: signed.csrf)]) }
         let content: Markup = """
             \(notice)<div class="table"><table><tbody>\(list)</tbody></table></div>\(actions)
             <h2>Steps</h2>\(try await timeline(merchant: merchant, view: view, signed: signed))
@@ -156,18 +157,20 @@ struct SchedulesScreen {
         return page(signed, title: "Schedule \(schedule.id)", content: content, status: status)
     }
 
-    /// The lifecycle buttons the schedule's status allows; each posts to its confirmation.
+    /// The lifecycle buttons the schedule's status allows and the operator's role may use; each posts
+    /// to its confirmation.
     func lifecycleForms(merchant: Merchant, schedule: Schedule, signed: ConsoleSignedIn) -> Markup {
-        var actions: [(String, String)] = []
-        if schedule.status == .pendingConfirmation { actions.append(("confirm", "Record the customer's confirmation")) }
-        if schedule.status == .active || schedule.status == .pastDue { actions.append(("pause", "Pause")) }
-        if schedule.status == .paused { actions.append(("resume", "Resume")) }
-        if schedule.status.isOpen { actions.append(("cancel", "Cancel the schedule")) }
+        var actions: [(ConsoleAction, String)] = []
+        if schedule.status == .pendingConfirmation { actions.append((.confirmSchedule, "Record the customer's confirmation")) }
+        if schedule.status == .active || schedule.status == .pastDue { actions.append((.pauseSchedule, "Pause")) }
+        if schedule.status == .paused { actions.append((.resumeSchedule, "Resume")) }
+        if schedule.status.isOpen { actions.append((.cancelSchedule, "Cancel the schedule")) }
+        actions = actions.filter { signed.may($0.0) }
         guard !actions.isEmpty else { return "" }
         let forms = actions.map { action, label -> Markup in
             """
-            <form method="post" action="/console/schedules/\(merchant.id)/\(schedule.id)/\(action)">
-            <input type="hidden" name="csrf" value="\(signed.csrf)"><button type="submit"\(action == "cancel" ? Markup(" class=\"danger\"") : "")>\(label)</button></form>
+            <form method="post" action="/console/schedules/\(merchant.id)/\(schedule.id)/\(action.rawValue)">
+            <input type="hidden" name="csrf" value="\(signed.csrf)"><button type="submit"\(action == .cancelSchedule ? Markup(" class=\"danger\"") : "")>\(label)</button></form>
             """
         }
         return "<h2>Actions</h2><div class=\"actions\">\(forms)</div>"
@@ -175,7 +178,7 @@ struct SchedulesScreen {
 
     /// Each step in plan order with its charge attempts (every transaction of the step, oldest
     /// first): status, the gateway's answer and when, in the merchant's zone; a future scheduled
-    /// step of an open schedule has a "Skip" button for support and admin.
+    /// step of an open schedule has a "Skip" button for a role that may skip (admin).
     func timeline(merchant: Merchant, view: ScheduleView, signed: ConsoleSignedIn) async throws -> Markup {
         guard !view.steps.isEmpty else { return "<p>No step.</p>" }
         var attempts: [String: [Transaction]] = [:]
@@ -189,7 +192,7 @@ struct SchedulesScreen {
         }
         let when = { (instant: Date) in ConsoleFormat.instant(instant, zone: merchant.zone, zoneName: merchant.zoneName) }
         let now = Date()
-        let canSkip = signed.account.role.allows(.support) && view.schedule.status.isOpen
+        let canSkip = signed.may(.skipStep) && view.schedule.status.isOpen
         let items = view.steps.map { step -> Markup in
             let tried = (attempts[step.id] ?? []).sorted { $0.sequence < $1.sequence }
             let rows = tried.map { transaction -> Markup in
@@ -303,7 +306,7 @@ struct SchedulesScreen {
     }
 
     /// The schedule's page with why the service refused (409 for a status conflict, 422 otherwise).
-    private func refused(_ error: ScheduleError, merchant: Merchant, id: String, signed: ConsoleSignedIn) async throws -> Response {
+    func refused(_ error: ScheduleError, merchant: Merchant, id: String, signed: ConsoleSignedIn) async throws -> Response {
         let (message, status): (String, HTTPResponse.Status) =
             switch error {
             case .invalid(_, _, let message): (message, .unprocessableContent)

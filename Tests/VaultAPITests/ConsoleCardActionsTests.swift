@@ -9,8 +9,8 @@ import VaultApp
 
 /// The console's card actions, through `SecureCardService` as the API's: customer details and
 /// custom field values updated, a card deleted after a confirmation and purged only when its
-/// merchant reference is typed; support and admin only (a read-only operator is shown no form and
-/// refused a forged post), every post carrying the session's CSRF token, bad input a 4xx that changes nothing.
+/// merchant reference is typed; updating is support's and admin's, deleting and purging admin's (a
+/// role below is shown no form and refused a forged post: `ConsoleScheduleChangeTests` for support), every post carrying the session's CSRF token, bad input a 4xx that changes nothing.
 @Suite struct ConsoleCardActionsTests {
     typealias Console = ConsoleRoutesTests
 
@@ -58,7 +58,8 @@ import VaultApp
 
     @Test func aCardIsDeletedAfterAConfirmationAndPurgedOnlyWhenItsReferenceIsTyped() async throws {
         let fixture = try await APIFixture()
-        let supportSecret = try await Console.enrol(fixture, "sam", role: .support)
+        // Deleting and purging are admin's, as in the API.
+        let supportSecret = try await Console.enrol(fixture, "sam", role: .admin)
         let viewerSecret = try await Console.enrol(fixture, "viewer", role: .readonly)
         try await fixture.live { client in
             let card = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: keyedCard("order-9", verify: false))
