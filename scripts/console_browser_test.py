@@ -24,7 +24,9 @@ and a sale over the API, then:
   then the steps of later screens, each its own function called from main() in one place:
   schedule_steps (a support operator's monthly plan refused next to its field, previewed as
   calendars, confirmed, listed; a lost-answer sale resolved from the review queue; a read-only
-  operator's forged pause refused; an admin's real charge run charging the plan's first step).
+  operator's forged pause refused; an admin's real charge run charging the plan's first step);
+  change_schedule_from_card (a support operator finds the schedule on its card's page and changes
+  its amount through the confirmation stating the old and new amount).
 
 With --screenshots DIR, each screen is saved at 375 and 1280 px wide (docs/console/ in the repository).
 Run by scripts/test.sh after the build:  python3 scripts/console_browser_test.py --vault .build/debug/vault
@@ -479,6 +481,45 @@ def issue_and_revoke_api_key(driver, vault, screens):
         fail("a revoked key still authenticates")
 
 
+def change_schedule_from_card(driver, vault, screens, card):
+    """A card's schedules and a schedule's change: a support operator opens the card, finds the
+    schedule schedule_steps built on it listed on the card's page (status, plan, amount, next step),
+    follows it, changes its amount through the confirmation that states the old and new amount,
+    and sees the new amount on the schedule's page (and over the API)."""
+    from selenium.webdriver.common.by import By
+
+    sue = vault.operator("sue", "support")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+    wait_for("the sign-in form after signing out", lambda: driver.current_url.endswith("/console/sign-in"))
+    sign_in(driver, vault, "sue", PASSWORD, totp(sue))
+    wait_for("the Cards screen after the support operator's sign-in", lambda: driver.current_url.endswith("/console/cards"))
+    search = driver.find_element(By.XPATH, "//label[normalize-space()='Search cards']")
+    driver.find_element(By.ID, search.get_attribute("for")).send_keys("order-4411")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Search']").click()
+    wait_for("the card in the results", lambda: card["secureCardReference"] in driver.page_source)
+    driver.find_element(By.LINK_TEXT, card["secureCardReference"]).click()
+    wait_for("the card's schedules", lambda: 'aria-label="Schedules charging the card"' in driver.page_source)
+    listed = driver.find_elements(By.XPATH, "//div[@aria-label='Schedules charging the card']//a")
+    if len(listed) != 1 or "$25.00" not in driver.page_source:
+        fail(f"the card's page lists {len(listed)} schedules, not the $25.00 one built on it")
+    schedule_id = listed[0].text
+    screens.check("card-schedules")
+    listed[0].click()
+    wait_for("the schedule's page", lambda: f"Schedule {schedule_id}" in driver.page_source and "Review change" in driver.page_source)
+    driver.find_element(By.ID, "change-amount").send_keys("30")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Review change']").click()
+    wait_for("the change's confirmation", lambda: "Change the schedule</button>" in driver.page_source)
+    if "<td>$25.00</td>" not in driver.page_source or "<strong>$30.00</strong>" not in driver.page_source:
+        fail("the change's confirmation does not state the old and new amount")
+    screens.check("schedule-change-confirm")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Change the schedule']").click()
+    wait_for("the changed schedule's page", lambda: f"Schedule {schedule_id}" in driver.page_source and "<td>$30.00</td>" in driver.page_source)
+    screens.check("schedule-changed")
+    status, schedule = vault.api("GET", f"/v1/schedules/{schedule_id}")
+    if status != 200 or schedule.get("amount") != 3000:
+        fail(f"the schedule after the change: {status} {schedule.get('amount')}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", default=".build/debug/vault", help="the vault executable")
@@ -656,6 +697,7 @@ def main():
         issue_and_revoke_api_key(driver, vault, screens)
         # Steps of later screens, each its own function.
         schedule_steps(driver, vault, screens, rita_token)
+        change_schedule_from_card(driver, vault, screens, card)
 
         # 8. Every page seen, and the ones fetched outside the browser, hold no card number.
         if any(form in page for form in PAN_FORMS):
@@ -663,7 +705,8 @@ def main():
         print("console browser test: passed (sign-in with code, lockout, cookie flags, card search, refund with confirmation, "
               "audit under the operator, chain verified, read-only refused, webhook resent, statistics changed by the refund, dry run started and followed, "
               "transactions paged, authorization voided, custom field added, API key issued and revoked, "
-              "monthly plan previewed as calendars, confirmed and charged by a real run, review item resolved, no card number, no sideways scrolling)")
+              "monthly plan previewed as calendars, confirmed and charged by a real run, review item resolved, "
+              "schedule found on its card and its amount changed, no card number, no sideways scrolling)")
     finally:
         if driver:
             driver.quit()

@@ -70,9 +70,8 @@ struct CardsScreen {
             """
     }
 
-    /// One card: masked number, brand, expiry, holder, customer details, the card's latest
-    /// transactions and the schedules charging it (``CardSchedulesSection``, at the page `query`
-    /// names). Opening it is a `secure_card.retrieved` event under the operator.
+    /// One card: masked number, brand, expiry, holder, customer details, the schedules charging it
+    /// (``CardSchedulesSection``, at the page `query` names) and the card's latest transactions. Opening it is a `secure_card.retrieved` event under the operator.
     func detail(
         merchantID: String, reference: String, signed: ConsoleSignedIn, notice: Markup = "", status: HTTPResponse.Status = .ok,
         query: [String: String] = [:]
@@ -127,7 +126,7 @@ struct CardsScreen {
         let schedules = try await CardSchedulesSection(services: services).render(card: card, merchant: merchant, query: query)
         let content: Markup = """
             \(notice)<div class="table"><table><tbody>\(list)</tbody></table></div>
-            <h2>Transactions</h2>\(history)\(schedules)\(actions)
+            \(schedules)<h2>Transactions</h2>\(history)\(actions)
             <p><a href="/console/cards">Back to cards</a></p>
             """
         return ConsoleResponses.html(
