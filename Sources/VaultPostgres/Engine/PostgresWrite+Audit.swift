@@ -34,16 +34,17 @@ struct AuditChainHead {
 }
 
 /// Audit chains on PostgreSQL: one per merchant, one (`platform`) for events without a merchant,
-/// each with up to `overflowChains` more (`<merchant>/1` ... `/7`) taken only by writers that find
+/// each with up to `overflowChains` more (`<merchant>/1` ... `/19`) taken only by writers that find
 /// the ones before locked by another writer, so one merchant's concurrent writes are not all
-/// queued on one head row.
+/// queued on one head row: as many chains as a server's default pool has connections, so the
+/// writers of one server never wait for a head.
 public enum PostgresAuditChains {
     /// The chain of events that belong to no merchant. Merchant ids start with `mer_`, so no
     /// merchant's chain can take this name.
     public static let platform = "platform"
 
     /// How many chains a merchant (or `platform`) may have beside its first.
-    public static let overflowChains = 7
+    public static let overflowChains = 19
 
     /// The first chain an event of `merchantID` belongs to (its merchant's id, or `platform`).
     public static func chain(of merchantID: String?) -> String {
