@@ -132,6 +132,11 @@ public struct ConsoleRoutes: Sendable {
                 }
             }
         }
+        console.post("review-queue/lookup") { request, _ in
+            try await withForm(request, permission: .support) { signed, form in
+                try await ReviewQueueScreen(services: services).lookup(form: form, signed: signed)
+            }
+        }
         for action in ["create", "reset", "disable"] {
             console.post(RouterPath("settings/operators/\(action)")) { request, _ in
                 try await withForm(request, permission: .administer) { signed, form in
