@@ -62,7 +62,7 @@ struct OperatorsSection {
             your own account here, since that would sign you out for good: another admin can, or <code>vault operator reset</code> on the server.</p>
             <div class="table" role="region" aria-label="Operators" tabindex="0"><table>
             <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Merchants</th><th scope="col">Status</th>
-            <th scope="col">Last sign-in</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+            <th scope="col">Last sign-in</th><th scope="col">Action</th></tr></thead>
             <tbody>\(rows)</tbody></table></div>
             \(createForm(signed: signed, merchants: covered, problem: problem?.form == .create ? problem : nil))
             \(resetForm(signed: signed, others: others, problem: problem?.form == .reset ? problem : nil))
