@@ -70,7 +70,7 @@ struct ReviewQueueScreen {
             canResolve && !items.isEmpty
             ? """
             <form method="post" action="/console/review-queue/lookup"><input type="hidden" name="csrf" value="\(signed.csrf)">
-            <input type="hidden" name="all" value="yes"><p><button type="submit">Look up all \(items.count) at the gateway</button></p></form>
+            <input type="hidden" name="all" value="yes"><p><button type="submit">Look up all shown at the gateway (\(items.count))</button></p></form>
             """
             : ""
         let content: Markup = """

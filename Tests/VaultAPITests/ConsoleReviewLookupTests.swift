@@ -36,7 +36,7 @@ import VaultApp
 
             let support = try await Console.signIn(client, "ada", secret: supportSecret)
             let page = try await Console.get(client, "/console/review-queue", cookie: support)
-            #expect(page.text.contains("aria-label=\"Look up at the gateway: \(id)\"") && page.text.contains("Look up all 1 at the gateway"))
+            #expect(page.text.contains("aria-label=\"Look up at the gateway: \(id)\"") && page.text.contains("Look up all shown at the gateway (1)"))
             let csrf = try Console.csrf(in: page.text)
             let malformed = try await Console.post(
                 client, "/console/review-queue/lookup", [("csrf", csrf), ("merchant", merchantID), ("kind", "refund"), ("id", id)], cookie: support)
