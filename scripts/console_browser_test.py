@@ -520,6 +520,34 @@ def change_schedule_from_card(driver, vault, screens, card):
         fail(f"the schedule after the change: {status} {schedule.get('amount')}")
 
 
+def create_operator_in_settings(driver, vault, screens):
+    """An admin creates a support operator in Settings (the password typed twice), reads its
+    authenticator secret off the result page, signs out, and the new operator signs in with it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    password = "tidal orchard lantern"
+    driver.get(vault.origin + "/console/settings")
+    wait_for("the operator creation form", lambda: "Create an operator" in driver.page_source)
+    driver.find_element(By.ID, "new-name").send_keys("tess")
+    Select(driver.find_element(By.ID, "new-role")).select_by_value("support")
+    driver.find_element(By.ID, "new-password").send_keys(password)
+    driver.find_element(By.ID, "new-password-again").send_keys(password)
+    driver.find_element(By.XPATH, "//button[normalize-space()='Create the operator']").click()
+    wait_for("the new operator's enrolment", lambda: "Operator created" in driver.page_source)
+    secret = driver.find_element(By.ID, "totp-secret").get_attribute("value")
+    uri = driver.find_element(By.ID, "otpauth-uri").get_attribute("value")
+    if not secret or not uri.startswith("otpauth://totp/") or f"secret={secret}" not in uri or password in driver.page_source:
+        fail("the created operator's enrolment page does not show its secret and URI, or shows the password")
+    screens.check("operator-created")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()
+    wait_for("the sign-in form after signing out", lambda: driver.current_url.endswith("/console/sign-in"))
+    sign_in(driver, vault, "tess", password, totp(secret))
+    wait_for("the Cards screen after the new operator's sign-in", lambda: driver.current_url.endswith("/console/cards"))
+    if "tess · support" not in driver.page_source:
+        fail("the new operator is not signed in as tess, support")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", default=".build/debug/vault", help="the vault executable")
@@ -695,6 +723,7 @@ def main():
         void_authorization(driver, vault, screens, card)
         add_custom_field(driver, vault, screens)
         issue_and_revoke_api_key(driver, vault, screens)
+        create_operator_in_settings(driver, vault, screens)
         # Steps of later screens, each its own function.
         schedule_steps(driver, vault, screens, rita_token)
         change_schedule_from_card(driver, vault, screens, card)
@@ -704,7 +733,7 @@ def main():
             fail("a page holds a full card number")
         print("console browser test: passed (sign-in with code, lockout, cookie flags, card search, refund with confirmation, "
               "audit under the operator, chain verified, read-only refused, webhook resent, statistics changed by the refund, dry run started and followed, "
-              "transactions paged, authorization voided, custom field added, API key issued and revoked, "
+              "transactions paged, authorization voided, custom field added, API key issued and revoked, operator created in Settings and signed in, "
               "monthly plan previewed as calendars, confirmed and charged by a real run, review item resolved, "
               "schedule found on its card and its amount changed, no card number, no sideways scrolling)")
     finally:

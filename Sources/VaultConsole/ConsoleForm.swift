@@ -27,6 +27,9 @@ struct ConsoleForm {
 
     subscript(_ name: String) -> String? { fields[name] }
 
+    /// The names of the fields sent (a set of checkboxes, each named for what it ticks).
+    var names: [String] { Array(fields.keys) }
+
     private static func decode(_ text: Substring) -> String? {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }

@@ -134,9 +134,16 @@ public struct ConsoleRoutes: Sendable {
                 }
             }
         }
-        console.post("settings/operators/disable") { request, _ in
-            try await withForm(request, permission: .administer) { signed, form in
-                try await SettingsScreen(services: services).disable(form: form, signed: signed)
+        console.post("review-queue/lookup") { request, _ in
+            try await withForm(request, permission: .support) { signed, form in
+                try await ReviewQueueScreen(services: services).lookup(form: form, signed: signed)
+            }
+        }
+        for action in ["create", "reset", "disable"] {
+            console.post(RouterPath("settings/operators/\(action)")) { request, _ in
+                try await withForm(request, permission: .administer) { signed, form in
+                    try await OperatorsSection(services: services).post(action, form: form, signed: signed)
+                }
             }
         }
     }

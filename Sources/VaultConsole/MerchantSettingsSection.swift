@@ -5,9 +5,10 @@ import Vault
 /// The admin's part of Settings for one merchant (chosen among those the operator may see): its
 /// custom field definitions, listed, added and removed as one checked set through
 /// `CustomFieldService` (what `PUT /v1/custom-fields` calls), and its API keys through
-/// `MerchantService` (what `vault merchant key` calls): label, role, created, last used; issue,
-/// the secret shown once on the result page and never again (only a keyed hash of it is stored);
-/// revoke behind a confirmation. Every change is audited under the operator.
+/// `MerchantService` (what `vault merchant key` calls): label, role, created, last used, expiry;
+/// issue, with an optional last day (a date in the merchant's zone: the key works through that
+/// day and expires at the midnight that ends it), the secret shown once on the result page and
+/// never again (only a keyed hash of it is stored); revoke behind a confirmation. Every change is audited under the operator.
 struct MerchantSettingsSection {
     let services: ConsoleServices
 
@@ -82,7 +83,7 @@ struct MerchantSettingsSection {
                 : ""
             return """
                 <tr><td class="mono">\(key.id)</td><td>\(key.label ?? "")</td><td>\(key.role.rawValue)</td><td>\(when(key.createdAt))</td>
-                <td>\(key.lastUsedAt.map(when) ?? "never")</td><td>\(state)</td><td>\(action)</td></tr>
+                <td>\(key.lastUsedAt.map(when) ?? "never")</td><td>\(key.expiresAt.map(when) ?? "never")</td><td>\(state)</td><td>\(action)</td></tr>
                 """
         }
         let roles = Markup.joined(APIKeyRole.allCases.map { "<option value=\"\($0.rawValue)\">\($0.rawValue)</option>" })
@@ -90,12 +91,15 @@ struct MerchantSettingsSection {
             <h2>API keys of \(merchant.name)</h2>
             <div class="table" role="region" aria-label="API keys" tabindex="0"><table>
             <thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Role</th><th scope="col">Created</th>
-            <th scope="col">Last used</th><th scope="col">State</th><th scope="col">Action</th></tr></thead>
+            <th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col">Action</th></tr></thead>
             <tbody>\(rows)</tbody></table></div>
             <form method="post" action="/console/settings/api-keys/issue">\(hidden(merchant, signed))
             <label for="key-label">Label (who holds it, what for)</label>
             <input type="text" id="key-label" name="label" required maxlength="\(APIKeyLabel.maximumLength)" autocomplete="off">
             <label for="key-role">Role</label><select id="key-role" name="role">\(roles)</select>
+            <label for="key-last-day">Last day it works (optional)
+            <span class="hint">A date (YYYY-MM-DD) in \(merchant.zoneName), the merchant's zone: the key expires at the midnight that ends it. Empty: it never expires.</span></label>
+            <input type="date" id="key-last-day" name="lastDay" min="\(CivilDate.today(in: merchant.zone).description)" autocomplete="off">
             <p><button type="submit">Issue a key</button></p></form>
             """
     }
@@ -158,14 +162,29 @@ struct MerchantSettingsSection {
         guard let role = APIKeyRole(rawValue: form["role"] ?? "") else {
             return try await refused("Choose the key's role.", merchant: merchant, signed: signed)
         }
+        var expiresAt: Date?
+        let lastDayText = (form["lastDay"] ?? "").trimmingCharacters(in: .whitespaces)
+        if !lastDayText.isEmpty {
+            let today = CivilDate.today(in: merchant.zone)
+            guard let lastDay = CivilDate(iso: lastDayText) else {
+                return try await refused("The key's last day is a date such as \(today.adding(days: 90)).", merchant: merchant, signed: signed)
+            }
+            guard !(lastDay < today) else {
+                return try await refused(
+                    "The key's last day \(lastDay) is in the past: today is \(today) in \(merchant.zoneName).", merchant: merchant, signed: signed)
+            }
+            expiresAt = DueInstant.instant(of: lastDay.adding(days: 1), at: .midnight, in: merchant.zone)
+        }
         let issued: IssuedAPIKey
         do {
-            issued = try await services.apiKeys.issueKey(merchantName: merchant.name, role: role, label: form["label"] ?? "", actor: signed.account.actor)
+            issued = try await services.apiKeys.issueKey(
+                merchantName: merchant.name, role: role, label: form["label"] ?? "", expiresAt: expiresAt, actor: signed.account.actor)
         } catch let error as MerchantSettingError {
             return try await refused("The key was not issued: its \(error.setting) \(error.message).", merchant: merchant, signed: signed)
         }
         let content: Markup = """
-            <p class="notice" role="status">Key <span class="mono">\(issued.record.id)</span> (\(role.rawValue)) was issued for \(merchant.name).
+            <p class="notice" role="status">Key <span class="mono">\(issued.record.id)</span> (\(role.rawValue)) was issued for \(merchant.name)\(
+                issued.record.expiresAt.map { "; it expires \(ConsoleFormat.instant($0, zone: merchant.zone, zoneName: merchant.zoneName))" } ?? "").
             Copy its secret now: it is shown on this page only and cannot be shown again.</p>
             <label for="secret">Secret (send as <code>Authorization: Bearer</code>)</label>
             <input type="text" id="secret" class="mono" value="\(issued.bearer)" readonly autocomplete="off" spellcheck="false">
