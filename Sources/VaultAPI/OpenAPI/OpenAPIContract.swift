@@ -110,39 +110,9 @@ extension OpenAPIContract.Operation {
         let allowed = queryParameters.isEmpty ? "no query parameters" : "only " + queryParameters.sorted().joined(separator: ", ")
         return OpenAPIContract.unknown(path: [name], message: { "Unknown query parameter '\($0)'; this request takes \(allowed)." })
     }
-
-    /// The 400 for the first body field (depth first, keys in sorted order) the operation's schema does not declare.
-    func unknownBodyField(in value: Any) -> APIError? {
-        guard let (path, known) = OpenAPIContract.firstUnknown(in: value, shape: body, path: []) else { return nil }
-        let owner = path.count > 1 ? OpenAPIContract.name(path.dropLast()) ?? "this object" : "this request"
-        return OpenAPIContract.unknown(path: path, message: {
-            "Unknown parameter '\($0)'; \(owner) takes only \(known.sorted().joined(separator: ", "))."
-        })
-    }
 }
 
 extension OpenAPIContract {
-    /// The path (keys and array indices) of the first unknown key, with the keys its object takes.
-    fileprivate static func firstUnknown(in value: Any, shape: Shape, path: [PathElement]) -> ([PathElement], Set<String>)? {
-        switch shape {
-        case .any, .text:
-            return nil
-        case .array(let item):
-            guard let items = value as? [Any] else { return nil }
-            for (index, element) in items.enumerated() {
-                if let found = firstUnknown(in: element, shape: item, path: path + [.index(index)]) { return found }
-            }
-            return nil
-        case .object(let fields):
-            guard let object = value as? [String: Any] else { return nil }
-            for key in object.keys.sorted() {
-                guard let field = fields[key] else { return (path + [.key(key)], Set(fields.keys)) }
-                if let found = firstUnknown(in: object[key] as Any, shape: field, path: path + [.key(key)]) { return found }
-            }
-            return nil
-        }
-    }
-
     enum PathElement {
         case key(String)
         case index(Int)
@@ -168,7 +138,8 @@ extension OpenAPIContract {
         unknown(path: path.map(PathElement.key), message: message)
     }
 
-    fileprivate static func unknown(path: [PathElement], message: (String) -> String) -> APIError {
+    /// The 400 for an unknown parameter at `path`, naming it only when it looks like a field name.
+    static func unknown(path: [PathElement], message: (String) -> String) -> APIError {
         if let name = name(path) {
             return .malformed(message(name), code: "unknown_parameter", param: name)
         }
