@@ -183,6 +183,11 @@ import Vault
         #expect(contract.operation(method: "GET", path: "/v1/schedules/sch_1")?.queryParameters == [])
         #expect(contract.operation(method: "GET", path: "/v1/schedules/")?.queryParameters == nil)
         #expect(contract.operation(method: "GET", path: "/v1/nothing") == nil)
+        #expect(contract.operation(method: "POST", path: "/v1/secure-cardsX") == nil)
+        #expect(contract.operation(method: "POST", path: "/v1/secure-card") == nil)
+        #expect(contract.operation(method: "POST", path: "v1/secure-cards") == nil)
+        #expect(contract.operation(method: "PATCH", path: "/v1/secure-cards/caf%C3%A9-\u{e9}") != nil)
+        #expect(contract.operation(method: "PATCH", path: "/v1/secure-cards//") == nil)
         #expect(contract.operation(method: "GET", path: "/v1/transactions")?.queryParameters.isSuperset(of: ["status", "type", "q", "limit", "cursor"]) == true)
 
         let update = try #require(contract.operation(method: "PATCH", path: "/v1/secure-cards/cust-1"))
