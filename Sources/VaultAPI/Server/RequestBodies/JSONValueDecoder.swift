@@ -76,7 +76,7 @@ struct JSONValueDecoder: Decoder {
             return url as! T
         case is Decimal.Type:
             guard case .number(let text) = value else { throw scalarError(Decimal.self) }
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw JSONValueDecoder.unrepresentable(text) }
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw JSONValueDecoder.unrepresentable }
             return decimal as! T
         default:
             return try T(from: self)
@@ -90,13 +90,13 @@ struct JSONValueDecoder: Decoder {
 
     func decodeInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
         guard case .number(let text) = value else { throw scalarError(T.self) }
-        guard let integer = JSONNumberLiteral.integer(T.self, text) else { throw JSONValueDecoder.unrepresentable(text) }
+        guard let integer = JSONNumberLiteral.integer(T.self, text) else { throw JSONValueDecoder.unrepresentable }
         return integer
     }
 
     func decodeFloat<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type) throws -> T {
         guard case .number(let text) = value else { throw scalarError(T.self) }
-        guard let number = T(text), number.isFinite else { throw JSONValueDecoder.unrepresentable(text) }
+        guard let number = T(text), number.isFinite else { throw JSONValueDecoder.unrepresentable }
         return number
     }
 
@@ -108,10 +108,9 @@ struct JSONValueDecoder: Decoder {
         return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(value.kind) instead."))
     }
 
-    /// A number the requested type cannot hold (never quoting it: it may be card data).
-    static func unrepresentable(_ text: String) -> DecodingError {
-        .dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON."))
-    }
+    /// A number the requested type cannot hold, with an empty coding path as `JSONDecoder` had it
+    /// (never quoting the number: it may be card data).
+    static let unrepresentable = DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON."))
 }
 
 extension JSONValueDecoder: SingleValueDecodingContainer {
