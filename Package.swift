@@ -202,6 +202,14 @@ let package = Package(
             dependencies: ["VaultApp"],
             swiftSettings: swiftSettings
         ),
+        // Counts the instructions of decoding a request body under callgrind, old path against new
+        // (see its main.swift); debug only, like the tests it shares the old path with.
+        .executableTarget(
+            name: "body-decode-count",
+            dependencies: ["Vault", "VaultAPI"],
+            path: "Tests/BodyDecodeCount",
+            swiftSettings: swiftSettings
+        ),
         // The bodies of the libFuzzer targets in Fuzz/ and their property checks: compiled by the main
         // build and replayed on the committed corpora by FuzzHarnessTests, so a move that breaks a
         // fuzz target fails `make test`.

@@ -184,16 +184,23 @@ import Vault
         #expect(contract.operation(method: "GET", path: "/v1/schedules")?.queryParameters == ["limit", "cursor", "status", "secureCardReference"])
         #expect(contract.operation(method: "GET", path: "/v1/schedules/")?.queryParameters == nil)
         #expect(contract.operation(method: "GET", path: "/v1/nothing") == nil)
+        #expect(contract.operation(method: "POST", path: "/v1/secure-cardsX") == nil)
+        #expect(contract.operation(method: "POST", path: "/v1/secure-card") == nil)
+        #expect(contract.operation(method: "POST", path: "v1/secure-cards") == nil)
+        #expect(contract.operation(method: "PATCH", path: "/v1/secure-cards/caf%C3%A9-\u{e9}") != nil)
+        #expect(contract.operation(method: "PATCH", path: "/v1/secure-cards//") == nil)
         #expect(contract.operation(method: "GET", path: "/v1/transactions")?.queryParameters.isSuperset(of: ["status", "type", "q", "limit", "cursor"]) == true)
 
         let update = try #require(contract.operation(method: "PATCH", path: "/v1/secure-cards/cust-1"))
-        #expect(update.unknownBodyField(in: ["customer": ["city": "London"], "customFields": NSNull()]) == nil)
-        #expect(update.unknownBodyField(in: ["customer": NSNull()]) == nil)
-        #expect(update.unknownBodyField(in: ["customer": ["town": "London"]])?.param == "customer.town")
-        #expect(update.unknownBodyField(in: ["merchantReference": "x"]) == nil, "known to the contract, refused by the handler")
+        func body(_ json: String) throws -> JSONValue { try JSONBodyParser.parse(Array(json.utf8)) }
+        #expect(update.unknownBodyField(in: try body(#"{"customer":{"city":"London"},"customFields":null}"#)) == nil)
+        #expect(update.unknownBodyField(in: try body(#"{"customer":null}"#)) == nil)
+        #expect(update.unknownBodyField(in: try body(#"{"customer":{"town":"London"}}"#))?.param == "customer.town")
+        #expect(update.unknownBodyField(in: try body(#"{"merchantReference":"x"}"#)) == nil, "known to the contract, refused by the handler")
         let transaction = try #require(contract.operation(method: "POST", path: "/v1/transactions"))
-        #expect(transaction.unknownBodyField(in: ["secureCard": ["merchantReference": "c", "customFields": [["name": "a", "vaule": "b"]]]])?.param
-            == "secureCard.customFields[0].vaule")
+        #expect(
+            transaction.unknownBodyField(in: try body(#"{"secureCard":{"merchantReference":"c","customFields":[{"name":"a","vaule":"b"}]}}"#))?.param
+                == "secureCard.customFields[0].vaule")
         #expect(transaction.unknownQueryParameter(in: ["stauts"])?.status == .badRequest)
     }
 }

@@ -35,8 +35,8 @@ struct OpenAPIContract: Sendable {
 
     private struct Route: Sendable {
         let method: String
-        /// Path segments; nil stands for a `{parameter}`.
-        let segments: [String?]
+        /// Path segments' UTF-8 bytes; nil stands for a `{parameter}`.
+        let segments: [[UInt8]?]
         let operation: Operation
     }
 
@@ -58,8 +58,8 @@ struct OpenAPIContract: Sendable {
         var routes: [Route] = []
         for (path, item) in root["paths"] as? [String: Any] ?? [:] {
             guard let item = item as? [String: Any] else { continue }
-            let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String? in
-                segment.hasPrefix("{") && segment.hasSuffix("}") ? nil : String(segment)
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> [UInt8]? in
+                segment.hasPrefix("{") && segment.hasSuffix("}") ? nil : Array(segment.utf8)
             }
             let shared = item["parameters"] as? [Any] ?? []
             for method in ["get", "put", "post", "delete", "patch"] {
@@ -86,20 +86,33 @@ struct OpenAPIContract: Sendable {
     }
 
     /// The documented operation for a request's method and (undecoded) path, if any.
+    ///
+    /// Asked on every request (the query check and the body check), so it walks the path's bytes
+    /// in place: no segment array, no generic iterators (they were a third of decoding a registration body).
     func operation(method: String, path: String) -> Operation? {
-        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard let candidates = routes[RouteKey(method: method, segments: segments.count)] else { return nil }
-        candidates: for route in candidates {
-            for (expected, actual) in zip(route.segments, segments) {
-                if let expected {
-                    guard expected.utf8.elementsEqual(actual) else { continue candidates }
-                } else if actual.isEmpty {
-                    continue candidates
+        var path = path
+        return path.withUTF8 { bytes -> Operation? in
+            let slash = UInt8(ascii: "/")
+            var count = 1
+            for byte in bytes where byte == slash { count += 1 }
+            guard let candidates = routes[RouteKey(method: method, segments: count)] else { return nil }
+            candidates: for route in candidates {
+                var start = 0
+                for expected in route.segments {
+                    var end = start
+                    while end < bytes.count, bytes[end] != slash { end += 1 }
+                    if let expected {
+                        guard end - start == expected.count else { continue candidates }
+                        for offset in 0..<expected.count where bytes[start + offset] != expected[offset] { continue candidates }
+                    } else if end == start {
+                        continue candidates
+                    }
+                    start = end + 1
                 }
+                return route.operation
             }
-            return route.operation
+            return nil
         }
-        return nil
     }
 }
 
@@ -110,39 +123,9 @@ extension OpenAPIContract.Operation {
         let allowed = queryParameters.isEmpty ? "no query parameters" : "only " + queryParameters.sorted().joined(separator: ", ")
         return OpenAPIContract.unknown(path: [name], message: { "Unknown query parameter '\($0)'; this request takes \(allowed)." })
     }
-
-    /// The 400 for the first body field (depth first, keys in sorted order) the operation's schema does not declare.
-    func unknownBodyField(in value: Any) -> APIError? {
-        guard let (path, known) = OpenAPIContract.firstUnknown(in: value, shape: body, path: []) else { return nil }
-        let owner = path.count > 1 ? OpenAPIContract.name(path.dropLast()) ?? "this object" : "this request"
-        return OpenAPIContract.unknown(path: path, message: {
-            "Unknown parameter '\($0)'; \(owner) takes only \(known.sorted().joined(separator: ", "))."
-        })
-    }
 }
 
 extension OpenAPIContract {
-    /// The path (keys and array indices) of the first unknown key, with the keys its object takes.
-    fileprivate static func firstUnknown(in value: Any, shape: Shape, path: [PathElement]) -> ([PathElement], Set<String>)? {
-        switch shape {
-        case .any, .text:
-            return nil
-        case .array(let item):
-            guard let items = value as? [Any] else { return nil }
-            for (index, element) in items.enumerated() {
-                if let found = firstUnknown(in: element, shape: item, path: path + [.index(index)]) { return found }
-            }
-            return nil
-        case .object(let fields):
-            guard let object = value as? [String: Any] else { return nil }
-            for key in object.keys.sorted() {
-                guard let field = fields[key] else { return (path + [.key(key)], Set(fields.keys)) }
-                if let found = firstUnknown(in: object[key] as Any, shape: field, path: path + [.key(key)]) { return found }
-            }
-            return nil
-        }
-    }
-
     enum PathElement {
         case key(String)
         case index(Int)
@@ -168,7 +151,8 @@ extension OpenAPIContract {
         unknown(path: path.map(PathElement.key), message: message)
     }
 
-    fileprivate static func unknown(path: [PathElement], message: (String) -> String) -> APIError {
+    /// The 400 for an unknown parameter at `path`, naming it only when it looks like a field name.
+    static func unknown(path: [PathElement], message: (String) -> String) -> APIError {
         if let name = name(path) {
             return .malformed(message(name), code: "unknown_parameter", param: name)
         }

@@ -18,34 +18,45 @@ public enum JSONCoding {
 
     /// Decodes the (already collected) body as `type`.
     ///
+    /// The bytes are parsed once into a ``JSONValue`` (``JSONBodyParser``), checked against the
+    /// operation's OpenAPI schema on that tree, and decoded from it (``JSONValueDecoder``).
     /// Not JSON or not UTF-8 is a 400, and so is an object that gives a key twice (`duplicate_key`,
     /// at any depth: `{"amount":100,"amount":999999}` is ambiguous and refused before anything is
-    /// decoded) and a field the operation's OpenAPI schema does not declare (`unknown_parameter`
-    /// naming it, e.g. `card.numbr`; see `OpenAPIContract`); a string that breaks ``TextPolicy`` (a
-    /// control character, longer than the document allows) and a missing field or a wrong type are
-    /// a 422 naming the field.
+    /// decoded), a body nested deeper than ``TextPolicy/maximumDepth`` (`too_deep`) and a field the
+    /// operation's OpenAPI schema does not declare (`unknown_parameter` naming it, e.g. `card.numbr`;
+    /// see `OpenAPIContract`); a string that breaks ``TextPolicy`` (a control character, longer than
+    /// the document allows) and a missing field or a wrong type are a 422 naming the field.
     public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         var request = request
         let buffer = try await request.collectBody(upTo: .max)
-        guard buffer.readableBytes > 0 else {
+        let operation = OpenAPIContract.served.operation(method: request.method.rawValue, path: request.uri.path)
+        return try buffer.withUnsafeReadableBytes { try decode(T.self, body: $0, operation: operation) }
+    }
+
+    /// Decodes `body` as `type` for the documented operation at `method` and `path`, answering every
+    /// refusal as ``decode(_:from:)`` does (for fuzzing and measuring the request path without a server).
+    public static func decode<T: Decodable>(_ type: T.Type, body: [UInt8], method: String, path: String) throws -> T {
+        let operation = OpenAPIContract.served.operation(method: method, path: path)
+        return try body.withUnsafeBytes { try decode(T.self, body: $0, operation: operation) }
+    }
+
+    /// Parses, checks and decodes `body`; `operation` nil: a route the document does not describe.
+    static func decode<T: Decodable>(_ type: T.Type, body: UnsafeRawBufferPointer, operation: OpenAPIContract.Operation?) throws -> T {
+        guard body.count > 0 else {
             throw APIError.malformed("The request needs a JSON body.", code: "missing_body")
         }
-        if let key = buffer.withUnsafeReadableBytes(JSONDuplicateKeys.firstDuplicate) {
-            throw duplicateKeyError(key)
-        }
-        let data = Data(buffer.readableBytesView)
-        if let operation = OpenAPIContract.served.operation(method: request.method.rawValue, path: request.uri.path),
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        {
-            if operation.body != .any, let error = operation.unknownBodyField(in: object) { throw error }
-            if let error = operation.textViolation(inBody: object) { throw error }
-        }
+        let value: JSONValue
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            value = try JSONBodyParser.parse(body)
+        } catch {
+            throw apiError(for: error)
+        }
+        if let operation, let refusal = operation.refusal(ofBody: value) { throw refusal }
+        do {
+            return try T(from: JSONValueDecoder(value))
         } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
-                (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
-            {
+            // A number the field's type cannot hold (a fraction, out of range) in a body that parsed.
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
                 throw APIError.invalid("A value in the body is not valid here (numbers must be whole minor units).", code: "invalid_value", param: nil)
             }
             throw apiError(for: error)
@@ -55,6 +66,15 @@ public enum JSONCoding {
             throw error.apiError
         } catch {
             throw APIError.malformed("The request body is not valid JSON.")
+        }
+    }
+
+    /// The 400 for a body refused while parsing.
+    static func apiError(for error: JSONBodyError) -> APIError {
+        switch error {
+        case .malformed: .malformed("The request body is not valid JSON (or not UTF-8).")
+        case .duplicateKey(let key): duplicateKeyError(key)
+        case .tooDeep: .malformed("The body nests deeper than \(TextPolicy.maximumDepth) levels.", code: "too_deep")
         }
     }
 

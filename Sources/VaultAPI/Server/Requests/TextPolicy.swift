@@ -76,39 +76,4 @@ extension OpenAPIContract.Operation {
         }
         return nil
     }
-
-    /// The refusal of the first string of a JSON body (depth first, keys in sorted order) that breaks ``TextPolicy``.
-    func textViolation(inBody value: Any) -> APIError? {
-        OpenAPIContract.textViolation(in: value, shape: body, path: [])
-    }
-}
-
-extension OpenAPIContract {
-    /// The first string in `value` that breaks ``TextPolicy``, held to `shape`'s limits where it gives them.
-    static func textViolation(in value: Any, shape: Shape, path: [PathElement]) -> APIError? {
-        // No request type nests this deep; the walk must not recurse as deep as a hostile body does.
-        guard path.count <= TextPolicy.maximumDepth else {
-            return .malformed("The body nests deeper than \(TextPolicy.maximumDepth) levels.", code: "too_deep")
-        }
-        switch value {
-        case let text as String:
-            let maxLength: Int? = if case .text(let maxLength, _) = shape { maxLength } else { nil }
-            return TextPolicy.violation(in: text, field: name(path), maxLength: maxLength)
-        case let items as [Any]:
-            let item: Shape = if case .array(let item) = shape { item } else { .any }
-            for (index, element) in items.enumerated() {
-                if let error = textViolation(in: element, shape: item, path: path + [.index(index)]) { return error }
-            }
-            return nil
-        case let object as [String: Any]:
-            let fields: [String: Shape] = if case .object(let fields) = shape { fields } else { [:] }
-            for key in object.keys.sorted() {
-                if let error = TextPolicy.violation(in: key, field: name(path), maxLength: nil) { return error }
-                if let error = textViolation(in: object[key] as Any, shape: fields[key] ?? .any, path: path + [.key(key)]) { return error }
-            }
-            return nil
-        default:
-            return nil
-        }
-    }
 }

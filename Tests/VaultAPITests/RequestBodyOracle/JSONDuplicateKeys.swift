@@ -1,12 +1,9 @@
-/// Finds an object key given twice in JSON text, at any depth, in one pass over the bytes.
+/// The old request path's duplicate-key scan, kept as a test oracle only (see `OldJSONBodyPath`).
 ///
-/// `JSONDecoder` keeps one of two equal keys without a word, so `{"amount":100,"amount":999999}`
-/// reads as one amount while a proxy, a log reader or the client's own library may read the
-/// other. Ambiguous input must never move money: such bodies are refused before decoding.
-/// Keys are compared as `JSONDecoder` compares them: after unescaping (`"a"` and
-/// `"\u0061"` are the same key), as Swift strings (canonically equivalent spellings are equal).
-///
-/// The scan only tracks nesting and strings; it does not validate the text (the decoder does).
+/// Finds an object key given twice in JSON text, at any depth, in one pass over the bytes. Keys are
+/// compared as `JSONDecoder` compares them: after unescaping (`"a"` and `"\u0061"` are the same
+/// key), as Swift strings (canonically equivalent spellings are equal). The scan only tracks
+/// nesting and strings; it does not validate the text (the decoder did).
 enum JSONDuplicateKeys {
     /// The first key that repeats within one object, or nil.
     static func firstDuplicate(in bytes: UnsafeRawBufferPointer) -> String? {

@@ -1,0 +1,1 @@
+../VaultAPITests/RequestBodyOracle/OldJSONBodyPath.swift
