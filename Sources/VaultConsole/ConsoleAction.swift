@@ -7,10 +7,9 @@ import Vault
 /// The rule behind the table: the console never lets an operator do what the API refuses to a key of
 /// the same role name. A `readonly` key only reads, so a `readonly` operator only reads. The API
 /// keeps every write to `admin` keys; `support` is the console's own role between the two (one named
-/// person, audited by name, doing a customer's everyday requests), and it gets only what changes a
-/// card's or a schedule's details and sets a schedule up: irreversible or series-stopping actions
-/// (deleting or purging a card; pausing, resuming, cancelling a schedule, skipping a step) stay with
-/// `admin`, as in the API.
+/// person, audited by name, doing a customer's everyday requests: update a card's details, set up,
+/// change, pause, resume or cancel a schedule, skip a step, as they already refund and void), and
+/// what destroys card data (deleting or purging a card) stays with `admin`.
 enum ConsoleAction: String, CaseIterable, Sendable {
     /// A card's customer details and custom field values (`PATCH /v1/secure-cards/{ref}`).
     case updateCard = "update"
@@ -36,8 +35,8 @@ enum ConsoleAction: String, CaseIterable, Sendable {
     /// The permission the action needs (``OperatorRole/allows(_:)``).
     var permission: OperatorRole.Permission {
         switch self {
-        case .updateCard, .createSchedule, .confirmSchedule, .changeSchedule: .support
-        case .deleteCard, .purgeCard, .pauseSchedule, .resumeSchedule, .cancelSchedule, .skipStep: .administer
+        case .updateCard, .createSchedule, .confirmSchedule, .changeSchedule, .pauseSchedule, .resumeSchedule, .cancelSchedule, .skipStep: .support
+        case .deleteCard, .purgeCard: .administer
         }
     }
 
