@@ -68,7 +68,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 objcopy --strip-debug "$binary" "$work/instruction-budget"
 
-# count OPERATION N TAG: the workload's total instructions (callgrind's `totals:`) into $work/TAG.ir.
+# count OPERATION N TAG: runs the workload under callgrind; writes the counted instructions (the
+# total less the metadata-cache probes), the total and the probes into $work/TAG.ir.
 count() {
   local operation=$1 n=$2 tag=$3
   if ! TMPDIR=$work SWIFT_DETERMINISTIC_HASHING=1 GLIBC_TUNABLES=glibc.malloc.arena_max=1 \
@@ -79,7 +80,6 @@ count() {
     grep -v '^==' "$work/$tag.log" | tail -20 >&2
     return 1
   fi
-  # The total less the Swift runtime's metadata-cache probes (see above), as "counted total probes".
   callgrind_annotate --threshold=100 --inclusive=no "$work/$tag.out" | python3 -c '
 import re, sys
 total = probes = 0
@@ -92,6 +92,8 @@ for line in sys.stdin:
         total = cost
     elif "MetadataCacheKey::operator==" in function or ("ConcurrentReadableHashMap" in function and "Snapshot::find" in function):
         probes += cost
+if total == 0:
+    sys.exit("no PROGRAM TOTALS in the callgrind output")
 print(total - probes, total, probes)
 ' >"$work/$tag.ir"
   rm -f "$work/$tag.out"
@@ -111,15 +113,24 @@ for job in "${jobs[@]}"; do
   count $job &
   pids+=($!)
   if [ ${#pids[@]} -ge "${BUDGET_JOBS:-2}" ]; then
-    wait "${pids[0]}" || fail "a workload failed"
+    if ! wait "${pids[0]}"; then
+      kill "${pids[@]:1}" 2>/dev/null || true
+      fail "a workload failed"
+    fi
     pids=("${pids[@]:1}")
   fi
 done
 for pid in "${pids[@]}"; do wait "$pid" || fail "a workload failed"; done
 
 SWIFT=$SWIFT python3 - "$budgets" "$work" "$small" "$large" "$repeat" "$tolerance" "$update" "$allocation_loop" "$((SECONDS - started))" $operations <<'EOF'
-import datetime, json, os, subprocess, sys
+import datetime, json, os, subprocess, sys, traceback
 
+def fail_with_status_2(kind, value, trace):
+    # Status 1 means "over budget"; a broken comparison is anything else.
+    traceback.print_exception(kind, value, trace)
+    os._exit(2)
+
+sys.excepthook = fail_with_status_2
 path, work, small, large, repeat, tolerance, update, loop, seconds = sys.argv[1:10]
 operations = sys.argv[10:]
 small, large, repeat, tolerance, loop = int(small), int(large), int(repeat), float(tolerance), int(loop)
