@@ -11,9 +11,10 @@
 # budget file per operation; (Ir(large) - Ir(small)) / (large - small) is the operation's cost, so
 # start-up, opening, migrating and the prepared records cancel. Callgrind counts the same
 # instructions for the same binary and input however busy the machine is, once what varies from run
-# to run is pinned: hashing seeds (SWIFT_DETERMINISTIC_HASHING=1), one malloc arena for every
-# thread (GLIBC_TUNABLES=glibc.malloc.arena_max=1) and no address randomization (setarch -R): the
-# Swift runtime's metadata caches hash addresses. What still varies is left out of the count: the probes
+# to run is pinned: hashing seeds (SWIFT_DETERMINISTIC_HASHING=1) and one malloc arena for every
+# thread (GLIBC_TUNABLES=glibc.malloc.arena_max=1), since the Swift runtime's metadata caches hash
+# addresses (address randomization makes no difference: valgrind lays out the client's memory
+# itself). What still varies is left out of the count: the probes
 # of those caches (`MetadataCacheKey::operator==` and the caches' `Snapshot::find`, about 2 % of the
 # total), whose lengths depend on where the heap put the metadata, which depends on how the threads
 # (SQLite's writer and checkpointer, the task pool) interleaved; they varied by up to 2 million
@@ -64,14 +65,6 @@ binary="$($SWIFT build --show-bin-path)/instruction-budget"
 read -r small large < <(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; print(c["small"], c["large"])' "$budgets")
 [ -n "$operations" ] || operations=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["operations"]))' "$budgets")
 
-# No address randomization where the kernel lets us turn it off (a container's seccomp profile may
-# refuse the personality call): the counts then spread a little more, still far inside the margin.
-no_randomization=(setarch "$(uname -m)" --addr-no-randomize)
-if ! "${no_randomization[@]}" true 2>/dev/null; then
-  echo "instruction-budget.sh: address randomization cannot be turned off here (setarch -R refused); counting with it"
-  no_randomization=()
-fi
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 objcopy --strip-debug "$binary" "$work/instruction-budget"
@@ -81,7 +74,7 @@ objcopy --strip-debug "$binary" "$work/instruction-budget"
 count() {
   local operation=$1 n=$2 tag=$3
   if ! TMPDIR=$work SWIFT_DETERMINISTIC_HASHING=1 GLIBC_TUNABLES=glibc.malloc.arena_max=1 \
-    "${no_randomization[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/$tag.out" --dump-line=no --dump-instr=no \
+    valgrind --tool=callgrind --callgrind-out-file="$work/$tag.out" --dump-line=no --dump-instr=no \
     "$work/instruction-budget" "$operation" --count "$n" --prepared "$large" --add-allocation-loop "$allocation_loop" \
     >"$work/$tag.log" 2>&1; then
     echo "the $operation workload (N=$n) failed under valgrind:" >&2
