@@ -2,7 +2,7 @@
 SWIFT ?= swift
 VAULT_RELEASE := .build/release/vault
 
-.PHONY: deps build run test lint dist benchmarks crash-test runner-benchmark runner-benchmark-pg failover-test fuzz load contract clients clean
+.PHONY: deps build run test lint budget dist benchmarks crash-test runner-benchmark runner-benchmark-pg failover-test fuzz load contract clients clean
 
 deps:
 	@scripts/install-deps.sh
@@ -33,6 +33,13 @@ dist: deps
 ## swift format's rules enabled in .swift-format (also the first step of `make test`).
 lint:
 	SWIFT="$(SWIFT)" scripts/lint.sh
+
+## The instruction-budget guard alone (also run by `make test`): instructions per registration,
+## retrieval, charged step and HTTP registration in the debug build, counted by callgrind, against
+## Benchmarks/instruction-budgets.json (more than 10 % over fails). About 3 minutes on 2 cores.
+budget: deps
+	$(SWIFT) build --product instruction-budget
+	SWIFT="$(SWIFT)" scripts/instruction-budget.sh
 
 ## Benchmarks (ordo-one/benchmark): the entry points in Benchmarks/, a separate package; their
 ## workloads (BenchmarkScenarios) are built and run once by `make test`.

@@ -210,6 +210,25 @@ let package = Package(
             path: "Tests/BodyDecodeCount",
             swiftSettings: swiftSettings
         ),
+        // The workload of the instruction-budget guard (scripts/instruction-budget.sh): N of one
+        // operation on a fresh SQLite vault, counted under callgrind; not part of the `vault` product.
+        .executableTarget(
+            name: "instruction-budget",
+            dependencies: [
+                "Vault",
+                "Payments",
+                "Scheduler",
+                "VaultSQLite",
+                "VaultAPI",
+                "VaultApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The bodies of the libFuzzer targets in Fuzz/ and their property checks: compiled by the main
         // build and replayed on the committed corpora by FuzzHarnessTests, so a move that breaks a
         // fuzz target fails `make test`.

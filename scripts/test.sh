@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: the lint (scripts/lint.sh, swift format's rules), then the whole suite, the
+# `make test`: the lint (scripts/lint.sh, swift format's rules), the build, the instruction-budget
+# guard (scripts/instruction-budget.sh, below), then the whole suite, the
 # PostgreSQL tests against a throwaway cluster (temporary directory, free loopback port) that is
 # stopped and removed however the run ends. The build includes the fuzz targets' bodies
 # (FuzzHarness) and the benchmark workloads (BenchmarkScenarios), and the suite replays the fuzz
@@ -27,6 +28,31 @@ width=(--experimental-maximum-parallelization-width "${VAULT_TEST_WIDTH:-48}")
 
 SWIFT=$SWIFT scripts/lint.sh
 $SWIFT build --build-tests
+
+# The instruction-budget guard (scripts/instruction-budget.sh; 2-4 minutes on 2 cores): right after the
+# build, before the suites, so a cost regression fails the run in minutes, like a lint finding. Then
+# once more with extra allocations in every registration, which must fail (exit status 1, "over
+# budget"), so every run shows the guard still fires. VAULT_TEST_BUDGET=off skips both on a
+# developer machine, saying so; never when CI=true.
+if [ "${VAULT_TEST_BUDGET:-on}" = off ] && [ "${CI:-}" != true ]; then
+  echo "instruction-budget guard skipped (VAULT_TEST_BUDGET=off); CI runs it"
+else
+  if [ "${VAULT_TEST_BUDGET:-on}" = off ]; then
+    echo "VAULT_TEST_BUDGET=off is ignored when CI=true: running the instruction-budget guard"
+  fi
+  SWIFT=$SWIFT scripts/instruction-budget.sh
+  budget_log=$(mktemp)
+  budget_status=0
+  SWIFT=$SWIFT scripts/instruction-budget.sh --operations register --add-allocation-loop 600 >"$budget_log" 2>&1 || budget_status=$?
+  cat "$budget_log"
+  if [ "$budget_status" -ne 1 ] || ! grep -q "OVER BUDGET" "$budget_log"; then
+    echo "the instruction-budget guard did not fail on registrations with extra allocations (status $budget_status)" >&2
+    rm -f "$budget_log"
+    exit 1
+  fi
+  echo "the instruction-budget guard failed on registrations with extra allocations, as it must"
+  rm -f "$budget_log"
+fi
 
 if [ "${VAULT_TEST_POSTGRES:-on}" != "off" ] && [ -z "${VAULT_TEST_DATABASE_URL:-}" ]; then
   # shellcheck source=lib/pg-cluster.sh
