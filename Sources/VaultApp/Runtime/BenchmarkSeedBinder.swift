@@ -31,8 +31,11 @@ public enum BenchmarkSeedBinder {
         }
     }
 
-    /// Schedules read and bound per write: a few thousand steps per transaction.
+    /// Schedules (with their steps) bound per write: a few thousand rows per transaction.
     public static let defaultBatchSize = 2_000
+    /// Batches read per query for unbound rows: the query looks at every unbound row each time, so
+    /// reading many batches at once keeps a million seeded rows from costing hundreds of passes.
+    static let batchesPerRead = 10
 
     /// Opens the database and master key of `configuration` as `vault` does (same key source, same
     /// master key check, an existing database only), without the start-up upgrades, and binds the
@@ -47,7 +50,8 @@ public enum BenchmarkSeedBinder {
         defer { store.close() }
         let keyring = Keyring(masterKeys: ring, store: store)
         try await keyring.verifyMasterKey()
-        let found: Merchant? = if merchant.hasPrefix("mer_") { try await store.merchant(id: merchant) } else { try await store.merchant(named: merchant) }
+        let found: Merchant? =
+            if merchant.hasPrefix("mer_") { try await store.merchant(id: merchant) } else { try await store.merchant(named: merchant) }
         guard let found else { throw MerchantError.notFound(merchant) }
         return try await bind(merchantID: found.id, in: store, keyring: keyring, batchSize: batchSize)
     }
@@ -62,32 +66,45 @@ public enum BenchmarkSeedBinder {
         // Schedules the query keeps answering that this run does not bind (another merchant's).
         var left: Set<String> = []
         while true {
-            let page = try await store.schedulesWithUnboundRows(limit: batchSize + left.count).filter { !left.contains($0.id) }
+            let page = try await store.schedulesWithUnboundRows(limit: batchSize * Self.batchesPerRead + left.count).filter { !left.contains($0.id) }
             if page.isEmpty { return report }
-            var schedules: [(id: String, binding: [UInt8])] = []
-            var steps: [(id: String, binding: [UInt8])] = []
-            for schedule in page {
-                guard schedule.merchantID == merchantID else {
-                    left.insert(schedule.id)
-                    continue
-                }
-                var boundAny = false
-                if schedule.binding == nil, let bound = try await binding.bound(schedule).binding {
-                    schedules.append((schedule.id, bound))
+            for start in stride(from: 0, to: page.count, by: batchSize) {
+                let bound = try await bind(
+                    page[start..<min(start + batchSize, page.count)], merchantID: merchantID, in: store, binding: binding, left: &left)
+                report.schedules += bound.schedules
+                report.steps += bound.steps
+            }
+        }
+    }
+
+    /// Binds the unbound rows of `batch` (schedules of `merchantID` and their steps) in one write;
+    /// adds to `left` the schedules it leaves as they are.
+    static func bind(
+        _ batch: ArraySlice<Schedule>, merchantID: String, in store: any ScheduleStore & ScheduleBindingStore, binding: ScheduleBinding,
+        left: inout Set<String>
+    ) async throws -> Report {
+        var schedules: [(id: String, binding: [UInt8])] = []
+        var steps: [(id: String, binding: [UInt8])] = []
+        for schedule in batch {
+            guard schedule.merchantID == merchantID else {
+                left.insert(schedule.id)
+                continue
+            }
+            var boundAny = false
+            if schedule.binding == nil, let bound = try await binding.bound(schedule).binding {
+                schedules.append((schedule.id, bound))
+                boundAny = true
+            }
+            for step in try await store.steps(scheduleID: schedule.id) where step.binding == nil {
+                if let bound = try await binding.bound(step, merchantID: merchantID).binding {
+                    steps.append((step.id, bound))
                     boundAny = true
                 }
-                for step in try await store.steps(scheduleID: schedule.id) where step.binding == nil {
-                    if let bound = try await binding.bound(step, merchantID: merchantID).binding {
-                        steps.append((step.id, bound))
-                        boundAny = true
-                    }
-                }
-                // A row the domain gives no binding would be answered again forever.
-                if !boundAny { left.insert(schedule.id) }
             }
-            try await store.bindScheduleRows(schedules: schedules, steps: steps, audit: nil)
-            report.schedules += schedules.count
-            report.steps += steps.count
+            // A row the domain gives no binding would be answered again forever.
+            if !boundAny { left.insert(schedule.id) }
         }
+        try await store.bindScheduleRows(schedules: schedules, steps: steps, audit: nil)
+        return Report(schedules: schedules.count, steps: steps.count)
     }
 }
