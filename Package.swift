@@ -202,6 +202,17 @@ let package = Package(
             dependencies: ["VaultApp"],
             swiftSettings: swiftSettings
         ),
+        // Binds the schedule and step rows the benchmark seeder copies in SQL, with the vault's own
+        // keys (scripts/seed_due_steps.py); for the runner benchmarks and the crash test only.
+        .executableTarget(
+            name: "benchmark-seed-binder",
+            dependencies: [
+                "VaultApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Counts the instructions of decoding a request body under callgrind, old path against new
         // (see its main.swift); debug only, like the tests it shares the old path with.
         .executableTarget(

@@ -15,10 +15,14 @@
 #
 # Seeding (scripts/seed_due_steps.py prepare): a few cards and `delayedOnce` schedules due today
 # 00:00 UTC are created through the real HTTP API (`vault serve` on port 0) and confirmed, then
-# copied row by row in SQL (INSERT ... SELECT over a recursive CTE; only ids are new).
+# copied row by row in SQL (INSERT ... SELECT over a recursive CTE; only ids are new, the row
+# bindings NULL), then bound with the vault's own keys by `benchmark-seed-binder` (a copy the vault
+# did not bind fails the runner's integrity check and goes to review, never to the gateway: the
+# checks below would fail on it, as they must).
 #
 # Settings (environment): VAULT_BIN (a built `vault`; otherwise `swift build -c release --product
-# vault` runs, with --scratch-path $SWIFT_SCRATCH_PATH when set), CRASH_STEPS (30000: the runner
+# vault` runs, with --scratch-path $SWIFT_SCRATCH_PATH when set), BINDER_BIN (a built
+# `benchmark-seed-binder`; otherwise the one beside VAULT_BIN, else built like vault), CRASH_STEPS (30000: the runner
 # charges ~1,400 steps/s against this fake at concurrency 32, so 10,000 were often all charged
 # before the fifth kill at 0.2-3 s),
 # CRASH_KILLS (5), CRASH_CONCURRENCY (32), CRASH_LATENCY_MS (fake gateway latency, 20),
@@ -63,6 +67,30 @@ locate_vault() {
     log "building the release vault executable"
     (cd "$ROOT" && swift build -c release --product vault "${scratch[@]}" >&2)
     VAULT="$(cd "$ROOT" && swift build -c release --show-bin-path "${scratch[@]}")/vault"
+}
+
+# The `benchmark-seed-binder` executable that binds the seeded copies (scripts/seed_due_steps.py
+# --binder): $BINDER_BIN, else the one beside $VAULT_BIN, else built now (release, like vault).
+locate_binder() {
+    if [[ -n "${BINDER_BIN:-}" ]]; then
+        [[ -x "$BINDER_BIN" ]] || { log "BINDER_BIN=$BINDER_BIN is not executable"; return 1; }
+        BINDER=$(cd "$(dirname "$BINDER_BIN")" && pwd)/$(basename "$BINDER_BIN")
+        return
+    fi
+    if [[ -n "${VAULT_BIN:-}" ]]; then
+        BINDER="$(dirname "$VAULT")/benchmark-seed-binder"
+        [[ -x "$BINDER" ]] || {
+            log "no benchmark-seed-binder beside VAULT_BIN ($BINDER): build it (swift build --product benchmark-seed-binder) or set BINDER_BIN;" \
+                "without it the seeded steps fail the runner's integrity check and are sent to review, not charged"
+            return 1
+        }
+        return
+    fi
+    local scratch=()
+    [[ -n "${SWIFT_SCRATCH_PATH:-}" ]] && scratch=(--scratch-path "$SWIFT_SCRATCH_PATH")
+    log "building the release benchmark-seed-binder executable"
+    (cd "$ROOT" && swift build -c release --product benchmark-seed-binder "${scratch[@]}" >&2)
+    BINDER="$(cd "$ROOT" && swift build -c release --show-bin-path "${scratch[@]}")/benchmark-seed-binder"
 }
 
 # The `fake-gateway` executable (for CRASH_GATEWAY=bridgepay or authorizenet): $FAKE_GATEWAY_BIN, or built now.
@@ -126,17 +154,17 @@ prepare() {
     fi
     if [[ "$GATEWAY" == bridgepay ]]; then
         # The fake's fixed test credentials (FakeBridgePayServer), not secrets.
-        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
+        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --binder "$BINDER" --dir "$dir" --total "$total" \
             --gateway bridgepay --gateway-url "$url" --gateway-credential username=vaulttest \
             --gateway-credential 'password=57!sE@3Fm' --gateway-credential merchantCode=320000 \
             --gateway-credential merchantAccountCode=320001 "${database[@]}"
     elif [[ "$GATEWAY" == authorizenet ]]; then
         # The fake's fixed test credentials (FakeAuthorizeNetServer), not secrets.
-        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
+        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --binder "$BINDER" --dir "$dir" --total "$total" \
             --gateway authorizenet --gateway-url "$url" --gateway-credential name=fakeLogin9Z \
             --gateway-credential transactionKey=fAkEtRaNsKeY1234 "${database[@]}"
     else
-        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" \
+        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --binder "$BINDER" --dir "$dir" --total "$total" \
             --gateway nmi --gateway-url "$url" --security-key "$FAKE_KEY" "${database[@]}"
     fi
 }
@@ -218,6 +246,7 @@ counts = {
     "steps": one("SELECT count(*) FROM schedule_steps"),
     "steps approved": one("SELECT count(*) FROM schedule_steps WHERE status = 'approved'"),
     "steps not approved": one("SELECT count(*) FROM schedule_steps WHERE status <> 'approved'"),
+    "steps sent to review": one("SELECT count(*) FROM schedule_steps WHERE status = 'needs_review'"),
     "attempt transactions": one("SELECT count(*) FROM refs"),
     "approved transactions": one("SELECT count(*) FROM refs WHERE status = 'approved'"),
     "transactions not approved": one("SELECT count(*) FROM refs WHERE status <> 'approved'"),
@@ -240,8 +269,13 @@ must_be_zero = ["steps not approved", "transactions not approved", "steps withou
                 "steps without exactly 1 gateway sale", "gateway sales unknown to the vault",
                 "approved txns whose gateway id differs", "schedules not completed", "steps still leased"]
 failures = [name for name in must_be_zero if counts[name] != 0]
+if counts["steps sent to review"]:
+    failures.append("%d seeded steps were sent to review, not charged (rows the vault did not bind fail the runner's integrity check)"
+                    % counts["steps sent to review"])
 if counts["steps"] != expected:
     failures.append("steps = %d, expected %d" % (counts["steps"], expected))
+if counts["steps approved"] < expected:
+    failures.append("steps approved %d < %d seeded" % (counts["steps approved"], expected))
 if counts["gateway sales"] != counts["steps"]:
     failures.append("gateway sales %d != steps %d" % (counts["gateway sales"], counts["steps"]))
 if integrity != "ok":
@@ -481,6 +515,7 @@ main() {
     DATABASE=${CRASH_DATABASE:-sqlite}
     [[ "$DATABASE" == sqlite || "$DATABASE" == postgres ]] || { echo "CRASH_DATABASE must be sqlite or postgres"; exit 1; }
     locate_vault
+    locate_binder
     [[ "$GATEWAY" != nmi ]] && locate_fake_gateway
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-crash-test.XXXXXX")
     trap 'stop_all_fakes; if [[ "$DATABASE" == postgres ]]; then pg_cluster_stop CRASH; fi; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT

@@ -6,12 +6,16 @@
 #
 # Each case gets a fresh vault (a new database on one throwaway cluster, scripts/lib/pg-cluster.sh):
 # templates made through the HTTP API and copied in SQL (scripts/seed_due_steps.py, with
-# --database-url on PostgreSQL: INSERT ... SELECT over generate_series through psql). Wall time is
+# --database-url on PostgreSQL: INSERT ... SELECT over generate_series through psql), then bound with
+# the vault's own keys by `benchmark-seed-binder` (a copy the vault did not bind is sent to review by
+# the runner, not charged; a case whose runners approve fewer steps than it seeded fails the
+# benchmark with exit 1 and no table). Wall time is
 # from the start of the first runner to the end of the last; approved/s is the steps approved (the
 # runners' summaries added) over that wall time; then `vault audit verify` checks the audit chains
 # the runners extended.
 #
-# Settings (environment): VAULT_BIN (else the release build), BENCH_PG_STEPS (100000),
+# Settings (environment): VAULT_BIN (else the release build), BINDER_BIN (else
+# `benchmark-seed-binder` beside VAULT_BIN, else the release build), BENCH_PG_STEPS (100000),
 # BENCH_PG_CONCURRENCY (64), BENCH_PG_CASES ("sqlite pg1 pg2"), KEEP_WORKDIR=1.
 set -euo pipefail
 umask 077
@@ -79,8 +83,15 @@ for index in range(1, int(count) + 1):
         own.append("-")
 print("| %s | %s | %s | %.2f | %s | %.0f | %s | %d/%d | %s |" % (
     label, steps, count, wall, " + ".join(own), approved / wall if wall > 0 else 0, rcs.replace(" ", ","), approved, unsettled, audit))
+if approved < int(steps):
+    print("%s: %d of %s seeded steps approved: the runners did not charge what was seeded" % (label, approved, steps), file=sys.stderr)
+    sys.exit(4)
 PY
-)
+) || {
+        log "FAILED: $label charged fewer steps than it seeded (see $dir/run*.err); no table is printed"
+        tail -3 "$dir"/run*.err >&2
+        exit 1
+    }
     ROWS+=("$row")
     echo "$row" >&2
 }
@@ -88,7 +99,7 @@ PY
 case_sqlite() {
     local dir="$WORK/sqlite"
     mkdir -p "$dir"
-    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$STEPS" --gateway sandbox >&2
+    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --binder "$BINDER" --dir "$dir" --total "$STEPS" --gateway sandbox >&2
     runners "SQLite, 1 runner" "$dir" "" 1
 }
 
@@ -96,7 +107,7 @@ case_pg() { # RUNNERS
     local count=$1 dir="$WORK/pg$1" url
     mkdir -p "$dir"
     url=$(database_url "bench_pg$count")
-    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$STEPS" --gateway sandbox \
+    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --binder "$BINDER" --dir "$dir" --total "$STEPS" --gateway sandbox \
         --database-url "$url" >&2
     local merchants
     merchants=$("$(pg_bin psql)" -X -At "$url" -c "SELECT count(*) FROM merchants" 2>/dev/null || echo 0)
@@ -111,6 +122,7 @@ case_pg() { # RUNNERS
 bench_main() {
     command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
     locate_vault
+    locate_binder
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-runner-benchmark-pg.XXXXXX")
     trap 'if [[ -n "$CLUSTER" ]]; then pg_cluster_stop BENCH; fi; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
     local load_at_start name

@@ -7,11 +7,15 @@
 #
 # Each case gets a fresh vault: a few schedules are created through the HTTP API and copied in SQL
 # (scripts/seed_due_steps.py; INSERT ... SELECT over a recursive CTE), so seeding 1,000,000 steps
-# takes seconds, not hours. Wall time is the process's (start-up and summary included), peak RSS its
+# takes seconds, not hours; the copies are then bound with the vault's own keys by
+# `benchmark-seed-binder`, or the runner would send every one to review instead of charging it. A
+# sandbox case whose run approves fewer steps than it seeded (or, killed at the cap, sent any to
+# review) fails the benchmark with exit 1 and no table: it measured something else than charging. Wall time is the process's (start-up and summary included), peak RSS its
 # VmHWM; "run s" is the runner's own duration.
 #
 # Settings (environment): VAULT_BIN (else `swift build -c release --product vault`, with
-# --scratch-path $SWIFT_SCRATCH_PATH when set); BENCH_SANDBOX_STEPS (100000),
+# --scratch-path $SWIFT_SCRATCH_PATH when set); BINDER_BIN (else `benchmark-seed-binder` beside
+# VAULT_BIN, else built like vault); BENCH_SANDBOX_STEPS (100000),
 # BENCH_SANDBOX_CONCURRENCY (64), BENCH_LATENCY_MS (50), BENCH_LATENCY_STEPS (10000),
 # BENCH_CONCURRENCIES ("64 256"), BENCH_RSS_SIZES ("10000 1000000"),
 # BENCH_RSS_CAP_SECONDS (0: none; else each (c) run is SIGKILLed after that many seconds and its row
@@ -26,12 +30,13 @@ source "$SCRIPTS/crash-test.sh"
 
 ROWS=()
 
-# measure LABEL DIR STEPS CONCURRENCY IDEAL_PER_SECOND [CAP_SECONDS]: runs `vault charge run` once
-# (SIGKILLed after CAP_SECONDS when given: then the row counts the steps approved in the database)
-# and adds a row. Peak RSS is the kernel's high-water mark (VmHWM in /proc/PID/status), read every
+# measure LABEL DIR STEPS CONCURRENCY IDEAL_PER_SECOND [CAP_SECONDS [SEEDED]]: runs `vault charge
+# run` once (SIGKILLed after CAP_SECONDS when given and not 0: then the row counts the steps approved
+# in the database) and adds a row. With SEEDED (the sandbox cases, where every step approves), exits
+# 1 when the run approved fewer steps than SEEDED, or, killed at the cap, sent any step to review. Peak RSS is the kernel's high-water mark (VmHWM in /proc/PID/status), read every
 # 0.2 s while the process lives.
 measure() {
-    local label=$1 dir=$2 steps=$3 concurrency=$4 ideal=$5 cap=${6:-0} rc=0 pid hwm=0 value started ended
+    local label=$1 dir=$2 steps=$3 concurrency=$4 ideal=$5 cap=${6:-0} seeded=${7:-0} rc=0 pid hwm=0 value started ended
     started=$(date +%s.%N)
     vault_exec "$dir" charge run --concurrency "$concurrency" --json >"$dir/run.json" 2>"$dir/run.err" &
     pid=$!
@@ -48,10 +53,11 @@ measure() {
     ended=$(date +%s.%N)
     local row wall
     wall=$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }')
-    row=$(python3 - "$dir" "$label" "$steps" "$concurrency" "$ideal" "$rc" "$hwm" "$wall" <<'PY'
-import json, sys
-directory, label, steps, concurrency, ideal, rc, rss_kb, wall = sys.argv[1:9]
-rss_kb, wall = int(rss_kb), float(wall)
+    row=$(python3 - "$dir" "$label" "$steps" "$concurrency" "$ideal" "$rc" "$hwm" "$wall" "$seeded" <<'PY'
+import json, sqlite3, sys
+directory, label, steps, concurrency, ideal, rc, rss_kb, wall, seeded = sys.argv[1:10]
+rss_kb, wall, seeded = int(rss_kb), float(wall), int(seeded)
+killed = False
 try:
     summary = json.load(open(directory + "/run.json"))
     outcomes = summary["outcomes"]
@@ -60,7 +66,7 @@ try:
     seconds = summary["durationSeconds"]
 except Exception:
     # Killed at the cap: count what the database says was charged, over the wall time.
-    import sqlite3
+    killed = True
     db = sqlite3.connect(directory + "/vault.sqlite", timeout=60)
     approved = db.execute("SELECT count(*) FROM schedule_steps WHERE status = 'approved'").fetchone()[0]
     unsettled = db.execute("SELECT count(*) FROM schedule_steps WHERE status = 'processing'").fetchone()[0]
@@ -72,8 +78,19 @@ ratio = "%.0f%%" % (100 * rate / ideal) if ideal > 0 else "-"
 print("| %s | %s | %s | %.2f | %.2f | %.0f | %s | %s | %.1f | %s | %d/%d |" % (
     label, steps, concurrency, wall, seconds, rate, "%.0f" % ideal if ideal > 0 else "-", ratio, rss_kb / 1024, rc,
     approved, unsettled))
+if seeded:
+    db = sqlite3.connect("file:%s/vault.sqlite?mode=ro" % directory, uri=True, timeout=60)
+    review = db.execute("SELECT count(*) FROM schedule_steps WHERE status = 'needs_review'").fetchone()[0]
+    if review or (approved < seeded and not killed):
+        print("%s: %d of %d seeded steps approved, %d sent to review: the run did not charge what was seeded" % (
+            label, approved, seeded, review), file=sys.stderr)
+        sys.exit(4)
 PY
-)
+) || {
+        log "FAILED: $label charged fewer steps than it seeded (last lines of $dir/run.err below); no table is printed"
+        tail -3 "$dir/run.err" >&2
+        exit 1
+    }
     ROWS+=("$row")
     echo "$row" >&2
     if ((rc != 0)); then
@@ -86,14 +103,14 @@ seed_sandbox() {
     local dir=$1 total=$2
     mkdir -p "$dir"
     local started=$SECONDS
-    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$total" --gateway sandbox >&2
+    python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --binder "$BINDER" --dir "$dir" --total "$total" --gateway sandbox >&2
     log "seeded $total due steps in $((SECONDS - started)) s ($(du -sh "$dir/vault.sqlite" | cut -f1) database)"
 }
 
 case_a() {
     local steps=${BENCH_SANDBOX_STEPS:-100000} concurrency=${BENCH_SANDBOX_CONCURRENCY:-64}
     seed_sandbox "$WORK/a" "$steps"
-    measure "(a) sandbox" "$WORK/a" "$steps" "$concurrency" 0
+    measure "(a) sandbox" "$WORK/a" "$steps" "$concurrency" 0 0 "$steps"
     [[ "${KEEP_WORKDIR:-0}" == 1 ]] || rm -rf "$WORK/a"
 }
 
@@ -105,7 +122,7 @@ case_b() {
         mkdir -p "$dir"
         start_fake "$gwdb" --latency-ms "$latency"
         local fake=$FAKE_PID
-        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --dir "$dir" --total "$steps" \
+        python3 "$SCRIPTS/seed_due_steps.py" prepare --vault "$VAULT" --binder "$BINDER" --dir "$dir" --total "$steps" \
             --gateway nmi --gateway-url "$FAKE_URL" --security-key "$FAKE_KEY" >&2
         measure "(b) NMI fake ${latency} ms" "$dir" "$steps" "$concurrency" "$(python3 -c "print($concurrency / ($latency / 1000))")"
         log "fake gateway: $(curl -s "$FAKE_URL/stats")"
@@ -118,7 +135,7 @@ case_c() {
     local steps concurrency=${BENCH_SANDBOX_CONCURRENCY:-64}
     for steps in ${BENCH_RSS_SIZES:-10000 1000000}; do
         seed_sandbox "$WORK/c$steps" "$steps"
-        measure "(c) sandbox RSS" "$WORK/c$steps" "$steps" "$concurrency" 0 "${BENCH_RSS_CAP_SECONDS:-0}"
+        measure "(c) sandbox RSS" "$WORK/c$steps" "$steps" "$concurrency" 0 "${BENCH_RSS_CAP_SECONDS:-0}" "$steps"
         [[ "${KEEP_WORKDIR:-0}" == 1 ]] || rm -rf "$WORK/c$steps"
     done
 }
@@ -126,6 +143,7 @@ case_c() {
 benchmark_main() {
     command -v python3 >/dev/null || { echo "python3 is required"; exit 1; }
     locate_vault
+    locate_binder
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/vault-runner-benchmark.XXXXXX")
     trap 'stop_all_fakes; if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then log "kept $WORK"; else rm -rf "$WORK"; fi' EXIT
     LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)

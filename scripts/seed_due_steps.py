@@ -5,7 +5,12 @@ The crash test and the runner benchmark need 10,000 to 1,000,000 due steps; crea
 the API would take longer than the runs they measure. So a few schedules are created through the
 API first (real cards, real plans, confirmed: `active`, each with `scheduled` steps due now), and
 this script copies them with `INSERT ... SELECT` over a recursive CTE: every column is taken from
-the template row, only the ids (and `schedule_id` on steps) are new. Ids have the vault's shape
+the template row, only the ids (and `schedule_id` on steps) are new, and the row binding (a MAC the
+vault keeps over each schedule and step row's content and id) is left NULL: a copy with its
+template's binding, or with none, fails the runner's integrity check and goes to review instead of
+being charged. `prepare` then runs `benchmark-seed-binder --merchant ID` (beside the `vault`
+binary, or --binder), which binds every unbound row of the seeded merchant with the vault's own
+keys, so the copies are rows the vault itself would have written. Ids have the vault's shape
 (`sch_` / `stp_` + 20 lowercase base32 characters); the last characters of a step id carry a
 counter, so the runner's order references (`s` + the id's tail + `a<attempt>`) stay unique.
 
@@ -13,23 +18,27 @@ Nothing else is copied: no audit events (the templates have theirs), no transact
 
 Two modes:
 
-  seed_due_steps.py prepare --vault BIN --dir DIR --total N [--gateway nmi --gateway-url URL
+  seed_due_steps.py prepare --vault BIN [--binder BIN] --dir DIR --total N [--gateway nmi --gateway-url URL
                             --security-key KEY | --gateway bridgepay|authorizenet --gateway-url URL --gateway-credential K=V ...] [--cards 4] [--templates 8] [--steps-per-schedule 1]
       A fresh vault in DIR (VAULT_DATABASE=DIR/vault.sqlite, VAULT_KEYS_DIR=DIR/keys): `vault keys
       init`, `vault migrate`, `vault merchant create shop ...`, then `vault serve` on port 0, where the templates
       are made through the HTTP API: cards (POST /v1/secure-cards, keyed, verify false) and
       `delayedOnce` schedules starting today (UTC) at 00:00 (POST /v1/schedules, then /confirm),
-      so their steps are due now; the server is stopped with SIGTERM and the templates copied.
+      so their steps are due now; the server is stopped with SIGTERM, the templates copied and the
+      copies bound.
 
   seed_due_steps.py copy --db DIR/vault.sqlite --total N [--steps-per-schedule 1]
-      Only the copy, from the active schedules with due steps already in the database.
+      Only the copy, from the active schedules with due steps already in the database. The copies are
+      unbound (the runner sends them to review) until `benchmark-seed-binder --merchant ID` runs with
+      the vault's environment; a reminder is printed on standard error.
 
   Either mode with --database-url postgres://... works on PostgreSQL instead: `vault` runs with
   VAULT_DATABASE_URL, and the copy is the same INSERT ... SELECT over generate_series, through psql
   (identity columns left to the database).
 
 Both print one JSON object: {"templates", "copiedSchedules", "copiedSteps", "dueSteps", "seconds"}
-(prepare adds "merchantId").
+(prepare adds "merchantId" and "boundSteps", the steps the binder bound; "seconds" is the copy's,
+"bindSeconds" the binder's).
 """
 
 import argparse
@@ -86,8 +95,9 @@ def copy(db_path, total, steps_per_schedule, as_of="9999-12-31T23:59:59.999Z"):
     copies = (max(0, total - due_before) + per - 1) // per
     schedule_columns = [c for c in columns(db, "schedules") if c != "seq"]
     step_columns = [c for c in columns(db, "schedule_steps") if c != "seq"]
-    schedule_select = ["seed_id('sch_', n)" if c == "id" else "t." + c for c in schedule_columns]
-    step_overrides = {"id": "seed_id('stp_', n * 64 + k)", "schedule_id": "seed_id('sch_', n)", "sequence": "k"}
+    schedule_select = {"id": "seed_id('sch_', n)", "binding": "NULL"}
+    schedule_select = [schedule_select.get(c, "t." + c) for c in schedule_columns]
+    step_overrides = {"id": "seed_id('stp_', n * 64 + k)", "schedule_id": "seed_id('sch_', n)", "sequence": "k", "binding": "NULL"}
     step_select = [step_overrides.get(c, "t." + c) for c in step_columns]
     db.execute("BEGIN IMMEDIATE")
     db.execute("CREATE TEMP TABLE seed_templates (i INTEGER PRIMARY KEY, id TEXT NOT NULL)")
@@ -146,8 +156,10 @@ def copy_postgres(url, total, steps_per_schedule, as_of="9999-12-31T23:59:59.999
 
     schedule_columns = columns_of("schedules")
     step_columns = columns_of("schedule_steps")
-    schedule_select = ["pg_temp.seed_id('sch_', m.n)" if c == "id" else "t." + c for c in schedule_columns]
-    overrides = {"id": "pg_temp.seed_id('stp_', m.n * 64 + k)", "schedule_id": "pg_temp.seed_id('sch_', m.n)", "sequence": "k"}
+    schedule_select = {"id": "pg_temp.seed_id('sch_', m.n)", "binding": "NULL"}
+    schedule_select = [schedule_select.get(c, "t." + c) for c in schedule_columns]
+    overrides = {"id": "pg_temp.seed_id('stp_', m.n * 64 + k)", "schedule_id": "pg_temp.seed_id('sch_', m.n)", "sequence": "k",
+                 "binding": "NULL"}
     step_select = [overrides.get(c, "t." + c) for c in step_columns]
     if copies > 0:
         psql(url, """
@@ -192,11 +204,16 @@ class Vault:
         if database_url:
             self.env["VAULT_DATABASE_URL"] = database_url
 
-    def run(self, *arguments):
-        done = subprocess.run([self.binary, *arguments], cwd=self.directory, env=self.env, capture_output=True, text=True)
+    def run(self, *arguments, binary=None):
+        done = subprocess.run([binary or self.binary, *arguments], cwd=self.directory, env=self.env, capture_output=True, text=True)
         if done.returncode != 0:
-            raise SystemExit("vault %s failed (%d): %s" % (arguments[0], done.returncode, done.stderr.strip()[-2000:]))
+            raise SystemExit("%s %s failed (%d): %s" % (os.path.basename(binary or self.binary), arguments[0], done.returncode,
+                                                       done.stderr.strip()[-2000:]))
         return done.stdout
+
+    def bind(self, binder, merchant_id):
+        """Runs `benchmark-seed-binder --merchant ID` on this vault's database and keys; answers its JSON report."""
+        return json.loads(self.run("--merchant", merchant_id, binary=os.path.abspath(binder)).strip().splitlines()[-1])
 
     def serve(self):
         """Starts `vault serve`; answers the process and its base URL."""
@@ -223,7 +240,17 @@ def call(base, key, method, path, body=None):
         raise SystemExit("%s %s: HTTP %d %s" % (method, path, error.code, error.read().decode()[:500]))
 
 
+def binder_path(args):
+    """--binder, else `benchmark-seed-binder` beside the `vault` binary; exits when it is not there."""
+    binder = args.binder or os.path.join(os.path.dirname(os.path.abspath(args.vault)), "benchmark-seed-binder")
+    if not (os.path.isfile(binder) and os.access(binder, os.X_OK)):
+        raise SystemExit("no benchmark-seed-binder at %s (build it: swift build --product benchmark-seed-binder; or pass --binder): "
+                         "without it the copied steps fail the runner's integrity check and are not charged" % binder)
+    return binder
+
+
 def prepare(args):
+    binder = binder_path(args)
     os.makedirs(args.dir, exist_ok=True)
     vault = Vault(args.vault, args.dir, args.database_url)
     vault.run("keys", "init")
@@ -264,6 +291,12 @@ def prepare(args):
     else:
         report = copy(os.path.join(vault.directory, "vault.sqlite"), args.total, args.steps_per_schedule)
     report["merchantId"] = created["merchantId"]
+    bound = vault.bind(binder, created["merchantId"])
+    report["boundSteps"] = bound["steps"]
+    report["bindSeconds"] = bound["seconds"]
+    if bound["steps"] != report["copiedSteps"] or bound["schedules"] != report["copiedSchedules"]:
+        raise SystemExit("the binder bound %d schedules and %d steps, not the %d and %d copied" % (
+            bound["schedules"], bound["steps"], report["copiedSchedules"], report["copiedSteps"]))
     return report
 
 
@@ -274,6 +307,7 @@ def main():
     only.add_argument("--db", help="the SQLite file (or --database-url)")
     full = modes.add_parser("prepare", help="a fresh vault with templates made through the API, then copied")
     full.add_argument("--vault", required=True, help="the vault executable")
+    full.add_argument("--binder", help="the benchmark-seed-binder executable (default: beside --vault)")
     full.add_argument("--dir", required=True, help="the vault's directory (database, keys, logs)")
     full.add_argument("--merchant", default="shop")
     full.add_argument("--gateway", default="nmi", choices=["nmi", "sandbox", "bridgepay", "authorizenet"])
@@ -299,6 +333,9 @@ def main():
         report = copy(args.db, args.total, args.steps_per_schedule)
     else:
         parser.error("copy needs --db or --database-url")
+    if args.mode == "copy" and report["copiedSteps"] > 0:
+        print("the %d copied steps have no row binding: run `benchmark-seed-binder --merchant ID` with the vault's environment "
+              "before charging, or the runner sends them to review" % report["copiedSteps"], file=sys.stderr)
     print(json.dumps(report))
     return 0
 
