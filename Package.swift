@@ -213,14 +213,6 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Counts the instructions of decoding a request body under callgrind, old path against new
-        // (see its main.swift); debug only, like the tests it shares the old path with.
-        .executableTarget(
-            name: "body-decode-count",
-            dependencies: ["Vault", "VaultAPI"],
-            path: "Tests/BodyDecodeCount",
-            swiftSettings: swiftSettings
-        ),
         // The workload of the instruction-budget guard (scripts/instruction-budget.sh): N of one
         // operation on a fresh SQLite vault, counted under callgrind; not part of the `vault` product.
         .executableTarget(

@@ -63,6 +63,11 @@ binary="$($SWIFT build --show-bin-path)/instruction-budget"
 [ -x "$binary" ] || fail "$binary is missing: run \`swift build\` first (\`make budget\` does)"
 
 read -r small large < <(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; print(c["small"], c["large"])' "$budgets")
+# counts_of OPERATION: its two counts, "SMALL LARGE": the file's "counts", or the operation's own
+# under "countsByOperation" (an operation so cheap that start-up's variation would swamp 50 of it).
+counts_of() {
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d.get("countsByOperation",{}).get(sys.argv[2],d["counts"]); print(c["small"], c["large"])' "$budgets" "$1"
+}
 [ -n "$operations" ] || operations=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["operations"]))' "$budgets")
 
 work=$(mktemp -d)
@@ -75,7 +80,7 @@ count() {
   local operation=$1 n=$2 tag=$3
   if ! TMPDIR=$work SWIFT_DETERMINISTIC_HASHING=1 GLIBC_TUNABLES=glibc.malloc.arena_max=1 \
     valgrind --tool=callgrind --callgrind-out-file="$work/$tag.out" --dump-line=no --dump-instr=no \
-    "$work/instruction-budget" "$operation" --count "$n" --prepared "$large" --add-allocation-loop "$allocation_loop" \
+    "$work/instruction-budget" "$operation" --count "$n" --prepared "$((n > large ? n : large))" --add-allocation-loop "$allocation_loop" \
     >"$work/$tag.log" 2>&1; then
     echo "the $operation workload (N=$n) failed under valgrind:" >&2
     grep -v '^==' "$work/$tag.log" | tail -20 >&2
@@ -103,8 +108,9 @@ print(total - probes, total, probes)
 # Every (operation, repetition, size) run, BUDGET_JOBS at a time.
 jobs=()
 for operation in $operations; do
+  read -r operation_small operation_large < <(counts_of "$operation")
   for ((run = 1; run <= repeat; run++)); do
-    jobs+=("$operation $small $operation.$run.small" "$operation $large $operation.$run.large")
+    jobs+=("$operation $operation_small $operation.$run.small" "$operation $operation_large $operation.$run.large")
   done
 done
 started=$SECONDS
@@ -137,16 +143,22 @@ operations = sys.argv[10:]
 small, large, repeat, tolerance, loop = int(small), int(large), int(repeat), float(tolerance), int(loop)
 document = json.load(open(path))
 
+def counts(operation):
+    own = document.get("countsByOperation", {}).get(operation)
+    return (own["small"], own["large"]) if own else (small, large)
+
 def ir(operation, run, size):
     return int(open(f"{work}/{operation}.{run}.{size}.ir").read().split()[0])  # the counted total
 
 measured = {}
 print(f"instructions per operation, debug build: (Ir(N={large}) - Ir(N={small})) / {large - small}"
+      + "".join(f"; {o}: N={counts(o)[0]} and {counts(o)[1]}" for o in operations if counts(o) != (small, large))
       + (f", with {loop} extra allocations per operation" if loop else "") + f"; {seconds} s")
 print(f"{'operation':<14} {'measured':>12} {'budget':>12} {'ratio':>7}")
 over = []
 for operation in operations:
-    runs = [(ir(operation, run, "large") - ir(operation, run, "small")) / (large - small) for run in range(1, repeat + 1)]
+    low, high = counts(operation)
+    runs = [(ir(operation, run, "large") - ir(operation, run, "small")) / (high - low) for run in range(1, repeat + 1)]
     value = round(sum(runs) / len(runs))
     measured[operation] = value
     budget = document["operations"].get(operation)

@@ -13,4 +13,8 @@ enum BudgetOperation: String, CaseIterable, ExpressibleByArgument, Sendable {
     /// `POST /v1/secure-cards` through the server's router (every middleware, JSON in and out),
     /// in-process, without a socket.
     case httpRegister = "http-register"
+    /// The load script's registration body parsed, checked against the API contract and decoded
+    /// as the server's handler does (`JSONCoding`, the operation's lookup included), with no
+    /// vault: the request-body stage of a registration alone.
+    case decodeBody = "decode-body"
 }

@@ -30,6 +30,10 @@ struct BudgetWorkload: Sendable {
     static let laterDay = "2027-06-01"
 
     func run() async throws {
+        if operation == .decodeBody {
+            try decodeBodies()
+            return
+        }
         let vault = try await BudgetVault.open()
         defer { vault.remove() }
         switch operation {
@@ -53,6 +57,8 @@ struct BudgetWorkload: Sendable {
         case .httpRegister:
             try await vault.emptyWriteAheadLog()
             try await registerOverHTTP(in: vault)
+        case .decodeBody:
+            try decodeBodies()
         }
     }
 
@@ -136,6 +142,21 @@ struct BudgetWorkload: Sendable {
                 guard status == .created else { throw BudgetFailure("POST /v1/secure-cards answered \(status.code), expected 201") }
                 extraWork.run()
             }
+        }
+    }
+
+    /// The registration body of `scripts/load-test.sh`, as its clients send it.
+    static let registrationBody = Array(
+        #"{"merchantReference": "seed-1", "method": "keyed", "verify": false, "card": {"number": "4242424242424242", "expiryDate": "1230", "holderName": "Seed Card"}}"#
+            .utf8)
+
+    /// Decodes ``registrationBody`` `count` times as `POST /v1/secure-cards` does.
+    private func decodeBodies() throws {
+        for _ in 0..<count {
+            let request = try JSONCoding.decode(
+                SecureCardRegistrationRequest.self, body: Self.registrationBody, method: "POST", path: "/v1/secure-cards")
+            guard request.registration.merchantReference == "seed-1" else { throw BudgetFailure("the body decoded to another registration") }
+            extraWork.run()
         }
     }
 }

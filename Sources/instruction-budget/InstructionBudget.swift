@@ -17,7 +17,7 @@ struct InstructionBudget: ParsableCommand {
         commandName: "instruction-budget",
         abstract: "Performs N of one vault operation on a fresh SQLite database, for instruction counting under callgrind.")
 
-    @Argument(help: "register, retrieve, charge-step or http-register.")
+    @Argument(help: "register, retrieve, charge-step, http-register or decode-body.")
     var operation: BudgetOperation
 
     @Option(help: "How many operations to perform.")

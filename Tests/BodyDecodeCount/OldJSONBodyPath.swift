@@ -1,1 +1,0 @@
-../VaultAPITests/RequestBodyOracle/OldJSONBodyPath.swift
