@@ -44,7 +44,33 @@ public struct WebhookBody: Sendable, Equatable, Codable {
     /// Events must never carry card numbers; callers pass references and masked values. This is
     /// the net under that rule, so a mistake upstream cannot send a PAN to a merchant's server.
     public static func maskingCardNumbers(_ data: [String: WebhookValue]) -> [String: WebhookValue] {
-        data.mapValues(maskingCardNumbers)
+        // Most events hold no run of 13 digits anywhere: those are returned as they are, uncopied.
+        guard data.values.contains(where: holdsLongDigitRun) else { return data }
+        return data.mapValues(maskingCardNumbers)
+    }
+
+    private static func holdsLongDigitRun(_ value: WebhookValue) -> Bool {
+        switch value {
+        case .string(let text): hasLongDigitRun(text)
+        case .object(let object): object.values.contains(where: holdsLongDigitRun)
+        case .array(let array): array.contains(where: holdsLongDigitRun)
+        case .int, .bool, .null: false
+        }
+    }
+
+    /// Whether `text` holds a run of at least 13 ASCII digits (the shortest card number).
+    private static func hasLongDigitRun(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var run = 0
+            var index = 0
+            while index < bytes.count {
+                run = ASCII.isDigit(bytes[index]) ? run + 1 : 0
+                if run == 13 { return true }
+                index += 1
+            }
+            return false
+        }
     }
 
     private static func maskingCardNumbers(_ value: WebhookValue) -> WebhookValue {
@@ -57,6 +83,8 @@ public struct WebhookBody: Sendable, Equatable, Codable {
     }
 
     private static func maskingCardNumbers(in text: String) -> String {
+        // Most values hold no run of 13 digits: those are returned without copying their bytes.
+        guard hasLongDigitRun(text) else { return text }
         var bytes = Array(text.utf8)
         var changed = false
         var start = 0

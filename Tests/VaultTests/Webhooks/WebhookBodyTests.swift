@@ -42,6 +42,12 @@ import Testing
         #expect(masked["b"] == ["c": [.string(expected)]])
     }
 
+    @Test func aCardNumberOnlyDeepInsideTheDataIsMaskedToo() {
+        let masked = WebhookBody.maskingCardNumbers(["a": "no digits here", "b": ["c": [.int(1), ["d": "pan 4222222222222"]]]])
+        #expect(masked["a"] == "no digits here")
+        #expect(masked["b"] == ["c": [.int(1), ["d": "pan 422222***2222"]]])
+    }
+
     @Test func everyEventTypeHasTheDocumentedName() {
         #expect(WebhookEventType.allCases.map(\.rawValue) == [
             "transaction.approved", "transaction.declined", "schedule.completed", "schedule.past_due", "charge.needs_review",

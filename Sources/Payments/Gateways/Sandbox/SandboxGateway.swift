@@ -106,16 +106,21 @@ public final class SandboxGateway: GatewayAdapter {
         let path = SandboxTestCard.path(forNumber: request.card.pan.digits)
         let call = Call(call: SandboxCall(operation: operation, reference: request.reference, idempotencyKey: request.idempotencyKey),
                         fingerprint: fingerprint, parentID: nil, path: path)
+        // A charge's answer depends on the request alone: decided here, before the ledger's write
+        // (a database's single writer thread); inside it only a key seen before changes the answer.
+        let (result, recorded) = SandboxGateway.charge(request, kind: kind, operation: operation, path: path)
         return await perform(call) { work in
-            SandboxGateway.charge(request, kind: kind, operation: operation, path: path, in: &work)
+            if let recorded { work.record(recorded) }
+            return result
         }
     }
 
-    private static func charge(_ request: ChargeRequest, kind: SandboxTransaction.Kind, operation: String, path: SandboxCardPath,
-                               in work: inout SandboxLedgerWork) -> GatewayResult {
+    /// A charge's answer and the transaction it records (none when refused before one is made).
+    private static func charge(_ request: ChargeRequest, kind: SandboxTransaction.Kind, operation: String,
+                               path: SandboxCardPath) -> (GatewayResult, SandboxTransaction?) {
         let minimum: Int64 = kind == .verification ? 0 : 1
         guard request.amount.minorUnits >= minimum else {
-            return .error("invalid_amount", retryable: false, text: "The amount must be positive.")
+            return (.error("invalid_amount", retryable: false, text: "The amount must be positive."), nil)
         }
         let id = transactionID(operation, request.idempotencyKey)
         let zero = Money(minorUnits: 0, currency: request.amount.currency)
@@ -125,7 +130,7 @@ public final class SandboxGateway: GatewayAdapter {
         switch path {
         case .refused:
             // Refused before any transaction is made: remembered under the key, nothing recorded.
-            return .refused("invalid_request", responseCode: "30", text: "The gateway refused the request (format error).")
+            return (.refused("invalid_request", responseCode: "30", text: "The gateway refused the request (format error)."), nil)
         case let .declines(decline):
             result = GatewayResult(outcome: .declined(code: decline.code, category: decline.category), transactionID: id,
                                    responseCode: decline.responseCode, responseText: decline.text, avsResult: avs, cvvResult: cvv)
@@ -138,12 +143,12 @@ public final class SandboxGateway: GatewayAdapter {
                                    avsResult: avs, cvvResult: cvv, networkTransactionID: networkTransactionID(id))
         }
         let approved = result.outcome == .approved
-        work.record(SandboxTransaction(id: id, kind: kind, reference: request.reference,
-                                       authorized: approved && kind != .verification ? request.amount : zero,
-                                       captured: approved && kind == .sale ? request.amount : zero,
-                                       refunded: zero, voided: false, parentID: nil, result: result,
-                                       storedCredential: request.storedCredential))
-        return result
+        let transaction = SandboxTransaction(id: id, kind: kind, reference: request.reference,
+                                             authorized: approved && kind != .verification ? request.amount : zero,
+                                             captured: approved && kind == .sale ? request.amount : zero,
+                                             refunded: zero, voided: false, parentID: nil, result: result,
+                                             storedCredential: request.storedCredential)
+        return (result, transaction)
     }
 
     private func followUp(_ operation: String, _ request: FollowUpRequest) -> Call {

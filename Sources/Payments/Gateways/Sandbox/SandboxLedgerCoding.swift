@@ -14,9 +14,9 @@ public enum SandboxLedgerCoding {
         public var description: String { "unreadable sandbox \(what)" }
     }
 
-    /// The document of a transaction.
+    /// The document of a transaction (written by hand: see ``SandboxLedgerDocumentWriter``).
     public static func document(_ transaction: SandboxTransaction) -> String {
-        encode(StoredTransaction(transaction))
+        SandboxLedgerDocumentWriter.transaction(transaction)
     }
 
     /// The transaction of a document.
@@ -29,9 +29,9 @@ public enum SandboxLedgerCoding {
     }
 
     /// The document of a remembered call (its fingerprint and answer; the key, operation,
-    /// reference and parent are columns).
+    /// reference and parent are columns), written by hand: see ``SandboxLedgerDocumentWriter``.
     public static func document(_ call: SandboxRememberedCall) -> String {
-        encode(StoredCall(fingerprint: call.fingerprint, result: StoredResult(call.result)))
+        SandboxLedgerDocumentWriter.call(fingerprint: call.fingerprint, result: call.result)
     }
 
     /// The remembered call of a row's columns and document.
@@ -44,21 +44,20 @@ public enum SandboxLedgerCoding {
         return SandboxRememberedCall(idempotencyKey: idempotencyKey, operation: operation, reference: reference,
                                      parentID: parentID, fingerprint: stored.fingerprint, result: result)
     }
-
-    private static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // Every field is a string, number, bool or nested object of them: encoding cannot fail.
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
 }
 
-private struct StoredCall: Codable {
+// The documents' shapes, read with `JSONDecoder`. They are written by hand
+// (`SandboxLedgerDocumentWriter`); their `Encodable` half is what `JSONEncoder` wrote before, kept
+// as the differential test's oracle only.
+
+/// A remembered call's document.
+struct StoredCall: Codable {
     var fingerprint: String
     var result: StoredResult
 }
 
-private struct StoredTransaction: Codable {
+/// A transaction's document.
+struct StoredTransaction: Codable {
     var id: String
     var kind: SandboxTransaction.Kind
     var reference: String
@@ -111,7 +110,7 @@ private struct StoredTransaction: Codable {
 
 /// A ``GatewayResult`` as a document: the outcome as `approved`, `declined`, `error` or `in_doubt`
 /// with its code, category or reason, then the gateway's fields.
-private struct StoredResult: Codable {
+struct StoredResult: Codable {
     var outcome: String
     var code: String?
     var category: DeclineCategory?
