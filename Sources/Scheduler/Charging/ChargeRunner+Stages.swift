@@ -16,6 +16,9 @@ extension ChargeRunner {
         var settlesOpenAttempt: Bool
         /// A new attempt's card; nil when it is deleted or purged (declined locally).
         var card: ChargeCard?
+        /// The network transaction id of the card's first payment, read with the batch; nil when
+        /// none was kept then (read again before the call: an earlier charge of the run may keep one).
+        var originalNetworkTransactionID: String?
     }
 
     /// A gateway's answer, applied to the attempt's transaction, waiting for its outcome to be written.
@@ -153,6 +156,7 @@ extension ChargeRunner {
             let transaction = newAttempt(due, merchant: merchant, card: card)
             batch.attempts.append(ReadyCharge(due: due, merchant: merchant, transaction: transaction, settlesOpenAttempt: false, card: card))
         }
+        await readStoredCredentials(of: &batch.attempts)
         do {
             try await store.refuseSteps(refusals, owner: run.owner, now: Date())
             batch.refused = refused.map { step, merchantID in
@@ -164,6 +168,26 @@ extension ChargeRunner {
             batch.held += refused.map { held($0.step, error) }
         }
         return batch
+    }
+
+    /// Reads the kept first-payment ids of the batch's cards, one read per merchant and gateway
+    /// instead of one per charge. A read that fails leaves them to be read before each call.
+    private func readStoredCredentials(of attempts: inout [ReadyCharge]) async {
+        guard let storedCredentials else { return }
+        var cardsByMerchant: [String: (gateway: String, references: Set<String>)] = [:]
+        for attempt in attempts where attempt.card != nil {
+            let merchant = attempt.merchant
+            cardsByMerchant[merchant.id, default: (merchant.gateway.name, [])].references.insert(attempt.due.schedule.secureCardReference)
+        }
+        var kept: [String: [String: String]] = [:]
+        for (merchantID, cards) in cardsByMerchant {
+            kept[merchantID] = try? await storedCredentials.originalNetworkTransactionIDs(
+                secureCardReferences: cards.references.sorted(), merchantID: merchantID, gateway: cards.gateway)
+        }
+        for index in attempts.indices {
+            let attempt = attempts[index]
+            attempts[index].originalNetworkTransactionID = kept[attempt.merchant.id]?[attempt.due.schedule.secureCardReference]
+        }
     }
 
     /// Why a step whose open attempt was altered in the database is refused.
@@ -230,7 +254,8 @@ extension ChargeRunner {
             await settle(charge.transaction, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context)
         } else {
             SettledAttempt(result: await self.charge(
-                charge.transaction, card: charge.card, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context))
+                charge.transaction, card: charge.card, due: charge.due, merchant: charge.merchant,
+                keptOriginal: charge.originalNetworkTransactionID, options: run.options, context: run.context))
         }
         var transaction = charge.transaction
         transaction.apply(settled.result, now: Date())

@@ -17,6 +17,18 @@ extension PostgresStore: StoredCredentialStore {
         }
     }
 
+    public func storedCredentials(merchantID: String, secureCardReferences: [String], gateway: String) async throws -> [StoredCredentialRow] {
+        guard !secureCardReferences.isEmpty else { return [] }
+        return try await readStatement { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM stored_credentials
+                WHERE merchant_id = \(merchantID) AND secure_card_id = ANY(\(secureCardReferences)::text[]) AND gateway = \(gateway)
+                """, logger: logger
+            ).map(Self.storedCredential)
+        }
+    }
+
     public func saveStoredCredential(_ row: StoredCredentialRow, replacing: Bool) async throws {
         var query: PostgresQuery = """
             INSERT INTO stored_credentials (merchant_id, secure_card_id, gateway, sealed_network_transaction_id, masked, transaction_id, created_at,
