@@ -80,7 +80,7 @@ extension ChargeRunner {
                 metadata: ["step": "\(unreadable.stepID)", "error": "\(unreadable.error)"])
         }
         var knownMerchants: [String: Merchant] = [:]
-        var openedCards: [String: ChargeCard?] = [:]
+        var newCharges: [(due: DueStep, merchant: Merchant)] = []
         var checkedSchedules: [String: Bool] = [:]
         var refusals: [(stepID: String, audit: AuditEntry)] = []
         var refused: [(step: ScheduleStep, merchantID: String)] = []
@@ -144,15 +144,12 @@ extension ChargeRunner {
                     code: Self.configurationErrorCode, merchantID: merchant.id, gateway: merchant.gateway.name)))
                 continue
             }
-            // A card charged for several steps of the batch is opened once.
-            let reference = due.schedule.secureCardReference
-            let card: ChargeCard?
-            if let opened = openedCards[reference] {
-                card = opened
-            } else {
-                card = try? await cards.cardForCharge(reference: reference, merchantID: merchant.id)
-                openedCards[reference] = .some(card)
-            }
+            newCharges.append((due, merchant))
+        }
+        // The batch's cards are read together, each card once however many of its steps are due.
+        let opened = await openCards(of: newCharges)
+        for (due, merchant) in newCharges {
+            let card = opened[merchant.id]?[due.schedule.secureCardReference]
             let transaction = newAttempt(due, merchant: merchant, card: card)
             batch.attempts.append(ReadyCharge(due: due, merchant: merchant, transaction: transaction, settlesOpenAttempt: false, card: card))
         }
@@ -168,6 +165,29 @@ extension ChargeRunner {
             batch.held += refused.map { held($0.step, error) }
         }
         return batch
+    }
+
+    /// Opens the cards of a batch's new attempts, by merchant and card reference: one read per
+    /// merchant. A card that is gone, purged or does not open is absent (the attempt is declined
+    /// locally); when the read fails, each card is read on its own, as before batches were read.
+    private func openCards(of charges: [(due: DueStep, merchant: Merchant)]) async -> [String: [String: ChargeCard]] {
+        var referencesByMerchant: [String: Set<String>] = [:]
+        for (due, merchant) in charges {
+            referencesByMerchant[merchant.id, default: []].insert(due.schedule.secureCardReference)
+        }
+        var opened: [String: [String: ChargeCard]] = [:]
+        for (merchantID, references) in referencesByMerchant {
+            if let read = try? await cards.cardsForCharge(references: references.sorted(), merchantID: merchantID) {
+                opened[merchantID] = read
+                continue
+            }
+            var one: [String: ChargeCard] = [:]
+            for reference in references.sorted() {
+                one[reference] = try? await cards.cardForCharge(reference: reference, merchantID: merchantID)
+            }
+            opened[merchantID] = one
+        }
+        return opened
     }
 
     /// Reads the kept first-payment ids of the batch's cards, one read per merchant and gateway
