@@ -173,7 +173,7 @@ struct PostgresChargeRunRoundTripTests {
         let claims = batches + ownerReads
         let attemptGroups = run.count("INSERT INTO transactions (id, merchant_id, type, status")
         let outcomeGroups = run.count("UPDATE transactions t SET status")
-        #expect(attemptGroups >= batches && outcomeGroups >= 1)
+        #expect(attemptGroups >= 1 && outcomeGroups >= 1)
         let snapshotReads = run.count("FROM merchants WHERE id") + run.count("key_generation")
         let bound = steps + ranges + ownerReads + claims * Self.statementsPerClaim + batches * Self.statementsPerBatch
             + attemptGroups * Self.statementsPerAttemptGroup + outcomeGroups * Self.statementsPerOutcomeGroup
