@@ -40,6 +40,9 @@ public struct StoredCredentialRow: Sendable, Equatable {
 public protocol StoredCredentialStore: Sendable {
     /// The record of a card for a gateway, if any.
     func storedCredential(merchantID: String, secureCardReference: String, gateway: String) async throws -> StoredCredentialRow?
+    /// The records of several cards of a merchant for a gateway, in one read (the cards of a
+    /// charge run's batch); cards without one are left out, in no particular order.
+    func storedCredentials(merchantID: String, secureCardReferences: [String], gateway: String) async throws -> [StoredCredentialRow]
     /// Saves a record; with `replacing` false an existing record for the card and gateway is kept.
     func saveStoredCredential(_ row: StoredCredentialRow, replacing: Bool) async throws
     /// Records sealed with a data-key version below `keyVersion`, for re-encryption.

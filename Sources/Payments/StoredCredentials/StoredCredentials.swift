@@ -61,6 +61,23 @@ public struct StoredCredentials: Sendable {
         return opened.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The network transaction ids kept for several cards of a merchant with `gateway`, opened, by
+    /// card reference, read in one statement (the charge runner reads a batch's cards at once
+    /// instead of one read per charge); cards without one are left out.
+    public func originalNetworkTransactionIDs(secureCardReferences: [String], merchantID: String, gateway: String) async throws
+        -> [String: String]
+    {
+        guard !secureCardReferences.isEmpty else { return [:] }
+        let gateway = Self.gatewayName(gateway)
+        var opened: [String: String] = [:]
+        for row in try await store.storedCredentials(merchantID: merchantID, secureCardReferences: secureCardReferences, gateway: gateway) {
+            let plain = try await keyring.openRecord(
+                row.sealedNetworkTransactionID, merchantID: merchantID, kind: Self.kind, recordID: Self.recordID(row.secureCardReference, gateway))
+            opened[row.secureCardReference] = plain.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        }
+        return opened
+    }
+
     /// Re-encrypts a merchant's records under its newest data key (after `keys rotate --data`).
     /// - Returns: how many records were resealed.
     public func resealAll(merchantID: String, batchSize: Int = 500) async throws -> Int {

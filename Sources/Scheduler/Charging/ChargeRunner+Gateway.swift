@@ -6,8 +6,10 @@ import Vault
 extension ChargeRunner {
     /// A new attempt: declined locally when the card is gone or expires before the due date,
     /// otherwise sent, with in-run retries for gateway errors (same idempotency key).
+    /// `keptOriginal` is the card's first-payment id read with the batch; without it the id is
+    /// read now.
     func charge(
-        _ transaction: Transaction, card: ChargeCard?, due: DueStep, merchant: Merchant,
+        _ transaction: Transaction, card: ChargeCard?, due: DueStep, merchant: Merchant, keptOriginal: String?,
         options: Options, context: RunContext
     ) async -> GatewayResult {
         guard let card else {
@@ -24,7 +26,8 @@ extension ChargeRunner {
             // settled by a look-up in a later run, which finds nothing and sends it then).
             return .error(Self.unreachableCode, retryable: true, text: "Not sent: the gateway was unreachable for the merchant's previous charges.")
         }
-        let original = await originalNetworkTransactionID(due: due, merchant: merchant)
+        var original = keptOriginal
+        if original == nil { original = await originalNetworkTransactionID(due: due, merchant: merchant) }
         let request = ChargeRequest(
             idempotencyKey: transaction.idempotencyKey, reference: transaction.orderReference,
             amount: Money(minorUnits: transaction.amount, currency: transaction.currency),
@@ -147,7 +150,7 @@ extension ChargeRunner {
             return SettledAttempt(result: .inDoubt(reason), needsReview: true)
         case .provenAbsent:
             let card = try? await cards.cardForCharge(reference: due.schedule.secureCardReference, merchantID: merchant.id)
-            return SettledAttempt(result: await charge(open, card: card, due: due, merchant: merchant, options: options, context: context))
+            return SettledAttempt(result: await charge(open, card: card, due: due, merchant: merchant, keptOriginal: nil, options: options, context: context))
         }
     }
 

@@ -16,6 +16,9 @@ extension ChargeRunner {
         var settlesOpenAttempt: Bool
         /// A new attempt's card; nil when it is deleted or purged (declined locally).
         var card: ChargeCard?
+        /// The network transaction id of the card's first payment, read with the batch; nil when
+        /// none was kept then (read again before the call: an earlier charge of the run may keep one).
+        var originalNetworkTransactionID: String?
     }
 
     /// A gateway's answer, applied to the attempt's transaction, waiting for its outcome to be written.
@@ -77,7 +80,7 @@ extension ChargeRunner {
                 metadata: ["step": "\(unreadable.stepID)", "error": "\(unreadable.error)"])
         }
         var knownMerchants: [String: Merchant] = [:]
-        var openedCards: [String: ChargeCard?] = [:]
+        var newCharges: [(due: DueStep, merchant: Merchant)] = []
         var checkedSchedules: [String: Bool] = [:]
         var refusals: [(stepID: String, audit: AuditEntry)] = []
         var refused: [(step: ScheduleStep, merchantID: String)] = []
@@ -141,18 +144,16 @@ extension ChargeRunner {
                     code: Self.configurationErrorCode, merchantID: merchant.id, gateway: merchant.gateway.name)))
                 continue
             }
-            // A card charged for several steps of the batch is opened once.
-            let reference = due.schedule.secureCardReference
-            let card: ChargeCard?
-            if let opened = openedCards[reference] {
-                card = opened
-            } else {
-                card = try? await cards.cardForCharge(reference: reference, merchantID: merchant.id)
-                openedCards[reference] = .some(card)
-            }
+            newCharges.append((due, merchant))
+        }
+        // The batch's cards are read together, each card once however many of its steps are due.
+        let opened = await openCards(of: newCharges)
+        for (due, merchant) in newCharges {
+            let card = opened[merchant.id]?[due.schedule.secureCardReference]
             let transaction = newAttempt(due, merchant: merchant, card: card)
             batch.attempts.append(ReadyCharge(due: due, merchant: merchant, transaction: transaction, settlesOpenAttempt: false, card: card))
         }
+        await readStoredCredentials(of: &batch.attempts)
         do {
             try await store.refuseSteps(refusals, owner: run.owner, now: Date())
             batch.refused = refused.map { step, merchantID in
@@ -164,6 +165,49 @@ extension ChargeRunner {
             batch.held += refused.map { held($0.step, error) }
         }
         return batch
+    }
+
+    /// Opens the cards of a batch's new attempts, by merchant and card reference: one read per
+    /// merchant. A card that is gone, purged or does not open is absent (the attempt is declined
+    /// locally); when the read fails, each card is read on its own, as before batches were read.
+    private func openCards(of charges: [(due: DueStep, merchant: Merchant)]) async -> [String: [String: ChargeCard]] {
+        var referencesByMerchant: [String: Set<String>] = [:]
+        for (due, merchant) in charges {
+            referencesByMerchant[merchant.id, default: []].insert(due.schedule.secureCardReference)
+        }
+        var opened: [String: [String: ChargeCard]] = [:]
+        for (merchantID, references) in referencesByMerchant {
+            if let read = try? await cards.cardsForCharge(references: references.sorted(), merchantID: merchantID) {
+                opened[merchantID] = read
+                continue
+            }
+            var one: [String: ChargeCard] = [:]
+            for reference in references.sorted() {
+                one[reference] = try? await cards.cardForCharge(reference: reference, merchantID: merchantID)
+            }
+            opened[merchantID] = one
+        }
+        return opened
+    }
+
+    /// Reads the kept first-payment ids of the batch's cards, one read per merchant and gateway
+    /// instead of one per charge. A read that fails leaves them to be read before each call.
+    private func readStoredCredentials(of attempts: inout [ReadyCharge]) async {
+        guard let storedCredentials else { return }
+        var cardsByMerchant: [String: (gateway: String, references: Set<String>)] = [:]
+        for attempt in attempts where attempt.card != nil {
+            let merchant = attempt.merchant
+            cardsByMerchant[merchant.id, default: (merchant.gateway.name, [])].references.insert(attempt.due.schedule.secureCardReference)
+        }
+        var kept: [String: [String: String]] = [:]
+        for (merchantID, cards) in cardsByMerchant {
+            kept[merchantID] = try? await storedCredentials.originalNetworkTransactionIDs(
+                secureCardReferences: cards.references.sorted(), merchantID: merchantID, gateway: cards.gateway)
+        }
+        for index in attempts.indices {
+            let attempt = attempts[index]
+            attempts[index].originalNetworkTransactionID = kept[attempt.merchant.id]?[attempt.due.schedule.secureCardReference]
+        }
     }
 
     /// Why a step whose open attempt was altered in the database is refused.
@@ -230,7 +274,8 @@ extension ChargeRunner {
             await settle(charge.transaction, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context)
         } else {
             SettledAttempt(result: await self.charge(
-                charge.transaction, card: charge.card, due: charge.due, merchant: charge.merchant, options: run.options, context: run.context))
+                charge.transaction, card: charge.card, due: charge.due, merchant: charge.merchant,
+                keptOriginal: charge.originalNetworkTransactionID, options: run.options, context: run.context))
         }
         var transaction = charge.transaction
         transaction.apply(settled.result, now: Date())

@@ -273,9 +273,30 @@ public struct SecureCardService: Sendable {
     public func cardForCharge(reference: String, merchantID: String) async throws
         -> (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?, merchantReference: String)
     {
-        guard let row = try await store.secureCard(merchantID: merchantID, reference: reference), row.status == .active else {
-            throw SecureCardError.notFound
+        guard let row = try await store.secureCard(merchantID: merchantID, reference: reference) else { throw SecureCardError.notFound }
+        return try await openForCharge(row, merchantID: merchantID)
+    }
+
+    /// Several cards of a merchant as ``cardForCharge(reference:merchantID:)`` opens each, read in
+    /// one statement (the charge runner's batch): by token, a card that is not live, purged or
+    /// does not open being left out, as `cardForCharge` throws for it.
+    /// - Throws: the store's errors (nothing read).
+    public func cardsForCharge(references: [String], merchantID: String) async throws
+        -> [String: (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?, merchantReference: String)]
+    {
+        guard !references.isEmpty else { return [:] }
+        var opened: [String: (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?, merchantReference: String)] = [:]
+        for row in try await store.secureCards(merchantID: merchantID, references: references) {
+            opened[row.reference] = try? await openForCharge(row, merchantID: merchantID)
         }
+        return opened
+    }
+
+    private func openForCharge(_ row: SecureCardRow, merchantID: String) async throws
+        -> (pan: PrimaryAccountNumber, expiry: CardExpiry, holderName: String?, merchantReference: String)
+    {
+        guard row.status == .active else { throw SecureCardError.notFound }
+        let reference = row.reference
         guard let sealed = row.sealedCard else { throw SecureCardError.purged }
         let data = try await openJSON(
             SealedCardData.self, sealed, merchantID: merchantID, kind: Self.cardKind, token: reference, binding: Self.metadataBinding(row))

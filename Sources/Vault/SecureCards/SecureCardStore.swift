@@ -135,6 +135,9 @@ public protocol SecureCardStore: Sendable {
     func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow?
     /// The card with this token (live or deleted).
     func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow?
+    /// The cards with these tokens (live or deleted), in one read (the charge runner opens a
+    /// claimed batch's cards at once); tokens without a card of the merchant are left out.
+    func secureCards(merchantID: String, references: [String]) async throws -> [SecureCardRow]
     /// The most recently deleted card with this merchantReference whose data was not purged.
     func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow?
     /// A page of cards in insertion order.

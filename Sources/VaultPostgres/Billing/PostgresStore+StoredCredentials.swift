@@ -4,13 +4,27 @@ import PostgresNIO
 import Vault
 
 extension PostgresStore: StoredCredentialStore {
+    /// One statement outside any transaction (read before each scheduled charge: `BEGIN` and
+    /// `COMMIT` would be two more round trips per charged step).
     public func storedCredential(merchantID: String, secureCardReference: String, gateway: String) async throws -> StoredCredentialRow? {
-        try await billingRead { connection in
+        try await readStatement { connection in
             try await connection.row(
                 """
                 SELECT * FROM stored_credentials
                 WHERE merchant_id = \(merchantID) AND secure_card_id = \(secureCardReference) AND gateway = \(gateway)
+                """, logger: logger
+            ).map(Self.storedCredential)
+        }
+    }
+
+    public func storedCredentials(merchantID: String, secureCardReferences: [String], gateway: String) async throws -> [StoredCredentialRow] {
+        guard !secureCardReferences.isEmpty else { return [] }
+        return try await readStatement { connection in
+            try await connection.rows(
                 """
+                SELECT * FROM stored_credentials
+                WHERE merchant_id = \(merchantID) AND secure_card_id = ANY(\(secureCardReferences)::text[]) AND gateway = \(gateway)
+                """, logger: logger
             ).map(Self.storedCredential)
         }
     }

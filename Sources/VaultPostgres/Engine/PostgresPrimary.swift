@@ -162,9 +162,10 @@ public final class PostgresPrimary: Sendable {
 
     /// Leases a connection of the writable server and runs `body` on it outside any transaction:
     /// each statement is its own snapshot and ends alone, with no `BEGIN` and `COMMIT` round trips
-    /// (a read of one statement). Only for bodies that write nothing: a failure showing the server
-    /// lost or read-only searches the primary again and runs `body` once more on the new pool, as
-    /// a transaction whose `BEGIN` failed (reading twice changes nothing).
+    /// (a read of one statement). Only for bodies that write nothing, or whose one write may run
+    /// twice (`PostgresStore.idempotentWriteStatement`): a failure showing the server lost or
+    /// read-only searches the primary again and runs `body` once more on the new pool, as a
+    /// transaction whose `BEGIN` failed (reading twice changes nothing).
     public func reading<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {

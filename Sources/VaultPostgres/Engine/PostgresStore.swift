@@ -130,6 +130,23 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// Runs `body`, one statement that writes, outside any transaction: the statement commits
+    /// alone and atomically, with no `BEGIN` and `COMMIT` round trips. Only for a statement that
+    /// may run twice: after a failover it is run once more on the new primary, as `readStatement`
+    /// is, and a connection lost during it leaves unknown whether it committed. An
+    /// `INSERT ... ON CONFLICT DO NOTHING` whose caller answers the conflict from the row already
+    /// there is such a statement (the sandbox ledger's new charges).
+    @discardableResult
+    public func idempotentWriteStatement<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
+    ) async throws -> sending T {
+        do {
+            return try await primary.reading(body)
+        } catch {
+            throw PostgresStoreError.mapping(error) ?? error
+        }
+    }
+
     /// Runs `body` in one READ COMMITTED transaction, then the audit events it appended and the
     /// audit chains' heads, then COMMIT; rolls back when anything throws. Audit events and webhook
     /// events queued through the `PostgresWrite` commit with the change or not at all.

@@ -4,14 +4,94 @@ import PostgresNIO
 import Vault
 
 /// The sandbox gateway's ledger in the shared PostgreSQL database (migration 5), one ledger for
-/// every server and runner. A call is one transaction that first takes a transaction-scoped
-/// advisory lock on its idempotency key (two calls with one key, on any server, run one after the
-/// other, so the second answers the first's result) and then locks the transactions it acts on,
-/// in id order (`FOR UPDATE`), so follow-ups of one transaction never interleave.
+/// every server and runner.
+///
+/// A charge or card check with a key not seen before (the runner's every step) is one statement
+/// of its own, with no transaction around it: `decide` runs first on an empty ledger (what a new
+/// key reads: no remembered call, no transaction to act on), then one autocommit statement
+/// remembers the call under its key, `ON CONFLICT DO NOTHING`, and records its transaction only
+/// when the call was remembered. The key's unique index is the lock: of two calls with one key
+/// at once, on any server, the second's insert waits for the first's commit and then inserts
+/// nothing; that call, like any call whose key is already remembered, takes the locked path.
+///
+/// The locked path (every follow-up, and a charge whose key is already remembered) is one
+/// transaction that first takes a transaction-scoped advisory lock on its idempotency key and
+/// then locks the transactions it acts on, in id order (`FOR UPDATE`), so follow-ups of one
+/// transaction never interleave. A call it finds remembered is answered from the ledger; when a
+/// new charge of the same key commits between its read and its insert, its insert of the call
+/// changes nothing, the transaction is rolled back (with the transaction it recorded) and the
+/// call is decided again from the remembered one.
 extension PostgresStore: SandboxLedgerStore {
     public func sandboxCall(idempotencyKey: String, transactionIDs: [String],
                             _ decide: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async throws -> GatewayResult {
         let now = Timestamp.string(Date())
+        if transactionIDs.isEmpty {
+            // `decide` changes nothing but `work` (`SandboxLedgerStore`): what it decided for a new
+            // key is dropped unwritten when the key turns out to be remembered.
+            var work = SandboxLedgerWork(idempotencyKey: idempotencyKey, remembered: nil, transactions: [])
+            let result = decide(&work)
+            if let call = work.newCall, work.updated.isEmpty, work.recorded.count <= 1,
+               try await rememberNewCharge(call, recording: work.recorded.first, now: now) {
+                return result
+            }
+        }
+        for _ in 0..<Self.sandboxCallTries - 1 {
+            do {
+                return try await lockedSandboxCall(idempotencyKey: idempotencyKey, transactionIDs: transactionIDs, now: now, decide)
+            } catch is SandboxCallRaced {
+                continue
+            }
+        }
+        return try await lockedSandboxCall(idempotencyKey: idempotencyKey, transactionIDs: transactionIDs, now: now, decide)
+    }
+
+    /// How many times the locked path runs when a new charge of its key keeps committing first
+    /// (the second run finds that charge remembered).
+    static let sandboxCallTries = 3
+
+    /// The locked path's insert of its call found the key remembered meanwhile (a new charge of
+    /// the same key committed after its read): the transaction is rolled back and run again.
+    struct SandboxCallRaced: Error {}
+
+    /// Remembers a new charge's call and records its transaction (if any) in one autocommit
+    /// statement. Safe to run twice (`idempotentWriteStatement`): a second run inserts nothing.
+    /// - Returns: whether the call was remembered (false: the key was already, nothing written).
+    private func rememberNewCharge(_ call: SandboxRememberedCall, recording recorded: SandboxTransaction?, now: String) async throws -> Bool {
+        let callDocument = SandboxLedgerCoding.document(call)
+        let query: PostgresQuery
+        if let recorded {
+            let document = SandboxLedgerCoding.document(recorded)
+            query = """
+                WITH call AS (
+                    INSERT INTO sandbox_calls (idempotency_key, operation, reference, parent_id, record, created_at)
+                    VALUES (\(call.idempotencyKey), \(call.operation), \(call.reference), \(call.parentID), \(callDocument), \(now))
+                    ON CONFLICT (idempotency_key) DO NOTHING
+                    RETURNING seq),
+                recorded AS (
+                    INSERT INTO sandbox_transactions (id, reference, parent_id, record, created_at)
+                    SELECT \(recorded.id), \(recorded.reference), \(recorded.parentID), \(document), \(now) FROM call
+                    ON CONFLICT (id) DO UPDATE SET record = excluded.record
+                    RETURNING 1)
+                SELECT seq FROM call
+                """
+        } else {
+            query = """
+                INSERT INTO sandbox_calls (idempotency_key, operation, reference, parent_id, record, created_at)
+                VALUES (\(call.idempotencyKey), \(call.operation), \(call.reference), \(call.parentID), \(callDocument), \(now))
+                ON CONFLICT (idempotency_key) DO NOTHING
+                RETURNING seq
+                """
+        }
+        return try await idempotentWriteStatement { connection in
+            try await connection.run(query, logger: logger) > 0
+        }
+    }
+
+    /// One call in one transaction, serialized with every other locked call of its key and of
+    /// the transactions it acts on.
+    /// - Throws: ``SandboxCallRaced`` when its call was remembered by another meanwhile.
+    private func lockedSandboxCall(idempotencyKey: String, transactionIDs: [String], now: String,
+                                   _ decide: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async throws -> GatewayResult {
         let lockName = "sandbox_call:" + idempotencyKey
         return try await write { transaction in
             try await transaction.run("SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))")
@@ -33,6 +113,19 @@ extension PostgresStore: SandboxLedgerStore {
             }
             var work = SandboxLedgerWork(idempotencyKey: idempotencyKey, remembered: remembered, transactions: loaded)
             let result = decide(&work)
+            if let call = work.newCall {
+                // First, so that a call remembered meanwhile by a new charge of the same key (which
+                // takes no advisory lock) rolls this back before anything else is written.
+                let document = SandboxLedgerCoding.document(call)
+                let inserted = try await transaction.run(
+                    """
+                    INSERT INTO sandbox_calls (idempotency_key, operation, reference, parent_id, record, created_at)
+                    VALUES (\(call.idempotencyKey), \(call.operation), \(call.reference), \(call.parentID), \(document), \(now))
+                    ON CONFLICT (idempotency_key) DO NOTHING
+                    RETURNING 1
+                    """)
+                guard inserted > 0 else { throw SandboxCallRaced() }
+            }
             for changed in work.updated {
                 let document = SandboxLedgerCoding.document(changed)
                 try await transaction.run("UPDATE sandbox_transactions SET record = \(document) WHERE id = \(changed.id)")
@@ -44,14 +137,6 @@ extension PostgresStore: SandboxLedgerStore {
                     INSERT INTO sandbox_transactions (id, reference, parent_id, record, created_at)
                     VALUES (\(recorded.id), \(recorded.reference), \(recorded.parentID), \(document), \(now))
                     ON CONFLICT (id) DO UPDATE SET record = excluded.record
-                    """)
-            }
-            if let call = work.newCall {
-                let document = SandboxLedgerCoding.document(call)
-                try await transaction.run(
-                    """
-                    INSERT INTO sandbox_calls (idempotency_key, operation, reference, parent_id, record, created_at)
-                    VALUES (\(call.idempotencyKey), \(call.operation), \(call.reference), \(call.parentID), \(document), \(now))
                     """)
             }
             return result

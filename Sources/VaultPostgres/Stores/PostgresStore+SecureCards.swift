@@ -96,6 +96,15 @@ extension PostgresStore: SecureCardStore {
         }
     }
 
+    public func secureCards(merchantID: String, references: [String]) async throws -> [SecureCardRow] {
+        guard !references.isEmpty else { return [] }
+        return try await readStatement { connection in
+            try await connection.rows(
+                "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id = ANY(\(references)::text[])", logger: logger
+            ).map(Self.secureCardRow)
+        }
+    }
+
     public func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
         try await read { connection in
             try await connection.row(

@@ -73,6 +73,16 @@ extension SQLiteStore: SecureCardStore {
         }
     }
 
+    public func secureCards(merchantID: String, references: [String]) async throws -> [SecureCardRow] {
+        guard !references.isEmpty else { return [] }
+        let tokens = CanonicalJSON.text(.array(references.map { .string($0) }))
+        return try await database.read { connection in
+            try connection.query(
+                "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id IN (SELECT value FROM json_each(\(tokens)))"
+            ).map(Self.secureCardRow)
+        }
+    }
+
     public func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
         try await database.read { connection in
             try connection.queryOne(

@@ -14,6 +14,19 @@ extension SQLiteStore: StoredCredentialStore {
         }
     }
 
+    public func storedCredentials(merchantID: String, secureCardReferences: [String], gateway: String) async throws -> [StoredCredentialRow] {
+        guard !secureCardReferences.isEmpty else { return [] }
+        let references = CanonicalJSON.text(.array(secureCardReferences.map { .string($0) }))
+        return try await database.read { connection in
+            try connection.query(
+                """
+                SELECT * FROM stored_credentials WHERE merchant_id = \(merchantID)
+                    AND secure_card_id IN (SELECT value FROM json_each(\(references))) AND gateway = \(gateway)
+                """
+            ).map(Self.storedCredential)
+        }
+    }
+
     public func saveStoredCredential(_ row: StoredCredentialRow, replacing: Bool) async throws {
         try await database.write { connection in
             var sql: SQLiteQuery = """

@@ -130,6 +130,58 @@ final class TwoSandboxes: Sendable {
         #expect(try await sandboxes.first.transactionCount == 1)
     }
 
+    @Test func concurrentChargesOfOneKeyWithTwoAmountsChargeOnceAndRefuseTheOtherAmount() async throws {
+        let sandboxes = try await TwoSandboxes()
+        let amounts: [Int64] = [1_000, 2_000]
+        let results = await withTaskGroup(of: (Int64, GatewayResult).self) { group in
+            for index in 0..<12 {
+                let sandbox = index.isMultiple(of: 2) ? sandboxes.first : sandboxes.second
+                let amount = amounts[(index / 2) % 2]
+                let request = F.charge("one-key", reference: "INV-2A", amount: F.money(amount))
+                group.addTask { (amount, await sandbox.sale(request)) }
+            }
+            return await group.reduce(into: [(Int64, GatewayResult)]()) { $0.append($1) }
+        }
+        let charged = try #require(try await sandboxes.first.transactions(reference: "INV-2A").first)
+        #expect(try await sandboxes.second.transactionCount == 1)
+        let winner = charged.authorized.minorUnits
+        for (amount, result) in results {
+            if amount == winner {
+                #expect(result.isApproved && result.transactionID == charged.id)
+            } else {
+                #expect(result.outcome == .error(code: "idempotency_key_reused", retryable: false))
+            }
+        }
+    }
+
+    @Test func aFollowUpAndANewChargeSentAtOnceWithOneKeyAreOneCallAndTheOtherIsRefused() async throws {
+        let sandboxes = try await TwoSandboxes()
+        let sale = await sandboxes.first.sale(F.charge("sale", reference: "INV-FR", amount: F.money(5_000)))
+        let keys = (0..<8).map { "shared-\($0)" }
+        let results = await withTaskGroup(of: (key: String, isRefund: Bool, result: GatewayResult).self) { group in
+            for key in keys {
+                let refund = F.followUp(key, reference: "RF-\(key)", transactionID: sale.transactionID, amount: F.money(100))
+                let charge = F.charge(key, reference: "INV-\(key)", amount: F.money(700))
+                group.addTask { (key, true, await sandboxes.first.refund(refund)) }
+                group.addTask { (key, false, await sandboxes.second.sale(charge)) }
+            }
+            return await group.reduce(into: [(key: String, isRefund: Bool, result: GatewayResult)]()) { $0.append($1) }
+        }
+        var refunds = 0
+        var charges = 0
+        for key in keys {
+            let pair = results.filter { $0.key == key }
+            let reused = pair.filter { $0.result.outcome == .error(code: "idempotency_key_reused", retryable: false) }
+            #expect(pair.count == 2 && reused.count == 1, "\(key): \(pair.map(\.result.outcome))")
+            let done = pair.filter { $0.result.isApproved }
+            #expect(done.count == 1, "\(key): \(pair.map(\.result.outcome))")
+            if done.first?.isRefund == true { refunds += 1 } else { charges += 1 }
+        }
+        // What the ledger holds is what was answered: the refunds that won, the charges that won.
+        #expect(try await sandboxes.second.transaction(id: sale.transactionID ?? "")?.refunded == F.money(100 * Int64(refunds)))
+        #expect(try await sandboxes.first.transactionCount == 1 + refunds + charges)
+    }
+
     @Test func concurrentRefundsThroughTwoStoresNeverExceedTheCapturedAmount() async throws {
         let sandboxes = try await TwoSandboxes()
         let sale = await sandboxes.first.sale(F.charge("sale", reference: "INV-R", amount: F.money(1_000)))

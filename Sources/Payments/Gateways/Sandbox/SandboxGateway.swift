@@ -187,6 +187,8 @@ public final class SandboxGateway: GatewayAdapter {
         do {
             result = try await ledger.sandboxCall(idempotencyKey: call.call.idempotencyKey,
                                                   transactionIDs: call.parentID.map { [$0] } ?? []) { work in
+                // Reads and changes only `work` (the call and the rules' static functions are
+                // values): the ledger may run this more than once and write one run's work.
                 if let remembered = work.remembered {
                     guard remembered.fingerprint == call.fingerprint else {
                         return .error("idempotency_key_reused", retryable: false,

@@ -157,6 +157,12 @@ public protocol SandboxLedgerStore: Sendable {
     /// in this process or another, reads what `idempotencyKey` remembers and the transactions
     /// `transactionIDs` with their parents, passes them to `decide`, and writes what `decide`
     /// changed (recorded and updated transactions, the call to remember) before answering.
+    ///
+    /// `decide` changes nothing but the work it is given and answers from it alone, so an engine
+    /// may run it more than once and keep one run's work: PostgreSQL decides a new charge before
+    /// reading anything (no transaction to act on, `transactionIDs` empty) and writes it in one
+    /// statement, or, when the key is already remembered, drops that work and decides again from
+    /// what the key remembers.
     /// - Throws: the engine's errors; then nothing was written, or (a lost commit) it is unknown.
     func sandboxCall(idempotencyKey: String, transactionIDs: [String],
                      _ decide: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async throws -> GatewayResult
