@@ -4,8 +4,10 @@ public import Vault
 /// The key generation as one row of `meta`, as on SQLite: advanced by the key-changing
 /// commands in one atomic statement, read by every server every ``Keyring/generationCheckInterval``.
 extension PostgresStore: KeyGenerationStore {
+    /// One statement outside a transaction (no `BEGIN` and `COMMIT` around a single read): every
+    /// server asks every few seconds, beside the requests it serves.
     public func keyGeneration() async throws -> Int64 {
-        try await read { connection in
+        try await readStatement { connection in
             try await connection.row("SELECT value FROM meta WHERE key = 'key_generation'", logger: logger)
                 .flatMap { Int64(try $0.string("value")) } ?? 0
         }
