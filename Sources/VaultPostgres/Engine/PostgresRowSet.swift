@@ -26,16 +26,9 @@ public struct PostgresRowSet: Sendable {
         rows.append(values)
     }
 
-    /// Appends `(SELECT <columns>, ord FROM jsonb_array_elements($n) ... LIMIT $m)` to `query` (to
-    /// follow `FROM` with an alias, or `WITH name AS`), binding the rows and their count: `ord` is
-    /// each row's position (1, 2, ...), for `ORDER BY`.
-    ///
-    /// The `LIMIT` (the number of rows, so it drops none) tells the planner how many rows come:
-    /// it plans an unnamed statement with its parameters' values, but cannot see into the JSON and
-    /// assumes 100 rows for `jsonb_array_elements`. With that guess, a group of a few steps updated
-    /// `FROM` the set was joined to a table of up to tens of thousands of rows by a hash join over a
-    /// sequential scan of the whole table, once per group: a fifth of PostgreSQL's time in the
-    /// charge runner's benchmark at 40,000 due steps.
+    /// Appends `(SELECT <columns>, ord FROM jsonb_array_elements($n) ...)` to `query` (to follow
+    /// `FROM` with an alias, or `WITH name AS`), binding the rows: `ord` is each row's position
+    /// (1, 2, ...), for `ORDER BY`.
     public func appendSelect(to query: inout PostgresQuery) {
         let json = Self.json(rows)
         let values = columns.enumerated().map { index, column in
@@ -44,9 +37,7 @@ public struct PostgresRowSet: Sendable {
         }
         query.sql += "(SELECT " + values.joined(separator: ", ") + ", x.ord FROM jsonb_array_elements("
         query.binds.append(json, context: .default)
-        query.sql += "$\(query.binds.count)::jsonb) WITH ORDINALITY AS x(e, ord) LIMIT "
-        query.binds.append(Int64(rows.count), context: .default)
-        query.sql += "$\(query.binds.count))"
+        query.sql += "$\(query.binds.count)::jsonb) WITH ORDINALITY AS x(e, ord))"
     }
 
     /// `rows` as a JSON array of arrays of strings and nulls (RFC 8259: `"` and `\` escaped, and
