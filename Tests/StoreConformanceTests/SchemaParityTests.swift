@@ -25,9 +25,17 @@ struct SchemaParityTests {
         "column audit_events.chain: only on PostgreSQL": perMerchantChains,
         "column audit_events.chain_seq: only on PostgreSQL": perMerchantChains,
         "unique audit_events(chain, chain_seq): only on PostgreSQL": perMerchantChains,
+        "index schedule_steps(status, due_at, seq): only on PostgreSQL": claimOrder,
+        "index schedule_steps(status, next_attempt_at, seq): only on PostgreSQL": claimOrder,
+        "index schedule_steps(status, due_at): only on SQLite": claimOrder,
+        "index schedule_steps(status, next_attempt_at): only on SQLite": claimOrder,
         "table request_limits: only on PostgreSQL":
             "request-rate buckets shared by every server on one database; a SQLite file has one server, which keeps them in memory",
     ]
+
+    static let claimOrder =
+        "a claim leases due steps in (due time, seq) order, a batch at a time: SQLite's index entries end with the rowid, "
+        + "which is seq, so (status, due_at) gives that order; PostgreSQL's index needs seq named to read it without a sort"
 
     static let perMerchantChains =
         "PostgreSQL keeps one audit chain per merchant (and overflow chains) with its head in audit_chains, so servers append "
