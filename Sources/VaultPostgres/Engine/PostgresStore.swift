@@ -123,11 +123,7 @@ public final class PostgresStore: Sendable {
     public func readStatement<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {
-        do {
-            return try await primary.reading(body)
-        } catch {
-            throw PostgresStoreError.mapping(error) ?? error
-        }
+        try await outsideTransaction(body)
     }
 
     /// Runs `body`, one statement that writes, outside any transaction: the statement commits
@@ -138,6 +134,14 @@ public final class PostgresStore: Sendable {
     /// there is such a statement (the sandbox ledger's new charges).
     @discardableResult
     public func idempotentWriteStatement<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
+    ) async throws -> sending T {
+        try await outsideTransaction(body)
+    }
+
+    /// `body` on a connection of the writable server with no transaction around it, run once more
+    /// after a failover (what both single-statement forms above rest on).
+    private func outsideTransaction<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {
         do {
