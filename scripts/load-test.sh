@@ -28,6 +28,8 @@
 #                        card-shaped row, the same client count, LOAD_DURATION) as the ceiling:
 #                        prints vault registrations/s divided by pgbench inserts/s
 #   LOAD_PGBENCH_CONNECTIONS  pgbench clients (default 64)
+#   LOAD_PROFILE         a directory: each run also records the server with `perf record -g` (999 Hz)
+#                        into DIR/<engine>-<scenario>-<connections>.data, kept after the script ends
 # Exit status 1 also when a run saw errors or the server died.
 set -euo pipefail
 # The vault refuses a database directory or file open to group or others.
@@ -142,12 +144,19 @@ run() { # scenario connections
   local threads=$THREADS
   [ "$threads" -gt "$connections" ] && threads=$connections
   before=$(server_ticks)
+  local profiler=""
+  if [ -n "${LOAD_PROFILE:-}" ]; then
+    mkdir -p "$LOAD_PROFILE"
+    perf record -q -g -F 999 -p "$SERVER_PID" -o "$LOAD_PROFILE/$DB-$scenario-$connections.data" -- sleep "$DURATION" 2>/dev/null &
+    profiler=$!
+  fi
   output=$(wrk -t"$threads" -c"$connections" -d"${DURATION}s" --timeout 5s -s "scripts/wrk/$scenario.lua" "$BASE" 2>&1) || {
     echo "load: wrk failed on $scenario at $connections connections:" >&2
     echo "$output" >&2
     exit 1
   }
   after=$(server_ticks)
+  [ -z "$profiler" ] || wait "$profiler" || true
   local line
   line=$(grep "^RESULT" <<<"$output" || true)
   [ -n "$line" ] || { echo "load: no result from wrk for $scenario:" >&2; echo "$output" >&2; exit 1; }

@@ -57,8 +57,9 @@ public enum CanonicalJSON {
     }
 
     /// Whether `left`'s UTF-8 bytes sort before `right`'s: one `memcmp` of the contiguous bytes
-    /// instead of a comparison per byte (a webhook body sorts some twenty keys per event).
-    static func precedes(_ left: String, _ right: String) -> Bool {
+    /// instead of a comparison per byte (a webhook body sorts some twenty keys per event). The order
+    /// of every canonical object's keys, so writers of other canonical lines sort with it too.
+    public static func precedes(_ left: String, _ right: String) -> Bool {
         var left = left
         var right = right
         return left.withUTF8 { leftBytes in
