@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Synchronization
+import Vault
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,9 +54,7 @@ final class LogOutput: @unchecked Sendable {
         self.descriptor = descriptor
         self.queueLimit = queueLimit
         pending.reserveCapacity(64 * 1024)
-        let thread = Thread { [self] in drainForever() }
-        thread.name = "vault.log"
-        thread.start()
+        NamedThread.start("vault-log") { [self] in drainForever() }
     }
 
     /// Queues `line` (which ends with a newline), or drops and counts it when the queue is full;

@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Vault
 
 /// Copies the WAL back into the database file on its own thread and connection, so the writer's
 /// commits never wait for it.
@@ -32,9 +33,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// Takes ownership of `connection` and starts the thread.
     init(connection: SQLiteConnection) {
         self.connection = connection
-        let thread = Thread { [self] in runLoop() }
-        thread.name = "vault.sqlite.checkpoint"
-        thread.start()
+        NamedThread.start("vault-db-ckpt") { [self] in runLoop() }
     }
 
     /// Hooks `writer`'s commits: past `backgroundFrames` they ask this checkpointer for a

@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Vault
 
 /// One write body waiting for, or running on, the writer thread.
 ///
@@ -62,11 +63,7 @@ final class SQLiteWriter: @unchecked Sendable {
         self.maxBatchSize = max(1, maxBatchSize)
         self.checkpointer = checkpointer
         self.deferredWrites = deferredWrites
-        let thread = Thread { [self] in
-            runLoop()
-        }
-        thread.name = "vault.sqlite.writer"
-        thread.start()
+        NamedThread.start("vault-db-writer") { [self] in runLoop() }
     }
 
     /// Queues `job`; it fails at once if the writer is closing.

@@ -13,6 +13,15 @@ import Testing
 
     /// Queues `count` one-row writes behind a held writer, releases it, and returns
     /// how many commits they took.
+    @Test func theWriterThreadRunsUnderItsOwnNameForOperators() async throws {
+        try await withTemporaryDatabasePath { path in
+            let database = try SQLiteDatabase(path: path, options: .init(), migrations: ledgerMigrations)
+            defer { database.close() }
+            let name = try await database.write { _ in NamedThread.currentName() }
+            #expect(name == "vault-db-writer")
+        }
+    }
+
     static func commitsForHeldConcurrentWrites(count: Int, options: SQLiteDatabase.Options) async throws -> Int {
         try await withTemporaryDatabasePath { path in
             let database = try SQLiteDatabase(path: path, options: options, migrations: ledgerMigrations)
