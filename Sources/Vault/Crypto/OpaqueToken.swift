@@ -24,8 +24,16 @@ public enum OpaqueToken {
         let count = byteCount(bits)
         precondition(count >= timeBytes + 4, "a time-ordered token needs at least 32 random bits")
         let millis = UInt64(max(0, (now.timeIntervalSince1970 * 1000).rounded(.down)))
-        var bytes = (0..<timeBytes).map { UInt8(truncatingIfNeeded: millis >> (8 * UInt64(timeBytes - 1 - $0))) }
-        bytes += RandomBytes.make(count - timeBytes)
+        // The milliseconds big-endian, then the random bytes, in one buffer (every event id and
+        // transaction id of a charge is made here).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        var shift = 8 * (timeBytes - 1)
+        while shift >= 0 {
+            bytes.append(UInt8(truncatingIfNeeded: millis >> UInt64(shift)))
+            shift -= 8
+        }
+        bytes.append(contentsOf: RandomBytes.make(count - timeBytes))
         return prefix + Encoding.base32(bytes)
     }
 

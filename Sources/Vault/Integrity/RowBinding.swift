@@ -40,11 +40,39 @@ public struct RowBinding: Sendable {
     }
 
     static func mac(kind: String, merchantID: String, fields: [String], key: SecureBytes) throws -> [UInt8] {
+        try KeyedHash.blake2b(message(kind: kind, merchantID: merchantID, fields: fields), key: key, length: 32)
+    }
+
+    /// What the MAC covers: the kind, the merchant and each field as `<UTF-8 length>:<bytes>\n`,
+    /// appended in place (no array or string per field: the runner checks two rows per step).
+    static func message(kind: String, merchantID: String, fields: [String]) -> [UInt8] {
         var message: [UInt8] = []
-        for field in [kind, merchantID] + fields {
-            let bytes = Array(field.utf8)
-            message += Array(String(bytes.count).utf8) + [0x3A] + bytes + [0x0A]
+        message.reserveCapacity(fields.reduce(kind.utf8.count + merchantID.utf8.count + 16) { $0 + $1.utf8.count + 8 })
+        append(kind, to: &message)
+        append(merchantID, to: &message)
+        for field in fields { append(field, to: &message) }
+        return message
+    }
+
+    /// `field` length-prefixed: its UTF-8 length in decimal, `:`, its bytes, `\n`.
+    private static func append(_ field: String, to message: inout [UInt8]) {
+        var field = field
+        field.withUTF8 { bytes in
+            var length = bytes.count
+            var digits = 1
+            while length >= 10 {
+                length /= 10
+                digits *= 10
+            }
+            length = bytes.count
+            while digits > 0 {
+                message.append(UInt8(truncatingIfNeeded: 0x30 + length / digits))
+                length %= digits
+                digits /= 10
+            }
+            message.append(0x3A)
+            message.append(contentsOf: bytes)
+            message.append(0x0A)
         }
-        return try KeyedHash.blake2b(message, key: key, length: 32)
     }
 }

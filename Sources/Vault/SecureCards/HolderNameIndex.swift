@@ -30,7 +30,21 @@ public struct HolderNameIndex: Sendable {
     /// A name of ASCII only (nearly every card's) takes ``asciiTokens(of:)``: the same tokens
     /// without Foundation's folding, which was about a thirtieth of a registration's CPU.
     public static func tokens(of name: String) -> [String] {
-        name.utf8.allSatisfy { $0 < 0x80 } ? asciiTokens(of: name) : foldedTokens(of: name)
+        isASCII(name) ? asciiTokens(of: name) : foldedTokens(of: name)
+    }
+
+    /// Whether every byte of `name` is ASCII (a loop over the contiguous bytes: cheaper than the
+    /// generic `allSatisfy` in the unoptimized build).
+    private static func isASCII(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] >= 0x80 { return false }
+                index += 1
+            }
+            return true
+        }
     }
 
     /// The tokens of an ASCII name, byte by byte: letters lowercased, apostrophes dropped, split at
@@ -46,12 +60,20 @@ public struct HolderNameIndex: Sendable {
             word.removeAll(keepingCapacity: true)
             if tokens.count < maximumTokens, !tokens.contains(token) { tokens.append(token) }
         }
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): word.append(byte)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte | 0x20)
-            case UInt8(ascii: "'"): continue
-            default: finish()
+        // Comparisons, not range patterns: each `case a...b` is a generic call per byte unoptimized.
+        var name = name
+        name.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                if (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+                    word.append(byte)
+                } else if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
+                    word.append(byte | 0x20)
+                } else if byte != UInt8(ascii: "'") {
+                    finish()
+                }
             }
         }
         finish()

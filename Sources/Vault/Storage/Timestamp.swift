@@ -16,11 +16,14 @@ public enum Timestamp {
         }
         // One allocation and no intermediate strings: this runs several times per charge, on the writer thread too.
         return String(unsafeUninitializedCapacity: 24) { buffer in
+            // A plain loop: `stride` costs more than the digits themselves in the unoptimized build.
             func put(_ value: Int, _ width: Int, at offset: Int) {
                 var rest = value
-                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                var index = offset + width - 1
+                while index >= offset {
                     buffer[index] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
                     rest /= 10
+                    index -= 1
                 }
             }
             put(year, 4, at: 0)

@@ -34,26 +34,50 @@ public enum CanonicalJSON {
             output.append(contentsOf: "null".utf8)
         case .array(let items):
             output.append(UInt8(ascii: "["))
-            for (index, item) in items.enumerated() {
+            var index = 0
+            while index < items.count {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                append(item, to: &output)
+                append(items[index], to: &output)
+                index += 1
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            for (index, (key, value)) in sorted(object).enumerated() {
+            let keys = sortedKeys(object)
+            var index = 0
+            while index < keys.count {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
+                let key = keys[index]
                 append(string: key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                append(value, to: &output)
+                if let value = object[key] { append(value, to: &output) }
+                index += 1
             }
             output.append(UInt8(ascii: "}"))
         }
     }
 
-    /// Entries in key order by UTF-8 bytes (what `JSONEncoder`'s `.sortedKeys` does).
-    static func sorted<Value>(_ object: [String: Value]) -> [(key: String, value: Value)] {
-        object.sorted { precedes($0.key, $1.key) }
+    /// The keys of `object` in order by UTF-8 bytes (what `JSONEncoder`'s `.sortedKeys` does).
+    ///
+    /// An insertion sort of the keys alone for the small objects of audit details and webhook
+    /// bodies (some twenty keys at most): cheaper than sorting key-value pairs with the
+    /// standard library's generic sort, which the unoptimized build runs through runtime
+    /// metadata for every comparison and move. Keys are unique, so any correct sort gives this order.
+    static func sortedKeys<Value>(_ object: [String: Value]) -> [String] {
+        var keys = Array(object.keys)
+        guard keys.count <= 32 else { return keys.sorted(by: precedes) }
+        var sortedEnd = 1
+        while sortedEnd < keys.count {
+            let key = keys[sortedEnd]
+            var slot = sortedEnd
+            while slot > 0, precedes(key, keys[slot - 1]) {
+                keys[slot] = keys[slot - 1]
+                slot -= 1
+            }
+            keys[slot] = key
+            sortedEnd += 1
+        }
+        return keys
     }
 
     /// Whether `left`'s UTF-8 bytes sort before `right`'s: one `memcmp` of the contiguous bytes

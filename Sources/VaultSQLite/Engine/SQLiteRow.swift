@@ -111,8 +111,12 @@ public struct SQLiteRow: Sendable {
     }
 
     private func index(of column: String) -> Int? {
-        if let exact = columnNames.firstIndex(of: column) {
-            return exact
+        // An index loop, not `firstIndex(of:)`: every column read of every row looks its name up,
+        // and the generic search costs several times as much in the unoptimized build.
+        var index = 0
+        while index < columnNames.count {
+            if columnNames[index] == column { return index }
+            index += 1
         }
         let folded = column.lowercased()
         return columnNames.firstIndex { $0.lowercased() == folded }

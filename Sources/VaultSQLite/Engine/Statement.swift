@@ -75,17 +75,23 @@ final class Statement {
             clearArena()
             return
         }
+        // Index loops, not `enumerated()`: this runs for every statement of every write, and the
+        // generic iterators cost more than the binding itself in the unoptimized build.
         var needed = 1
-        for value in arguments {
-            switch value {
+        var offset = 0
+        while offset < arguments.count {
+            switch arguments[offset] {
             case .text(let text): needed += text.utf8.count
             case .blob(let bytes): needed += bytes.count
             default: break
             }
+            offset += 1
         }
         reserveArena(needed)
-        for (offset, value) in arguments.enumerated() {
-            try bind(value, at: Int32(offset + 1))
+        offset = 0
+        while offset < arguments.count {
+            try bind(arguments[offset], at: Int32(offset + 1))
+            offset += 1
         }
     }
 

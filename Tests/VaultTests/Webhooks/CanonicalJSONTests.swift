@@ -41,6 +41,15 @@ import Vault
         }
     }
 
+    /// Objects as large as a webhook body's data (some twenty keys) and larger than the
+    /// insertion sort takes (past 32 keys the standard sort orders them): the same order either way.
+    @Test func largeObjectsMatchJSONEncoder() async throws {
+        await propertyCheck(count: 200, input: zip(Self.strings, Self.strings).dictionary(ofAtMost: 0...60)) { details in
+            let expected = try? Self.encoderText(details)
+            #expect(CanonicalJSON.text(details) == expected)
+        }
+    }
+
     @Test func knownTextsAreExact() {
         #expect(CanonicalJSON.text([:]) == "{}")
         #expect(CanonicalJSON.text(["b": "2", "a": "x/y", "B": "\"q\"\n"]) == #"{"B":"\"q\"\n","a":"x/y","b":"2"}"#)
