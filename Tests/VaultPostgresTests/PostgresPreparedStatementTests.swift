@@ -157,6 +157,24 @@ struct PostgresPreparedStatementTests {
         }
     }
 
+    @Test func aStatementWhoseTableGainedAColumnFailsOnceThenRunsOnAFreshConnection() async throws {
+        try await withOneConnection { store in
+            try await store.write { try await $0.run("CREATE TABLE prepared_widened (id bigint)") }
+            try await store.write { try await $0.run("INSERT INTO prepared_widened (id) VALUES (1)") }
+            let probe: PostgresQuery = "SELECT * FROM prepared_widened"
+            let before = try await store.readStatement { try await $0.rows(prepared: probe, logger: Self.logger).count }
+            #expect(before == 1)
+            // A migration meanwhile (as by another server): the statement's result has a column more,
+            // which the server refuses for a prepared statement (0A000).
+            try await store.write { try await $0.run("ALTER TABLE prepared_widened ADD COLUMN note text") }
+            await #expect(throws: (any Error).self) {
+                _ = try await store.readStatement { try await $0.rows(prepared: probe, logger: Self.logger).count }
+            }
+            let widened = try await store.readStatement { try await $0.row(prepared: probe, logger: Self.logger)?.has("note") }
+            #expect(widened == true)
+        }
+    }
+
     @Test func aLostConnectionsStatementsArePreparedAgainOnTheNextConnection() async throws {
         try await withOneConnection { store in
             let probe: PostgresQuery = "SELECT 42 AS n"
