@@ -43,6 +43,29 @@ struct PostgresRequestLimitsTests {
         }
     }
 
+    @Test func aTakeIsOneStatementPreparedOnceOnItsConnection() async throws {
+        try await PostgresLimitsDatabase.withURL { own in
+            var single = own
+            single.maximumConnections = 1
+            let client = PostgresClient(configuration: try single.clientConfiguration(host: single.hosts[0]), backgroundLogger: .quiet)
+            let task = Task { await client.run() }
+            defer { task.cancel() }
+            for statement in PostgresRequestLimits.schema { try await client.query(PostgresQuery(unsafeSQL: statement), logger: .quiet) }
+            let key = try SecureBytes.random(count: 32)
+            let limits = PostgresRequestLimits(client: client, rules: Self.rules, subjectKey: { key }, clock: WallClock().reading, logger: .quiet)
+            let counter = PostgresStatementCounter()
+            try await PostgresStatementCounter.$current.withValue(counter) {
+                for _ in 0..<6 { _ = try await limits.take(.apiKey, subject: "key-a") }
+            }
+            #expect(counter.statements == Array(repeating: PostgresRequestLimits.takeStatement, count: 6))
+            var prepared: [(statement: String, executions: Int64)] = []
+            let sql: PostgresQuery = "SELECT statement, (generic_plans + custom_plans)::bigint FROM pg_prepared_statements"
+            for try await row in try await client.query(sql, logger: .quiet).decode((String, Int64).self) { prepared.append(row) }
+            #expect(prepared.count == 1)
+            #expect(prepared.first?.statement == PostgresRequestLimits.takeStatement && prepared.first?.executions == 6)
+        }
+    }
+
     @Test func concurrentRequestsOnSeveralConnectionsNeverGetMoreThanTheBurst() async throws {
         try await PostgresLimitsDatabase.with { (client, key) async throws in
             let limits = PostgresRequestLimits(client: client, rules: Self.rules, subjectKey: { key }, clock: WallClock().reading, logger: .quiet)

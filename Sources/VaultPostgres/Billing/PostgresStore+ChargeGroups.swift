@@ -68,7 +68,7 @@ extension PostgresStore {
                 RETURNING 1)
             SELECT id FROM stepped
             """
-        let stepped = Set(try await write.rows(query).map { try $0.string("id") })
+        let stepped = Set(try await write.rows(prepared: query).map { try $0.string("id") })
         return try await refusals(transitions, stepped: stepped, on: write)
     }
 
@@ -88,7 +88,7 @@ extension PostgresStore {
             // The schedules' rows first, then the steps': completion reads the other steps of a
             // schedule, which another runner may be settling at the same moment; the lock makes
             // the second see the first's committed step.
-            try await write.run("SELECT seq FROM schedules WHERE id = ANY(\(locking.sorted())::text[]) ORDER BY id COLLATE \"C\" FOR UPDATE")
+            try await write.run(prepared: "SELECT seq FROM schedules WHERE id = ANY(\(locking.sorted())::text[]) ORDER BY id COLLATE \"C\" FOR UPDATE")
         }
         var rows = PostgresRowSet([
             ("target_step", "text"), ("stamp", "text"), ("id", "text"), ("status", "text"), ("gateway_transaction_id", "text"), ("auth_code", "text"),
@@ -119,7 +119,7 @@ extension PostgresStore {
                 RETURNING 1)
             SELECT id FROM stepped
             """
-        let stepped = Set(try await write.rows(settle).map { try $0.string("id") })
+        let stepped = Set(try await write.rows(prepared: settle).map { try $0.string("id") })
         let refusals = try await Self.refusals(transitions, stepped: stepped, on: write)
         let written = items.indices.filter { refusals[$0] == nil }
 

@@ -38,7 +38,7 @@ extension PostgresStore: ChargeRunStore {
                 query.append(", leased AS (UPDATE schedule_steps s SET lease_owner = ", owner)
                 query.append(", lease_until = ", leaseText, " FROM picked WHERE s.seq = picked.seq RETURNING s.*)")
                 query.sql += " SELECT * FROM leased ORDER BY \(range.order), seq"
-                candidates += try await write.rows(query)
+                candidates += try await write.rows(prepared: query)
             }
             if candidates.count < limit {
                 // Steps leased by a runner that died on this machine are free at once (on another
@@ -51,7 +51,7 @@ extension PostgresStore: ChargeRunStore {
                     WHERE s.lease_owner IS NOT NULL AND s.lease_owner <> \(owner) AND s.lease_until >= \(nowText)
                     """
                 if let merchantID { owners.append(" AND s.merchant_id = ", merchantID) }
-                let gone = try await write.rows(owners).map { try $0.string("owner") }.filter(isOwnerGone)
+                let gone = try await write.rows(prepared: owners).map { try $0.string("owner") }.filter(isOwnerGone)
                 if !gone.isEmpty {
                     var query: PostgresQuery = """
                         WITH picked AS (
@@ -67,7 +67,7 @@ extension PostgresStore: ChargeRunStore {
                     query.append(", leased AS (UPDATE schedule_steps s SET lease_owner = ", owner)
                     query.append(", lease_until = ", leaseText, " FROM picked WHERE s.seq = picked.seq RETURNING s.*)")
                     query.sql += " SELECT * FROM leased ORDER BY seq"
-                    candidates += try await write.rows(query)
+                    candidates += try await write.rows(prepared: query)
                 }
             }
             // A row this build cannot read sets its step aside (still leased) instead of failing the claim.

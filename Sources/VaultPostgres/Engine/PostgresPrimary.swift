@@ -192,7 +192,7 @@ public final class PostgresPrimary: Sendable {
                     granted = true
                     leaseEnded(granted: true)
                     if let begin {
-                        try await connection.run(PostgresQuery(unsafeSQL: begin), logger: logger)
+                        try await connection.run(prepared: PostgresQuery(unsafeSQL: begin), logger: logger)
                         began = true
                     }
                     return try await body(connection)
@@ -220,7 +220,7 @@ public final class PostgresPrimary: Sendable {
     public func commit(_ connection: PostgresConnection) async throws {
         let generation = state.withLock { $0.generation }
         do {
-            try await connection.run("COMMIT", logger: logger)
+            try await connection.run(prepared: "COMMIT", logger: logger)
         } catch {
             guard let failure = PostgresFailure(error) else { throw error }
             startSearch(after: generation, because: failure)

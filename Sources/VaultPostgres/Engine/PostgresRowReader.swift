@@ -42,8 +42,9 @@ extension PostgresConnection {
     ///
     /// postgres-nio 1.33.2 writes a query to its channel without a promise: on a closed channel the
     /// write fails unseen and the query's own promise is never completed, so the call waits forever
-    /// (seen after `pg_terminate_backend` and after a SIGKILLed primary). Every statement of the
-    /// engine goes through here. A close racing this check by microseconds is still possible.
+    /// (seen after `pg_terminate_backend` and after a SIGKILLed primary). Every unnamed statement
+    /// of the engine goes through here (a prepared one through `preparedRows`, which checks alike).
+    /// A close racing this check by microseconds is still possible.
     public func checkedQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         guard !isClosed else { throw PostgresStoreError.connectionClosed }
         PostgresStatementCounter.current?.record(query.sql)

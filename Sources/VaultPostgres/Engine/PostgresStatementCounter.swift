@@ -4,8 +4,9 @@ import Synchronization
 /// task runs with a counter bound, e.g. to pin how many a registration takes:
 /// `try await PostgresStatementCounter.$current.withValue(counter) { ... }`.
 ///
-/// Every statement of the engine goes through `PostgresConnection.checkedQuery`, which counts it
-/// here. Work the store defers to a task of its own (the audit events of card-data reads) is not
+/// Every statement of the engine goes through `PostgresConnection.checkedQuery` or, prepared once
+/// per connection, `preparedRows`, which count each execution here (a preparation's own round
+/// trip, once per connection, is not counted). Work the store defers to a task of its own (the audit events of card-data reads) is not
 /// counted. Unbound (always, outside tests), it costs one task-local lookup per statement.
 public final class PostgresStatementCounter: Sendable {
     /// The counter of the running task, if any.

@@ -106,7 +106,7 @@ public final class PostgresStore: Sendable {
         try await primary.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { connection in
             do {
                 let result = try await body(connection)
-                try await connection.run("COMMIT", logger: logger)
+                try await connection.run(prepared: "COMMIT", logger: logger)
                 return result
             } catch {
                 _ = try? await connection.run("ROLLBACK", logger: logger)

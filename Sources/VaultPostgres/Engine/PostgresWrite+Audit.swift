@@ -154,7 +154,7 @@ extension PostgresWrite {
         rows.appendSelect(to: &statement)
         statement.sql += " AS a ORDER BY a.ord RETURNING 1) SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM heads) AS heads,"
             + " (SELECT count(*) FROM advanced) + (SELECT count(*) FROM created) AS bindings"
-        try await run(statement)
+        try await run(prepared: statement)
         for (chain, _) in extended { heads[chain]?.extended = false }
         chainHeads = heads
     }
@@ -172,7 +172,7 @@ extension PostgresWrite {
         if let chain = chainShards[base], let head = chainHeads[chain] { return (chain, head) }
         let names = PostgresAuditChains.chains(of: base)
         var locked = try await row(
-            """
+            prepared: """
             SELECT chain, last_seq, last_hash FROM audit_chains WHERE chain = ANY(\(names)::text[])
             ORDER BY chain COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED
             """)

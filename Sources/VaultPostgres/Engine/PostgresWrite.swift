@@ -47,6 +47,22 @@ public final class PostgresWrite {
         try await connection.run(query, logger: logger)
     }
 
+    /// The rows of `query`, a statement prepared once per connection (`PostgresConnection.preparedRows`).
+    public func rows(prepared query: PostgresQuery) async throws -> [PostgresRowReader] {
+        try await connection.rows(prepared: query, logger: logger)
+    }
+
+    /// The first row of `query`, a statement prepared once per connection, or nil.
+    public func row(prepared query: PostgresQuery) async throws -> PostgresRowReader? {
+        try await connection.row(prepared: query, logger: logger)
+    }
+
+    /// Runs `query`, a statement prepared once per connection; returns how many rows it returned.
+    @discardableResult
+    public func run(prepared query: PostgresQuery) async throws -> Int {
+        try await connection.run(prepared: query, logger: logger)
+    }
+
     /// Runs `body` in a savepoint: when it throws, its changes (and the audit and webhook events it
     /// queued) are rolled back and the error rethrown; the rest of
     /// the transaction goes on. The charge runner records each outcome this way.
@@ -56,15 +72,16 @@ public final class PostgresWrite {
         let name = "vault_sp_\(savepointDepth)"
         let (heads, shards, key, created, audits) = (chainHeads, chainShards, auditKey, createdAuditKey, pendingAudits.count)
         defer { savepointDepth -= 1 }
-        try await run(PostgresQuery(unsafeSQL: "SAVEPOINT \(name)"))
+        // The savepoints' texts are fixed per depth: prepared, as the statements around them are.
+        try await run(prepared: PostgresQuery(unsafeSQL: "SAVEPOINT \(name)"))
         do {
             let result = try await body(self)
-            try await run(PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(name)"))
+            try await run(prepared: PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(name)"))
             return result
         } catch {
             let mapped = PostgresStoreError.mapping(error) ?? error
             try await run(PostgresQuery(unsafeSQL: "ROLLBACK TO SAVEPOINT \(name)"))
-            try await run(PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(name)"))
+            try await run(prepared: PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(name)"))
             // Row locks taken inside a rolled-back savepoint are released: forget those chains.
             chainHeads = heads
             chainShards = shards

@@ -100,8 +100,11 @@ public final class PostgresRequestLimits: RequestLimitStore {
         let rate = rule.perSecond
         let query = PostgresQuery(unsafeSQL: Self.takeStatement, binds: try Self.binds(now, Int16(Self.code(scope)), name, rule.capacity, rate))
         var decision = RequestLimitDecision.allowed
-        for try await (granted, tokens) in try await client.query(query, logger: logger).decode((Bool, Double).self) where !granted {
-            decision = .limited(retryAfterSeconds: max(1, Int(((1 - tokens) / rate - 1e-9).rounded(.up))))
+        // Every request takes a token: prepared once per connection, as the requests' other statements.
+        let rows = try await client.withConnection { connection in try await connection.preparedRows(query, logger: self.logger) }
+        for row in rows {
+            let (granted, tokens) = try row.decode((Bool, Double).self)
+            if !granted { decision = .limited(retryAfterSeconds: max(1, Int(((1 - tokens) / rate - 1e-9).rounded(.up)))) }
         }
         try await pruneIfDue(now: now)
         return decision

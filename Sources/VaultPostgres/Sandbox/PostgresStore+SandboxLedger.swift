@@ -83,7 +83,7 @@ extension PostgresStore: SandboxLedgerStore {
                 """
         }
         return try await idempotentWriteStatement { connection in
-            try await connection.run(query, logger: logger) > 0
+            try await connection.run(prepared: query, logger: logger) > 0
         }
     }
 
@@ -94,20 +94,20 @@ extension PostgresStore: SandboxLedgerStore {
                                    _ decide: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async throws -> GatewayResult {
         let lockName = "sandbox_call:" + idempotencyKey
         return try await write { transaction in
-            try await transaction.run("SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))")
-            let remembered = try await transaction.row("SELECT * FROM sandbox_calls WHERE idempotency_key = \(idempotencyKey)")
+            try await transaction.run(prepared: "SELECT pg_advisory_xact_lock(hashtextextended(\(lockName), 0))")
+            let remembered = try await transaction.row(prepared: "SELECT * FROM sandbox_calls WHERE idempotency_key = \(idempotencyKey)")
                 .map(Self.sandboxCall)
             // The parents first (a parent never changes), then every row locked in id order.
             var ids = Set(transactionIDs)
             for id in transactionIDs {
-                if let parentID = try await transaction.row("SELECT parent_id FROM sandbox_transactions WHERE id = \(id)")?
+                if let parentID = try await transaction.row(prepared: "SELECT parent_id FROM sandbox_transactions WHERE id = \(id)")?
                     .optionalString("parent_id") {
                     ids.insert(parentID)
                 }
             }
             var loaded: [SandboxTransaction] = []
             for id in ids.sorted() {
-                if let row = try await transaction.row("SELECT record FROM sandbox_transactions WHERE id = \(id) FOR UPDATE") {
+                if let row = try await transaction.row(prepared: "SELECT record FROM sandbox_transactions WHERE id = \(id) FOR UPDATE") {
                     loaded.append(try SandboxLedgerCoding.transaction(try row.string("record")))
                 }
             }
@@ -118,7 +118,7 @@ extension PostgresStore: SandboxLedgerStore {
                 // takes no advisory lock) rolls this back before anything else is written.
                 let document = SandboxLedgerCoding.document(call)
                 let inserted = try await transaction.run(
-                    """
+                    prepared: """
                     INSERT INTO sandbox_calls (idempotency_key, operation, reference, parent_id, record, created_at)
                     VALUES (\(call.idempotencyKey), \(call.operation), \(call.reference), \(call.parentID), \(document), \(now))
                     ON CONFLICT (idempotency_key) DO NOTHING
@@ -128,12 +128,12 @@ extension PostgresStore: SandboxLedgerStore {
             }
             for changed in work.updated {
                 let document = SandboxLedgerCoding.document(changed)
-                try await transaction.run("UPDATE sandbox_transactions SET record = \(document) WHERE id = \(changed.id)")
+                try await transaction.run(prepared: "UPDATE sandbox_transactions SET record = \(document) WHERE id = \(changed.id)")
             }
             for recorded in work.recorded {
                 let document = SandboxLedgerCoding.document(recorded)
                 try await transaction.run(
-                    """
+                    prepared: """
                     INSERT INTO sandbox_transactions (id, reference, parent_id, record, created_at)
                     VALUES (\(recorded.id), \(recorded.reference), \(recorded.parentID), \(document), \(now))
                     ON CONFLICT (id) DO UPDATE SET record = excluded.record

@@ -101,7 +101,7 @@ extension PostgresStore: MerchantStore {
         // key's columns renamed, the merchant's as `merchant` reads them), not a transaction of two.
         try await readStatement { connection in
             guard let row = try await connection.row(
-                """
+                prepared: """
                 SELECT m.*, m.id IS NOT NULL AS has_merchant, k.id AS key_id, k.merchant_id AS key_merchant_id, k.role AS key_role,
                     k.secret_hash AS key_secret_hash, k.created_at AS key_created_at, k.revoked_at AS key_revoked_at,
                     k.secret_scheme AS key_secret_scheme, k.binding AS key_binding, k.label AS key_label,
@@ -187,7 +187,7 @@ extension PostgresStore: MerchantStore {
 extension PostgresStore: CustomFieldStore {
     public func customFieldDefinitions(merchantID: String) async throws -> [CustomFieldDefinition] {
         let json = try await readStatement { connection in
-            try await connection.row("SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)", logger: logger)?
+            try await connection.row(prepared: "SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)", logger: logger)?
                 .string("definitions")
         }
         guard let json else { return [] }

@@ -20,7 +20,7 @@ extension PostgresStore: SecureCardStore {
         try await write { transaction in
             do {
                 try await transaction.run(
-                    """
+                    prepared: """
                     WITH card AS (
                         INSERT INTO secure_cards (id, merchant_id, merchant_reference, status, card_type, masked_number, expiry_month,
                             expiry_year, entry_mode, fingerprint, key_version, sealed_card, sealed_details, verification, created_at, updated_at,
@@ -83,7 +83,7 @@ extension PostgresStore: SecureCardStore {
     public func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
         try await readStatement { connection in
             try await connection.row(
-                "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference) AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)",
+                prepared: "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference) AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)",
                 logger: logger
             ).map(Self.secureCardRow)
         }
@@ -91,7 +91,7 @@ extension PostgresStore: SecureCardStore {
 
     public func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow? {
         try await readStatement { connection in
-            try await connection.row("SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id = \(reference)", logger: logger)
+            try await connection.row(prepared: "SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id = \(reference)", logger: logger)
                 .map(Self.secureCardRow)
         }
     }
