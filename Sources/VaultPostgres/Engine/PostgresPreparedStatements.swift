@@ -80,6 +80,14 @@ struct PostgresNamedStatement: PostgresPreparedStatement {
     /// and fails every later execution of that name there at once, so the engine closes such a
     /// connection and its pool opens a fresh one. Constraint, data and lock errors (classes 22,
     /// 23, 40, 55) come from executing a prepared statement and leave the connection open.
+    /// Whether `error` is PostgreSQL refusing a prepared statement whose result columns changed
+    /// since it was prepared (0A000, a table altered by a migration): nothing ran, and the same
+    /// statement succeeds once prepared again on another connection.
+    static func isStalePlan(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, error.code == .server else { return false }
+        return error.serverInfo?[.sqlState] == "0A000"
+    }
+
     static func mayHaveFailedPreparation(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError, error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
         return ["25", "26", "42", "0A"].contains(String(state.prefix(2)))

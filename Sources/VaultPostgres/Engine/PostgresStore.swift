@@ -140,12 +140,20 @@ public final class PostgresStore: Sendable {
     }
 
     /// `body` on a connection of the writable server with no transaction around it, run once more
-    /// after a failover (what both single-statement forms above rest on).
+    /// after a failover (what both single-statement forms above rest on), and once more when its
+    /// statement was prepared on its connection before a migration changed the columns it returns:
+    /// PostgreSQL refuses such a statement's next execution (0A000, "cached plan must not change
+    /// result type"; an older server during a rolling upgrade), the engine has closed that
+    /// connection, and the statement is prepared afresh on the next.
     private func outsideTransaction<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {
         do {
-            return try await primary.reading(body)
+            do {
+                return try await primary.reading(body)
+            } catch where PostgresNamedStatement.isStalePlan(error) {
+                return try await primary.reading(body)
+            }
         } catch {
             throw PostgresStoreError.mapping(error) ?? error
         }
