@@ -11,7 +11,9 @@
 # `benchmark-seed-binder`, or the runner would send every one to review instead of charging it. A
 # sandbox case whose run approves fewer steps than it seeded (or, killed at the cap, sent any to
 # review) fails the benchmark with exit 1 and no table: it measured something else than charging. Wall time is the process's (start-up and summary included), peak RSS its
-# VmHWM; "run s" is the runner's own duration.
+# VmHWM; "run s" is the runner's own duration. "CPU s" is the process's CPU time (user + system) and
+# "writer CPU s" that of SQLite's single writer thread (`vault-db-writer`), both read every 0.2 s
+# from /proc: when the writer's comes near the wall time, the writer is what bounds the run.
 #
 # Settings (environment): VAULT_BIN (else `swift build -c release --product vault`, with
 # --scratch-path $SWIFT_SCRATCH_PATH when set); BINDER_BIN (else `benchmark-seed-binder` beside
@@ -37,12 +39,21 @@ ROWS=()
 # 0.2 s while the process lives.
 measure() {
     local label=$1 dir=$2 steps=$3 concurrency=$4 ideal=$5 cap=${6:-0} seeded=${7:-0} rc=0 pid hwm=0 value started ended
+    local cpu=0 writer=0 task
     started=$(date +%s.%N)
     vault_exec "$dir" charge run --concurrency "$concurrency" --json >"$dir/run.json" 2>"$dir/run.err" &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
         value=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
         [[ -n "$value" ]] && ((value > hwm)) && hwm=$value
+        # CPU ticks (user + system) of the whole process and of SQLite's writer thread, the run's serial point.
+        value=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || true)
+        [[ -n "$value" ]] && ((value > cpu)) && cpu=$value
+        for task in /proc/"$pid"/task/*; do
+            [[ "$(cat "$task/comm" 2>/dev/null)" == vault-db-writer ]] || continue
+            value=$(awk '{ print $14 + $15 }' "$task/stat" 2>/dev/null || true)
+            [[ -n "$value" ]] && ((value > writer)) && writer=$value
+        done
         if ((cap > 0)) && awk -v s="$started" -v now="$(date +%s.%N)" -v cap="$cap" 'BEGIN { exit !(now - s >= cap) }'; then
             kill -9 "$pid" 2>/dev/null || true
             break
@@ -53,10 +64,13 @@ measure() {
     ended=$(date +%s.%N)
     local row wall
     wall=$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }')
-    row=$(python3 - "$dir" "$label" "$steps" "$concurrency" "$ideal" "$rc" "$hwm" "$wall" "$seeded" <<'PY'
+    local ticks
+    ticks=$(getconf CLK_TCK)
+    row=$(python3 - "$dir" "$label" "$steps" "$concurrency" "$ideal" "$rc" "$hwm" "$wall" "$seeded" "$cpu" "$writer" "$ticks" <<'PY'
 import json, sqlite3, sys
-directory, label, steps, concurrency, ideal, rc, rss_kb, wall, seeded = sys.argv[1:10]
+directory, label, steps, concurrency, ideal, rc, rss_kb, wall, seeded, cpu, writer, ticks = sys.argv[1:13]
 rss_kb, wall, seeded = int(rss_kb), float(wall), int(seeded)
+cpu, writer = int(cpu) / int(ticks), int(writer) / int(ticks)
 killed = False
 try:
     summary = json.load(open(directory + "/run.json"))
@@ -75,9 +89,9 @@ except Exception:
 rate = approved / seconds if seconds and seconds == seconds and seconds > 0 else 0
 ideal = float(ideal)
 ratio = "%.0f%%" % (100 * rate / ideal) if ideal > 0 else "-"
-print("| %s | %s | %s | %.2f | %.2f | %.0f | %s | %s | %.1f | %s | %d/%d |" % (
-    label, steps, concurrency, wall, seconds, rate, "%.0f" % ideal if ideal > 0 else "-", ratio, rss_kb / 1024, rc,
-    approved, unsettled))
+print("| %s | %s | %s | %.2f | %.2f | %.0f | %s | %s | %.1f | %.1f | %.1f | %s | %d/%d |" % (
+    label, steps, concurrency, wall, seconds, rate, "%.0f" % ideal if ideal > 0 else "-", ratio, cpu, writer,
+    rss_kb / 1024, rc, approved, unsettled))
 if seeded:
     db = sqlite3.connect("file:%s/vault.sqlite?mode=ro" % directory, uri=True, timeout=60)
     review = db.execute("SELECT count(*) FROM schedule_steps WHERE status = 'needs_review'").fetchone()[0]
@@ -154,8 +168,8 @@ benchmark_main() {
     done
     echo
     echo "charge runner benchmark ($(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ); load average at start $LOAD_AT_START, now $(cut -d' ' -f1-3 /proc/loadavg))"
-    echo "| case | due steps | concurrency | wall s | run s | approved/s | ideal/s | of ideal | peak RSS MB | exit | approved/unsettled |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "| case | due steps | concurrency | wall s | run s | approved/s | ideal/s | of ideal | CPU s | writer CPU s | peak RSS MB | exit | approved/unsettled |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     printf '%s\n' "${ROWS[@]}"
 }
 
