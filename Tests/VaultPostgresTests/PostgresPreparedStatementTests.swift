@@ -11,12 +11,6 @@ import Vault
 /// statement usable; a failed preparation, a lost connection or a new one prepares again.
 @Suite("PostgreSQL: statements prepared once per connection", .postgres)
 struct PostgresPreparedStatementTests {
-    struct Verifier: CardVerifier {
-        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
-            .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: "t", avsResult: nil, cvvResult: nil, verifiedAt: Date()))
-        }
-    }
-
     static let logger = PostgresTestDatabase.logger
 
     /// A store over a fresh database whose pool has one connection: every statement of the test
@@ -56,7 +50,7 @@ struct PostgresPreparedStatementTests {
                 store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox",
                 gateways: MerchantGatewayRules([(name: "sandbox", credentialNames: [])]))
             let (merchant, _) = try await merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
-            let cards = SecureCardService(store: store, keyring: keyring, verifier: Verifier())
+            let cards = SecureCardService(store: store, keyring: keyring, verifier: VerifiedCards())
             let registrations = 20
             for index in 0..<registrations {
                 _ = try await cards.register(registration("card-\(index)"), merchant: merchant, actor: "test")
@@ -157,13 +151,20 @@ struct PostgresPreparedStatementTests {
         }
     }
 
+    /// A new table `name` of one row and the `SELECT *` over it, read once through the store so
+    /// the statement is prepared on its one connection.
+    func preparedOneRowTable(_ name: String, on store: PostgresStore) async throws -> PostgresQuery {
+        try await store.write { try await $0.run(PostgresQuery(unsafeSQL: "CREATE TABLE \(name) (id bigint)")) }
+        try await store.write { try await $0.run(PostgresQuery(unsafeSQL: "INSERT INTO \(name) (id) VALUES (1)")) }
+        let probe = PostgresQuery(unsafeSQL: "SELECT * FROM \(name)")
+        let before = try await store.readStatement { try await $0.rows(prepared: probe, logger: Self.logger).count }
+        #expect(before == 1)
+        return probe
+    }
+
     @Test func aReadWhoseTableGainedAColumnRunsAgainOnAFreshConnectionWithoutFailing() async throws {
         try await withOneConnection { store in
-            try await store.write { try await $0.run("CREATE TABLE prepared_widened (id bigint)") }
-            try await store.write { try await $0.run("INSERT INTO prepared_widened (id) VALUES (1)") }
-            let probe: PostgresQuery = "SELECT * FROM prepared_widened"
-            let before = try await store.readStatement { try await $0.rows(prepared: probe, logger: Self.logger).count }
-            #expect(before == 1)
+            let probe = try await preparedOneRowTable("prepared_widened", on: store)
             // A migration meanwhile (as by another server): the statement's result has a column more,
             // which the server refuses for a prepared statement (0A000); the read runs once more on a
             // fresh connection, where the statement is prepared again, and the caller sees no error.
@@ -180,11 +181,7 @@ struct PostgresPreparedStatementTests {
 
     @Test func aTransactionWhoseTableGainedAColumnFailsOnceThenRunsOnAFreshConnection() async throws {
         try await withOneConnection { store in
-            try await store.write { try await $0.run("CREATE TABLE prepared_widened_tx (id bigint)") }
-            try await store.write { try await $0.run("INSERT INTO prepared_widened_tx (id) VALUES (1)") }
-            let probe: PostgresQuery = "SELECT * FROM prepared_widened_tx"
-            let before = try await store.read { try await $0.rows(prepared: probe, logger: Self.logger).count }
-            #expect(before == 1)
+            let probe = try await preparedOneRowTable("prepared_widened_tx", on: store)
             try await store.write { try await $0.run("ALTER TABLE prepared_widened_tx ADD COLUMN note text") }
             await #expect(throws: (any Error).self) {
                 _ = try await store.read { try await $0.rows(prepared: probe, logger: Self.logger).count }

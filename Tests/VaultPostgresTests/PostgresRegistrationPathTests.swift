@@ -11,12 +11,6 @@ import Vault
 /// or not at all.
 @Suite("PostgreSQL: registration path", .postgres)
 struct PostgresRegistrationPathTests {
-    struct Verifier: CardVerifier {
-        func verify(_ card: CapturedCard, merchant: Merchant, secureCardReference: String) async -> CardVerificationResult {
-            .verified(CardVerificationRecord(status: "verified", gateway: "stub", transactionId: "t", avsResult: nil, cvvResult: nil, verifiedAt: Date()))
-        }
-    }
-
     static let gateways = MerchantGatewayRules([(name: "sandbox", credentialNames: [])])
 
     /// A store with a keyring, a merchant and its API key, and the card service over them.
@@ -26,7 +20,7 @@ struct PostgresRegistrationPathTests {
         try await PostgresTestDatabase.withStore { store, keyring in
             let merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: Self.gateways)
             let (merchant, key) = try await merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
-            try await body(store, merchant, key, SecureCardService(store: store, keyring: keyring, verifier: Verifier()))
+            try await body(store, merchant, key, SecureCardService(store: store, keyring: keyring, verifier: VerifiedCards()))
         }
     }
 

@@ -90,16 +90,8 @@ struct IINRange: Sendable {
 
     /// `true` when the first `prefixLength` bytes are digits forming a number within the range.
     func matches(_ digits: [UInt8]) -> Bool {
-        guard (1...9).contains(prefixLength), digits.count >= prefixLength else { return false }
-        // An index loop over the prefix, not a generic slice: every row of the table is tried on
-        // every registration.
-        var value = 0
-        var index = 0
-        while index < prefixLength {
-            let byte = digits[index]
-            guard ASCII.isDigit(byte) else { return false }
-            value = value * 10 + Int(byte &- UInt8(ascii: "0"))
-            index += 1
+        guard digits.count >= prefixLength, let value = ASCII.integer(digits.prefix(prefixLength)) else {
+            return false
         }
         return value >= low && value <= high
     }

@@ -58,18 +58,7 @@ public struct RowBinding: Sendable {
     private static func append(_ field: String, to message: inout [UInt8]) {
         var field = field
         field.withUTF8 { bytes in
-            var length = bytes.count
-            var digits = 1
-            while length >= 10 {
-                length /= 10
-                digits *= 10
-            }
-            length = bytes.count
-            while digits > 0 {
-                message.append(UInt8(truncatingIfNeeded: 0x30 + length / digits))
-                length %= digits
-                digits /= 10
-            }
+            message.append(contentsOf: String(bytes.count).utf8)
             message.append(0x3A)
             message.append(contentsOf: bytes)
             message.append(0x0A)
