@@ -559,6 +559,20 @@ public enum Schema {
         Migration(id: 43, name: "schedules by merchant and card", sql: """
             CREATE INDEX schedules_by_merchant_card ON schedules(merchant_id, secure_card_id, seq);
             """),
+        // The steps a run claims, one partial index per status it claims from (scheduled, in
+        // progress, waiting for a retry), and the steps in review by merchant, in place of three
+        // indexes over every step ever settled: a charged step leaves these indexes and is never
+        // written to them again, where before each of its two moves deleted and inserted an entry
+        // in all three (the single writer's index work per charged step: 3 entries instead of 12).
+        Migration(id: 44, name: "open steps by status", sql: """
+            DROP INDEX schedule_steps_due;
+            DROP INDEX schedule_steps_retry;
+            DROP INDEX schedule_steps_by_merchant_status;
+            CREATE INDEX schedule_steps_scheduled ON schedule_steps(due_at) WHERE status = 'scheduled';
+            CREATE INDEX schedule_steps_processing ON schedule_steps(due_at) WHERE status = 'processing';
+            CREATE INDEX schedule_steps_retry_pending ON schedule_steps(next_attempt_at) WHERE status = 'retry_pending';
+            CREATE INDEX schedule_steps_in_review ON schedule_steps(merchant_id, seq) WHERE status = 'needs_review';
+            """),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

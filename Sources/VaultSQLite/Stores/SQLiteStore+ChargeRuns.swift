@@ -12,23 +12,19 @@ extension SQLiteStore: ChargeRunStore {
         let nowText = Timestamp.string(now)
         let leaseText = Timestamp.string(leaseUntil)
         let leased = try await database.write { connection in
-            // Three index range scans (schedule_steps_due, schedule_steps_retry, and the partial
+            // Index range scans over the partial index of each claimed status (and the partial
             // lease index), each stopping at `limit` rows, instead of one OR over the whole table:
-            // a claim runs inside the writer, so it must cost O(limit), not O(steps).
+            // a claim runs inside the writer, so it must cost O(limit), not O(steps). The index is
+            // named: without statistics the planner would start from the charging schedules.
             let merchantFilter: SQLiteQuery = merchantID.map { " AND s.merchant_id = \($0)" } ?? ""
             let free: SQLiteQuery = "(s.lease_until IS NULL OR s.lease_until < \(nowText))"
-            let ranges: [(condition: SQLiteQuery, order: String)] = [
-                ("s.status = \(unescaped: Literal.processing) AND \(free)", "s.due_at"),
-                ("s.status = \(unescaped: Literal.retryPending) AND s.next_attempt_at <= \(asOfText) AND \(free)", "s.next_attempt_at"),
-                ("s.status = \(unescaped: Literal.scheduled) AND s.due_at <= \(asOfText) AND \(free)", "s.due_at"),
-            ]
             var candidates: [SQLiteRow] = []
-            for (condition, order) in ranges where candidates.count < limit {
+            for range in Self.claimRanges(asOf: asOfText) where candidates.count < limit {
                 candidates += try connection.query(
                     """
-                    SELECT s.* FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                    WHERE \(condition) AND sc.status IN (\(unescaped: Literal.charging))\(merchantFilter)
-                    ORDER BY \(unescaped: order) LIMIT \(limit - candidates.count)
+                    SELECT s.* FROM schedule_steps s INDEXED BY \(unescaped: range.index) JOIN schedules sc ON sc.id = s.schedule_id
+                    WHERE \(range.condition) AND \(free) AND sc.status IN (\(unescaped: Literal.charging))\(merchantFilter)
+                    ORDER BY \(unescaped: range.order) LIMIT \(limit - candidates.count)
                     """)
             }
             if candidates.count < limit {
@@ -95,6 +91,17 @@ extension SQLiteStore: ChargeRunStore {
         return ClaimedSteps.assemble(steps: steps, schedules: schedules, openAttempts: open)
     }
 
+    /// The steps a run claims, in the order it claims them: those in progress (an open attempt to
+    /// settle), those whose retry is due, then those due. Each is one range of the partial index
+    /// of its status (migration 44), read in the order of `order`.
+    private static func claimRanges(asOf asOfText: String) -> [(index: String, condition: SQLiteQuery, order: String)] {
+        [
+            ("schedule_steps_processing", "s.status = \(unescaped: Literal.processing)", "s.due_at"),
+            ("schedule_steps_retry_pending", "s.status = \(unescaped: Literal.retryPending) AND s.next_attempt_at <= \(asOfText)", "s.next_attempt_at"),
+            ("schedule_steps_scheduled", "s.status = \(unescaped: Literal.scheduled) AND s.due_at <= \(asOfText)", "s.due_at"),
+        ]
+    }
+
     public func releaseLeases(stepIDs: [String], owner: String) async throws {
         guard !stepIDs.isEmpty else { return }
         try await database.write { connection in
@@ -110,7 +117,7 @@ extension SQLiteStore: ChargeRunStore {
         return try await database.read { connection in
             // An unsettled outcome holds its step back with a lease that has no owner.
             var sql: SQLiteQuery = """
-                SELECT count(*) AS n FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
+                SELECT count(*) AS n FROM schedule_steps s INDEXED BY schedule_steps_processing JOIN schedules sc ON sc.id = s.schedule_id
                 WHERE s.status = \(unescaped: Literal.processing) AND s.lease_owner IS NULL AND s.lease_until > \(nowText)
                 AND sc.status IN (\(unescaped: Literal.charging))
                 """
@@ -122,15 +129,19 @@ extension SQLiteStore: ChargeRunStore {
     public func dueStepTotals(asOf: Date, merchantID: String?) async throws -> (count: Int, totals: [String: Int64]) {
         let asOfText = Timestamp.string(asOf)
         return try await database.read { connection in
-            var sql: SQLiteQuery = """
-                SELECT s.currency AS currency, count(*) AS n, sum(s.amount) AS total FROM schedule_steps s JOIN schedules sc ON sc.id = s.schedule_id
-                WHERE sc.status IN (\(unescaped: Literal.charging))
-                AND ((s.status = \(unescaped: Literal.scheduled) AND s.due_at <= \(asOfText)) OR (s.status = \(unescaped: Literal.retryPending)
-                    AND s.next_attempt_at <= \(asOfText))
-                    OR s.status = \(unescaped: Literal.processing))
-                """
-            sql.and(merchantID) { "s.merchant_id = \($0)" }
-            sql += " GROUP BY s.currency"
+            // One branch per claimed status, each read through that status's partial index (an OR
+            // of the three cannot use partial indexes and would read every charging schedule).
+            let merchantFilter: SQLiteQuery = merchantID.map { " AND s.merchant_id = \($0)" } ?? ""
+            var sql: SQLiteQuery = "SELECT currency, count(*) AS n, sum(amount) AS total FROM ("
+            for (offset, range) in Self.claimRanges(asOf: asOfText).enumerated() {
+                if offset > 0 { sql += " UNION ALL " }
+                sql += """
+                    SELECT s.currency AS currency, s.amount AS amount FROM schedule_steps s INDEXED BY \(unescaped: range.index)
+                    JOIN schedules sc ON sc.id = s.schedule_id
+                    WHERE \(range.condition) AND sc.status IN (\(unescaped: Literal.charging))\(merchantFilter)
+                    """
+            }
+            sql += ") GROUP BY currency"
             var count = 0
             var totals: [String: Int64] = [:]
             for row in try connection.query(sql) {

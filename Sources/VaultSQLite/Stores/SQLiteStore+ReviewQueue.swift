@@ -5,7 +5,7 @@ import Vault
 
 extension SQLiteStore: ReviewQueueStore {
     /// Two indexed reads under one snapshot: one-off transactions in review (`transactions_by_status`)
-    /// and steps in review (`schedule_steps_by_merchant_status`) joined to their latest attempt
+    /// and steps in review (the partial index `schedule_steps_in_review`) joined to their latest attempt
     /// (`transactions_step_attempt`), merged by the transactions' sequence; then the steps of the
     /// page by id. `CROSS JOIN` keeps the steps as the outer loop: without statistics SQLite
     /// otherwise walks every transaction of the merchant (`transactions_by_merchant`) and looks its
@@ -19,7 +19,7 @@ extension SQLiteStore: ReviewQueueStore {
                     SELECT t.* FROM transactions AS t
                     WHERE t.merchant_id = \(merchantID) AND t.status = \(unescaped: TransactionStatus.needsReview.sqlLiteral) AND t.step_id IS NULL AND t.seq > \(after)
                     UNION ALL
-                    SELECT t.* FROM schedule_steps AS s CROSS JOIN transactions AS t ON t.step_id = s.id AND t.attempt = s.attempts
+                    SELECT t.* FROM schedule_steps AS s INDEXED BY schedule_steps_in_review CROSS JOIN transactions AS t ON t.step_id = s.id AND t.attempt = s.attempts
                     WHERE s.merchant_id = \(merchantID) AND s.status = \(unescaped: StepStatus.needsReview.sqlLiteral) AND t.merchant_id = \(merchantID) AND t.seq > \(after)
                 ) ORDER BY seq LIMIT \(limit)
                 """

@@ -5,10 +5,26 @@ import Vault
 /// The sandbox gateway's ledger in the vault's SQLite database (migration 26), shared by every
 /// process that opens the file: a call is one write transaction, and SQLite's single writer (in
 /// this process and across processes) serializes it with every other.
+///
+/// A new charge (no transaction to act on) is decided before the write, on the caller's task, and
+/// written with the new charges of other callers in one shared write body (``GroupedWrites``):
+/// inside the writer it is two inserts, the first of which finds the key already remembered
+/// when it is (then nothing is written and the call runs again the whole way, deciding from what
+/// the key remembers). Every other call reads, decides and writes inside one write body.
 extension SQLiteStore: SandboxLedgerStore {
     public func sandboxCall(idempotencyKey: String, transactionIDs: [String],
                             _ decide: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async throws -> GatewayResult {
         let now = Timestamp.string(Date())
+        if transactionIDs.isEmpty {
+            // `decide` changes nothing but `work` (`SandboxLedgerStore`): what it decided for a new
+            // key is dropped unwritten when the key turns out to be remembered.
+            var work = SandboxLedgerWork(idempotencyKey: idempotencyKey, remembered: nil, transactions: [])
+            let result = decide(&work)
+            if let call = work.newCall, work.updated.isEmpty, work.recorded.count <= 1,
+               try await sandboxCharges.write(DecidedSandboxCharge(call: call, recorded: work.recorded.first, now: now)) {
+                return result
+            }
+        }
         return try await database.write { connection in
             let remembered = try connection.queryOne("SELECT * FROM sandbox_calls WHERE idempotency_key = \(idempotencyKey)")
                 .map(Self.sandboxCall)
@@ -66,6 +82,29 @@ extension SQLiteStore: SandboxLedgerStore {
         }
     }
 
+    /// Remembers a decided new charge's call and records its transaction, unless the key is
+    /// already remembered.
+    /// - Returns: whether the call was remembered (false: nothing was written).
+    static func remember(_ charge: DecidedSandboxCharge, on connection: SQLiteConnection) throws -> Bool {
+        let call = charge.call
+        try connection.run(
+            """
+            INSERT INTO sandbox_calls (idempotency_key, operation, reference, parent_id, record, created_at)
+            VALUES (\(call.idempotencyKey), \(call.operation), \(call.reference), \(call.parentID), \(charge.callDocument), \(charge.now))
+            ON CONFLICT (idempotency_key) DO NOTHING
+            """)
+        guard connection.changes > 0 else { return false }
+        if let transaction = charge.recorded {
+            try connection.run(
+                """
+                INSERT INTO sandbox_transactions (id, reference, parent_id, record, created_at)
+                VALUES (\(transaction.id), \(transaction.reference), \(transaction.parentID), \(charge.recordedDocument), \(charge.now))
+                ON CONFLICT (id) DO UPDATE SET record = excluded.record
+                """)
+        }
+        return true
+    }
+
     private static func sandboxTransaction(_ connection: SQLiteConnection, id: String) throws -> SandboxTransaction? {
         try connection.queryOne("SELECT record FROM sandbox_transactions WHERE id = \(id)")
             .map { try SandboxLedgerCoding.transaction(try $0.string("record")) }
@@ -75,5 +114,23 @@ extension SQLiteStore: SandboxLedgerStore {
         try SandboxLedgerCoding.call(idempotencyKey: try row.string("idempotency_key"), operation: try row.string("operation"),
                                      reference: try row.string("reference"), parentID: try row.optionalString("parent_id"),
                                      document: try row.string("record"))
+    }
+}
+
+/// A new sandbox charge decided before its write: the call to remember, the transaction it
+/// records (none for a refused call), and their documents, encoded off the writer thread.
+struct DecidedSandboxCharge: Sendable {
+    var call: SandboxRememberedCall
+    var callDocument: String
+    var recorded: SandboxTransaction?
+    var recordedDocument: String?
+    var now: String
+
+    init(call: SandboxRememberedCall, recorded: SandboxTransaction?, now: String) {
+        self.call = call
+        self.callDocument = SandboxLedgerCoding.document(call)
+        self.recorded = recorded
+        self.recordedDocument = recorded.map(SandboxLedgerCoding.document)
+        self.now = now
     }
 }

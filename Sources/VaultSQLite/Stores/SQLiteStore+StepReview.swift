@@ -14,7 +14,11 @@ extension SQLiteStore: StepReviewStore {
 
     public func stepsInReview(merchantID: String?) async throws -> Int {
         try await database.read { connection in
-            var sql: SQLiteQuery = "SELECT count(*) AS n FROM schedule_steps WHERE status = \(unescaped: StepStatus.needsReview.sqlLiteral)"
+            // The partial index of steps in review, a merchant's slice of it when given.
+            var sql: SQLiteQuery = """
+                SELECT count(*) AS n FROM schedule_steps INDEXED BY schedule_steps_in_review
+                WHERE status = \(unescaped: StepStatus.needsReview.sqlLiteral)
+                """
             sql.and(merchantID) { "merchant_id = \($0)" }
             return try connection.queryOne(sql)?.int("n") ?? 0
         }

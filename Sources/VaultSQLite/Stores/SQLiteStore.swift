@@ -8,15 +8,20 @@ public import Vault
 public final class SQLiteStore: Sendable {
     /// The database, for the domain stores that extend this type.
     public let database: SQLiteDatabase
+    /// The sandbox gateway's new charges, written together (`sandboxCall`).
+    let sandboxCharges: GroupedWrites<DecidedSandboxCharge, Bool>
 
     /// Opens (creating if needed) and migrates the database at `path`.
-    public init(path: String, options: SQLiteDatabase.Options = .init()) throws {
-        self.database = try SQLiteDatabase(path: path, options: options, migrations: Schema.migrations)
+    public convenience init(path: String, options: SQLiteDatabase.Options = .init()) throws {
+        self.init(database: try SQLiteDatabase(path: path, options: options, migrations: Schema.migrations))
     }
 
     /// Uses an already opened database.
     public init(database: SQLiteDatabase) {
         self.database = database
+        self.sandboxCharges = GroupedWrites(database: database) { connection in
+            { charge in try Self.remember(charge, on: connection) }
+        }
     }
 
     /// Whether the database answers a trivial query (readiness).
