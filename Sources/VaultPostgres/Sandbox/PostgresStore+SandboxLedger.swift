@@ -25,15 +25,9 @@ extension PostgresStore: SandboxLedgerStore {
     public func sandboxCall(idempotencyKey: String, transactionIDs: [String],
                             _ decide: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async throws -> GatewayResult {
         let now = Timestamp.string(Date())
-        if transactionIDs.isEmpty {
-            // `decide` changes nothing but `work` (`SandboxLedgerStore`): what it decided for a new
-            // key is dropped unwritten when the key turns out to be remembered.
-            var work = SandboxLedgerWork(idempotencyKey: idempotencyKey, remembered: nil, transactions: [])
-            let result = decide(&work)
-            if let call = work.newCall, work.updated.isEmpty, work.recorded.count <= 1,
-               try await rememberNewCharge(call, recording: work.recorded.first, now: now) {
-                return result
-            }
+        if let charge = SandboxNewCharge.decide(idempotencyKey: idempotencyKey, transactionIDs: transactionIDs, decide),
+           try await rememberNewCharge(charge.call, recording: charge.recorded, now: now) {
+            return charge.result
         }
         for _ in 0..<Self.sandboxCallTries - 1 {
             do {

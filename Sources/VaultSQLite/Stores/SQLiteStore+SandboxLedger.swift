@@ -15,15 +15,9 @@ extension SQLiteStore: SandboxLedgerStore {
     public func sandboxCall(idempotencyKey: String, transactionIDs: [String],
                             _ decide: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async throws -> GatewayResult {
         let now = Timestamp.string(Date())
-        if transactionIDs.isEmpty {
-            // `decide` changes nothing but `work` (`SandboxLedgerStore`): what it decided for a new
-            // key is dropped unwritten when the key turns out to be remembered.
-            var work = SandboxLedgerWork(idempotencyKey: idempotencyKey, remembered: nil, transactions: [])
-            let result = decide(&work)
-            if let call = work.newCall, work.updated.isEmpty, work.recorded.count <= 1,
-               try await sandboxCharges.write(DecidedSandboxCharge(call: call, recorded: work.recorded.first, now: now)) {
-                return result
-            }
+        if let charge = SandboxNewCharge.decide(idempotencyKey: idempotencyKey, transactionIDs: transactionIDs, decide),
+           try await sandboxCharges.write(DecidedSandboxCharge(call: charge.call, recorded: charge.recorded, now: now)) {
+            return charge.result
         }
         return try await database.write { connection in
             let remembered = try connection.queryOne("SELECT * FROM sandbox_calls WHERE idempotency_key = \(idempotencyKey)")

@@ -183,3 +183,26 @@ extension SandboxLedgerStore {
     /// A database ledger forgets nothing.
     public var sandboxLedgerForgets: Bool { false }
 }
+
+/// A new charge decided before the ledger is read: the answer, the call to remember and the
+/// transaction it records (none for a refused call). Engines write it with one insert of the call
+/// that changes nothing when the key is already remembered; then they drop it and run the call
+/// the locked way, deciding again from what the key remembers.
+public struct SandboxNewCharge: Sendable {
+    public var result: GatewayResult
+    public var call: SandboxRememberedCall
+    public var recorded: SandboxTransaction?
+
+    /// Runs `decide` on empty work when the call acts on no transaction (`transactionIDs` empty) and
+    /// keeps what it decided when that is a new call recording at most one transaction and changing
+    /// none; nil otherwise (the call must read the ledger first). `decide` changes nothing but its
+    /// work (``SandboxLedgerStore``), so what it decided may be dropped unwritten.
+    public static func decide(idempotencyKey: String, transactionIDs: [String],
+                              _ decide: (inout SandboxLedgerWork) -> GatewayResult) -> SandboxNewCharge? {
+        guard transactionIDs.isEmpty else { return nil }
+        var work = SandboxLedgerWork(idempotencyKey: idempotencyKey, remembered: nil, transactions: [])
+        let result = decide(&work)
+        guard let call = work.newCall, work.updated.isEmpty, work.recorded.count <= 1 else { return nil }
+        return SandboxNewCharge(result: result, call: call, recorded: work.recorded.first)
+    }
+}
