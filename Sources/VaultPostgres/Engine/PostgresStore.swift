@@ -1,7 +1,9 @@
 public import Logging
 public import PostgresNIO
 import Dispatch
+import Payments
 import Synchronization
+import Vault
 
 /// The PostgreSQL engine: a postgres-nio connection pool over one database, the
 /// migrations, and transactions for the stores that extend this type (the Vault module's stores
@@ -42,6 +44,9 @@ public final class PostgresStore: Sendable {
     /// The pool of the writable server, and the search for another one when it is lost.
     let primary: PostgresPrimary
 
+    /// The sandbox gateway's new charges, remembered a group per statement (`sandboxCall`).
+    let sandboxCharges: GroupedWrites<DecidedSandboxCharge, Bool>
+
     /// Connects to the first host of `url` that answers (the first accepting writes when the URL
     /// asks `target_session_attrs=read-write`) and applies the migrations this build has and the
     /// database lacks, under an advisory lock so servers starting together migrate once.
@@ -68,6 +73,9 @@ public final class PostgresStore: Sendable {
             throw error
         }
         self.primary = primary
+        sandboxCharges = GroupedWrites(writesInFlight: Self.sandboxChargeWritesInFlight, itemsPerWrite: Self.sandboxChargesPerStatement) {
+            [logger] charges in await Self.rememberNewCharges(charges, on: primary, logger: logger)
+        }
     }
 
     /// The current pool's client (it changes after a failover).
@@ -147,6 +155,14 @@ public final class PostgresStore: Sendable {
     /// connection, and the statement is prepared afresh on the next.
     private func outsideTransaction<T>(
         isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
+    ) async throws -> sending T {
+        try await Self.outsideTransaction(on: primary, body)
+    }
+
+    /// `outsideTransaction` on `primary`, for work set up before the store is (the grouped writes).
+    static func outsideTransaction<T>(
+        on primary: PostgresPrimary, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> sending T {
         do {
             do {

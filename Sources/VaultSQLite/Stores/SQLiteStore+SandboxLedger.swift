@@ -16,7 +16,7 @@ extension SQLiteStore: SandboxLedgerStore {
                             _ decide: @escaping @Sendable (inout SandboxLedgerWork) -> GatewayResult) async throws -> GatewayResult {
         let now = Timestamp.string(Date())
         if let charge = SandboxNewCharge.decide(idempotencyKey: idempotencyKey, transactionIDs: transactionIDs, decide),
-           try await sandboxCharges.write(DecidedSandboxCharge(call: charge.call, recorded: charge.recorded, now: now)) {
+           try await sandboxCharges.write(DecidedSandboxCharge(charge, now: now)) {
             return charge.result
         }
         return try await database.write { connection in
@@ -108,23 +108,5 @@ extension SQLiteStore: SandboxLedgerStore {
         try SandboxLedgerCoding.call(idempotencyKey: try row.string("idempotency_key"), operation: try row.string("operation"),
                                      reference: try row.string("reference"), parentID: try row.optionalString("parent_id"),
                                      document: try row.string("record"))
-    }
-}
-
-/// A new sandbox charge decided before its write: the call to remember, the transaction it
-/// records (none for a refused call), and their documents, encoded off the writer thread.
-struct DecidedSandboxCharge: Sendable {
-    var call: SandboxRememberedCall
-    var callDocument: String
-    var recorded: SandboxTransaction?
-    var recordedDocument: String?
-    var now: String
-
-    init(call: SandboxRememberedCall, recorded: SandboxTransaction?, now: String) {
-        self.call = call
-        self.callDocument = SandboxLedgerCoding.document(call)
-        self.recorded = recorded
-        self.recordedDocument = recorded.map(SandboxLedgerCoding.document)
-        self.now = now
     }
 }

@@ -1,6 +1,7 @@
 public import Foundation
 public import Scheduler
 public import Vault
+import Payments
 
 /// The embedded storage: every store protocol of the vault implemented over one SQLite database.
 ///

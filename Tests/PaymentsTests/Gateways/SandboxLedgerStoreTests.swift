@@ -5,6 +5,8 @@ import Scheduler
 import StorageTestSupport
 import Testing
 import Vault
+@testable import VaultPostgres
+@testable import VaultSQLite
 
 /// Two sandboxes over one database, each through its own store, as a server and a runner process
 /// (or a server before and after a restart) build theirs: on the run's engine.
@@ -128,6 +130,50 @@ final class TwoSandboxes: Sendable {
         #expect(results.first?.isApproved == true)
         #expect(results.allSatisfy { $0 == results.first })
         #expect(try await sandboxes.first.transactionCount == 1)
+    }
+
+    /// New charges made while the ledger's writes are held gather into one shared write; the one
+    /// the database refuses fails alone (answered in doubt, nothing of it kept) and the others of
+    /// its write are recorded, each once, a key sent twice answered from its one call.
+    @Test func newChargesGatheredIntoOneWriteFailAloneAndAreEachRecordedOnce() async throws {
+        let sandboxes = try await TwoSandboxes()
+        let storage = sandboxes.database.storage
+        func unanswered() -> Int {
+            (storage as? SQLiteStore)?.sandboxCharges.unansweredCount ?? (storage as? PostgresStore)?.sandboxCharges.unansweredCount ?? 0
+        }
+        try await sandboxes.database.refuse("refuse_call", "INSERT ON sandbox_calls", when: "NEW.idempotency_key = 'refused'")
+        let hold = try await sandboxes.database.holdWrites(to: "sandbox_calls")
+        let calls = Task {
+            try await withThrowingTaskGroup(of: (String, GatewayResult).self) { group in
+                func send(_ key: String) {
+                    group.addTask { (key, await sandboxes.first.sale(F.charge(key, reference: "INV-" + key, amount: F.money(1_000)))) }
+                }
+                // At most two writes are taken while the ledger is held; everything sent after
+                // these ten waits, and the next write takes it all at once.
+                for index in 0..<10 { send("early-\(index)") }
+                try await waitUntil { unanswered() == 10 }
+                send("refused")
+                for index in 0..<10 { send("late-\(index)") }
+                send("late-0")
+                try await waitUntil { unanswered() == 22 }
+                return try await group.reduce(into: [(String, GatewayResult)]()) { $0.append($1) }
+            }
+        }
+        try await waitUntil { unanswered() == 22 }
+        try await hold.release()
+        let results = try await calls.value
+        #expect(results.count == 22)
+        for (key, result) in results {
+            if key == "refused" {
+                #expect(result.outcome == .inDoubt(reason: "sandbox_ledger_unavailable"))
+            } else {
+                #expect(result.isApproved)
+            }
+        }
+        let lateZero = results.filter { $0.0 == "late-0" }.map(\.1)
+        #expect(lateZero.count == 2 && lateZero[0] == lateZero[1])
+        #expect(try await sandboxes.first.transactionCount == 20)
+        #expect(try await sandboxes.second.transactions(reference: "INV-refused").isEmpty)
     }
 
     @Test func concurrentChargesOfOneKeyWithTwoAmountsChargeOnceAndRefuseTheOtherAmount() async throws {

@@ -102,33 +102,14 @@ struct ChargingFixture {
         try await database.sql.count(sql)
     }
 
-    /// Makes the database refuse one kind of write for the rows `condition` picks (a `BEFORE`
-    /// trigger raising an error; `event` as `INSERT ON transactions` or `UPDATE OF status ON
-    /// schedule_steps`, `condition` over `NEW`), as a full disk or a constraint would.
+    /// Makes the database refuse one kind of write (``TestDatabase/refuse(_:_:when:)``).
     func refuse(_ name: String, _ event: String, when condition: String) async throws {
-        switch database.engine {
-        case .sqlite:
-            try await database.sql.run("CREATE TRIGGER \(unescaped: name) BEFORE \(unescaped: event) WHEN \(unescaped: condition) BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
-        case .postgres:
-            try await database.sql.runAll([
-                "CREATE OR REPLACE FUNCTION \(unescaped: name)_raise() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql",
-                """
-                CREATE TRIGGER \(unescaped: name) BEFORE \(unescaped: event) FOR EACH ROW WHEN (\(unescaped: condition)) \
-                EXECUTE FUNCTION \(unescaped: name)_raise()
-                """,
-            ])
-        }
+        try await database.refuse(name, event, when: condition)
     }
 
     /// Drops a trigger made by ``refuse(_:_:when:)``.
     func stopRefusing(_ name: String, _ event: String) async throws {
-        switch database.engine {
-        case .sqlite:
-            try await database.sql.run("DROP TRIGGER \(unescaped: name)")
-        case .postgres:
-            let table = event.components(separatedBy: " ON ").last ?? event
-            try await database.sql.run("DROP TRIGGER \(unescaped: name) ON \(unescaped: table)")
-        }
+        try await database.stopRefusing(name, event)
     }
 
     /// `yyyy-MM-dd` at 23:59:59 UTC.

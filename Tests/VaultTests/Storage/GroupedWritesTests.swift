@@ -104,3 +104,50 @@ import Testing
         }
     }
 }
+
+/// `GroupedWrites` over any write: how many items one write carries, and each item's own result.
+@Suite struct GroupedWritesLimitTests {
+    struct Refused: Error, Equatable {
+        let item: Int
+    }
+
+    @Test func aWriteCarriesAtMostItsLimitAndEachItemGetsItsOwnResult() async throws {
+        let sizes = Mutex<[Int]>([])
+        let released = Mutex(false)
+        let grouped = GroupedWrites<Int, Int>(writesInFlight: 2, itemsPerWrite: 5) { items in
+            sizes.withLock { $0.append(items.count) }
+            while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+            return items.map { item in item.isMultiple(of: 7) ? .failure(Refused(item: item)) : .success(item * 2) }
+        }
+        let count = 23
+        let writes = Task {
+            await withTaskGroup(of: (Int, Result<Int, Refused>).self) { group in
+                for item in 1...count {
+                    group.addTask {
+                        do {
+                            return (item, .success(try await grouped.write(item)))
+                        } catch let refused as Refused {
+                            return (item, .failure(refused))
+                        } catch {
+                            return (item, .failure(Refused(item: -1)))
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Result<Int, Refused>]()) { $0[$1.0] = $1.1 }
+            }
+        }
+        // Every item is made while the first writes are held; the rest wait in line.
+        try await waitUntil { grouped.unansweredCount == count }
+        released.withLock { $0 = true }
+        let results = await writes.value
+        #expect(results.count == count)
+        for (item, result) in results {
+            #expect(result == (item.isMultiple(of: 7) ? .failure(Refused(item: item)) : .success(item * 2)))
+        }
+        let written = sizes.withLock { $0 }
+        #expect(written.reduce(0, +) == count)
+        #expect(written.allSatisfy { $0 >= 1 && $0 <= 5 }, "\(written)")
+        #expect(written.count >= count / 5)
+        #expect(grouped.unansweredCount == 0)
+    }
+}

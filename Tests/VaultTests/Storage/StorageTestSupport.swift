@@ -63,12 +63,6 @@ final class WriterGate: Sendable {
     }
 }
 
-/// Suspends until `condition` holds; polls state, so the outcome never depends on timing.
-func waitUntil(_ condition: () -> Bool) async throws {
-    while !condition() {
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}
 
 extension SQLiteDatabase {
     /// Number of rows in `ledger`.

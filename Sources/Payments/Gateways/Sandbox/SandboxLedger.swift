@@ -206,3 +206,22 @@ public struct SandboxNewCharge: Sendable {
         return SandboxNewCharge(result: result, call: call, recorded: work.recorded.first)
     }
 }
+
+/// A new sandbox charge ready for its write: the call to remember, the transaction it records
+/// (none for a refused call), their documents (encoded on the caller's task, not inside the
+/// write) and the time written beside them.
+public struct DecidedSandboxCharge: Sendable {
+    public var call: SandboxRememberedCall
+    public var callDocument: String
+    public var recorded: SandboxTransaction?
+    public var recordedDocument: String?
+    public var now: String
+
+    public init(_ charge: SandboxNewCharge, now: String) {
+        self.call = charge.call
+        self.callDocument = SandboxLedgerCoding.document(charge.call)
+        self.recorded = charge.recorded
+        self.recordedDocument = charge.recorded.map(SandboxLedgerCoding.document)
+        self.now = now
+    }
+}
