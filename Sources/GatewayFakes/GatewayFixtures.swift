@@ -1,17 +1,22 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import Payments
 import Vault
 
 /// Cards, amounts and requests for gateway tests. Test card numbers are public test numbers,
 /// and still never printed: failures report masked text only.
 enum GatewayFixtures {
+    /// The adapters' logger in tests: the tests that provoke in-doubt answers would otherwise print
+    /// a warning line for each; the logging tests pass a logger of their own and read it.
+    static let quietLogger = Logger(label: "vault.test.gateway") { _ in SwiftLogNoOpLogHandler() }
+
     /// Runs `body` with NMI's fake and an adapter pointed at it; the fake is stopped afterwards,
     /// whether `body` throws or not.
     static func withNMI(_ body: (FakeNMIServer, NMIGateway) async throws -> Void) async throws {
         let fake = try await FakeNMIServer.start()
         do {
-            try await body(fake, NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL))
+            try await body(fake, NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL, logger: quietLogger))
         } catch {
             await fake.stop()
             throw error

@@ -166,7 +166,7 @@ import Vault
     @Test func connectionRefusedIsARetryableError() async throws {
         let refusing = RefusingPort()
         let url = refusing.baseURL + "/xml/v1/request.api"
-        let gateway = AuthorizeNetGateway(apiLoginID: "x", transactionKey: "y", endpoint: url, timeout: .seconds(20))
+        let gateway = AuthorizeNetGateway(apiLoginID: "x", transactionKey: "y", endpoint: url, timeout: .seconds(20), logger: GatewayFixtures.quietLogger)
         let result = await gateway.sale(F.charge("k", reference: "INV-DOWN"))
         #expect(result.outcome == .error(code: "gateway_unreachable", retryable: true))
         #expect(await gateway.lookup(reference: "INV-DOWN", gatewayTransactionID: nil) == .unavailable("connection_failed"))
@@ -177,7 +177,7 @@ import Vault
         let refusing = RefusingPort()
         let url = refusing.baseURL + "/xml/v1/request.api"
         let client = makeNoRetryHTTPClient()
-        let gateway = AuthorizeNetGateway(apiLoginID: "x", transactionKey: "y", endpoint: url, httpClient: client)
+        let gateway = AuthorizeNetGateway(apiLoginID: "x", transactionKey: "y", endpoint: url, httpClient: client, logger: GatewayFixtures.quietLogger)
         let result = await gateway.sale(F.charge("k", reference: "INV-DOWN"))
         try await client.shutdown()
         #expect(result.outcome == .error(code: "gateway_unreachable", retryable: true))
@@ -286,7 +286,7 @@ func withAuthorizeNetFake(timeout: Duration = .seconds(30), transactionKey: Stri
                           _ body: (FakeAuthorizeNetServer, AuthorizeNetGateway) async throws -> Void) async throws {
     let fake = try await FakeAuthorizeNetServer.start()
     let gateway = AuthorizeNetGateway(apiLoginID: FakeAuthorizeNetServer.apiLoginID, transactionKey: transactionKey,
-                                      endpoint: fake.url, timeout: timeout)
+                                      endpoint: fake.url, timeout: timeout, logger: GatewayFixtures.quietLogger)
     do {
         try await body(fake, gateway)
     } catch {

@@ -15,7 +15,7 @@ import Testing
         let fake = try await FakeAuthorizeNetServer.start(ledger: path)
         let gateway = AuthorizeNetGateway(apiLoginID: FakeAuthorizeNetServer.apiLoginID,
                                           transactionKey: FakeAuthorizeNetServer.transactionKey, endpoint: fake.url,
-                                          timeout: .seconds(30))
+                                          timeout: .seconds(30), logger: GatewayFixtures.quietLogger)
         do {
             try await body(path, gateway)
         } catch {

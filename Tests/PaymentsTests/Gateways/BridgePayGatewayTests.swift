@@ -21,7 +21,7 @@ import Vault
         let gateway = BridgePayGateway(username: FakeBridgePayServer.username, password: password,
                                        merchantCode: FakeBridgePayServer.merchantCode,
                                        merchantAccountCode: FakeBridgePayServer.merchantAccountCode,
-                                       endpoint: fake.endpoint, timeout: timeout, clock: Self.fixedClock)
+                                       endpoint: fake.endpoint, timeout: timeout, logger: GatewayFixtures.quietLogger, clock: Self.fixedClock)
         do {
             try await body(fake, gateway)
         } catch {

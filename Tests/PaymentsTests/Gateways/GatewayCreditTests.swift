@@ -10,7 +10,7 @@ import Vault
 
     @Test func nmiSendsTypeCreditWithTheCardAndNoCVV() async throws {
         let fake = try await FakeNMIServer.start()
-        let gateway = NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL)
+        let gateway = NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL, logger: GatewayFixtures.quietLogger)
         let result = await gateway.credit(F.charge("credit-1", reference: "CR-1", amount: F.money(2_500), card: F.card(cvv: "123")))
         let sent = fake.core.requests.first.map { FakeNMIForm.fields($0.text) }
         await fake.stop()
@@ -25,7 +25,7 @@ import Vault
 
     @Test func nmiRefusesAZeroCreditWithoutACall() async throws {
         let fake = try await FakeNMIServer.start()
-        let gateway = NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL)
+        let gateway = NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL, logger: GatewayFixtures.quietLogger)
         let result = await gateway.credit(F.charge("credit-0", reference: "CR-0", amount: F.money(0)))
         let calls = fake.core.requests.count
         await fake.stop()

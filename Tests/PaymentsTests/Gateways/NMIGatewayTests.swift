@@ -14,7 +14,7 @@ import Vault
     func withGateway(timeout: Duration = .seconds(30), securityKey: String = FakeNMIServer.securityKey,
                      _ body: (FakeNMIServer, NMIGateway) async throws -> Void) async throws {
         let fake = try await FakeNMIServer.start()
-        let gateway = NMIGateway(securityKey: securityKey, baseURL: fake.baseURL, timeout: timeout)
+        let gateway = NMIGateway(securityKey: securityKey, baseURL: fake.baseURL, timeout: timeout, logger: GatewayFixtures.quietLogger)
         do {
             try await body(fake, gateway)
         } catch {
@@ -178,11 +178,11 @@ import Vault
     @Test func connectionRefusedIsARetryableError() async throws {
         let refusing = RefusingPort()
         let url = refusing.baseURL
-        let gateway = NMIGateway(securityKey: "x", baseURL: url, timeout: .seconds(20))
+        let gateway = NMIGateway(securityKey: "x", baseURL: url, timeout: .seconds(20), logger: GatewayFixtures.quietLogger)
         #expect(await gateway.sale(F.charge("k", reference: "INV-DOWN")).outcome
             == .error(code: "gateway_unreachable", retryable: true))
         let client = makeNoRetryHTTPClient()
-        let noRetry = NMIGateway(securityKey: "x", baseURL: url, httpClient: client)
+        let noRetry = NMIGateway(securityKey: "x", baseURL: url, httpClient: client, logger: GatewayFixtures.quietLogger)
         let result = await noRetry.sale(F.charge("k", reference: "INV-DOWN"))
         try await client.shutdown()
         #expect(result.outcome == .error(code: "gateway_unreachable", retryable: true))

@@ -200,7 +200,7 @@ struct StoredCredentialGatewayTests {
 
     func withNMIFake(_ body: (FakeNMIServer, NMIGateway) async throws -> Void) async throws {
         let fake = try await FakeNMIServer.start()
-        let gateway = NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL)
+        let gateway = NMIGateway(securityKey: FakeNMIServer.securityKey, baseURL: fake.baseURL, logger: GatewayFixtures.quietLogger)
         do {
             try await body(fake, gateway)
         } catch {

@@ -36,7 +36,7 @@ import VaultSQLite
                 merchant: merchant, now: now)
         }
         let logs = WebhookLogs()
-        let registry = GatewayRegistry(sandbox: fixture.sandbox, timeout: timeout)
+        let registry = GatewayRegistry(sandbox: fixture.sandbox, logger: GatewayFixtures.quietLogger, timeout: timeout)
         let runner = ChargeRunner(
             store: fixture.store, cards: fixture.cards, gateways: MerchantGateways(registry: registry, merchants: fixture.merchants),
             merchants: fixture.store, policy: RetryPolicy(), logger: logs.logger)
