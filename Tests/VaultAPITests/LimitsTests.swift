@@ -135,7 +135,7 @@ final class Flag: Sendable {
             })
         router.get("work") { _, _ in try await route() }
         var logger = Logger(label: "limits-test")
-        logger.logLevel = .warning
+        logger.logLevel = .error
         return Application(router: router, logger: logger)
     }
 
