@@ -80,17 +80,15 @@ extension PostgresStore {
     }
 
     /// Runs `body` in a savepoint: an error of the item (a constraint, a lost lease, a domain
-    /// refusal) rolls back only the savepoint and is returned; an error of the connection (the
-    /// server gone mid-write) is thrown, failing the whole write, so nothing of it is reported
-    /// written.
+    /// refusal) rolls back only the savepoint and is returned; an error of the connection or the
+    /// server (gone mid-write, or read-only after a failover) is thrown, failing the whole write,
+    /// so nothing of it is reported written.
     static func eachInSavepoint<T: Sendable>(
         _ write: PostgresWrite, _ body: () async throws -> T
     ) async throws -> Result<T, any Error> {
         do {
             return .success(try await write.savepoint { _ in try await body() })
-        } catch let error as PSQLError where error.serverInfo == nil {
-            throw error
-        } catch {
+        } catch where PostgresFailure.isOfTheStatementAlone(error) {
             return .failure(error)
         }
     }

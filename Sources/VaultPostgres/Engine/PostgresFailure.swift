@@ -51,6 +51,16 @@ enum PostgresFailure: Equatable {
     }
 }
 
+extension PostgresFailure {
+    /// Whether `error` is the failure of one statement alone: the server refused it (a constraint,
+    /// a trigger, a deadlock, a timeout) or the caller's work failed, and the connection and the
+    /// server still serve the other statements of a group. False for a lost connection or server,
+    /// a read-only server and a commit of unknown outcome: those fail every statement of the group.
+    static func isOfTheStatementAlone(_ error: any Error) -> Bool {
+        PostgresFailure(error) == nil && !(error is PostgresFailoverError)
+    }
+}
+
 /// Errors of the engine's failover.
 public enum PostgresFailoverError: Error, Equatable, CustomStringConvertible {
     /// The connection was lost while `COMMIT` was under way: the transaction may or may not have

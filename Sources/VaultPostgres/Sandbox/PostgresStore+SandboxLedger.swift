@@ -74,7 +74,7 @@ extension PostgresStore: SandboxLedgerStore {
         let remembered: Set<String>
         do {
             remembered = try await rememberNewChargeGroup(group, on: primary, logger: logger)
-        } catch where isRefusalOfTheServer(error) {
+        } catch where PostgresFailure.isOfTheStatementAlone(error) {
             return await rememberEachAlone(charges, firsts: firsts, on: primary, logger: logger)
         } catch {
             return charges.map { _ in .failure(error) }
@@ -99,20 +99,6 @@ extension PostgresStore: SandboxLedgerStore {
             }
         }
         return results
-    }
-
-    /// Whether `error` is the server refusing a statement (a constraint, a deadlock), as opposed
-    /// to the connection or the server being lost, which fails the other charges too.
-    static func isRefusalOfTheServer(_ error: any Error) -> Bool {
-        switch error {
-        case let error as PSQLError: error.serverInfo != nil
-        case let error as PostgresStoreError:
-            switch error {
-            case .uniqueViolation, .foreignKeyViolation, .checkViolation, .retryableConflict: true
-            case .unavailable, .connectionClosed, .misuse: false
-            }
-        default: false
-        }
     }
 
     /// One statement for `charges` (each key and transaction id once): their calls inserted in
