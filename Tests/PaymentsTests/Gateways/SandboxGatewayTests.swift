@@ -225,11 +225,22 @@ import Vault
         #expect(await sandbox.lookup(reference: "INV-4", gatewayTransactionID: nil) != .notFound)
     }
 
-    @Test func transactionIDsAreDeterministicPerIdempotencyKey() async throws {
-        let one = await SandboxGateway().sale(F.charge("same-key", reference: "INV-1"))
-        let two = await SandboxGateway().sale(F.charge("same-key", reference: "INV-1"))
-        #expect(one.transactionID == two.transactionID)
-        #expect(one.authCode == two.authCode)
+    /// A transaction's id starts with the milliseconds it was made at, so a ledger's new rows land
+    /// in the last pages of its index on ids; a retried key still answers its first id.
+    @Test func transactionIDsStartWithTheTimeTheyWereMadeAndAKeyAnswersItsFirstID() async throws {
+        let sandbox = SandboxGateway()
+        let before = UInt64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let first = await sandbox.sale(F.charge("same-key", reference: "INV-1"))
+        let after = UInt64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let id = try #require(first.transactionID)
+        #expect(id.hasPrefix("sbx_"))
+        let made = try Encoding.fromBase32(String(id.dropFirst(4))).prefix(6).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        #expect((before...after).contains(made))
+        let again = await sandbox.sale(F.charge("same-key", reference: "INV-1"))
+        #expect(again.transactionID == id)
+        #expect(again.authCode == first.authCode)
+        let other = await sandbox.sale(F.charge("other-key", reference: "INV-2"))
+        #expect(other.transactionID != id)
     }
 
     @Test func aChargeWhoseRecordsCannotBeSearchedIsNeverFoundNorProvenAbsent() async throws {

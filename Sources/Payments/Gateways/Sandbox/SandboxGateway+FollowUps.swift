@@ -83,7 +83,7 @@ extension SandboxGateway {
             return .error("amount_exceeds_refundable", retryable: false,
                           text: "The refund exceeds the captured amount not yet refunded.")
         }
-        let id = transactionID("refund", request.idempotencyKey)
+        let id = transactionID()
         let result = GatewayResult(outcome: .approved, transactionID: id, responseCode: "00", responseText: "Refunded")
         work.update(original.id) {
             $0.refunded = Money(minorUnits: $0.refunded.minorUnits + amount.minorUnits, currency: amount.currency)

@@ -122,7 +122,7 @@ public final class SandboxGateway: GatewayAdapter {
         guard request.amount.minorUnits >= minimum else {
             return (.error("invalid_amount", retryable: false, text: "The amount must be positive."), nil)
         }
-        let id = transactionID(operation, request.idempotencyKey)
+        let id = transactionID()
         let zero = Money(minorUnits: 0, currency: request.amount.currency)
         let avs = request.card.postalCode == nil ? nil : "Y"
         let cvv = request.card.cvv == nil ? nil : "M"
@@ -220,8 +220,14 @@ public final class SandboxGateway: GatewayAdapter {
     /// (``SandboxTestCard/answerLostRecordsUnsearchable``): look-ups that find it are unavailable.
     static let unsearchable = "Approved; the gateway's records of it cannot be searched."
 
-    static func transactionID(_ operation: String, _ key: String) -> String {
-        "sbx_" + StableHash.hex(operation + "\u{1F}" + key)
+    /// A new transaction's id: `sbx_` and 128 bits, the first 48 the time it was made. Ids made
+    /// close in time sort together, so a ledger's writes land in the last pages of its unique index
+    /// on them; a random id (it was a hash of the operation and the key) put each charge's entry
+    /// in a random page of that index, a page each commit then wrote: a sixth of the pages a charged
+    /// step writes. The same key still answers the same id: the ledger answers a key it remembers
+    /// with what it remembers.
+    static func transactionID() -> String {
+        OpaqueToken.makeTimeOrdered(prefix: "sbx_", bits: 128)
     }
 
     /// A 15-digit network transaction id derived from the transaction id (Visa's are 15 digits).
