@@ -93,7 +93,8 @@ extension PostgresStore: ScheduleStore {
             // expired, and audited, once.
             let rows = try await write.rows(
                 """
-                SELECT id, merchant_id FROM schedules WHERE status = \(ScheduleStatus.pendingConfirmation.rawValue) AND expires_at <= \(stamp)
+                SELECT id, merchant_id FROM schedules
+                WHERE status = \(unescaped: ScheduleStatus.pendingConfirmation.sqlLiteral) AND expires_at <= \(stamp)
                 FOR UPDATE SKIP LOCKED
                 """)
             let expiries = try rows.map { row in

@@ -86,8 +86,12 @@ extension SQLiteStore: ScheduleStore {
     public func expireUnconfirmedSchedules(now: Date) async throws -> [String] {
         try await database.write { connection in
             let stamp = Timestamp.string(now)
+            // The partial index of the schedules awaiting confirmation, named with its literal.
             let rows = try connection.query(
-                "SELECT id, merchant_id FROM schedules WHERE status = \(ScheduleStatus.pendingConfirmation.rawValue) AND expires_at <= \(stamp)")
+                """
+                SELECT id, merchant_id FROM schedules INDEXED BY schedules_pending
+                WHERE status = \(unescaped: ScheduleStatus.pendingConfirmation.sqlLiteral) AND expires_at <= \(stamp)
+                """)
             for row in rows {
                 let expiry = ScheduleTransition.expiry(scheduleID: try row.string("id"), merchantID: try row.string("merchant_id"), at: now)
                 _ = try connection.apply(expiry, hasCallback: { _ in false })
