@@ -46,12 +46,13 @@ struct BudgetVault: Sendable {
     }
 
     /// Writes between two ``emptyWriteAheadLog()`` calls: about 20 log pages each (a registration),
-    /// so the log stays well under the 1,000 pages past which SQLite's background checkpoint starts.
+    /// so the log stays well under the pages past which the background checkpoint starts
+    /// (`SQLiteCheckpointer.backgroundFrames`).
     static let operationsPerCheckpoint = 20
 
     /// Copies the write-ahead log into the database file and empties it, waiting until done (a
     /// `TRUNCATE` checkpoint, while nothing else runs), so the checkpoint copies the same pages in
-    /// every run. SQLite's background checkpoint, started past 1,000 log pages, copies as many as
+    /// every run. The background checkpoint, started past a number of log pages, copies as many as
     /// were written by the time its thread got to run.
     func emptyWriteAheadLog() async throws {
         guard await runtime.store.discardSupersededRowVersions() else {

@@ -11,16 +11,21 @@ import Vault
 /// to ~5,300/s and cut the mixed load's p99 by half. The writer's WAL hook asks for a checkpoint
 /// past `backgroundFrames`; a `PASSIVE` checkpoint never blocks writers or readers. Because a
 /// WAL that is still being appended to is not rewound, the writer checkpoints itself (as SQLite
-/// would) past `inlineFrames`, which bounds the WAL file at about 64 MiB however long a burst lasts.
+/// would) past `inlineFrames`, which bounds the WAL file at about 128 MiB however long a burst lasts.
 ///
 /// `@unchecked Sendable` is safe: `requested`, `isClosing`, `isFinished`, `checkpoints` and
 /// `truncations` are only touched with `condition` locked, and `connection` only on the
 /// checkpointer's thread.
 final class SQLiteCheckpointer: @unchecked Sendable {
-    /// WAL size (frames) past which a background checkpoint is asked for: SQLite's own default.
-    static let backgroundFrames: Int32 = 1_000
-    /// WAL size (frames) past which the writer checkpoints in its commit, as SQLite would.
-    static let inlineFrames: Int32 = 16_000
+    /// WAL size (frames, ~32 MiB) past which a background checkpoint is asked for. A checkpoint
+    /// copies each page once however often the log holds it, and the pages a write touches again
+    /// and again (the last pages of the append-only tables and of their indexes, index interior
+    /// pages) are most of a busy log: past 8,000 frames instead of SQLite's default 1,000, a
+    /// 100,000-step charge run wrote 2.8 GB instead of 5.2 GB and a registration cost ~10 % less
+    /// server CPU.
+    static let backgroundFrames: Int32 = 8_000
+    /// WAL size (frames, ~128 MiB) past which the writer checkpoints in its commit, as SQLite would.
+    static let inlineFrames: Int32 = 32_000
 
     private let connection: SQLiteConnection
     private let condition = NSCondition()
@@ -30,9 +35,16 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var checkpoints = 0
     private var truncations: [@Sendable (Bool) -> Void] = []
 
+    /// This checkpointer's thresholds (the class's by default; tests lower them).
+    private let backgroundFrames: Int32
+    private let inlineFrames: Int32
+
     /// Takes ownership of `connection` and starts the thread.
-    init(connection: SQLiteConnection) {
+    init(connection: SQLiteConnection, backgroundFrames: Int32 = SQLiteCheckpointer.backgroundFrames,
+         inlineFrames: Int32 = SQLiteCheckpointer.inlineFrames) {
         self.connection = connection
+        self.backgroundFrames = backgroundFrames
+        self.inlineFrames = inlineFrames
         NamedThread.start("vault-db-ckpt") { [self] in runLoop() }
     }
 
@@ -43,10 +55,11 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         guard let handle = writer.handle else { return }
         sqlite3_wal_hook(handle, { context, database, _, frames in
             guard let context else { return SQLITE_OK }
-            if frames >= SQLiteCheckpointer.inlineFrames {
+            let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue()
+            if frames >= checkpointer.inlineFrames {
                 sqlite3_wal_checkpoint_v2(database, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            } else if frames >= SQLiteCheckpointer.backgroundFrames {
-                Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue().request()
+            } else if frames >= checkpointer.backgroundFrames {
+                checkpointer.request()
             }
             return SQLITE_OK
         }, Unmanaged.passUnretained(self).toOpaque())

@@ -19,8 +19,13 @@ public final class SQLiteDatabase: Sendable {
         /// How long deferred writes (`writeLater`, the store's read-audit events) may wait for a write
         /// batch before one is started for them: writes deferred meanwhile share it.
         public var deferredWriteFlushDelay: Duration = .milliseconds(5)
+        /// WAL size (frames) past which the checkpointer thread copies the log into the database.
+        public var backgroundCheckpointFrames: Int32 = SQLiteCheckpointer.backgroundFrames
+        /// WAL size (frames) past which the writer checkpoints in its own commit.
+        public var inlineCheckpointFrames: Int32 = SQLiteCheckpointer.inlineFrames
 
-        /// The defaults: 4 readers, 10 s busy timeout, batches of up to 256 writes.
+        /// The defaults: 4 readers, 10 s busy timeout, batches of up to 256 writes, checkpoints as
+        /// `SQLiteCheckpointer` says.
         public init() {}
     }
 
@@ -52,7 +57,8 @@ public final class SQLiteDatabase: Sendable {
             try SQLiteConnection(path: path, role: .reader, busyTimeoutMilliseconds: timeout)
         }
         let checkpointer = SQLiteCheckpointer(
-            connection: try SQLiteConnection(path: path, role: .checkpointer, busyTimeoutMilliseconds: timeout))
+            connection: try SQLiteConnection(path: path, role: .checkpointer, busyTimeoutMilliseconds: timeout),
+            backgroundFrames: options.backgroundCheckpointFrames, inlineFrames: options.inlineCheckpointFrames)
         checkpointer.watch(writerConnection)
         let shared = SQLiteSharedValues()
         writerConnection.shared = shared
