@@ -43,7 +43,7 @@ struct NMIMerchantVault {
         let fake = try await FakeNMIServer.start()
         let vault = try await VaultProcess.onTestEngine()
         let masterKey = Encoding.base64(RandomBytes.make(32))
-        let runtime = try await VaultRuntime.open(configuration: configuration(vault, masterKey: masterKey), logger: quiet, database: .createIfMissing)
+        let runtime = try await VaultRuntime.open(configuration: configuration(vault, masterKey: masterKey), logger: quiet, gatewayLogger: quiet, database: .createIfMissing)
         defer { runtime.close() }
         let (merchant, key) = try await runtime.merchants.create(
             name: "acme", role: .admin,
@@ -63,6 +63,6 @@ struct NMIMerchantVault {
 
     /// A runtime over the directory in this process; the caller closes it.
     func runtime() async throws -> VaultRuntime {
-        try await VaultRuntime.open(configuration: configuration, logger: Self.quiet)
+        try await VaultRuntime.open(configuration: configuration, logger: Self.quiet, gatewayLogger: Self.quiet)
     }
 }

@@ -81,7 +81,10 @@ struct APIFixture {
         let handler = logs
         var logger = Logger(label: "test", factory: { _ in handler })
         logger.logLevel = .trace
-        runtime = try await VaultRuntime.open(configuration: configuration, logger: logger, database: .createIfMissing)
+        // The gateways' lines are captured with the rest (scanned for card data, never printed).
+        var gatewayLogger = Logger(label: "vault.gateways", factory: { _ in handler })
+        gatewayLogger.logLevel = .trace
+        runtime = try await VaultRuntime.open(configuration: configuration, logger: logger, gatewayLogger: gatewayLogger, database: .createIfMissing)
         postgres?.closeOnDrop(runtime.store)
         let (a, adminA) = try await runtime.merchants.create(name: "merchant-a", role: .admin, settings: .init(), actor: "test")
         let (b, adminB) = try await runtime.merchants.create(name: "merchant-b", role: .admin, settings: .init(), actor: "test")

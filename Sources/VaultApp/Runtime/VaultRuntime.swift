@@ -45,21 +45,23 @@ public struct VaultRuntime: Sendable {
     ///   default a registry whose sandbox keeps its ledger in the opened database, so every process
     ///   on it (server, runner) sees the same sandbox transactions, across restarts, and whose
     ///   adapters report every call to the gateway metrics (``GatewayMetrics``).
+    /// - Parameter gatewayLogger: where the default registry's adapters log (by default their own
+    ///   `vault.gateways` logger; tests capture it with the runtime's logs).
     /// - Parameter upgradingUnkeyedAuditChain: key an audit chain written by a build before the keyed chain (`vault audit upgrade`).
     /// - Parameter database: whether a missing database is created (`vault migrate`, `vault serve`)
     ///   or refused with ``DatabaseMissing`` (every other command: a runner started in the wrong
     ///   directory must not bill nobody on a new empty database and succeed).
     public static func open(
-        configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry? = nil, upgradingUnkeyedAuditChain: Bool = false,
-        database creation: DatabaseCreation = .requireExisting
+        configuration: VaultConfiguration, logger: Logger, gateways: GatewayRegistry? = nil, gatewayLogger: Logger? = nil,
+        upgradingUnkeyedAuditChain: Bool = false, database creation: DatabaseCreation = .requireExisting
     ) async throws -> VaultRuntime {
         let source = MasterKeySource(configuration: configuration.keys)
         let ring = try source.load(configuration: configuration.keys)
         let store = try await StorageOpener.open(configuration.database, creation: creation, logger: logger)
         let keyring = Keyring(masterKeys: ring, store: store)
         let gateways = gateways ?? GatewayRegistry(
-            sandbox: SandboxGateway(ledger: store as? any SandboxLedgerStore), timeout: .seconds(configuration.runner.gatewayTimeoutSeconds),
-            observer: GatewayMetrics())
+            sandbox: SandboxGateway(ledger: store as? any SandboxLedgerStore), logger: gatewayLogger ?? Logger(label: "vault.gateways"),
+            timeout: .seconds(configuration.runner.gatewayTimeoutSeconds), observer: GatewayMetrics())
         if case .passphrase = source, let weakness = PassphraseStrength.weakness(of: configuration.keys.passphraseFromEnvironment ?? "") {
             logger.warning("weak master passphrase: with a copy of the database and the salt it can be guessed offline", metadata: ["reason": "\(weakness)"])
         }
