@@ -14,6 +14,11 @@ public protocol StorageEngine: Sendable {
     /// `TRUNCATE` checkpoint, so the WAL keeps no page image of clear data that was just sealed).
     /// - Returns: false when it could not be done now (a reader held it back); retried by the operator.
     func discardSupersededRowVersions() async -> Bool
+    /// Drops the engine's copies of key rows as they were before their wrapped key was erased
+    /// (data-key destruction, off-boarding), so a copy of the database's files taken afterwards
+    /// holds no destroyed key (SQLite: a `TRUNCATE` checkpoint; PostgreSQL: `merchant_keys` rewritten).
+    /// - Returns: false when it could not be done now (a reader held it back); retried by the operator.
+    func discardDestroyedKeyCopies() async -> Bool
 }
 
 /// Everything the vault stores, for the runtime: every domain store protocol and the engine.

@@ -128,25 +128,19 @@ struct KeysCommand: AsyncParsableCommand {
             // Running servers notice the new versions through the key generation within a bound; wait
             // until every one seals with the new key, so the re-encryption pass leaves no record behind.
             try await Task.sleep(for: runtime.keyring.keyChangePropagationBound + .seconds(1))
+            var heldBack = false
             for merchant in merchants {
-                let resealed = try await runtime.cards.resealAll(merchantID: merchant.id)
-                // Stored idempotent responses and schedule contacts too: none is left needing a
-                // superseded data key, so the superseded versions can then be destroyed.
-                let responses = try await runtime.idempotency.resealAll(merchantID: merchant.id)
-                let contacts = try await runtime.schedules.resealContacts(merchantID: merchant.id)
-                _ = try await StoredCredentials(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
-                // The receipt addresses transactions keep and the recipients of queued receipts.
-                let addresses = try await TransactionReceiptAddress(keyring: runtime.keyring).resealAll(in: runtime.store, merchantID: merchant.id)
-                let receipts = try await ReceiptRecipientReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
-                // The holder data in stored webhook event bodies, queued or sent.
-                let events = try await WebhookEventReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
-                // The customer details of capture sessions not yet purged.
-                let sessions = try await CaptureSessionReseal(store: runtime.store, keyring: runtime.keyring).resealAll(merchantID: merchant.id)
-                let destroyed = try await runtime.merchants.destroySupersededDataKeys(merchantID: merchant.id, actor: "cli")
-                let gone = destroyed.isEmpty ? "" : ", destroyed data key version(s) \(destroyed.map(String.init).joined(separator: ", "))"
-                print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(resealed) cards,"
-                    + " \(responses) stored idempotent responses, \(contacts) schedules' receipt contacts, \(addresses) transactions' receipt"
-                    + " addresses, \(receipts) e-mail receipts, \(events) webhook events and \(sessions) capture sessions\(gone)")
+                let done = try await runtime.resealUnderNewestDataKey(merchantID: merchant.id, actor: "cli")
+                heldBack = heldBack || !done.destroyedKeyCopiesDiscarded
+                let gone = done.destroyedVersions.isEmpty ? "" : ", destroyed data key version(s) \(done.destroyedVersions.map(String.init).joined(separator: ", "))"
+                print("merchant \(merchant.name): data key version \(versions[merchant.id] ?? 0), re-encrypted \(done.cards) cards,"
+                    + " \(done.idempotentResponses) stored idempotent responses, \(done.scheduleContacts) schedules' receipt contacts,"
+                    + " \(done.receiptAddresses) transactions' receipt addresses, \(done.receipts) e-mail receipts, \(done.webhookEvents) webhook"
+                    + " events and \(done.captureSessions) capture sessions\(gone)")
+            }
+            if heldBack {
+                print("the copies of the destroyed keys' rows could not be dropped now (a reader held them): run"
+                    + " `sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)'` (PostgreSQL: `VACUUM FULL merchant_keys`) when idle")
             }
         }
     }

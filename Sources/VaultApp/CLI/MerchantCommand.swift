@@ -319,6 +319,11 @@ struct MerchantCommand: AsyncParsableCommand {
                 let cancelled = try await runtime.schedules.cancelAll(merchant: merchant, actor: "cli")
                 try await runtime.merchants.offboard(name: name, actor: "cli")
                 print("merchant \(name) off-boarded: \(cancelled) open schedules cancelled, keys destroyed, API keys revoked")
+                // The keys' rows as they were before destruction are still in the write-ahead log.
+                if await !runtime.store.discardDestroyedKeyCopies() {
+                    print("the copies of the destroyed keys' rows could not be dropped now (a reader held them): run"
+                        + " `sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)'` (PostgreSQL: `VACUUM FULL merchant_keys`) when idle")
+                }
             }
         }
     }

@@ -23,4 +23,16 @@ extension PostgresStore: StorageEngine, AuditHeadStore, KeyStatusStore {
             return false
         }
     }
+
+    /// Rewrites `merchant_keys` (`VACUUM FULL`), so its file keeps no dead version of a row whose
+    /// wrapped key was erased. The table is small: the exclusive lock lasts milliseconds. PostgreSQL's
+    /// WAL, and a WAL archive, still hold the old version until they are recycled.
+    public func discardDestroyedKeyCopies() async -> Bool {
+        do {
+            try await client.query("VACUUM FULL merchant_keys", logger: logger)
+            return true
+        } catch {
+            return false
+        }
+    }
 }

@@ -44,6 +44,12 @@ public final class SQLiteStore: Sendable {
     public func discardSupersededRowVersions() async -> Bool {
         await database.truncateWAL()
     }
+
+    /// A `TRUNCATE` checkpoint: the WAL keeps no page image of a key row before its wrapped key was
+    /// erased (`secure_delete` has already zeroed it in the database file).
+    public func discardDestroyedKeyCopies() async -> Bool {
+        await database.truncateWAL()
+    }
 }
 
 extension SQLiteStore: VaultStorage {}

@@ -34,11 +34,11 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0
     }
 
-    /// Thresholds an eighth of the shipped ones (`SQLiteCheckpointer`), so the tests write little.
+    /// Thresholds an eighth of the shipped ones, so the tests write little.
     static var options: SQLiteDatabase.Options {
         var options = SQLiteDatabase.Options()
-        options.backgroundCheckpointFrames = 1_000
-        options.inlineCheckpointFrames = 4_000
+        options.backgroundCheckpointFrames /= 8
+        options.inlineCheckpointFrames /= 8
         return options
     }
 

@@ -1,0 +1,50 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+import StorageTestSupport
+import Vault
+import VaultSQLite
+@testable import VaultApp
+@testable import VaultAppTestSupport
+
+/// A destroyed data key leaves no copy in the database's files: the write-ahead log still held the
+/// key row's page as it was before the erasure, beside the old sealed records that key opens.
+@Suite struct DestroyedKeyCopiesTests {
+    static func wrappedDataKey(_ fixture: APIFixture, version: Int) async throws -> [UInt8]? {
+        let row = try #require(try await fixture.sql.queryOne(
+            """
+            SELECT wrapped_key FROM merchant_keys WHERE merchant_id = \(fixture.merchantA.id) AND purpose = 'data' AND version = \(version)
+            """))
+        return try row.optionalBlob("wrapped_key")
+    }
+
+    @Test func reSealingUnderTheNewestDataKeyDestroysTheOldOneAndDropsTheEnginesCopiesOfIt() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let card = HolderNameSearchTests.card("wal-1", holder: "Grace Hopper")
+            let response = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: card)
+            #expect(response.status == .created)
+        }
+        let old = try #require(try await Self.wrappedDataKey(fixture, version: 1))
+        let files = [fixture.directory.file("vault.sqlite"), fixture.directory.file("vault.sqlite-wal")]
+        func onDisk() -> Data { files.reduce(into: Data()) { $0.append((try? Data(contentsOf: URL(fileURLWithPath: $1))) ?? Data()) } }
+        if TestEngine.current == .sqlite {
+            #expect(onDisk().range(of: Data(old)) != nil, "the wrapped key must be on disk for the test to mean anything")
+        }
+
+        #expect(try await fixture.runtime.merchants.rotateDataKey(merchantID: fixture.merchantA.id, actor: "test") == 2)
+        let done = try await fixture.runtime.resealUnderNewestDataKey(merchantID: fixture.merchantA.id, actor: "test")
+        #expect(done.cards == 1)
+        #expect(done.destroyedVersions == [1])
+        #expect(done.destroyedKeyCopiesDiscarded)
+        #expect(try await Self.wrappedDataKey(fixture, version: 1) == nil)
+        if TestEngine.current == .sqlite {
+            #expect(onDisk().range(of: Data(old)) == nil, "the destroyed key survived in the database's files")
+        }
+
+        // Nothing left to destroy: the engine is not asked to rewrite anything.
+        let again = try await fixture.runtime.resealUnderNewestDataKey(merchantID: fixture.merchantA.id, actor: "test")
+        #expect(again == DataKeyReseal())
+    }
+}
