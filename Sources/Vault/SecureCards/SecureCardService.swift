@@ -495,7 +495,7 @@ public struct SecureCardService: Sendable {
             deletedAt: row.deletedAt, purgedAt: row.purgedAt, sequence: row.sequence)
     }
 
-    private func openJSON<T: Decodable>(_ type: T.Type, _ sealed: [UInt8], merchantID: String, kind: String, token: String, binding: [UInt8] = [])
+    private func openJSON<T: SealedPlaintextReadable>(_ type: T.Type, _ sealed: [UInt8], merchantID: String, kind: String, token: String, binding: [UInt8] = [])
         async throws -> T
     {
         let plain: SecureBytes
@@ -504,7 +504,7 @@ public struct SecureCardService: Sendable {
         } catch CryptoError.authenticationFailed {
             throw SecureCardError.integrityFailed
         }
-        return try plain.decodeJSON(T.self)
+        return try T.read(plain)
     }
 
     // MARK: - Rules
