@@ -1,7 +1,7 @@
 import Foundation
 
-/// A record read from an opened plaintext: by default the whole JSON through `JSONDecoder`; the
-/// card's holder name and empty details read the form this build writes directly.
+/// A record read from an opened plaintext: by default the whole JSON through `JSONDecoder`; a
+/// card's holder name and details read the form this build seals directly.
 protocol SealedPlaintextReadable: Decodable {
     /// The record in `plaintext` (locked bytes, read in place).
     static func read(_ plaintext: SecureBytes) throws -> Self
@@ -23,62 +23,123 @@ extension SealedCardHolder: SealedPlaintextReadable {
     /// to `JSONDecoder`, so what is read is always what `JSONDecoder` reads (a property test
     /// compares them).
     ///
-    /// Showing a card reads it for every retrieval and every card of a list page, where
-    /// `JSONDecoder` was about 2.5 % of a retrieval's CPU.
+    /// Showing a card reads it for every retrieval and every card of a list page; `JSONDecoder`
+    /// with its allocations was most of the CPU that this saves (see the performance document).
     static func read(_ plaintext: SecureBytes) throws -> SealedCardHolder {
         if let holder = plaintext.withUnsafeBytes(Self.canonical) { return holder }
         return try plaintext.decodeJSON(SealedCardHolder.self)
     }
 
-    private static let namedOpening: StaticString = #"{"holderName":""#
-    private static let namedClosing: StaticString = #"","pan":""#
-    private static let anonymousOpening: StaticString = #"{"pan":""#
-    private static let closing: StaticString = #""}"#
-
     /// The holder of the canonical form with a printable ASCII name, or nil for anything else.
     static func canonical(_ bytes: UnsafeRawBufferPointer) -> SealedCardHolder? {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-        let end = bytes.count
-        var index = 0
+        guard var reader = PlainJSONReader(bytes) else { return nil }
         var holderName: String?
-        if skip(namedOpening, base, end, &index) {
-            let start = index
-            while index < end, base[index] != UInt8(ascii: "\"") {
-                // Escapes, control characters (JSON refuses them unescaped) and UTF-8 are the decoder's.
-                let byte = base[index]
-                guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
-                index += 1
-            }
-            holderName = String(decoding: UnsafeBufferPointer(start: base + start, count: index - start), as: UTF8.self)
-            guard skip(namedClosing, base, end, &index) else { return nil }
+        if reader.skip(#"{"holderName":"#) {
+            guard let name = reader.plainString(), reader.skip(#","pan":""#) else { return nil }
+            holderName = name
         } else {
-            guard skip(anonymousOpening, base, end, &index) else { return nil }
+            guard reader.skip(#"{"pan":""#) else { return nil }
         }
-        let digits = index
-        while index < end, base[index] >= UInt8(ascii: "0"), base[index] <= UInt8(ascii: "9") { index += 1 }
-        guard index > digits, skip(closing, base, end, &index), index == end else { return nil }
+        guard reader.skipDigits(), reader.skip(#""}"#), reader.atEnd else { return nil }
         return SealedCardHolder(holderName: holderName)
     }
+}
 
-    /// Whether `literal` is next at `index`, stepping past it when it is.
-    private static func skip(_ literal: StaticString, _ base: UnsafePointer<UInt8>, _ end: Int, _ index: inout Int) -> Bool {
+extension SealedCardDetails: SealedPlaintextReadable {
+    /// Reads details of the form ``plaintext`` writes (`{"customFields":[{"name":…,"value":…}],
+    /// "customer":{…}}`, no whitespace) when every string is printable ASCII without an escape;
+    /// any other form goes to `JSONDecoder`, so what is read is always what it reads (a property
+    /// test compares them).
+    static func read(_ plaintext: SecureBytes) throws -> SealedCardDetails {
+        if let details = plaintext.withUnsafeBytes(Self.canonical) { return details }
+        return try plaintext.decodeJSON(SealedCardDetails.self)
+    }
+
+    /// The details of the canonical form with plain strings, or nil for anything else.
+    static func canonical(_ bytes: UnsafeRawBufferPointer) -> SealedCardDetails? {
+        guard var reader = PlainJSONReader(bytes), reader.skip(#"{"customFields":["#) else { return nil }
+        var customFields: [CustomField] = []
+        if !reader.skip("]") {
+            repeat {
+                guard reader.skip(#"{"name":"#), let name = reader.plainString(), reader.skip(#","value":"#),
+                    let value = reader.plainString(), reader.skip("}")
+                else { return nil }
+                customFields.append(CustomField(name: name, value: value))
+            } while reader.skip(",")
+            guard reader.skip("]") else { return nil }
+        }
+        var customer: Customer?
+        if reader.skip(#","customer":{"#) {
+            var fields = Customer()
+            if !reader.skip("}") {
+                repeat {
+                    // A key twice or a key `Customer` does not have: the decoder's case.
+                    guard let key = reader.plainString(), reader.skip(":"), let value = reader.plainString() else { return nil }
+                    switch key {
+                    case "city" where fields.city == nil: fields.city = value
+                    case "country" where fields.country == nil: fields.country = value
+                    case "email" where fields.email == nil: fields.email = value
+                    case "ipAddress" where fields.ipAddress == nil: fields.ipAddress = value
+                    case "mobileNumber" where fields.mobileNumber == nil: fields.mobileNumber = value
+                    case "region" where fields.region == nil: fields.region = value
+                    default: return nil
+                    }
+                } while reader.skip(",")
+                guard reader.skip("}") else { return nil }
+            }
+            customer = fields
+        }
+        guard reader.skip("}"), reader.atEnd else { return nil }
+        return SealedCardDetails(customer: customer, customFields: customFields)
+    }
+}
+
+/// Reads, in place, JSON in the form the vault writes its sealed records: no whitespace, and
+/// strings of printable ASCII without escapes. Anything else is refused (nil or false), for the
+/// caller to hand the bytes to `JSONDecoder`.
+struct PlainJSONReader {
+    private let base: UnsafePointer<UInt8>
+    private let end: Int
+    private var index = 0
+
+    init?(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return nil }
+        self.base = base.assumingMemoryBound(to: UInt8.self)
+        end = bytes.count
+    }
+
+    /// Whether every byte was read.
+    var atEnd: Bool { index == end }
+
+    /// Whether `literal` comes next, stepping past it when it does.
+    mutating func skip(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard end - index >= count, memcmp(base + index, literal.utf8Start, count) == 0 else { return false }
         index += count
         return true
     }
-}
 
-extension SealedCardDetails: SealedPlaintextReadable {
-    /// Details with no customer and no custom field, in the form ``plaintext`` writes them
-    /// (`{"customFields":[]}`), are known without decoding; any other details go to `JSONDecoder`.
-    private static let emptyForm: StaticString = #"{"customFields":[]}"#
-
-    static func read(_ plaintext: SecureBytes) throws -> SealedCardDetails {
-        let empty = plaintext.withUnsafeBytes { bytes in
-            bytes.count == Self.emptyForm.utf8CodeUnitCount && memcmp(bytes.baseAddress!, Self.emptyForm.utf8Start, bytes.count) == 0
+    /// A string of printable ASCII without escapes, from its opening quote past its closing one;
+    /// nil (the decoder's case) for an escape, a control character (JSON refuses them unescaped)
+    /// or a byte beyond ASCII.
+    mutating func plainString() -> String? {
+        guard index < end, base[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        var cursor = start
+        while cursor < end, base[cursor] != UInt8(ascii: "\"") {
+            let byte = base[cursor]
+            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
+            cursor += 1
         }
-        if empty { return SealedCardDetails(customer: nil, customFields: []) }
-        return try plaintext.decodeJSON(SealedCardDetails.self)
+        guard cursor < end else { return nil }
+        index = cursor + 1
+        return String(decoding: UnsafeBufferPointer(start: base + start, count: cursor - start), as: UTF8.self)
+    }
+
+    /// Steps past one or more ASCII digits; false when none comes next.
+    mutating func skipDigits() -> Bool {
+        let start = index
+        while index < end, base[index] >= UInt8(ascii: "0"), base[index] <= UInt8(ascii: "9") { index += 1 }
+        return index > start
     }
 }

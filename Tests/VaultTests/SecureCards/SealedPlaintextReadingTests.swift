@@ -67,15 +67,46 @@ import Testing
         }
     }
 
-    @Test func emptyDetailsAreKnownWithoutDecodingAndOthersAreDecoded() throws {
+    static let optionalNames = zip(Gen.int(in: 0...2), Gen<Character?>.element(of: Self.nameAlphabet).array(of: 0...10))
+        .map { shape, characters in shape == 0 ? nil : String(characters.compactMap { $0 }) }
+
+    @Test func detailsReadAsTheDecoderReadsThemWhateverTheyHold() async throws {
+        await propertyCheck(
+            count: 1000, input: Self.optionalNames.array(of: 7), Gen.bool, Gen.int(in: 0...3), Self.optionalNames.array(of: 6)
+        ) { parts, hasCustomer, fieldCount, names in
+            let customer = hasCustomer
+                ? Customer(email: parts[0], mobileNumber: parts[1], city: parts[2], region: parts[3], country: parts[4], ipAddress: parts[5]) : nil
+            let fields = (0..<fieldCount).map { CustomField(name: names[$0] ?? "field\($0)", value: names[$0 + 3] ?? "") }
+            let details = SealedCardDetails(customer: customer, customFields: fields)
+            let read = try SealedCardDetails.read(Self.secure(details.plaintext))
+            #expect(read == (try JSONDecoder().decode(SealedCardDetails.self, from: Data(details.plaintext))))
+            #expect(read == details)
+        }
+    }
+
+    @Test func detailsOfTheCanonicalFormAreReadInPlaceAndEveryOtherFormIsLeftToTheDecoder() throws {
+        func canonical(_ text: String) -> SealedCardDetails? {
+            Array(text.utf8).withUnsafeBytes { SealedCardDetails.canonical($0) }
+        }
         let empty = SealedCardDetails(customer: nil, customFields: [])
         #expect(empty.plaintext == Array(#"{"customFields":[]}"#.utf8))
-        #expect(try SealedCardDetails.read(Self.secure(empty.plaintext)) == empty)
+        #expect(canonical(#"{"customFields":[]}"#) == empty)
+        #expect(canonical(#"{"customFields":[],"customer":{}}"#) == SealedCardDetails(customer: Customer(), customFields: []))
         let full = SealedCardDetails(
-            customer: Customer(email: "ada@example.org", mobileNumber: nil, city: "London", region: nil, country: "GB", ipAddress: nil),
-            customFields: [CustomField(name: "plan", value: "gold")])
-        #expect(try SealedCardDetails.read(Self.secure(full.plaintext)) == full)
+            customer: Customer(email: "ada@example.org", mobileNumber: "+44 7700 900123", city: "London", region: nil, country: "GB", ipAddress: "::1"),
+            customFields: [CustomField(name: "plan", value: "gold"), CustomField(name: "tier", value: "")])
+        #expect(canonical(String(decoding: full.plaintext, as: UTF8.self)) == full)
+        for other in [
+            #"{"customFields":[],"customer":null}"#, #"{"customFields":[],"customer":{"city":"A","city":"B"}}"#,
+            #"{"customFields":[],"customer":{"nickname":"A"}}"#, #"{"customFields":[{"name":"a","value":"b","x":"c"}]}"#,
+            #"{"customFields":[{"value":"b","name":"a"}]}"#, #"{"customFields": []}"#, #"{"customFields":[],"customer":{"city":"Zoë"}}"#,
+            #"{"customFields":[],"customer":{"city":"a"b"}}"#, #"{"customFields":[]"#, #"{"customFields":[]} "#, "",
+        ] {
+            #expect(canonical(other) == nil, "\(other)")
+        }
+        // The decoder reads what the fast path leaves to it, and refuses what is not JSON.
         #expect(try SealedCardDetails.read(Self.secure(Array(#"{"customFields":[],"customer":null}"#.utf8))) == empty)
+        #expect(try SealedCardDetails.read(Self.secure(Array(#"{"customFields":[],"customer":{"city":"Zoë"}}"#.utf8))).customer?.city == "Zoë")
         #expect(throws: (any Error).self) { try SealedCardDetails.read(Self.secure(Array(#"{"customFields":[]"#.utf8))) }
     }
 }
