@@ -52,6 +52,15 @@ import Testing
         }
     }
 
+    @Test func pagesOfHandWrittenItemsMatchTheEncoder() async throws {
+        await propertyCheck(count: 200, input: Self.cards.array(of: 0...4), Gen.int(in: 1...4)) { cards, limit in
+            let page = Page(fetched: cards.map { SecureCardResponse($0, description: nil) }, limit: limit) { "cur_" + ($0.secureCardReference ?? "") }
+            #expect(page.jsonBytes == Self.encoderBytes(page))
+        }
+        let empty = Page(fetched: [SecureCardResponse](), limit: 20) { _ in "" }
+        #expect(String(decoding: empty.jsonBytes, as: UTF8.self) == #"{"data":[],"nextCursor":null}"#)
+    }
+
     @Test func aMinimalCardIsExact() throws {
         let card = SecureCard(
             reference: "sc_1", merchantID: "m_1", merchantReference: "r/1", status: .active, cardType: .visa, bin: "424242", last4: "4242",
