@@ -1,5 +1,6 @@
 import Foundation
 import PropertyBased
+import Payments
 @testable import Scheduler
 import Testing
 @testable import Vault
@@ -59,6 +60,36 @@ import Testing
         }
         let empty = Page(fetched: [SecureCardResponse](), limit: 20) { _ in "" }
         #expect(String(decoding: empty.jsonBytes, as: UTF8.self) == #"{"data":[],"nextCursor":null}"#)
+    }
+
+    @Test func transactionResponsesMatchTheEncoder() async throws {
+        let base = TransactionResponse(
+            Transaction(id: "txn_1", merchantID: "m_1", type: .sale, amount: 100, currency: try Currency(code: "USD"), gateway: "sandbox",
+                        now: Date(timeIntervalSince1970: 0)),
+            policy: ReversalPolicy(window: 3600, partialVoid: false), now: Date(timeIntervalSince1970: 0))
+        let texts = zip(Self.strings, Self.strings, Self.strings, Self.strings, Self.strings)
+        let optionals = zip(Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings)
+        let gateways = zip(Self.strings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings, Self.optionalStrings)
+        let numbers = zip(Gen.int(in: -5...99_999_999), Gen.int(in: 0...99_999_999), Gen.int(in: 0...99_999_999), Gen.int(in: 0...99_999_999), Gen.int(in: 0...99_999_999), Gen.int(in: -3...20), Self.optionalInts)
+        let others = zip(Self.optionalStrings, Self.optionalStrings, zip(Gen.bool, Self.strings, Self.strings), zip(Gen.bool, Self.strings, Self.strings, Self.optionalStrings), zip(Self.instants, Self.instants, Self.optionalInstants))
+        await propertyCheck(count: 300, input: texts, optionals, gateways, numbers, others) { texts, optionals, gateway, numbers, others in
+            var response = base
+            (response.id, response.type, response.status, response.currency, response.reverseMode) = texts
+            (response.secureCardReference, response.merchantReference, response.cardType, response.maskedNumber, response.scheduleId,
+             response.stepId, response.parentId) = optionals
+            response.gateway = TransactionResponse.Gateway(
+                name: gateway.0, transactionId: gateway.1, authCode: gateway.2, responseCode: gateway.3, responseText: gateway.4,
+                avsResult: gateway.5, cvvResult: gateway.6)
+            (response.amount, response.capturedAmount, response.refundedAmount, response.voidedAmount, response.refundableAmount) =
+                (Int64(numbers.0), Int64(numbers.1), Int64(numbers.2), Int64(numbers.3), Int64(numbers.4))
+            (response.state, response.subState, response.attempt) = (numbers.5, numbers.5 + 1, numbers.6)
+            (response.description, response.errorCode) = (others.0, others.1)
+            response.decline = others.2.0 ? TransactionResponse.Decline(code: others.2.1, category: others.2.2) : nil
+            response.storedCredential = others.3.0
+                ? TransactionResponse.StoredCredential(type: others.3.1, initiatedBy: others.3.2, networkTransactionId: others.3.3) : nil
+            (response.createdAt, response.updatedAt, response.voidableUntil) = others.4
+            #expect(response.jsonBytes == Self.encoderBytes(response))
+        }
     }
 
     @Test func aMinimalCardIsExact() throws {

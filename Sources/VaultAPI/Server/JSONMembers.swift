@@ -71,6 +71,15 @@ struct JSONMembers {
         output.append(contentsOf: String(value).utf8)
     }
 
+    /// `"key":123`, or `"key":null` (an `@ExplicitNull` member).
+    mutating func intOrNull(_ name: String, _ value: (some BinaryInteger)?) {
+        guard let value else {
+            key(name)
+            return null()
+        }
+        int(name, value)
+    }
+
     /// `"key":123`, or nothing when `value` is nil.
     mutating func intIfPresent(_ name: String, _ value: (some BinaryInteger)?) {
         guard let value else { return }
