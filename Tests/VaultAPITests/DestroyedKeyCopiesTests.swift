@@ -47,4 +47,32 @@ import VaultSQLite
         let again = try await fixture.runtime.resealUnderNewestDataKey(merchantID: fixture.merchantA.id, actor: "test")
         #expect(again == DataKeyReseal())
     }
+
+    @Test func offBoardingDestroysTheMerchantsKeysAndDropsTheEnginesCopiesOfThem() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.live { client in
+            let card = HolderNameSearchTests.card("wal-2", holder: "Grace Hopper")
+            let response = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: card)
+            #expect(response.status == .created)
+        }
+        let wrapped = try await fixture.sql.query("SELECT wrapped_key FROM merchant_keys WHERE merchant_id = \(fixture.merchantA.id)")
+            .compactMap { try $0.optionalBlob("wrapped_key") }
+        #expect(!wrapped.isEmpty)
+        let files = [fixture.directory.file("vault.sqlite"), fixture.directory.file("vault.sqlite-wal")]
+        func onDisk() -> Data { files.reduce(into: Data()) { $0.append((try? Data(contentsOf: URL(fileURLWithPath: $1))) ?? Data()) } }
+        if TestEngine.current == .sqlite {
+            #expect(wrapped.allSatisfy { onDisk().range(of: Data($0)) != nil }, "the wrapped keys must be on disk for the test to mean anything")
+        }
+
+        let done = try await fixture.runtime.offboard(merchantNamed: fixture.merchantA.name, actor: "test")
+        #expect(done.destroyedKeyCopiesDiscarded)
+        #expect(try await fixture.sql.count(
+            "SELECT count(*) FROM merchant_keys WHERE merchant_id = \(fixture.merchantA.id) AND wrapped_key IS NOT NULL") == 0)
+        if TestEngine.current == .sqlite {
+            #expect(wrapped.allSatisfy { onDisk().range(of: Data($0)) == nil }, "a destroyed key survived in the database's files")
+        }
+        // Another merchant's keys are kept.
+        #expect(try await fixture.sql.count(
+            "SELECT count(*) FROM merchant_keys WHERE merchant_id = \(fixture.merchantB.id) AND wrapped_key IS NOT NULL") > 0)
+    }
 }

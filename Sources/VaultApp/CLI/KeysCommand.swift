@@ -138,10 +138,7 @@ struct KeysCommand: AsyncParsableCommand {
                     + " \(done.receiptAddresses) transactions' receipt addresses, \(done.receipts) e-mail receipts, \(done.webhookEvents) webhook"
                     + " events and \(done.captureSessions) capture sessions\(gone)")
             }
-            if heldBack {
-                print("the copies of the destroyed keys' rows could not be dropped now (a reader held them): run"
-                    + " `sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)'` (PostgreSQL: `VACUUM FULL merchant_keys`) when idle")
-            }
+            if heldBack { print(VaultRuntime.destroyedKeyCopiesHeldBack) }
         }
     }
 

@@ -313,17 +313,9 @@ struct MerchantCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withRuntime(global) { runtime in
-                // Its schedules first: once its keys are gone its cards cannot be read, so a schedule
-                // left open would be charged into `failed` every night.
-                guard let merchant = try await runtime.store.merchant(named: name) else { throw MerchantError.notFound(name) }
-                let cancelled = try await runtime.schedules.cancelAll(merchant: merchant, actor: "cli")
-                try await runtime.merchants.offboard(name: name, actor: "cli")
-                print("merchant \(name) off-boarded: \(cancelled) open schedules cancelled, keys destroyed, API keys revoked")
-                // The keys' rows as they were before destruction are still in the write-ahead log.
-                if await !runtime.store.discardDestroyedKeyCopies() {
-                    print("the copies of the destroyed keys' rows could not be dropped now (a reader held them): run"
-                        + " `sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)'` (PostgreSQL: `VACUUM FULL merchant_keys`) when idle")
-                }
+                let done = try await runtime.offboard(merchantNamed: name, actor: "cli")
+                print("merchant \(name) off-boarded: \(done.cancelled) open schedules cancelled, keys destroyed, API keys revoked")
+                if !done.destroyedKeyCopiesDiscarded { print(VaultRuntime.destroyedKeyCopiesHeldBack) }
             }
         }
     }

@@ -50,4 +50,23 @@ extension VaultRuntime {
         reseal.destroyedKeyCopiesDiscarded = await store.discardDestroyedKeyCopies()
         return reseal
     }
+
+    /// Off-boards the merchant: cancels its open schedules (once its keys are gone its cards cannot
+    /// be read, so a schedule left open would be charged into `failed` every night), destroys its
+    /// keys and revokes its API keys, then has the engine drop its copies of the key rows as they
+    /// were, as after a data key's destruction.
+    /// - Returns: the schedules cancelled, and whether the copies were dropped (false when a reader
+    ///   held them back: ``destroyedKeyCopiesHeldBack`` says what to run).
+    public func offboard(merchantNamed name: String, actor: String) async throws -> (cancelled: Int, destroyedKeyCopiesDiscarded: Bool) {
+        guard let merchant = try await store.merchant(named: name) else { throw MerchantError.notFound(name) }
+        let cancelled = try await schedules.cancelAll(merchant: merchant, actor: actor)
+        try await merchants.offboard(name: name, actor: actor)
+        return (cancelled, await store.discardDestroyedKeyCopies())
+    }
+
+    /// What the commands that destroy keys print when the engine could not drop its copies of the
+    /// key rows at once.
+    public static let destroyedKeyCopiesHeldBack =
+        "the copies of the destroyed keys' rows could not be dropped now (a reader held them): run"
+        + " `sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)'` (PostgreSQL: `VACUUM FULL merchant_keys`) when idle"
 }
