@@ -19,18 +19,27 @@ import VaultSQLite
         return try row.optionalBlob("wrapped_key")
     }
 
-    @Test func reSealingUnderTheNewestDataKeyDestroysTheOldOneAndDropsTheEnginesCopiesOfIt() async throws {
-        let fixture = try await APIFixture()
+    /// The database and log files' bytes together (SQLite).
+    static func onDisk(_ fixture: APIFixture) -> Data {
+        [fixture.directory.file("vault.sqlite"), fixture.directory.file("vault.sqlite-wal")]
+            .reduce(into: Data()) { $0.append((try? Data(contentsOf: URL(fileURLWithPath: $1))) ?? Data()) }
+    }
+
+    /// Registers one card of merchant A over HTTP, so its data key has sealed a record.
+    static func registerCard(_ fixture: APIFixture, _ reference: String) async throws {
         try await fixture.live { client in
-            let card = HolderNameSearchTests.card("wal-1", holder: "Grace Hopper")
+            let card = HolderNameSearchTests.card(reference, holder: "Grace Hopper")
             let response = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: card)
             #expect(response.status == .created)
         }
+    }
+
+    @Test func reSealingUnderTheNewestDataKeyDestroysTheOldOneAndDropsTheEnginesCopiesOfIt() async throws {
+        let fixture = try await APIFixture()
+        try await Self.registerCard(fixture, "wal-1")
         let old = try #require(try await Self.wrappedDataKey(fixture, version: 1))
-        let files = [fixture.directory.file("vault.sqlite"), fixture.directory.file("vault.sqlite-wal")]
-        func onDisk() -> Data { files.reduce(into: Data()) { $0.append((try? Data(contentsOf: URL(fileURLWithPath: $1))) ?? Data()) } }
         if TestEngine.current == .sqlite {
-            #expect(onDisk().range(of: Data(old)) != nil, "the wrapped key must be on disk for the test to mean anything")
+            #expect(Self.onDisk(fixture).range(of: Data(old)) != nil, "the wrapped key must be on disk for the test to mean anything")
         }
 
         #expect(try await fixture.runtime.merchants.rotateDataKey(merchantID: fixture.merchantA.id, actor: "test") == 2)
@@ -40,7 +49,7 @@ import VaultSQLite
         #expect(done.destroyedKeyCopiesDiscarded)
         #expect(try await Self.wrappedDataKey(fixture, version: 1) == nil)
         if TestEngine.current == .sqlite {
-            #expect(onDisk().range(of: Data(old)) == nil, "the destroyed key survived in the database's files")
+            #expect(Self.onDisk(fixture).range(of: Data(old)) == nil, "the destroyed key survived in the database's files")
         }
 
         // Nothing left to destroy: the engine is not asked to rewrite anything.
@@ -50,18 +59,12 @@ import VaultSQLite
 
     @Test func offBoardingDestroysTheMerchantsKeysAndDropsTheEnginesCopiesOfThem() async throws {
         let fixture = try await APIFixture()
-        try await fixture.live { client in
-            let card = HolderNameSearchTests.card("wal-2", holder: "Grace Hopper")
-            let response = try await client.send(.post, "/v1/secure-cards", key: fixture.adminA, json: card)
-            #expect(response.status == .created)
-        }
+        try await Self.registerCard(fixture, "wal-2")
         let wrapped = try await fixture.sql.query("SELECT wrapped_key FROM merchant_keys WHERE merchant_id = \(fixture.merchantA.id)")
             .compactMap { try $0.optionalBlob("wrapped_key") }
         #expect(!wrapped.isEmpty)
-        let files = [fixture.directory.file("vault.sqlite"), fixture.directory.file("vault.sqlite-wal")]
-        func onDisk() -> Data { files.reduce(into: Data()) { $0.append((try? Data(contentsOf: URL(fileURLWithPath: $1))) ?? Data()) } }
         if TestEngine.current == .sqlite {
-            #expect(wrapped.allSatisfy { onDisk().range(of: Data($0)) != nil }, "the wrapped keys must be on disk for the test to mean anything")
+            #expect(wrapped.allSatisfy { Self.onDisk(fixture).range(of: Data($0)) != nil }, "the wrapped keys must be on disk for the test to mean anything")
         }
 
         let done = try await fixture.runtime.offboard(merchantNamed: fixture.merchantA.name, actor: "test")
@@ -69,7 +72,7 @@ import VaultSQLite
         #expect(try await fixture.sql.count(
             "SELECT count(*) FROM merchant_keys WHERE merchant_id = \(fixture.merchantA.id) AND wrapped_key IS NOT NULL") == 0)
         if TestEngine.current == .sqlite {
-            #expect(wrapped.allSatisfy { onDisk().range(of: Data($0)) == nil }, "a destroyed key survived in the database's files")
+            #expect(wrapped.allSatisfy { Self.onDisk(fixture).range(of: Data($0)) == nil }, "a destroyed key survived in the database's files")
         }
         // Another merchant's keys are kept.
         #expect(try await fixture.sql.count(
