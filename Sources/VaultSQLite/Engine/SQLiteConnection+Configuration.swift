@@ -27,9 +27,9 @@ extension SQLiteConnection {
             )
         }
         try execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON")
-        // A larger page cache than SQLite's 2 MiB default: the runner's and the API's working set
-        // (random-key B-tree pages of steps, transactions and their indexes) otherwise goes back
-        // to the kernel with a pread for most statements. No memory map: mapped pages count in
+        // Page caches larger than SQLite's 2 MiB default: the runner's and the API's working set
+        // (B-tree pages of steps, transactions and their indexes) otherwise goes back to the
+        // kernel with a pread for more of its statements. No memory map: mapped pages count in
         // the process's RSS, which then grows with the database file (1 GiB mapped took the
         // runner from ~225 MB to ~800 MB on a million due steps).
         switch role {
@@ -48,7 +48,14 @@ extension SQLiteConnection {
     }
 
     /// The writer's page cache, in KiB: it is never invalidated by other connections' commits.
-    static let writerCacheKibibytes = 65_536
+    ///
+    /// Kept small on purpose. When a B-tree balance reorders sibling pages, SQLite parks one of
+    /// them under a temporary page number past 1 GiB (the lock-byte page's), which raises the
+    /// cache's highest page number; the commit that follows then drops "pages past the end of the
+    /// database" by walking every page in the cache. With 16,384 cached pages that walk was about
+    /// a tenth of the writer's CPU under the charge runner; with 2,048 it is under one percent, and
+    /// the writer's working set (index interior pages and the tails it appends to) still fits.
+    static let writerCacheKibibytes = 8_192
     /// Each reader's page cache, in KiB.
     static let readerCacheKibibytes = 16_384
     /// The first column of the first row of `sql`, prepared without caching.

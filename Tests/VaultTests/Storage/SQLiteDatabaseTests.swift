@@ -84,6 +84,21 @@ import Testing
         }
     }
 
+    /// A commit after a B-tree balance that reordered pages walks the writer's whole page cache,
+    /// so the writer's cache is capped at 2,048 pages (8 MiB) while readers, which never write,
+    /// keep a larger one. Both stay above SQLite's 2 MiB default, which sends more reads to the
+    /// kernel.
+    @Test func theWritersPageCacheIsCappedBecauseCommitsMayWalkIt() async throws {
+        try await withTemporaryDatabasePath { path in
+            let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
+            defer { database.close() }
+            let writerKibibytes = try database.writeNow { try $0.singleValue("PRAGMA cache_size") }
+            let readerKibibytes = try database.readNow { try $0.singleValue("PRAGMA cache_size") }
+            #expect(writerKibibytes == .integer(-8_192))
+            #expect(readerKibibytes == .integer(-16_384))
+        }
+    }
+
     @Test func readersRefuseToWrite() async throws {
         try await withTemporaryDatabasePath { path in
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
