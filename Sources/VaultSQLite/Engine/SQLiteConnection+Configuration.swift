@@ -52,8 +52,8 @@ extension SQLiteConnection {
     /// Kept small on purpose. When a B-tree balance reorders sibling pages, SQLite parks one of
     /// them under a temporary page number past 1 GiB (the lock-byte page's), which raises the
     /// cache's highest page number; the commit that follows then drops "pages past the end of the
-    /// database" by walking every page in the cache. With 16,384 cached pages that walk was about
-    /// a tenth of the writer's CPU under the charge runner; with 2,048 it is under one percent, and
+    /// database" by walking every page in the cache. With 16,384 cached pages that walk was 6-9 %
+    /// of the writer's samples under the charge runner; with 2,048 it is under one percent, and
     /// the writer's working set (index interior pages and the tails it appends to) still fits.
     static let writerCacheKibibytes = 8_192
     /// Each reader's page cache, in KiB.
