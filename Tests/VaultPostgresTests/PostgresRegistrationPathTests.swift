@@ -43,23 +43,31 @@ struct PostgresRegistrationPathTests {
         try await store.read { try await $0.row(PostgresQuery(unsafeSQL: sql), logger: PostgresTestDatabase.logger)?.int("n") ?? -1 }
     }
 
-    @Test func aRegistrationIsOneTransactionOfThreeStatementsAfterOneRead() async throws {
-        try await withMerchant { store, merchant, _, cards in
-            _ = try await cards.register(registration("warm-up"), merchant: merchant, actor: "test")
-            let sent = try await statements {
-                _ = try await cards.register(registration("counted"), merchant: merchant, actor: "test")
+    /// The statements of one registration not the path's own removed: the keyring may reread the
+    /// key generation (at most every 2 s).
+    func registrationStatements(_ body: () async throws -> Void) async throws -> (beforeBegin: [String], body: [String], all: [String]) {
+        let own = try await statements(body).filter { !$0.contains("key_generation") }
+        let firstBegin = own.firstIndex(where: { $0.hasPrefix("BEGIN") })
+        let begin = try #require(firstBegin)
+        #expect(own.filter { $0.hasPrefix("BEGIN") }.count == 1)
+        #expect(own.last == "COMMIT")
+        return (Array(own[..<begin]), Array(own[(begin + 1)..<(own.count - 1)]), own)
+    }
+
+    @Test func aRegistrationAfterItsAuthenticationIsOneTransactionOfThreeStatements() async throws {
+        try await withMerchant { store, merchant, key, cards in
+            // Authentication reads the definitions with the key, in its one statement.
+            var credential: APIKeyCredential?
+            let authentication = try await statements { credential = try await store.apiKeyCredential(id: key.record.id) }
+            #expect(authentication.count == 1)
+            let definitions = try #require(credential).customFields
+            _ = try await cards.register(registration("warm-up"), merchant: merchant, actor: "test", definitions: definitions)
+            let (beforeBegin, body, own) = try await registrationStatements {
+                _ = try await cards.register(registration("counted"), merchant: merchant, actor: "test", definitions: definitions)
             }
-            // The keyring may reread the key generation (at most every 2 s): not the path's own.
-            let own = sent.filter { !$0.contains("key_generation") }
-            let firstBegin = own.firstIndex(where: { $0.hasPrefix("BEGIN") })
-            let begin = try #require(firstBegin)
-            #expect(own.filter { $0.hasPrefix("BEGIN") }.count == 1)
-            #expect(own.last == "COMMIT")
-            // Before the transaction: the custom-field definitions, one statement of its own.
-            #expect(own[..<begin].count == 1)
-            #expect(own[..<begin].allSatisfy { $0.contains("custom_field_definitions") })
+            // Nothing before the transaction: the definitions came with the key.
+            #expect(beforeBegin.isEmpty, "\(own)")
             // In it: the card with its names and webhook event; the chain head; the audit event with the head.
-            let body = Array(own[(begin + 1)..<(own.count - 1)])
             #expect(body.count == 3, "\(own)")
             #expect(body.first?.contains("INSERT INTO secure_cards") == true)
             #expect(body.first?.contains("INSERT INTO webhook_events") == true)
@@ -78,6 +86,18 @@ struct PostgresRegistrationPathTests {
             // The holder name is searchable at once, as before.
             let found = try await cards.list(merchant: merchant, query: { var query = SecureCardQuery(limit: 10); query.holderName = "ada lovelace"; return query }())
             #expect(found.count == 2)
+        }
+    }
+
+    @Test func aRegistrationNotGivenTheDefinitionsReadsThemOnceBeforeItsTransaction() async throws {
+        try await withMerchant { _, merchant, _, cards in
+            _ = try await cards.register(registration("warm-up"), merchant: merchant, actor: "test")
+            let (beforeBegin, body, own) = try await registrationStatements {
+                _ = try await cards.register(registration("counted"), merchant: merchant, actor: "test")
+            }
+            #expect(beforeBegin.count == 1, "\(own)")
+            #expect(beforeBegin.allSatisfy { $0.contains("custom_field_definitions") })
+            #expect(body.count == 3, "\(own)")
         }
     }
 
@@ -125,7 +145,7 @@ struct PostgresRegistrationPathTests {
 
     @Test func authenticationReadsTheKeyAndItsMerchantInOneStatement() async throws {
         try await withMerchant { store, merchant, key, _ in
-            var found: (key: StoredAPIKey, merchant: Merchant?)?
+            var found: APIKeyCredential?
             let sent = try await statements { found = try await store.apiKeyCredential(id: key.record.id) }
             #expect(sent.count == 1)
             let credential = try #require(found)
@@ -136,7 +156,7 @@ struct PostgresRegistrationPathTests {
             #expect(credential.merchant == (try await store.merchant(named: "acme")))
             #expect(credential.merchant?.id == merchant.id)
             // An unknown key: nothing, also in one statement.
-            var unknown: (key: StoredAPIKey, merchant: Merchant?)?
+            var unknown: APIKeyCredential?
             let missing = try await statements { unknown = try await store.apiKeyCredential(id: "ak_unknown") }
             #expect(missing.count == 1)
             #expect(unknown == nil)

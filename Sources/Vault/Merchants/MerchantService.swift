@@ -149,7 +149,7 @@ public struct MerchantService: Sendable {
     /// Revokes one of a merchant's keys (and binds the revocation into its row).
     public func revokeKey(merchantName: String, keyID: String, actor: String, now: Date = Date()) async throws {
         let merchant = try await existing(merchantName)
-        guard let (stored, _) = try await store.apiKeyCredential(id: keyID), stored.record.merchantID == merchant.id else {
+        guard let stored = try await store.apiKeyCredential(id: keyID)?.key, stored.record.merchantID == merchant.id else {
             throw MerchantError.apiKeyNotFound(keyID)
         }
         if let revokedAt = stored.record.revokedAt { throw MerchantError.apiKeyAlreadyRevoked(keyID, at: revokedAt) }
@@ -268,22 +268,26 @@ public struct MerchantService: Sendable {
         return try await keyring.openRecord(sealed, merchantID: merchantID, kind: Self.credentialsKind, recordID: merchantID).decodeJSON([String: String].self)
     }
 
-    /// The merchant and key a bearer token belongs to, or nil when the token is unknown, revoked,
+    /// The merchant and key a bearer token belongs to, with the merchant's custom-field definitions
+    /// as read beside them (for a registration), or nil when the token is unknown, revoked,
     /// expired, its merchant is off-boarded, or its row fails its binding (``APIKeyBinding``, which
     /// covers the expiry: one extended in SQL fails it).
     ///
     /// Records the key's last use at most once per ``APIKeyUseThrottle/interval`` per key, so a
     /// busy key costs one write a minute, not one per request; a failed record does not fail the request.
-    public func authenticate(bearer: String, now: Date = Date()) async throws -> (merchant: Merchant, key: APIKeyRecord)? {
+    public func authenticate(bearer: String, now: Date = Date()) async throws
+        -> (merchant: Merchant, key: APIKeyRecord, customFields: StoredCustomFieldDefinitions)?
+    {
         guard let keyID = APIKeys.keyID(ofBearer: bearer),
-            let (stored, merchant) = try await store.apiKeyCredential(id: keyID),
+            let credential = try await store.apiKeyCredential(id: keyID),
+            case let (stored, merchant) = (credential.key, credential.merchant),
             stored.record.revokedAt == nil, !stored.record.isExpired(at: now), let merchant, merchant.status == .active,
             await apiKeys.verify(bearer: bearer, stored)
         else { return nil }
         if keyUses.shouldRecord(keyID: keyID, lastRecorded: stored.record.lastUsedAt, now: now) {
             try? await store.recordAPIKeyUse(id: keyID, at: now, unlessUsedSince: now.addingTimeInterval(-APIKeyUseThrottle.interval))
         }
-        return (merchant, stored.record)
+        return (merchant, stored.record, credential.customFields)
     }
 
     private func existing(_ name: String) async throws -> Merchant {

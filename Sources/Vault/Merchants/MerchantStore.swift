@@ -52,9 +52,10 @@ public protocol MerchantStore: Sendable {
     /// Revokes a key, storing `binding` (the binding of the record revoked at `at`); false when no
     /// live key with that id belongs to the merchant.
     func revokeAPIKey(id: String, merchantID: String, at: Date, binding: [UInt8], audit: AuditEntry) async throws -> Bool
-    /// The key row and owning merchant for an id, read together (one read transaction:
-    /// authentication is on every request's path).
-    func apiKeyCredential(id: String) async throws -> (key: StoredAPIKey, merchant: Merchant?)?
+    /// The key row, its owning merchant and the merchant's custom-field definitions for an id, read
+    /// together (one read: authentication is on every request's path, and a registration then
+    /// needs no read of the definitions of its own).
+    func apiKeyCredential(id: String) async throws -> APIKeyCredential?
 
     /// Records that key `id` authenticated a request at `at`, unless its recorded last use is
     /// `notBefore` or later (so several servers write at most about once a minute per key).

@@ -21,11 +21,16 @@ public struct SecureCardService: Sendable {
 
     /// Registers a card: validates everything first, verifies with the gateway when asked, then
     /// seals and stores it. Nothing is stored when any step fails.
+    /// - Parameter definitions: the merchant's custom-field definitions when they were read already
+    ///   (with the request's API key); nil reads them. Definitions of another merchant are not used.
     /// - Throws: `CardDataError` (422), `SecureCardError` (409, 402, 502).
-    public func register(_ request: SecureCardRegistration, merchant: Merchant, actor: String, now: Date = Date()) async throws -> SecureCard {
+    public func register(
+        _ request: SecureCardRegistration, merchant: Merchant, actor: String, definitions: StoredCustomFieldDefinitions? = nil, now: Date = Date()
+    ) async throws -> SecureCard {
         // The unique index refuses a taken reference at insert; look first only when a gateway
         // verification would otherwise be spent on a registration that cannot succeed.
-        let checked = try await check(request, merchant: merchant, now: now, lookUpReference: request.verify ?? merchant.verifyOnRegistration)
+        let checked = try await check(
+            request, merchant: merchant, definitions: definitions, now: now, lookUpReference: request.verify ?? merchant.verifyOnRegistration)
         let (reference, captured, customer, customFields) = (checked.reference, checked.captured, checked.customer, checked.customFields)
         let token = OpaqueToken.make(prefix: "sc_", randomBits: 160)
         let verification = try await verifyIfAsked(request.verify, captured: captured, merchant: merchant, reference: token, now: now)
@@ -48,17 +53,20 @@ public struct SecureCardService: Sendable {
     /// runs it before the sale, so a registration that would fail charges nothing.
     /// - Throws: `CardDataError` (422) naming the field, `SecureCardError.referenceTaken` (409).
     public func checkRegistration(_ request: SecureCardRegistration, merchant: Merchant, now: Date = Date()) async throws {
-        _ = try await check(request, merchant: merchant, now: now, lookUpReference: true)
+        _ = try await check(request, merchant: merchant, definitions: nil, now: now, lookUpReference: true)
     }
 
-    private func check(_ request: SecureCardRegistration, merchant: Merchant, now: Date, lookUpReference: Bool) async throws
+    private func check(
+        _ request: SecureCardRegistration, merchant: Merchant, definitions: StoredCustomFieldDefinitions?, now: Date, lookUpReference: Bool
+    ) async throws
         -> (reference: MerchantReference, captured: CapturedCard, customer: Customer?, customFields: [CustomField])
     {
         let reference = try MerchantReference(validating: request.merchantReference)
         let captured = try request.source.capture()
         try Self.checkNotExpired(captured, merchant: merchant, now: now)
         let (customer, customFields) = try await checkDetails(
-            reference: reference, customer: request.customer, customFields: request.customFields, merchant: merchant, lookUpReference: lookUpReference)
+            reference: reference, customer: request.customer, customFields: request.customFields, merchant: merchant, definitions: definitions,
+            lookUpReference: lookUpReference)
         return (reference, captured, customer, customFields)
     }
 
@@ -72,16 +80,24 @@ public struct SecureCardService: Sendable {
         async throws -> Customer?
     {
         let reference = try MerchantReference(validating: merchantReference)
-        return try await checkDetails(reference: reference, customer: customer, customFields: customFields, merchant: merchant, lookUpReference: true)
-            .customer
+        return try await checkDetails(
+            reference: reference, customer: customer, customFields: customFields, merchant: merchant, definitions: nil, lookUpReference: true
+        ).customer
     }
 
-    private func checkDetails(reference: MerchantReference, customer: Customer?, customFields: [CustomField]?, merchant: Merchant, lookUpReference: Bool)
-        async throws -> (customer: Customer?, customFields: [CustomField])
-    {
+    private func checkDetails(
+        reference: MerchantReference, customer: Customer?, customFields: [CustomField]?, merchant: Merchant,
+        definitions: StoredCustomFieldDefinitions?, lookUpReference: Bool
+    ) async throws -> (customer: Customer?, customFields: [CustomField]) {
         let customer = try Self.validated(customer)
         let customFields = customFields ?? []
-        try CustomFieldValidation.validate(customFields, against: try await store.customFieldDefinitions(merchantID: merchant.id))
+        let known: [CustomFieldDefinition]
+        if let definitions, definitions.merchantID == merchant.id {
+            known = try definitions.definitions()
+        } else {
+            known = try await store.customFieldDefinitions(merchantID: merchant.id)
+        }
+        try CustomFieldValidation.validate(customFields, against: known)
         if lookUpReference, try await store.secureCard(merchantID: merchant.id, merchantReference: reference.value) != nil {
             throw SecureCardError.referenceTaken(reference.value)
         }

@@ -96,22 +96,27 @@ extension PostgresStore: MerchantStore {
         }
     }
 
-    public func apiKeyCredential(id: String) async throws -> (key: StoredAPIKey, merchant: Merchant?)? {
-        // Every authenticated request asks: one statement, the key and its merchant joined (the
-        // key's columns renamed, the merchant's as `merchant` reads them), not a transaction of two.
+    public func apiKeyCredential(id: String) async throws -> APIKeyCredential? {
+        // Every authenticated request asks: one statement, the key, its merchant and the merchant's
+        // custom-field definitions joined (the key's columns renamed, the merchant's as `merchant`
+        // reads them), not a transaction of two and a registration's read of the definitions.
         try await readStatement { connection in
             guard let row = try await connection.row(
                 prepared: """
                 SELECT m.*, m.id IS NOT NULL AS has_merchant, k.id AS key_id, k.merchant_id AS key_merchant_id, k.role AS key_role,
                     k.secret_hash AS key_secret_hash, k.created_at AS key_created_at, k.revoked_at AS key_revoked_at,
                     k.secret_scheme AS key_secret_scheme, k.binding AS key_binding, k.label AS key_label,
-                    k.expires_at AS key_expires_at, k.last_used_at AS key_last_used_at
-                FROM api_keys k LEFT JOIN merchants m ON m.id = k.merchant_id WHERE k.id = \(id)
+                    k.expires_at AS key_expires_at, k.last_used_at AS key_last_used_at, d.definitions AS custom_field_definitions
+                FROM api_keys k LEFT JOIN merchants m ON m.id = k.merchant_id
+                    LEFT JOIN custom_field_definitions d ON d.merchant_id = k.merchant_id
+                WHERE k.id = \(id)
                 """, logger: logger)
             else { return nil }
             let key = try StoredAPIKey(storedRow: row.table("api_keys", idColumn: "key_id"), prefix: "key_")
             let merchant = try row.bool("has_merchant") ? try Self.merchant(row) : nil
-            return (key, merchant)
+            return APIKeyCredential(
+                key: key, merchant: merchant,
+                customFields: StoredCustomFieldDefinitions(merchantID: key.record.merchantID, text: try row.optionalString("custom_field_definitions")))
         }
     }
 

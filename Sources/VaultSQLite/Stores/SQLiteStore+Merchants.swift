@@ -90,12 +90,19 @@ extension SQLiteStore: MerchantStore {
         }
     }
 
-    public func apiKeyCredential(id: String) async throws -> (key: StoredAPIKey, merchant: Merchant?)? {
+    public func apiKeyCredential(id: String) async throws -> APIKeyCredential? {
         try await database.read { connection in
             guard let row = try connection.queryOne("SELECT * FROM api_keys WHERE id = \(id)") else { return nil }
             let key = try Self.apiKey(row)
-            let merchant = try connection.queryOne("SELECT * FROM merchants WHERE id = \(key.record.merchantID)").map(Self.merchant)
-            return (key, merchant)
+            let merchantID = key.record.merchantID
+            let merchantRow = try connection.queryOne(
+                """
+                SELECT m.*, d.definitions AS custom_field_definitions FROM merchants m
+                LEFT JOIN custom_field_definitions d ON d.merchant_id = m.id WHERE m.id = \(merchantID)
+                """)
+            return APIKeyCredential(
+                key: key, merchant: try merchantRow.map(Self.merchant),
+                customFields: StoredCustomFieldDefinitions(merchantID: merchantID, text: try merchantRow?.optionalString("custom_field_definitions")))
         }
     }
 

@@ -16,7 +16,8 @@ struct SecureCardsController {
         let readers = api.admitting(.admin, .readonly)
         admin.post("secure-cards") { request, context in
             let registration = try await JSONCoding.decode(SecureCardRegistrationRequest.self, from: request).registration
-            let card = try await cards.register(registration, merchant: context.merchant, actor: context.identity.actor)
+            let card = try await cards.register(
+                registration, merchant: context.merchant, actor: context.identity.actor, definitions: context.identity.customFields)
             return try JSONCoding.response(SecureCardResponse(card, description: "Secure Card Saved"), status: .created)
         }
         readers.get("secure-cards") { request, context in

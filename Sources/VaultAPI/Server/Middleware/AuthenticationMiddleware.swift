@@ -17,7 +17,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], let bearer = Self.bearerToken(in: header),
-            let (merchant, key) = try await merchants.authenticate(bearer: bearer)
+            let (merchant, key, customFields) = try await merchants.authenticate(bearer: bearer)
         else {
             let subject = FailedAuthenticationLimiter.key(for: context.clientAddress)
             // A store that cannot be reached answers 401 (the limiter only ever slows failing requests).
@@ -28,7 +28,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         context.caller.record(merchantID: merchant.id, apiKeyID: key.id)
         var context = context
-        context.identity = Identity(merchant: merchant, apiKey: key)
+        context.identity = Identity(merchant: merchant, apiKey: key, customFields: customFields)
         context.logger[metadataKey: "merchant"] = "\(merchant.id)"
         context.logger[metadataKey: "apiKey"] = "\(key.id)"
         return try await next(request, context)
