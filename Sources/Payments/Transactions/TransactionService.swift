@@ -56,9 +56,12 @@ public struct TransactionService: Sendable {
     ///   transaction, 502), `CardDataError` (422).
     /// - Parameter id: the id to record it under (an Idempotency-Key's reserved id, so a retry after
     ///   this server died finds it); a new one when nil.
-    public func create(_ order: NewTransaction, merchant: Merchant, actor: String, id: String? = nil, now: Date = Date()) async throws
-        -> Transaction
-    {
+    /// - Parameter definitions: the merchant's custom-field definitions when they were read already
+    ///   (with the request's API key), for a registration by sale; nil reads them.
+    public func create(
+        _ order: NewTransaction, merchant: Merchant, actor: String, id: String? = nil, definitions: StoredCustomFieldDefinitions? = nil,
+        now: Date = Date()
+    ) async throws -> Transaction {
         if let address = order.receiptEmail { try checkReceipt(address) }
         var transaction = Transaction(
             id: id ?? Transaction.makeID(at: now), merchantID: merchant.id, type: order.type, amount: order.amount, currency: order.currency,
@@ -69,12 +72,12 @@ public struct TransactionService: Sendable {
             // outcome settled later all go to it.
             transaction.sealedReceiptAddress = try await receiptAddresses.sealed(address, for: transaction)
         }
-        let card = try await paymentCard(order, merchant: merchant, now: now, recordingOn: &transaction)
+        let card = try await paymentCard(order, merchant: merchant, definitions: definitions, now: now, recordingOn: &transaction)
         let result = try await charge(order, card: card, merchant: merchant, actor: actor, now: now, recording: &transaction)
         if transaction.status == .approved, let registration = order.registration, let source = order.source {
             await registerBySale(
-                registration, source: source, networkTransactionID: result.networkTransactionID, merchant: merchant, actor: actor, now: now,
-                recordingOn: &transaction)
+                registration, source: source, networkTransactionID: result.networkTransactionID, merchant: merchant, actor: actor,
+                definitions: definitions, now: now, recordingOn: &transaction)
         }
         switch transaction.status {
         case .declined: throw TransactionError.declined(transaction)
@@ -86,9 +89,9 @@ public struct TransactionService: Sendable {
     /// The card step: the stored card (its token and reference recorded, a subsequent use of a stored
     /// credential) or the captured raw data; a registration by sale is checked whole here, before
     /// the gateway is called.
-    private func paymentCard(_ order: NewTransaction, merchant: Merchant, now: Date, recordingOn transaction: inout Transaction)
-        async throws -> PaymentCard
-    {
+    private func paymentCard(
+        _ order: NewTransaction, merchant: Merchant, definitions: StoredCustomFieldDefinitions?, now: Date, recordingOn transaction: inout Transaction
+    ) async throws -> PaymentCard {
         let card: PaymentCard
         switch order.card {
         case .stored(let secureCardReference, let merchantReference):
@@ -104,7 +107,7 @@ public struct TransactionService: Sendable {
         transaction.cardType = card.pan.brand.rawValue
         transaction.maskedNumber = card.pan.masked
         if let registration = order.registration, let source = order.source {
-            try await checkRegistration(registration, source: source, merchant: merchant, now: now)
+            try await checkRegistration(registration, source: source, merchant: merchant, definitions: definitions, now: now)
             transaction.storedCredential = .initial
         }
         return card
@@ -172,14 +175,14 @@ public struct TransactionService: Sendable {
     /// network's transaction id for later merchant-initiated charges.
     private func registerBySale(
         _ registration: NewTransaction.SaleRegistration, source: CardSource, networkTransactionID: String?, merchant: Merchant, actor: String,
-        now: Date, recordingOn transaction: inout Transaction
+        definitions: StoredCustomFieldDefinitions?, now: Date, recordingOn transaction: inout Transaction
     ) async {
         do {
             let registered = try await cards.register(
                 SecureCardRegistration(
                     merchantReference: registration.merchantReference, source: source, customer: registration.customer,
                     customFields: registration.customFields, verify: false),
-                merchant: merchant, actor: actor, now: now)
+                merchant: merchant, actor: actor, definitions: definitions, now: now)
             var attached = transaction
             attached.secureCardReference = registered.reference
             attached.merchantReference = registered.merchantReference
@@ -595,14 +598,15 @@ public struct TransactionService: Sendable {
     /// Checks the whole registration of a registration by sale before the sale reaches the gateway, as
     /// a registration would (reference, card expiry, customer, custom fields against the merchant's
     /// definitions, reference not taken): a registration that would fail is refused and charges nothing.
-    private func checkRegistration(_ registration: NewTransaction.SaleRegistration, source: CardSource, merchant: Merchant, now: Date)
-        async throws
-    {
+    private func checkRegistration(
+        _ registration: NewTransaction.SaleRegistration, source: CardSource, merchant: Merchant, definitions: StoredCustomFieldDefinitions?,
+        now: Date
+    ) async throws {
         let request = SecureCardRegistration(
             merchantReference: registration.merchantReference, source: source, customer: registration.customer,
             customFields: registration.customFields, verify: false)
         do {
-            try await cards.checkRegistration(request, merchant: merchant, now: now)
+            try await cards.checkRegistration(request, merchant: merchant, definitions: definitions, now: now)
         } catch let error as CardDataError {
             let cardFields = ["method", "card", "track", "emv"]
             let isCardField = cardFields.contains { error.field == $0 || error.field.hasPrefix($0 + ".") }

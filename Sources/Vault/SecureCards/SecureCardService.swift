@@ -51,9 +51,12 @@ public struct SecureCardService: Sendable {
     /// merchantReference (its shape, and that no live card holds it), the card data and its expiry,
     /// the customer, and the custom fields against the merchant's definitions. Registration by sale
     /// runs it before the sale, so a registration that would fail charges nothing.
+    /// - Parameter definitions: the merchant's custom-field definitions when they were read already; nil reads them.
     /// - Throws: `CardDataError` (422) naming the field, `SecureCardError.referenceTaken` (409).
-    public func checkRegistration(_ request: SecureCardRegistration, merchant: Merchant, now: Date = Date()) async throws {
-        _ = try await check(request, merchant: merchant, definitions: nil, now: now, lookUpReference: true)
+    public func checkRegistration(
+        _ request: SecureCardRegistration, merchant: Merchant, definitions: StoredCustomFieldDefinitions? = nil, now: Date = Date()
+    ) async throws {
+        _ = try await check(request, merchant: merchant, definitions: definitions, now: now, lookUpReference: true)
     }
 
     private func check(

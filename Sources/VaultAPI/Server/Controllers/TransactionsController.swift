@@ -20,7 +20,8 @@ struct TransactionsController {
         admin.post("transactions") { request, context in
             let body = try await JSONCoding.decode(TransactionRequest.self, from: request)
             let transaction = try await transactions.create(
-                try body.validated(for: context.merchant), merchant: context.merchant, actor: context.identity.actor, id: context.reservedTransactionID)
+                try body.validated(for: context.merchant), merchant: context.merchant, actor: context.identity.actor, id: context.reservedTransactionID,
+                definitions: context.identity.customFields)
             let response = await transactions.response(transaction, merchant: context.merchant)
             return try JSONCoding.response(response, status: .created)
         }
