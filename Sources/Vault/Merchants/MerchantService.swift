@@ -278,10 +278,9 @@ public struct MerchantService: Sendable {
     public func authenticate(bearer: String, now: Date = Date()) async throws
         -> (merchant: Merchant, key: APIKeyRecord, customFields: StoredCustomFieldDefinitions)?
     {
-        guard let keyID = APIKeys.keyID(ofBearer: bearer),
-            let credential = try await store.apiKeyCredential(id: keyID),
-            case let (stored, merchant) = (credential.key, credential.merchant),
-            stored.record.revokedAt == nil, !stored.record.isExpired(at: now), let merchant, merchant.status == .active,
+        guard let keyID = APIKeys.keyID(ofBearer: bearer), let credential = try await store.apiKeyCredential(id: keyID) else { return nil }
+        let stored = credential.key
+        guard stored.record.revokedAt == nil, !stored.record.isExpired(at: now), let merchant = credential.merchant, merchant.status == .active,
             await apiKeys.verify(bearer: bearer, stored)
         else { return nil }
         if keyUses.shouldRecord(keyID: keyID, lastRecorded: stored.record.lastUsedAt, now: now) {

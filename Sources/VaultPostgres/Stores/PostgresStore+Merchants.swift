@@ -108,7 +108,7 @@ extension PostgresStore: MerchantStore {
                     k.secret_scheme AS key_secret_scheme, k.binding AS key_binding, k.label AS key_label,
                     k.expires_at AS key_expires_at, k.last_used_at AS key_last_used_at, d.definitions AS custom_field_definitions
                 FROM api_keys k LEFT JOIN merchants m ON m.id = k.merchant_id
-                    LEFT JOIN custom_field_definitions d ON d.merchant_id = k.merchant_id
+                    LEFT JOIN custom_field_definitions d ON d.merchant_id = m.id
                 WHERE k.id = \(id)
                 """, logger: logger)
             else { return nil }
@@ -191,12 +191,11 @@ extension PostgresStore: MerchantStore {
 
 extension PostgresStore: CustomFieldStore {
     public func customFieldDefinitions(merchantID: String) async throws -> [CustomFieldDefinition] {
-        let json = try await readStatement { connection in
+        let text = try await readStatement { connection in
             try await connection.row(prepared: "SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)", logger: logger)?
                 .string("definitions")
         }
-        guard let json else { return [] }
-        return try CustomFieldDefinition.fromStoredText(json, merchantID: merchantID)
+        return try StoredCustomFieldDefinitions(merchantID: merchantID, text: text).definitions()
     }
 
     public func replaceCustomFieldDefinitions(_ definitions: [CustomFieldDefinition], merchantID: String, audit: AuditEntry) async throws {

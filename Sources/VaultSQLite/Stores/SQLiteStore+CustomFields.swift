@@ -3,14 +3,13 @@ public import Vault
 
 extension SQLiteStore: CustomFieldStore {
     public func customFieldDefinitions(merchantID: String) async throws -> [CustomFieldDefinition] {
-        let json = try await database.read { connection in
+        let text = try await database.read { connection in
             try connection.queryOne(
                 """
                 SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)
                 """)?.string("definitions")
         }
-        guard let json else { return [] }
-        return try CustomFieldDefinition.fromStoredText(json, merchantID: merchantID)
+        return try StoredCustomFieldDefinitions(merchantID: merchantID, text: text).definitions()
     }
 
     public func replaceCustomFieldDefinitions(_ definitions: [CustomFieldDefinition], merchantID: String, audit: AuditEntry) async throws {
