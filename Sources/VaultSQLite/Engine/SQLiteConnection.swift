@@ -26,7 +26,7 @@ public final class SQLiteConnection {
     /// The database file path.
     let path: String
     /// Prepared statements keyed by SQL text.
-    private var statementCache: [String: Statement] = [:]
+    private var statementCache: [SQLText: Statement] = [:]
     /// Observers of the open write transaction (`observeTransaction`), dropped at its end.
     var transactionObservers: [any SQLiteTransactionObserver] = []
     /// Values kept with this connection by code above the engine (`attachment`).
@@ -188,7 +188,7 @@ public final class SQLiteConnection {
 
     /// Binds, runs `body` on the cached statement for `sql`, then resets it and clears its bindings.
     private func withStatement<T>(_ query: SQLiteQuery, _ body: (Statement) throws -> T) throws -> T {
-        let statement = try statement(for: query.sql)
+        let statement = try statement(for: query.text)
         statement.isInUse = true
         defer {
             statement.reset()
@@ -198,17 +198,19 @@ public final class SQLiteConnection {
         return try body(statement)
     }
 
-    /// The cached statement for `sql`, or a fresh uncached one when the cached one is being stepped.
-    private func statement(for sql: String) throws -> Statement {
-        let handle = try openHandle(sql: sql)
-        if let cached = statementCache[sql] {
+    /// The cached statement for `text`, or a fresh uncached one when the cached one is being stepped.
+    private func statement(for text: SQLText) throws -> Statement {
+        guard let handle else {
+            throw SQLiteError.misuse("the database connection is closed", sql: text.string)
+        }
+        if let cached = statementCache[text] {
             if !cached.isInUse {
                 return cached
             }
-            return try Statement(connection: handle, sql: sql, persistent: false)
+            return try Statement(connection: handle, sql: text.string, persistent: false)
         }
-        let statement = try Statement(connection: handle, sql: sql, persistent: true)
-        statementCache[sql] = statement
+        let statement = try Statement(connection: handle, sql: text.string, persistent: true)
+        statementCache[text] = statement
         return statement
     }
 

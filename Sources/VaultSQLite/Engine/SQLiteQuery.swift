@@ -14,24 +14,35 @@
 /// statement built from optional conditions binds as it reads. `\(list:)` binds each element of a
 /// collection, comma-separated, for `IN (...)`. A `nil` optional binds `NULL`.
 public struct SQLiteQuery: Sendable, Equatable, ExpressibleByStringInterpolation {
-    /// The statement text, with a `?` where each argument binds.
-    public private(set) var sql: String
+    /// The statement text, with a `?` where each argument binds: the statement cache's key.
+    public private(set) var text: SQLText
     /// The arguments, in the order of their `?` in `sql`.
     public private(set) var arguments: [SQLiteValue]
 
-    public init(stringLiteral sql: String) {
-        self.sql = sql
+    /// The statement text as a `String` (made from `text` when asked for).
+    public var sql: String { text.string }
+
+    public init(stringLiteral sql: StaticString) {
+        self.text = SQLText()
+        self.text.append(sql)
+        self.arguments = []
+    }
+
+    /// A statement of `sql`, text the code owns and not a value (as `\(unescaped:)`), with no
+    /// arguments.
+    public init(unescaped sql: String) {
+        self.text = SQLText(sql)
         self.arguments = []
     }
 
     public init(stringInterpolation: StringInterpolation) {
-        self.sql = stringInterpolation.sql
+        self.text = stringInterpolation.text
         self.arguments = stringInterpolation.arguments
     }
 
     /// Appends `fragment`'s text and arguments, as a condition added to a statement being built.
     public mutating func append(_ fragment: SQLiteQuery) {
-        sql += fragment.sql
+        text.append(fragment.text)
         arguments += fragment.arguments
     }
 
@@ -39,7 +50,7 @@ public struct SQLiteQuery: Sendable, Equatable, ExpressibleByStringInterpolation
     /// of a search (`GET /v1/transactions`, `GET /v1/audit-events`), each bound, never SQL text.
     public mutating func and<Value>(_ value: Value?, _ condition: (Value) -> SQLiteQuery) {
         guard let value else { return }
-        sql += " AND "
+        text.append(" AND " as StaticString)
         append(condition(value))
     }
 
@@ -57,29 +68,28 @@ public struct SQLiteQuery: Sendable, Equatable, ExpressibleByStringInterpolation
 
     /// Builds an `SQLiteQuery` from literal text and interpolations.
     public struct StringInterpolation: StringInterpolationProtocol {
-        var sql: String
+        var text: SQLText
         var arguments: [SQLiteValue]
 
         public init(literalCapacity: Int, interpolationCount: Int) {
-            sql = ""
-            sql.reserveCapacity(literalCapacity + interpolationCount)
+            text = SQLText(capacity: literalCapacity + interpolationCount)
             arguments = []
             arguments.reserveCapacity(interpolationCount)
         }
 
-        public mutating func appendLiteral(_ literal: String) {
-            sql += literal
+        public mutating func appendLiteral(_ literal: StaticString) {
+            text.append(literal)
         }
 
         /// Binds `value` to a `?` written in its place.
         public mutating func appendInterpolation(_ value: some SQLiteBindable) {
-            sql += "?"
+            text.appendPlaceholder()
             arguments.append(value.sqliteValue)
         }
 
         /// Binds `value`, or `NULL` when it is `nil`, to a `?` written in its place.
         public mutating func appendInterpolation<Value: SQLiteBindable>(_ value: Value?) {
-            sql += "?"
+            text.appendPlaceholder()
             arguments.append(value?.sqliteValue ?? .null)
         }
 
@@ -87,22 +97,24 @@ public struct SQLiteQuery: Sendable, Equatable, ExpressibleByStringInterpolation
         ///
         /// An empty collection writes nothing, so the caller decides what an empty `IN` means.
         public mutating func appendInterpolation<Values: Collection>(list values: Values) where Values.Element: SQLiteBindable {
-            for (offset, value) in values.enumerated() {
-                sql += offset == 0 ? "?" : ", ?"
+            var first = true
+            for value in values {
+                if first { text.appendPlaceholder() } else { text.appendListedPlaceholder() }
+                first = false
                 arguments.append(value.sqliteValue)
             }
         }
 
         /// Pastes another statement's text with its arguments, in place.
         public mutating func appendInterpolation(_ fragment: SQLiteQuery) {
-            sql += fragment.sql
+            text.append(fragment.text)
             arguments += fragment.arguments
         }
 
         /// Pastes `sql` into the statement as SQL text: only for text the code owns (a column list,
         /// a table name, a condition built from a count), never for a value.
         public mutating func appendInterpolation(unescaped sql: String) {
-            self.sql += sql
+            text.append(sql)
         }
     }
 }

@@ -72,7 +72,7 @@ import Testing
             let database = try SQLiteDatabase(path: path, migrations: ledgerMigrations)
             defer { database.close() }
             let error = expectThrows(SQLiteError.self) {
-                try database.writeNow { try $0.run(SQLiteQuery(stringLiteral: sql)) }
+                try database.writeNow { try $0.run(SQLiteQuery(unescaped: sql)) }
             }
             #expect(error?.code == code)
             #expect(error?.sql == sql)
