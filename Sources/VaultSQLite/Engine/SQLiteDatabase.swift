@@ -145,6 +145,21 @@ public final class SQLiteDatabase: Sendable {
         return try lease.connection.inReadTransaction { try body(lease.connection) }
     }
 
+    /// Runs one query on a reader connection and returns its first row (nil when it has none),
+    /// without `BEGIN` and `COMMIT` around it.
+    ///
+    /// One statement reads one snapshot by itself: SQLite opens an implicit read transaction when
+    /// the statement starts and ends it when the statement is reset, which happens before this
+    /// returns. The hot single-row reads (an API key with its merchant, a card) take this path and
+    /// save the two statements an explicit transaction adds; a read of more than one statement
+    /// that must agree takes ``read(_:)``.
+    /// - Throws: `SQLiteError`.
+    public func readOne(_ query: SQLiteQuery) async throws -> SQLiteRow? {
+        let lease = try await readers.acquire()
+        defer { readers.release(lease) }
+        return try lease.connection.queryOne(query)
+    }
+
     /// Synchronous `write` for command-line tools and tests: same semantics, the calling thread waits.
     ///
     /// Must not be called from inside a write body (the writer thread would wait for itself);

@@ -161,12 +161,10 @@ extension SQLiteStore: ChargeRunStore {
     }
 
     public func lastStep(scheduleID: String) async throws -> ScheduleStep? {
-        try await database.read { connection in
-            try connection.queryOne(
-                """
-                SELECT * FROM schedule_steps WHERE schedule_id = \(scheduleID) ORDER BY sequence DESC LIMIT 1
-                """).map(Self.step)
-        }
+        try await database.readOne(
+            """
+            SELECT * FROM schedule_steps WHERE schedule_id = \(scheduleID) ORDER BY sequence DESC LIMIT 1
+            """).map(Self.step)
     }
 
     public func insertChargeRun(_ run: ChargeRunRecord, audit: AuditEntry) async throws {

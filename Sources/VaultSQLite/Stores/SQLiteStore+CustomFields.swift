@@ -3,12 +3,10 @@ public import Vault
 
 extension SQLiteStore: CustomFieldStore {
     public func customFieldDefinitions(merchantID: String) async throws -> [CustomFieldDefinition] {
-        let text = try await database.read { connection in
-            try connection.queryOne(
-                """
-                SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)
-                """)?.string("definitions")
-        }
+        let text = try await database.readOne(
+            """
+            SELECT definitions FROM custom_field_definitions WHERE merchant_id = \(merchantID)
+            """)?.string("definitions")
         return try StoredCustomFieldDefinitions(merchantID: merchantID, text: text).definitions()
     }
 

@@ -105,8 +105,6 @@ extension SQLiteStore: KeyStatusStore {
 
     /// The KEK version wrapping the audit key, or nil before it exists (for `keys status`).
     public func auditKeyKEKVersion() async throws -> Int? {
-        try await database.read { connection in
-            try connection.queryOne("SELECT kek_version FROM system_keys WHERE purpose = 'audit'")?.int("kek_version")
-        }
+        try await database.readOne("SELECT kek_version FROM system_keys WHERE purpose = 'audit'")?.int("kek_version")
     }
 }

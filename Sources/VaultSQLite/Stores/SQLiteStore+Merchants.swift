@@ -44,15 +44,11 @@ extension SQLiteStore: MerchantStore {
     }
 
     public func merchant(id: String) async throws -> Merchant? {
-        try await database.read { connection in
-            try connection.queryOne("SELECT * FROM merchants WHERE id = \(id)").map(Self.merchant)
-        }
+        try await database.readOne("SELECT * FROM merchants WHERE id = \(id)").map(Self.merchant)
     }
 
     public func merchant(named name: String) async throws -> Merchant? {
-        try await database.read { connection in
-            try connection.queryOne("SELECT * FROM merchants WHERE name = \(name)").map(Self.merchant)
-        }
+        try await database.readOne("SELECT * FROM merchants WHERE name = \(name)").map(Self.merchant)
     }
 
     public func merchants() async throws -> [Merchant] {
@@ -62,12 +58,10 @@ extension SQLiteStore: MerchantStore {
     }
 
     public func sealedGatewayCredentials(merchantID: String) async throws -> [UInt8]? {
-        try await database.read { connection in
-            try connection.queryOne(
-                """
-                SELECT gateway_credentials FROM merchants WHERE id = \(merchantID)
-                """)?.optionalBlob("gateway_credentials")
-        }
+        try await database.readOne(
+            """
+            SELECT gateway_credentials FROM merchants WHERE id = \(merchantID)
+            """)?.optionalBlob("gateway_credentials")
     }
 
     public func addAPIKey(_ key: IssuedAPIKey, audit: AuditEntry) async throws {

@@ -42,8 +42,6 @@ extension SQLiteStore: ReviewQueueStore {
     }
 
     public func scheduleStep(id: String, merchantID: String) async throws -> ScheduleStep? {
-        try await database.read { connection in
-            try connection.queryOne("SELECT * FROM schedule_steps WHERE id = \(id) AND merchant_id = \(merchantID)").map(Self.step)
-        }
+        try await database.readOne("SELECT * FROM schedule_steps WHERE id = \(id) AND merchant_id = \(merchantID)").map(Self.step)
     }
 }

@@ -59,9 +59,7 @@ extension SQLiteStore: ScheduleStore {
     }
 
     public func schedule(merchantID: String, id: String) async throws -> Schedule? {
-        try await database.read { connection in
-            try connection.queryOne("SELECT * FROM schedules WHERE merchant_id = \(merchantID) AND id = \(id)").map(Self.schedule)
-        }
+        try await database.readOne("SELECT * FROM schedules WHERE merchant_id = \(merchantID) AND id = \(id)").map(Self.schedule)
     }
 
     public func schedules(merchantID: String, status: ScheduleStatus?, secureCardReference: String?, afterSequence: Int64?, limit: Int) async throws

@@ -54,23 +54,16 @@ extension SQLiteStore: SecureCardStore {
     }
 
     public func secureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
-        try await database.read { connection in
-            try connection.queryOne(
-                """
-                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
-                    AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)
-                """
-            ).map(Self.secureCardRow)
-        }
+        try await database.readOne(
+            """
+            SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
+                AND status = \(unescaped: SecureCard.Status.active.sqlLiteral)
+            """
+        ).map(Self.secureCardRow)
     }
 
     public func secureCard(merchantID: String, reference: String) async throws -> SecureCardRow? {
-        try await database.read { connection in
-            try connection.queryOne(
-                """
-                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id = \(reference)
-                """).map(Self.secureCardRow)
-        }
+        try await database.readOne("SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND id = \(reference)").map(Self.secureCardRow)
     }
 
     public func secureCards(merchantID: String, references: [String]) async throws -> [SecureCardRow] {
@@ -84,15 +77,13 @@ extension SQLiteStore: SecureCardStore {
     }
 
     public func deletedSecureCard(merchantID: String, merchantReference: String) async throws -> SecureCardRow? {
-        try await database.read { connection in
-            try connection.queryOne(
-                """
-                SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
-                    AND status = \(unescaped: SecureCard.Status.deleted.sqlLiteral) AND purged_at IS NULL
-                ORDER BY seq DESC LIMIT 1
-                """
-            ).map(Self.secureCardRow)
-        }
+        try await database.readOne(
+            """
+            SELECT * FROM secure_cards WHERE merchant_id = \(merchantID) AND merchant_reference = \(merchantReference)
+                AND status = \(unescaped: SecureCard.Status.deleted.sqlLiteral) AND purged_at IS NULL
+            ORDER BY seq DESC LIMIT 1
+            """
+        ).map(Self.secureCardRow)
     }
 
     public func secureCards(merchantID: String, query: SecureCardQuery) async throws -> [SecureCardRow] {

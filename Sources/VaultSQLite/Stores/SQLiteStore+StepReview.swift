@@ -5,11 +5,9 @@ public import Scheduler
 
 extension SQLiteStore: StepReviewStore {
     public func latestAttempt(stepID: String, attempt: Int, merchantID: String) async throws -> Transaction? {
-        try await database.read { connection in
-            try connection.queryOne(
-                "SELECT * FROM transactions WHERE step_id = \(stepID) AND attempt = \(attempt) AND merchant_id = \(merchantID)"
-            ).map(Self.transaction)
-        }
+        try await database.readOne(
+            "SELECT * FROM transactions WHERE step_id = \(stepID) AND attempt = \(attempt) AND merchant_id = \(merchantID)"
+        ).map(Self.transaction)
     }
 
     public func stepsInReview(merchantID: String?) async throws -> Int {

@@ -4,14 +4,12 @@ public import Payments
 
 extension SQLiteStore: StoredCredentialStore {
     public func storedCredential(merchantID: String, secureCardReference: String, gateway: String) async throws -> StoredCredentialRow? {
-        try await database.read { connection in
-            try connection.queryOne(
-                """
-                SELECT * FROM stored_credentials WHERE merchant_id = \(merchantID) AND secure_card_id = \(secureCardReference)
-                    AND gateway = \(gateway)
-                """
-            ).map(Self.storedCredential)
-        }
+        try await database.readOne(
+            """
+            SELECT * FROM stored_credentials WHERE merchant_id = \(merchantID) AND secure_card_id = \(secureCardReference)
+                AND gateway = \(gateway)
+            """
+        ).map(Self.storedCredential)
     }
 
     public func storedCredentials(merchantID: String, secureCardReferences: [String], gateway: String) async throws -> [StoredCredentialRow] {

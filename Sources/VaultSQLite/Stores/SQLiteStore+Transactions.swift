@@ -110,9 +110,7 @@ extension SQLiteStore: TransactionStore {
     }
 
     public func transaction(merchantID: String, id: String) async throws -> Transaction? {
-        try await database.read { connection in
-            try connection.queryOne("SELECT * FROM transactions WHERE merchant_id = \(merchantID) AND id = \(id)").map(Self.transaction)
-        }
+        try await database.readOne("SELECT * FROM transactions WHERE merchant_id = \(merchantID) AND id = \(id)").map(Self.transaction)
     }
 
     public func transactions(

@@ -137,9 +137,7 @@ extension SQLiteStore: WebhookStore {
     }
 
     public func webhookEvent(id: String) async throws -> WebhookEvent? {
-        try await database.read { connection in
-            try connection.queryOne("SELECT * FROM webhook_events WHERE id = \(id)").map(Self.webhookEvent)
-        }
+        try await database.readOne("SELECT * FROM webhook_events WHERE id = \(id)").map(Self.webhookEvent)
     }
 
     public func webhookEvents(

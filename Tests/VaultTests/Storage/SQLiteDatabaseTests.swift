@@ -126,6 +126,32 @@ import Testing
         }
     }
 
+    /// A single-statement read runs outside an explicit transaction: it must still see what was
+    /// committed, give its reader back (also when the statement fails) and hold no snapshot after it
+    /// returns, or a checkpoint could never cut the write-ahead log.
+    @Test func aOneStatementReadSeesCommitsReturnsItsReaderAndHoldsNoSnapshot() async throws {
+        try await withTemporaryDatabasePath { path in
+            var options = SQLiteDatabase.Options()
+            options.readerCount = 1
+            let database = try SQLiteDatabase(path: path, options: options, migrations: ledgerMigrations)
+            defer { database.close() }
+            #expect(try await database.readOne("SELECT amount FROM ledger WHERE reference = \("first")") == nil)
+            try await database.write { try $0.run(Self.insert("first", 250)) }
+            #expect(try await database.readOne("SELECT amount FROM ledger WHERE reference = \("first")")?.int("amount") == 250)
+
+            let error = await #expect(throws: SQLiteError.self) {
+                try await database.readOne("SELECT amount FROM no_such_table")
+            }
+            #expect(error?.description.contains("no_such_table") == true)
+            for number in 0..<8 { try await database.write { try $0.run(Self.insert("r\(number)", number)) } }
+            // The one reader was given back after the failure, and the row read above left no read
+            // transaction open on it: the log can be checkpointed to nothing and cut.
+            #expect(try await database.readOne("SELECT count(*) AS n FROM ledger")?.int("n") == 9)
+            #expect(await database.truncateWAL())
+            #expect(try database.readNow { try $0.queryOne("SELECT amount FROM ledger WHERE reference = \("r7")")?.int("amount") } == 7)
+        }
+    }
+
     @Test func concurrentReadsBeyondThePoolSizeWaitForAReader() async throws {
         try await withTemporaryDatabasePath { path in
             var options = SQLiteDatabase.Options()
