@@ -584,6 +584,28 @@ public enum Schema {
             DROP INDEX schedules_pending;
             CREATE INDEX schedules_pending ON schedules(expires_at) WHERE status = 'pending_confirmation';
             """),
+        // Every change of a key's row (but its last use) or of a merchant's row advances the key
+        // generation, whoever writes it: processes keep verified API key credentials under the
+        // generation they were read in and read it every two seconds, so none acts on a row
+        // changed since. A trigger, not each write path, so no path (nor an operator's SQL) can
+        // forget it. Inserts need none: a key is never kept before it was read.
+        Migration(
+            id: 46, name: "key generation follows keys and merchants",
+            sql: [
+                ("api_keys_advance_key_generation",
+                 "UPDATE OF id, merchant_id, role, secret_hash, created_at, revoked_at, secret_scheme, binding, label, expires_at ON api_keys"),
+                ("api_keys_deleted_advance_key_generation", "DELETE ON api_keys"),
+                ("merchants_advance_key_generation", "UPDATE ON merchants"),
+                ("merchants_deleted_advance_key_generation", "DELETE ON merchants"),
+            ].map { name, event in
+                """
+                CREATE TRIGGER \(name) AFTER \(event)
+                BEGIN
+                    INSERT OR IGNORE INTO meta (key, value) VALUES ('key_generation', '0');
+                    UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'key_generation';
+                END;
+                """
+            }.joined(separator: "\n")),
     ]
 
     /// Fills `schedules.stored_plan` from the request form in `plan`, for rows an earlier build wrote

@@ -48,6 +48,9 @@ public final class Keyring: Sendable {
     private let newest = Mutex<[PurposeKey: NewestVersion]>([:])
     private let generation = Mutex(GenerationState())
     private let limitKey = Mutex<(version: Int, key: SecureBytes)?>(nil)
+    /// The API key credentials this process verified recently (``APIKeyCredentialCache``), kept
+    /// under the key generation: one per process, whichever service reads or changes keys.
+    let apiKeyCredentials = APIKeyCredentialCache()
 
     private struct NewestVersion {
         var version: Int
@@ -236,6 +239,22 @@ public final class Keyring: Sendable {
         }
     }
 
+    /// The key generation API key credentials are kept under, read from the store as for keys
+    /// (at most every ``generationCheckInterval``); nil when the store keeps no generation, and
+    /// then nothing is kept.
+    func apiKeyGeneration() async -> Int64? {
+        guard generations != nil else { return nil }
+        return await currentGeneration()
+    }
+
+    /// After this process changed a key's row or a merchant's row (its database advanced the
+    /// generation by trigger): forgets the kept credentials and reads the generation again at the
+    /// next use, so a credential read before the change and kept after this is not used either.
+    func apiKeyCredentialsChanged() {
+        apiKeyCredentials.removeAll()
+        generation.withLock { $0.checkedAt = nil }
+    }
+
     /// The key generation this process works under: read from the store when the last read is
     /// older than ``generationCheckInterval`` (one caller reads; the others meanwhile go on with
     /// the value they have). When it moved, the key source is read again too (a `keys rotate` on
@@ -275,8 +294,10 @@ public final class Keyring: Sendable {
         return key
     }
 
-    /// Forgets every cached key of a merchant (after off-boarding or data-key rotation).
+    /// Forgets every cached key of a merchant (after off-boarding or data-key rotation), and every
+    /// kept API key credential.
     public func evict(merchantID: String) {
+        apiKeyCredentials.removeAll()
         cache.withLock { cache in cache = cache.filter { $0.key.merchantID != merchantID } }
         newest.withLock { newest in newest = newest.filter { $0.key.merchantID != merchantID } }
     }

@@ -118,6 +118,7 @@ public struct MerchantService: Sendable {
         let sealed = try await sealCredentials(settings.gatewayCredentials, merchantID: merchant.id, dataKeyVersion: nil)
         var changed = settings.changedNames
         if sealed != nil { changed.append("gatewayCredentials") }
+        defer { keyring.apiKeyCredentialsChanged() }
         try await store.updateMerchant(
             merchant, sealedGatewayCredentials: sealed,
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.updated", objectType: "merchant", objectID: merchant.id,
@@ -155,6 +156,7 @@ public struct MerchantService: Sendable {
         if let revokedAt = stored.record.revokedAt { throw MerchantError.apiKeyAlreadyRevoked(keyID, at: revokedAt) }
         var record = stored.record
         record.revokedAt = now
+        defer { keyring.apiKeyCredentialsChanged() }
         let revoked = try await store.revokeAPIKey(
             id: keyID, merchantID: merchant.id, at: now, binding: try await apiKeys.binding(of: record),
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "api_key.revoked", objectType: "api_key", objectID: keyID))
@@ -201,6 +203,7 @@ public struct MerchantService: Sendable {
     public func bindLegacyAPIKeys(batchSize: Int = 500) async throws -> (bound: Int, refused: [String]) {
         let store = self.store
         let apiKeys = self.apiKeys
+        let keyring = self.keyring
         let binder = LegacyRowBinder<StoredAPIKey>(
             markerAction: Self.legacyKeysBoundAction, boundAtCreation: Self.keysBoundDetail,
             identity: { ($0.record.id, $0.record.merchantID) },
@@ -211,6 +214,7 @@ public struct MerchantService: Sendable {
                     let (secret, binding) = try await apiKeys.upgraded(key)
                     upgraded.append((key.record.id, secret, binding))
                 }
+                defer { keyring.apiKeyCredentialsChanged() }
                 try await store.bindLegacyAPIKeys(upgraded)
                 return ["keys": upgraded.count]
             })
@@ -220,6 +224,7 @@ public struct MerchantService: Sendable {
     /// Off-boards a merchant: destroys its keys (every card becomes unreadable at once) and revokes its API keys.
     public func offboard(name: String, actor: String, now: Date = Date()) async throws {
         let merchant = try await existing(name)
+        defer { keyring.apiKeyCredentialsChanged() }
         try await store.destroyMerchantKeys(
             merchantID: merchant.id, at: now,
             audit: AuditEntry(merchantID: merchant.id, actor: actor, action: "merchant.offboarded", objectType: "merchant", objectID: merchant.id))
@@ -241,6 +246,7 @@ public struct MerchantService: Sendable {
         if let merchant = try await store.merchant(id: merchantID), try await store.sealedGatewayCredentials(merchantID: merchantID) != nil {
             let credentials = try await gatewayCredentials(merchantID: merchantID)
             let sealed = try await sealCredentials(credentials, merchantID: merchantID, dataKeyVersion: next.version)
+            defer { keyring.apiKeyCredentialsChanged() }
             try await store.updateMerchant(
                 merchant, sealedGatewayCredentials: sealed,
                 audit: AuditEntry(merchantID: merchantID, actor: actor, action: "merchant.credentials_resealed", objectType: "merchant",
@@ -269,24 +275,43 @@ public struct MerchantService: Sendable {
     }
 
     /// The merchant and key a bearer token belongs to, with the merchant's custom-field definitions
-    /// as read beside them (for a registration), or nil when the token is unknown, revoked,
-    /// expired, its merchant is off-boarded, or its row fails its binding (``APIKeyBinding``, which
-    /// covers the expiry: one extended in SQL fails it).
+    /// as read beside them (for a registration; nil when the key was verified a moment ago and not
+    /// read again), or nil when the token is unknown, revoked, expired, its merchant is off-boarded,
+    /// or its row fails its binding (``APIKeyBinding``, which covers the expiry: one extended in SQL
+    /// fails it).
+    ///
+    /// A key that passed every check is kept in memory (``APIKeyCredentialCache``) and not read again
+    /// while the key generation stays where it was (changes of keys and merchants advance it; other
+    /// processes see it within ``Keyring/generationCheckInterval``, this one at once); every check is
+    /// made again on each request.
     ///
     /// Records the key's last use at most once per ``APIKeyUseThrottle/interval`` per key, so a
     /// busy key costs one write a minute, not one per request; a failed record does not fail the request.
     public func authenticate(bearer: String, now: Date = Date()) async throws
-        -> (merchant: Merchant, key: APIKeyRecord, customFields: StoredCustomFieldDefinitions)?
+        -> (merchant: Merchant, key: APIKeyRecord, customFields: StoredCustomFieldDefinitions?)?
     {
-        guard let keyID = APIKeys.keyID(ofBearer: bearer), let credential = try await store.apiKeyCredential(id: keyID) else { return nil }
-        let stored = credential.key
-        guard stored.record.revokedAt == nil, !stored.record.isExpired(at: now), let merchant = credential.merchant, merchant.status == .active,
+        guard let keyID = APIKeys.keyID(ofBearer: bearer) else { return nil }
+        let generation = await keyring.apiKeyGeneration()
+        let stored: StoredAPIKey
+        let merchant: Merchant
+        let customFields: StoredCustomFieldDefinitions?
+        let kept = generation.flatMap { keyring.apiKeyCredentials.credential(keyID: keyID, generation: $0, now: now) }
+        if let kept {
+            (stored, merchant, customFields) = (kept.key, kept.merchant, nil)
+        } else {
+            guard let credential = try await store.apiKeyCredential(id: keyID), let read = credential.merchant else { return nil }
+            (stored, merchant, customFields) = (credential.key, read, credential.customFields)
+        }
+        guard stored.record.revokedAt == nil, !stored.record.isExpired(at: now), merchant.status == .active,
             await apiKeys.verify(bearer: bearer, stored)
         else { return nil }
+        if kept == nil, let generation {
+            keyring.apiKeyCredentials.remember(stored, merchant: merchant, generation: generation, readAt: now)
+        }
         if keyUses.shouldRecord(keyID: keyID, lastRecorded: stored.record.lastUsedAt, now: now) {
             try? await store.recordAPIKeyUse(id: keyID, at: now, unlessUsedSince: now.addingTimeInterval(-APIKeyUseThrottle.interval))
         }
-        return (merchant, stored.record, credential.customFields)
+        return (merchant, stored.record, customFields)
     }
 
     private func existing(_ name: String) async throws -> Merchant {

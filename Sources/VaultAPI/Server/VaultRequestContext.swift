@@ -9,8 +9,10 @@ public struct Identity: Sendable {
     public var merchant: Merchant
     /// The key used, with its role.
     public var apiKey: APIKeyRecord
-    /// The merchant's custom-field definitions, read with the key (a registration checks against them).
-    public var customFields: StoredCustomFieldDefinitions
+    /// The merchant's custom-field definitions, read with the key (a registration checks against
+    /// them); nil when the key was not read for this request (verified a moment ago), and a
+    /// registration then reads them itself.
+    public var customFields: StoredCustomFieldDefinitions?
 
     /// The audit actor name, `apikey:<id>`.
     public var actor: String { "apikey:" + apiKey.id }

@@ -30,7 +30,7 @@ public enum PostgresSchema {
             limits, reconciliation, sandboxLedger, merchantCurrency, reversals, storedPlans, idempotencyClaims, boundAPIKeys, boundSchedules,
             captureSessions, boundTransactions, apiKeyAccounting, receipts, webhookKeyOverlap, consoleOperators, auditChainBindings,
             receiptAddresses,
-            webhookWindowBindings, schedulesByCard, claimOrder, scheduleStatusIndexes,
+            webhookWindowBindings, schedulesByCard, claimOrder, scheduleStatusIndexes, keyGenerationTriggers,
         ]
     }
 

@@ -38,7 +38,8 @@ import VaultSQLite
     }
 
     @Test func aKeyMovedToAnotherMerchantRaisedOrUnrevokedAuthenticatesNobody() async throws {
-        let fixture = try await VaultFixture()
+        let clock = ManualInstantClock()
+        let fixture = try await VaultFixture(clock: clock)
         let (acme, _) = try await fixture.merchants.create(name: "acme", role: .admin, settings: .init(), actor: "test")
         let (_, othersKey) = try await fixture.merchants.create(name: "other", role: .admin, settings: .init(), actor: "test")
         let readonly = try await fixture.merchants.issueKey(merchantName: "acme", role: .readonly, actor: "test")
@@ -49,6 +50,12 @@ import VaultSQLite
         _ = try await fixture.sql.run("UPDATE api_keys SET merchant_id = \(acme.id) WHERE id = \(othersKey.record.id)")
         _ = try await fixture.sql.run("UPDATE api_keys SET role = 'admin' WHERE id = \(readonly.record.id)")
         _ = try await fixture.sql.run("UPDATE api_keys SET revoked_at = NULL WHERE id = \(revoked.record.id)")
+        // The two verified a moment ago act as issued until this process reads the key generation
+        // again, which the changes advanced (``APIKeyCredentialCache``): the changed rows grant nothing.
+        #expect(try await fixture.merchants.authenticate(bearer: othersKey.bearer)?.merchant.id == othersKey.record.merchantID)
+        #expect(try await fixture.merchants.authenticate(bearer: readonly.bearer)?.key.role == .readonly)
+        #expect(try await fixture.merchants.authenticate(bearer: revoked.bearer) == nil)
+        clock.advance(by: Keyring.generationCheckInterval)
         for key in [othersKey, readonly, revoked] {
             #expect(try await fixture.merchants.authenticate(bearer: key.bearer) == nil, "\(key.record.id)")
         }

@@ -30,11 +30,14 @@ struct VaultFixture {
     let keyring: Keyring
     let merchants: MerchantService
 
-    init(ring: MasterKeyRing? = nil) async throws {
+    /// - Parameter clock: the keyring's clock (when it reads the key generation), moved by the test; the real one when nil.
+    init(ring: MasterKeyRing? = nil, clock: ManualInstantClock? = nil) async throws {
         database = try await TestDatabase(path: directory.file("vault.sqlite"))
         store = try #require(database.storage as? any VaultStorage & KeyGenerationStore)
         self.ring = try ring ?? MasterKeyRing(keys: [1: SecureBytes.random(count: 32)])
-        keyring = Keyring(masterKeys: self.ring, store: store)
+        let ring = self.ring
+        let store = self.store
+        keyring = clock.map { Keyring(masterKeys: ring, store: store, clock: $0.reading) } ?? Keyring(masterKeys: ring, store: store)
         try await keyring.verifyMasterKey()
         merchants = MerchantService(store: store, keyring: keyring, defaultTimeZone: "UTC", defaultGateway: "sandbox", gateways: TestGateways.rules)
     }
