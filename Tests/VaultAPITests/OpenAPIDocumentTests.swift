@@ -334,8 +334,14 @@ import VaultSQLite
             var statuses: Set<Int> = []
             for (method, uri, key, json, headers, documentedMethod, template) in cases {
                 let response = try await client.send(method, uri, key: key, json: json, headers: headers)
-                statuses.insert(response.status.code)
                 try spec.expectDocumented(response, documentedMethod, template)
+                // `/readyz` answers 503 when its checks take longer than its limit, as they may on a
+                // loaded machine: either answer is documented, and its status is no evidence here.
+                if uri == "/readyz" {
+                    #expect([200, 503].contains(response.status.code))
+                } else {
+                    statuses.insert(response.status.code)
+                }
             }
             #expect(statuses == [200, 201, 400, 401, 403, 404, 409, 415, 422])
             let served = try await client.send(.get, "/openapi.json", key: nil)
